@@ -1,0 +1,23 @@
+# Every univk build option lives in this file. Backends are independent: turning one off
+# changes nothing in the behaviour of the other.
+option(UNIVK_BUILD_VGF "Build the VGF format library, SPIR-V graph reader and the VgfBackend" ON)
+option(UNIVK_BUILD_VULKAN_BACKEND "Build the VulkanBackend (compute-shader operator library)" ON)
+option(UNIVK_BUILD_COMPILER "Build the graph compiler (needs both backends' payload writers)" ON)
+option(UNIVK_BUILD_PYTHON "Build the pybind11 Python module (univk.export / univk.load)" ON)
+option(UNIVK_BUILD_TOOLS "Build univk-dump, univk-run and univk-bench" ON)
+option(UNIVK_BUILD_TESTS "Build the GoogleTest suites and register them with CTest" ON)
+option(UNIVK_BUILD_BENCHMARKS "Build the Google Benchmark micro-benchmarks" ON)
+option(UNIVK_BUILD_FUZZERS "Build libFuzzer targets (needs clang)" OFF)
+option(UNIVK_ENABLE_ASAN "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(UNIVK_ENABLE_TSAN "Build with ThreadSanitizer" OFF)
+option(UNIVK_WERROR "Treat compiler warnings as errors" OFF)
+
+if(UNIVK_ENABLE_ASAN AND UNIVK_ENABLE_TSAN)
+  message(FATAL_ERROR "UNIVK_ENABLE_ASAN and UNIVK_ENABLE_TSAN cannot be combined")
+endif()
+# The compiler lowers to both payload formats, so it needs both backends' code.
+if(UNIVK_BUILD_COMPILER AND NOT (UNIVK_BUILD_VGF AND UNIVK_BUILD_VULKAN_BACKEND))
+  message(STATUS "univk: compiler, Python module and e2e tests need both backends; turning them off")
+  set(UNIVK_BUILD_COMPILER OFF)
+  set(UNIVK_BUILD_PYTHON OFF)
+endif()

@@ -1,0 +1,15 @@
+# univk_add_test(NAME <name> LABELS <label>... SOURCES <src>... LIBS <lib>...)
+# One GoogleTest executable = one CTest test, labelled by area. Every test links the shared
+# test main (tests/support), which turns on the Vulkan validation layer and fails any test
+# during which the layer printed a message.
+function(univk_add_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "LABELS;SOURCES;LIBS;ENV" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE univk_test_support ${ARG_LIBS})
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "UNIVK_VALIDATION=1;UNIVK_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/testdata;${ARG_ENV}")
+endfunction()

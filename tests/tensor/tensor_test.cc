@@ -1,0 +1,62 @@
+#include "univk/tensor/tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace univk {
+namespace {
+
+TEST(DType, SizesAndNames) {
+  EXPECT_EQ(dtype_size(DType::kFloat32), 4u);
+  EXPECT_EQ(dtype_size(DType::kFloat16), 2u);
+  EXPECT_EQ(dtype_size(DType::kInt64), 8u);
+  EXPECT_EQ(dtype_size(DType::kBool), 1u);
+  for (int i = 0; i < kDTypeCount; ++i) {
+    DType d = static_cast<DType>(i);
+    EXPECT_EQ(dtype_from_name(dtype_name(d)), d);
+  }
+  EXPECT_FALSE(dtype_from_name("complex64").has_value());
+  EXPECT_FALSE(dtype_from_value(99).has_value());
+}
+
+TEST(DType, HalfConversionRoundTrips) {
+  for (float v : {0.0f, 1.0f, -2.5f, 0.333251953125f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f}) {
+    EXPECT_EQ(half_to_float(float_to_half(v)), v) << v;
+  }
+  EXPECT_TRUE(std::isinf(half_to_float(float_to_half(1e6f))));
+  EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));
+  EXPECT_EQ(float_to_half(1.0f + 1.0f / 4096.0f), float_to_half(1.0f));  // ties to even
+}
+
+TEST(Shape, NumelStridesAndBroadcast) {
+  Shape s{2, 3, 4};
+  EXPECT_EQ(s.numel(), 24);
+  EXPECT_EQ(s.contiguous_strides(), (std::vector<int64_t>{12, 4, 1}));
+  EXPECT_EQ(s.to_string(), "[2,3,4]");
+  EXPECT_EQ(Shape().numel(), 1);
+  auto b = broadcast_shapes(Shape{3, 1}, Shape{4});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*b, (Shape{3, 4}));
+  EXPECT_FALSE(broadcast_shapes(Shape{3}, Shape{4}).ok());
+  EXPECT_FALSE(Shape::checked({2, -1}).ok());
+  EXPECT_FALSE(Shape::checked({1LL << 40, 1LL << 40}).ok());
+}
+
+TEST(HostTensor, OwnsAlignedZeroedStorage) {
+  HostTensor t(DType::kFloat32, Shape{2, 3});
+  EXPECT_EQ(t.byte_size(), 24u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.bytes().data()) % 64, 0u);
+  for (float v : t.data<float>()) EXPECT_EQ(v, 0.0f);
+  t.data<float>()[5] = 7.0f;
+  HostTensor copy = t;
+  t.data<float>()[5] = 1.0f;
+  EXPECT_EQ(copy.data<float>()[5], 7.0f);
+  auto r = copy.reshaped(Shape{6});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->describe(), "float32[6]");
+  EXPECT_FALSE(copy.reshaped(Shape{5}).ok());
+}
+
+}  // namespace
+}  // namespace univk
