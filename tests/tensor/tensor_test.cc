@@ -60,3 +60,31 @@ TEST(HostTensor, OwnsAlignedZeroedStorage) {
 
 }  // namespace
 }  // namespace univk
+
+#include "univk/tensor/attributes.h"
+
+namespace univk {
+namespace {
+
+TEST(Attributes, TypedGettersAndErrors) {
+  Attributes a;
+  a.set("kernel_size", int64_t{2});
+  a.set("padding", std::vector<int64_t>{1, 0});
+  a.set("alpha", 0.5);
+  a.set("approximate", std::string("tanh"));
+  EXPECT_EQ(*a.ints_expanded("kernel_size", 2, {}), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(*a.ints_expanded("stride", 2, {1}), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(*a.get_float("alpha"), 0.5);
+  EXPECT_EQ(*a.get_float("kernel_size"), 2.0);
+  EXPECT_EQ(*a.get_string("approximate"), "tanh");
+  EXPECT_EQ(a.get_int("missing").status().code(), StatusCode::kNotFound);
+  Status wrong = a.get_int("alpha").status();
+  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.message().find("'alpha'"), std::string::npos);
+  EXPECT_FALSE(a.ints_expanded("padding", 3, {}).ok());
+  EXPECT_EQ(*a.get_bool_or("ceil_mode", true), true);
+  EXPECT_EQ(a.to_string(), "{alpha=0.5, approximate='tanh', kernel_size=2, padding=[1,0]}");
+}
+
+}  // namespace
+}  // namespace univk
