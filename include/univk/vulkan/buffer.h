@@ -1,0 +1,63 @@
+// Buffer: a VkBuffer with its own VkDeviceMemory, from the device's simple allocator.
+// Owns both; holds a shared_ptr to its Device so it may outlive every other owner of the device.
+// Host-visible buffers are persistently mapped for their whole life.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <volk.h>
+
+#include "univk/base/status.h"
+
+namespace univk::vulkan {
+
+class Device;
+
+enum class MemoryKind {
+  kDeviceLocal,           // DEVICE_LOCAL, not mapped
+  kHostVisible,           // HOST_VISIBLE|HOST_COHERENT, mapped (prefers HOST_CACHED for readback)
+  kDeviceLocalHostVisible // DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT when the device has it,
+                          // else falls back to kHostVisible; mapped. Check device_local().
+};
+
+inline constexpr VkBufferUsageFlags kDefaultBufferUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+class Buffer {
+ public:
+  // OutOfMemory when the allocation fails; size 0 is rounded up to 4 bytes.
+  static Result<Buffer> create(std::shared_ptr<Device> device, VkDeviceSize size, MemoryKind kind,
+                               VkBufferUsageFlags usage = kDefaultBufferUsage);
+  Buffer() = default;
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+
+  VkBuffer handle() const { return buffer_; }
+  VkDeviceSize size() const { return size_; }
+  void* mapped() const { return mapped_; }  // null unless host visible
+  bool host_visible() const { return mapped_ != nullptr; }
+  bool device_local() const { return device_local_; }
+  explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
+
+ private:
+  void release();
+  std::shared_ptr<Device> device_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceSize size_ = 0;
+  void* mapped_ = nullptr;
+  bool device_local_ = false;
+};
+
+// A range of a buffer (a planned slice of an arena, or a whole buffer). Borrowed handle.
+struct BufferRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = 0;
+};
+
+}  // namespace univk::vulkan

@@ -1,0 +1,135 @@
+// Instance and Device: RAII owners of VkInstance / VkDevice with their own volk dispatch tables
+// (never a process-global table, so several instances and devices coexist).
+//
+// Ownership: an Instance owns its VkInstance (and debug messenger) unless it was imported, in
+// which case it borrows. A Device owns its VkDevice unless imported (borrowed, never destroyed),
+// keeps its Instance alive through a shared_ptr, and owns the Queue, the pipeline cache and the
+// memory allocator state. Devices are shared through std::shared_ptr (see registry.h: a
+// DeviceLease is a shared_ptr<Device>); everything created from a device (buffers, pipelines,
+// command pools) holds a shared_ptr to it, so destroy order is free.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <volk.h>
+
+#include "univk/base/status.h"
+#include "univk/vulkan/device_requirements.h"
+#include "univk/vulkan/runtime_config.h"
+
+namespace univk::vulkan {
+
+class Queue;
+
+class Instance {
+ public:
+  static Result<std::shared_ptr<Instance>> create(const RuntimeConfig& config);
+  // Borrows an application-owned instance; univk never destroys it.
+  static Result<std::shared_ptr<Instance>> import(VkInstance instance, uint32_t api_version);
+  ~Instance();
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  VkInstance handle() const { return instance_; }
+  uint32_t api_version() const { return api_version_; }
+  bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
+
+  // Physical devices in the deterministic order (discrete, integrated, virtual, CPU, other;
+  // ties by enumeration index).
+  Result<std::vector<VkPhysicalDevice>> sorted_physical_devices() const;
+  // Applies RuntimeConfig::device_selector / UNIVK_DEVICE (index or name substring).
+  Result<VkPhysicalDevice> select_physical_device(const std::string& selector) const;
+  // What the physical device supports, as pure data for DeviceRequirements::check.
+  DeviceCapabilities query_capabilities(VkPhysicalDevice physical_device) const;
+
+ private:
+  Instance() = default;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  uint32_t api_version_ = 0;
+  bool owned_ = true;
+};
+
+// An application-owned device handed to univk (see DeviceRegistry::import_device).
+struct ImportedDevice {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family_index = 0;
+  uint32_t api_version = VK_API_VERSION_1_3;  // the instance/device API version the app used
+  std::set<std::string> enabled_extensions;
+  std::set<Feature> enabled_features;
+};
+
+class Device {
+ public:
+  // Creates a device on the selected physical device with exactly the required items plus the
+  // supported optional ones. Incompatible (naming every missing item) when the physical device
+  // cannot satisfy `requirements`.
+  static Result<std::shared_ptr<Device>> create(const RuntimeConfig& config, const DeviceRequirements& requirements);
+  // Wraps an application-owned device; never destroys its handles.
+  static Result<std::shared_ptr<Device>> import(const ImportedDevice& imported);
+  ~Device();  // waits for the device to be idle only when it owns it, then destroys it
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  VkInstance instance() const;
+  VkPhysicalDevice physical_device() const { return physical_device_; }
+  VkDevice handle() const { return device_; }
+  // This device's dispatch table: call `device.vk().vkCmdDispatch(...)`.
+  const VolkDeviceTable& vk() const { return table_; }
+  Queue& queue() const { return *queue_; }
+  bool borrowed() const { return !owned_; }
+
+  // What was enabled at creation (or what the application said it enabled, when imported).
+  const DeviceCapabilities& enabled() const { return enabled_; }
+  const VkPhysicalDeviceProperties& properties() const { return properties_; }
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
+  VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+
+  // Memory type index with all of `required` (and `preferred` when one has it) among the bits of
+  // `type_bits`; NotFound when none.
+  Result<uint32_t> find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                                    VkMemoryPropertyFlags preferred = 0) const;
+
+  // Live allocation count and bytes of the device's simple allocator (for tests and tools).
+  uint64_t live_allocations() const;
+  uint64_t live_allocated_bytes() const;
+  void note_allocation(int64_t count_delta, int64_t bytes_delta);
+
+ private:
+  Device() = default;
+  std::shared_ptr<Instance> instance_;
+  VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VolkDeviceTable table_{};
+  std::unique_ptr<Queue> queue_;
+  DeviceCapabilities enabled_;
+  VkPhysicalDeviceProperties properties_{};
+  VkPhysicalDeviceMemoryProperties memory_properties_{};
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
+  bool owned_ = true;
+  mutable std::mutex allocation_mutex_;
+  uint64_t live_allocations_ = 0;
+  uint64_t live_bytes_ = 0;
+};
+
+// Maps a VkResult to a Status: OUT_OF_*_MEMORY -> OutOfMemory, DEVICE_LOST -> DeviceLost,
+// EXTENSION/FEATURE_NOT_PRESENT and INCOMPATIBLE_DRIVER -> Incompatible, others -> Internal.
+// The message names the call: "vkCreateBuffer failed: VK_ERROR_OUT_OF_DEVICE_MEMORY".
+Status vk_status(VkResult result, const char* call);
+const char* vk_result_name(VkResult result);
+
+}  // namespace univk::vulkan
+
+// Returns a Status from the enclosing function when the Vulkan call fails.
+#define UNIVK_VK_RETURN_IF_ERROR(call)                                         \
+  do {                                                                         \
+    VkResult univk_vk_result_ = (call);                                        \
+    if (univk_vk_result_ != VK_SUCCESS) return ::univk::vulkan::vk_status(univk_vk_result_, #call); \
+  } while (0)

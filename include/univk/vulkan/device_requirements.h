@@ -1,0 +1,79 @@
+// DeviceRequirements: what a delegate needs from a Vulkan device, as pure data. A method merges
+// the requirements of all its delegates (union) before any device is created or looked up, so
+// load order never matters. check() names every missing item. No Vulkan calls in this header's
+// implementation: it is unit-tested without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+namespace univk::vulkan {
+
+// Named feature bits across VkPhysicalDeviceFeatures, the 1.1/1.2/1.3 feature structs and
+// extension feature structs. Append only.
+enum class Feature : uint16_t {
+  kShaderInt8,                         // Vulkan12Features::shaderInt8
+  kShaderInt16,                        // Features::shaderInt16
+  kShaderInt64,                        // Features::shaderInt64
+  kShaderFloat16,                      // Vulkan12Features::shaderFloat16
+  kShaderFloat64,                      // Features::shaderFloat64
+  kStorageBuffer8BitAccess,            // Vulkan12Features::storageBuffer8BitAccess
+  kUniformAndStorageBuffer8BitAccess,  // Vulkan12Features
+  kStoragePushConstant8,               // Vulkan12Features
+  kStorageBuffer16BitAccess,           // Vulkan11Features::storageBuffer16BitAccess
+  kUniformAndStorageBuffer16BitAccess, // Vulkan11Features
+  kStoragePushConstant16,              // Vulkan11Features
+  kTimelineSemaphore,                  // Vulkan12Features
+  kSynchronization2,                   // Vulkan13Features
+  kBufferDeviceAddress,                // Vulkan12Features
+  kVulkanMemoryModel,                  // Vulkan12Features
+  kVulkanMemoryModelDeviceScope,       // Vulkan12Features
+  kMaintenance4,                       // Vulkan13Features
+  kSubgroupSizeControl,                // Vulkan13Features
+  kComputeFullSubgroups,               // Vulkan13Features
+  kShaderIntegerDotProduct,            // Vulkan13Features
+  kScalarBlockLayout,                  // Vulkan12Features
+};
+inline constexpr int kFeatureCount = 21;
+
+std::string_view feature_name(Feature feature);  // "shaderInt8", "timelineSemaphore", ...
+std::optional<Feature> feature_from_name(std::string_view name);
+
+// What a physical device offers, or what a created device enabled. Pure data.
+struct DeviceCapabilities {
+  std::string device_name;
+  uint32_t api_version = 0;
+  std::set<std::string> extensions;
+  std::set<Feature> features;
+  std::vector<VkQueueFlags> queue_family_flags;  // one entry per queue family
+};
+
+struct DeviceRequirements {
+  uint32_t min_api_version = VK_API_VERSION_1_1;
+  std::set<std::string> required_extensions;
+  std::set<std::string> optional_extensions;  // enabled when present, never an error
+  std::set<Feature> required_features;
+  std::set<Feature> optional_features;
+  VkQueueFlags queue_flags = VK_QUEUE_COMPUTE_BIT;  // one queue family must have all of them
+
+  // Union: max of API versions, union of sets and flags. An item required by either side stays
+  // required (and is dropped from the optional set).
+  void merge(const DeviceRequirements& other);
+
+  // Every required item `caps` lacks, each named, e.g. "API version 1.3 (device has 1.1)",
+  // "extension VK_KHR_foo", "feature shaderInt8", "queue flags COMPUTE|TRANSFER".
+  std::vector<std::string> check(const DeviceCapabilities& caps) const;
+
+  std::string describe() const;  // human-readable summary for logs and errors
+};
+
+std::string api_version_string(uint32_t version);  // "1.3"
+std::string queue_flags_string(VkQueueFlags flags);  // "COMPUTE|TRANSFER"
+
+}  // namespace univk::vulkan

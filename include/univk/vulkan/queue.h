@@ -1,0 +1,57 @@
+// Queue: the one VkQueue a device's delegates share, ordered by one timeline semaphore.
+//
+// Lock order (whole of univk): DeviceRegistry mutex, then Device mutexes, then the Queue mutex;
+// never the reverse. The Queue mutex is held only around vkQueueSubmit2 / vkQueueSubmit (and the
+// assignment of the timeline value, so values increase in submission order). Waiting happens
+// outside any lock, on a timeline value: a thread waiting for a long dispatch never blocks
+// another thread's submit.
+//
+// Owned by its Device; borrows the VkQueue (owned by the VkDevice) and owns the timeline
+// semaphore.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+
+#include <volk.h>
+
+#include "univk/base/status.h"
+
+namespace univk::vulkan {
+
+class Device;
+
+class Queue {
+ public:
+  static Result<std::unique_ptr<Queue>> create(const Device& device, VkQueue queue, uint32_t family_index);
+  ~Queue();
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+
+  // Submits the command buffers as one batch that signals the next timeline value, and returns
+  // that value. `wait_value` > 0 makes the batch wait (on the GPU, no host wait) for that
+  // timeline value first.
+  Result<uint64_t> submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value = 0);
+  // Blocks until the timeline reaches `value` (or timeout: Timeout). Holds no lock.
+  Status wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX) const;
+  // The last value the GPU has signalled.
+  Result<uint64_t> completed_value() const;
+  // The highest value handed out by submit() so far.
+  uint64_t last_submitted_value() const;
+
+  VkQueue handle() const { return queue_; }
+  uint32_t family_index() const { return family_index_; }
+  VkSemaphore timeline() const { return timeline_; }
+
+ private:
+  Queue(const Device& device) : device_(device) {}
+  const Device& device_;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t family_index_ = 0;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  mutable std::mutex submit_mutex_;
+  uint64_t next_value_ = 1;
+};
+
+}  // namespace univk::vulkan

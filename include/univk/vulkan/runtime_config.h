@@ -1,0 +1,30 @@
+// RuntimeConfig: instance and device-selection settings chosen by the caller, never by which
+// backends were built (review item: "an unrelated backend changes the instance API version").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+namespace univk::vulkan {
+
+struct RuntimeConfig {
+  // apiVersion passed to vkCreateInstance. Devices are still checked against each delegate's
+  // own minimum (DeviceRequirements::min_api_version).
+  uint32_t api_version = VK_API_VERSION_1_3;
+  // Turns on VK_LAYER_KHRONOS_validation (with synchronization validation) and routes its
+  // messages to univk::vulkan::record_validation_message. UNIVK_VALIDATION=1 also turns it on.
+  bool enable_validation = false;
+  std::vector<std::string> instance_extensions;
+  // Physical device: an index into the sorted device list or a substring of the device name.
+  // Empty: UNIVK_DEVICE from the environment, else the first device in the deterministic order
+  // (discrete, integrated, virtual, CPU; then by index).
+  std::string device_selector;
+
+  // Defaults with the environment applied (UNIVK_VALIDATION, UNIVK_DEVICE).
+  static RuntimeConfig from_environment();
+};
+
+}  // namespace univk::vulkan
