@@ -1,0 +1,150 @@
+// Program and Method: load a .uvk program file and run its methods.
+//
+//   UNIVK_ASSIGN_OR_RETURN(auto program, univk::runtime::Program::load("model.uvk"));
+//   univk::runtime::LoadOptions options;
+//   options.all_backends["vulkan_shared_context_mode"] = "lookup_or_create";
+//   UNIVK_ASSIGN_OR_RETURN(auto method, program->load_method("forward", options));
+//   UNIVK_ASSIGN_OR_RETURN(auto outputs, method->execute(inputs));
+//
+// load_method asks every delegate of the method for its device requirements first, merges them
+// per device key, acquires one device lease per key, and only then initialises the delegates,
+// so the order of delegates never matters. A method runs in one of two modes:
+//   per_delegate  each delegate uploads, submits, waits and returns host tensors;
+//   fused         values between delegates stay in device buffers planned by the method, each
+//                 delegate records its work once at load, and execute submits once and waits
+//                 once; program inputs/outputs go through persistently mapped buffers.
+// CPU kernels (KernelCall) run on univk::reference (the CPU fallback).
+//
+// Ownership: a Program owns the file's bytes (an mmap or a vector) and its ProgramDesc; it is
+// shared (std::shared_ptr) and immutable, so load_method may be called from several threads.
+// A Method owns its delegates, buffers and command buffers and keeps its Program alive, so
+// Programs and Methods may be destroyed in any order. Devices are leased from the
+// DeviceRegistry and live while any delegate (or application pin) holds them.
+// Threading: one Method runs one execute at a time (calls on the same Method must not overlap);
+// different Methods may execute concurrently, even on one shared device.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <volk.h>
+
+#include "univk/base/file_map.h"
+#include "univk/base/status.h"
+#include "univk/runtime/backend.h"
+#include "univk/runtime/builtin_backends.h"
+#include "univk/runtime/program_desc.h"
+#include "univk/tensor/tensor.h"
+#include "univk/vulkan/registry.h"
+#include "univk/vulkan/runtime_config.h"
+
+namespace univk::runtime {
+
+enum class ExecutionMode {
+  kAuto,         // fused when every delegate shares one device and there is no CPU kernel
+  kPerDelegate,
+  kFused,        // Unsupported at load when the method cannot run fused (the error says why)
+};
+std::string_view execution_mode_name(ExecutionMode mode);  // "auto", "per_delegate", "fused"
+Result<ExecutionMode> execution_mode_from_name(std::string_view name);
+
+struct LoadOptions {
+  // Runtime options per backend id (e.g. "VulkanBackend" -> {vulkan_shared_context_mode:
+  // disabled}). They override `all_backends` key by key.
+  std::map<std::string, BackendOptions> backend_options;
+  // Runtime options given to every backend.
+  BackendOptions all_backends;
+  ExecutionMode mode = ExecutionMode::kAuto;
+  // Makes every KernelCall (CPU operator) a load error naming the operator.
+  bool require_no_cpu_fallback = false;
+  // Instance and device selection for devices this load creates.
+  vulkan::RuntimeConfig config = vulkan::RuntimeConfig::from_environment();
+  // Borrowed; must outlive the load_method call (leases it hands out stay valid after).
+  vulkan::DeviceRegistry* registry = &vulkan::DeviceRegistry::process_default();
+  // Borrowed; must outlive the load_method call.
+  const BackendRegistry* backends = &builtin_backends();
+
+  // The options one backend gets: all_backends overridden by backend_options[backend_id].
+  BackendOptions options_for(const std::string& backend_id) const;
+};
+
+// What the Method did for one DelegateCall instruction (for tools and tests).
+struct DelegateCallInfo {
+  size_t instruction = 0;       // index in the method's instruction list
+  uint32_t delegate = 0;        // index into ProgramDesc::delegates
+  std::string backend_id;
+  vulkan::DeviceKey device_key;
+  bool standalone_device = false;  // vulkan_shared_context_mode=disabled: a private device
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  ExecuteStats stats;           // the delegate's counters (last execute, or per submission when fused)
+};
+
+struct InstructionInfo {
+  bool on_cpu = false;  // a KernelCall run by univk::reference
+  std::string name;     // the operator (KernelCall) or the backend id (DelegateCall)
+};
+
+class Method {
+ public:
+  class Impl;
+  explicit Method(std::unique_ptr<Impl> impl);
+  ~Method();  // waits for this method's own pending submission, then destroys its delegates
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
+
+  const std::string& name() const;
+  ExecutionMode mode() const;  // the resolved mode: kPerDelegate or kFused
+  std::vector<TensorInfo> input_infos() const;
+  std::vector<TensorInfo> output_infos() const;
+
+  // Checks count, dtype and shape of `inputs` ("input 0: expected float32[1,3,8,8], got
+  // float32[1,3,8,9]"), runs every instruction and returns the method's outputs (new tensors
+  // owned by the caller).
+  Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
+
+  std::vector<DelegateCallInfo> delegate_calls() const;
+  std::vector<InstructionInfo> instructions() const;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+class Program : public std::enable_shared_from_this<Program> {
+ public:
+  // Maps the file read-only; payloads are handed to backends straight from the mapping.
+  static Result<std::shared_ptr<Program>> load(const std::string& path);
+  // Takes the bytes (copied once into aligned storage if they are not 16-byte aligned).
+  static Result<std::shared_ptr<Program>> load_bytes(std::vector<uint8_t> bytes);
+
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  std::vector<std::string> method_names() const;
+  const ProgramDesc& desc() const { return desc_; }
+  std::span<const uint8_t> bytes() const { return bytes_; }
+
+  // NotFound naming the method (and listing those that exist) when absent; errors of backend
+  // lookup, option parsing, device acquisition and delegate init carry the instruction index
+  // and backend id.
+  Result<std::unique_ptr<Method>> load_method(std::string_view name, const LoadOptions& options = {}) const;
+
+ private:
+  struct AlignedFree {
+    void operator()(uint8_t* p) const;
+  };
+  Program() = default;
+  MappedFile mapped_;
+  std::vector<uint8_t> vector_bytes_;
+  std::unique_ptr<uint8_t, AlignedFree> aligned_copy_;
+  std::span<const uint8_t> bytes_;
+  ProgramDesc desc_;
+};
+
+}  // namespace univk::runtime
