@@ -1,0 +1,157 @@
+#include "common.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace univk::reference::detail {
+
+std::string shape_str(const Shape& s) { return s.to_string(); }
+
+Status check_input_count(Inputs inputs, size_t min, size_t max) {
+  if (inputs.size() < min || inputs.size() > max) {
+    std::string want = min == max ? std::to_string(min) : std::to_string(min) + ".." + std::to_string(max);
+    return invalid_argument("expected " + want + " input tensors, got " + std::to_string(inputs.size()));
+  }
+  return ok_status();
+}
+
+Status check_dtype(const HostTensor& t, size_t index, DType expected) {
+  if (t.dtype() != expected) {
+    return invalid_argument("input " + std::to_string(index) + " has dtype " + std::string(dtype_name(t.dtype())) +
+                            ", expected " + std::string(dtype_name(expected)));
+  }
+  return ok_status();
+}
+
+Status check_all_float(Inputs inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].dtype() != DType::kFloat32) {
+      return unsupported("input " + std::to_string(i) + " has dtype " + std::string(dtype_name(inputs[i].dtype())) +
+                         "; only float32 is implemented");
+    }
+  }
+  return ok_status();
+}
+
+Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name) {
+  const int64_t r = std::max<int64_t>(rank, 1);
+  if (dim < -r || dim >= r) {
+    return invalid_argument("attribute '" + name + "'=" + std::to_string(dim) + " is out of range for rank " +
+                            std::to_string(rank));
+  }
+  return dim < 0 ? dim + r : dim;
+}
+
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> strides(out.rank(), 0);
+  const std::vector<int64_t> in_strides = in.contiguous_strides();
+  const size_t lead = out.rank() - in.rank();
+  for (size_t d = 0; d < in.rank(); ++d) {
+    strides[lead + d] = in[d] == 1 ? 0 : in_strides[d];
+  }
+  return strides;
+}
+
+HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm) {
+  const Shape& s = in.shape();
+  std::vector<int64_t> out_dims(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) out_dims[i] = s[static_cast<size_t>(perm[i])];
+  HostTensor out(in.dtype(), Shape(out_dims));
+  const std::vector<int64_t> in_strides = s.contiguous_strides();
+  std::vector<int64_t> strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[static_cast<size_t>(perm[i])];
+  const size_t esize = dtype_size(in.dtype());
+  const uint8_t* src = in.bytes().data();
+  uint8_t* dst = out.bytes().data();
+  for_each_broadcast(out.shape(), {strides}, [&](int64_t flat, const std::vector<int64_t>& off) {
+    std::memcpy(dst + static_cast<size_t>(flat) * esize, src + static_cast<size_t>(off[0]) * esize, esize);
+  });
+  return out;
+}
+
+Result<std::vector<int64_t>> check_permutation(std::vector<int64_t> perm, int64_t rank, bool allow_negative,
+                                               const std::string& name) {
+  if (static_cast<int64_t>(perm.size()) != rank) {
+    return invalid_argument("attribute '" + name + "' has " + std::to_string(perm.size()) +
+                            " entries for a tensor of rank " + std::to_string(rank));
+  }
+  std::vector<bool> seen(perm.size(), false);
+  for (int64_t& p : perm) {
+    if (allow_negative && p < 0) p += rank;
+    if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) {
+      return invalid_argument("attribute '" + name + "' is not a permutation of the tensor's dims");
+    }
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return perm;
+}
+
+Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, const std::string& name) {
+  std::vector<int64_t> out = dims;
+  int64_t known = 1;
+  int infer = -1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      if (infer >= 0) return invalid_argument("attribute '" + name + "' has more than one -1");
+      infer = static_cast<int>(i);
+    } else if (out[i] < 0) {
+      return invalid_argument("attribute '" + name + "' has a negative dim " + std::to_string(out[i]));
+    } else {
+      known *= out[i];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || numel % known != 0) {
+      return invalid_argument("attribute '" + name + "' cannot infer -1 for " + std::to_string(numel) + " elements");
+    }
+    out[static_cast<size_t>(infer)] = numel / known;
+    known *= out[static_cast<size_t>(infer)];
+  }
+  if (known != numel) {
+    return invalid_argument("attribute '" + name + "'=" + Shape(dims).to_string() + " does not match " +
+                            std::to_string(numel) + " elements");
+  }
+  return Shape(out);
+}
+
+Result<HostTensor> concat_tensors(Inputs inputs, int64_t axis) {
+  if (inputs.empty()) return invalid_argument("needs at least one input tensor");
+  const HostTensor& first = inputs[0];
+  const size_t rank = first.shape().rank();
+  std::vector<int64_t> out_dims = first.shape().dims();
+  out_dims[static_cast<size_t>(axis)] = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const HostTensor& t = inputs[i];
+    if (t.dtype() != first.dtype()) {
+      return invalid_argument("input " + std::to_string(i) + " has dtype " + std::string(dtype_name(t.dtype())) +
+                              ", input 0 has " + std::string(dtype_name(first.dtype())));
+    }
+    if (t.shape().rank() != rank) {
+      return invalid_argument("input " + std::to_string(i) + " has shape " + t.shape().to_string() +
+                              ", rank differs from input 0 " + first.shape().to_string());
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      if (d != static_cast<size_t>(axis) && t.shape()[d] != first.shape()[d]) {
+        return invalid_argument("input " + std::to_string(i) + " has shape " + t.shape().to_string() +
+                                ", which differs from input 0 " + first.shape().to_string() +
+                                " outside the concatenation dim " + std::to_string(axis));
+      }
+    }
+    out_dims[static_cast<size_t>(axis)] += t.shape()[static_cast<size_t>(axis)];
+  }
+  HostTensor out(first.dtype(), Shape(out_dims));
+  // Rows = product of dims before axis; each input contributes a contiguous block per row.
+  int64_t rows = 1;
+  for (size_t d = 0; d < static_cast<size_t>(axis); ++d) rows *= out_dims[d];
+  uint8_t* dst = out.bytes().data();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (const HostTensor& t : inputs) {
+      const size_t block = rows == 0 ? 0 : t.byte_size() / static_cast<size_t>(rows);
+      std::memcpy(dst, t.bytes().data() + static_cast<size_t>(r) * block, block);
+      dst += block;
+    }
+  }
+  return out;
+}
+
+}  // namespace univk::reference::detail

@@ -1,0 +1,94 @@
+// Internal helpers shared by the reference kernel families: input checks, dim normalisation,
+// broadcast indexing and the per-family operator tables. Not part of the public API.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/tensor/attributes.h"
+#include "univk/tensor/tensor.h"
+
+namespace univk::reference::detail {
+
+using Tensors = std::vector<HostTensor>;
+using Inputs = std::span<const HostTensor>;
+// `op` is passed so one function can serve several related operators (e.g. all unary ops).
+using OpFn = Result<Tensors> (*)(std::string_view op, const Attributes& attrs, Inputs inputs);
+using OpTable = std::vector<std::pair<std::string_view, OpFn>>;
+
+// Operator tables of each family (PyTorch semantics).
+OpTable elementwise_ops();
+OpTable pooling_ops();
+OpTable convolution_ops();
+OpTable matmul_ops();
+OpTable normalization_ops();
+OpTable shape_ops();
+// TOSA families.
+OpTable tosa_elementwise_ops();
+OpTable tosa_tensor_ops();  // pools, convolutions, matmul
+OpTable tosa_data_ops();    // reshape, transpose, concat, slice, pad, tile, reductions, argmax
+OpTable tosa_quant_ops();   // cast, rescale, table
+
+// InvalidArgument unless min <= inputs.size() <= max.
+Status check_input_count(Inputs inputs, size_t min, size_t max);
+// InvalidArgument naming the input index when its dtype differs.
+Status check_dtype(const HostTensor& t, size_t index, DType expected);
+// Checks every input is float32 (Unsupported otherwise: other dtypes are valid tensors that
+// the op does not implement).
+Status check_all_float(Inputs inputs);
+
+// PyTorch dim wrapping: dim in [-rank, rank) -> [0, rank). rank 0 is treated as rank 1 like
+// PyTorch does for reductions. `name` is the attribute name used in the error.
+Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name);
+
+// Element offsets of a tensor of shape `in` broadcast (right-aligned) to `out`: stride 0 on
+// broadcast dims. Returns strides of length out.rank().
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
+
+// Visits every index of `shape` in row-major order, calling fn(flat_index, offsets) where
+// offsets[k] is the element offset into operand k computed from strides[k].
+template <typename Fn>
+void for_each_broadcast(const Shape& shape, const std::vector<std::vector<int64_t>>& strides, Fn&& fn) {
+  const size_t rank = shape.rank();
+  const int64_t total = shape.numel();
+  std::vector<int64_t> index(rank, 0);
+  std::vector<int64_t> offsets(strides.size(), 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    fn(flat, offsets);
+    for (size_t d = rank; d-- > 0;) {
+      ++index[d];
+      for (size_t k = 0; k < strides.size(); ++k) offsets[k] += strides[k][d];
+      if (index[d] < shape[d]) break;
+      for (size_t k = 0; k < strides.size(); ++k) offsets[k] -= strides[k][d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Copies `in` permuted: output dim i is input dim perm[i] (perm already validated).
+HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm);
+
+// Checks `perm` is a permutation of [0, rank) after wrapping negatives (PyTorch style when
+// allow_negative). Returns the wrapped permutation.
+Result<std::vector<int64_t>> check_permutation(std::vector<int64_t> perm, int64_t rank, bool allow_negative,
+                                               const std::string& name);
+
+// Resolves a reshape target with at most one -1 against `numel`.
+Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, const std::string& name);
+
+// Concatenation of same-dtype, same-rank tensors along `axis` (already wrapped).
+Result<HostTensor> concat_tensors(Inputs inputs, int64_t axis);
+
+std::string shape_str(const Shape& s);
+inline Result<Tensors> single(HostTensor t) {
+  Tensors out;
+  out.push_back(std::move(t));
+  return out;
+}
+
+}  // namespace univk::reference::detail

@@ -1,0 +1,140 @@
+// PyTorch unary and binary elementwise operators (fp32). Binary ops broadcast two tensors or
+// take one tensor and a scalar attribute `other` (right operand unless scalar_first=1).
+#include <cmath>
+
+#include "common.h"
+
+namespace univk::reference::detail {
+namespace {
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+// Clamp that lets NaN through, as PyTorch's clamp/hardtanh/relu do.
+float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+Result<Tensors> unary(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
+  float lo = -INFINITY, hi = INFINITY;
+  bool tanh_gelu = false;
+  if (op == "hardtanh") {
+    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("min_val", -1.0));
+    UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float_or("max_val", 1.0));
+    lo = static_cast<float>(a);
+    hi = static_cast<float>(b);
+  } else if (op == "clamp") {
+    if (!attrs.has("min") && !attrs.has("max")) return invalid_argument("at least one of 'min' or 'max' is required");
+    if (attrs.has("min")) {
+      UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float("min"));
+      lo = static_cast<float>(a);
+    }
+    if (attrs.has("max")) {
+      UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float("max"));
+      hi = static_cast<float>(b);
+    }
+  } else if (op == "gelu") {
+    std::string approx = "none";
+    if (attrs.has("approximate")) {
+      UNIVK_ASSIGN_OR_RETURN(approx, attrs.get_string("approximate"));
+    }
+    if (approx != "none" && approx != "tanh") {
+      return invalid_argument("attribute 'approximate'='" + approx + "' must be \"none\" or \"tanh\"");
+    }
+    tanh_gelu = approx == "tanh";
+  }
+  const HostTensor& x = inputs[0];
+  HostTensor out(DType::kFloat32, x.shape());
+  auto in = x.data<float>();
+  auto o = out.data<float>();
+  // Select the scalar function once, then run a tight loop.
+  auto apply = [&](auto fn) {
+    for (size_t i = 0; i < in.size(); ++i) o[i] = fn(in[i]);
+  };
+  if (op == "sigmoid") apply([](float v) { return sigmoid(v); });
+  else if (op == "tanh") apply([](float v) { return std::tanh(v); });
+  else if (op == "relu") apply([](float v) { return v < 0.0f ? 0.0f : v; });
+  else if (op == "relu6") apply([](float v) { return clampf(v, 0.0f, 6.0f); });
+  else if (op == "hardtanh" || op == "clamp") apply([&](float v) { return clampf(v, lo, hi); });
+  else if (op == "gelu" && tanh_gelu) {
+    apply([](float v) {
+      const float k = 0.7978845608028654f;  // sqrt(2/pi)
+      return 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
+    });
+  } else if (op == "gelu") apply([](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f)); });
+  else if (op == "silu") apply([](float v) { return v * sigmoid(v); });
+  else if (op == "hardswish") apply([](float v) { return v * clampf(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
+  else if (op == "hardsigmoid") apply([](float v) { return clampf(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
+  else if (op == "exp") apply([](float v) { return std::exp(v); });
+  else if (op == "log") apply([](float v) { return std::log(v); });
+  else if (op == "neg") apply([](float v) { return -v; });
+  else if (op == "abs") apply([](float v) { return std::fabs(v); });
+  else if (op == "sqrt") apply([](float v) { return std::sqrt(v); });
+  else if (op == "rsqrt") apply([](float v) { return 1.0f / std::sqrt(v); });
+  else if (op == "reciprocal") apply([](float v) { return 1.0f / v; });
+  else return internal_error("unary table has no function for '" + std::string(op) + "'");
+  return single(std::move(out));
+}
+
+float nan_max(float a, float b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a > b ? a : b); }
+float nan_min(float a, float b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? a : b); }
+
+Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 2));
+  UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
+  float alpha = 1.0f;
+  if (op == "add" || op == "sub") {
+    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("alpha", 1.0));
+    alpha = static_cast<float>(a);
+  } else if (attrs.has("alpha")) {
+    return invalid_argument("attribute 'alpha' is only valid for add and sub");
+  }
+  // Operands: a tensor each, or a tensor and the scalar `other` as a one-element tensor.
+  HostTensor scalar;
+  const HostTensor* lhs = &inputs[0];
+  const HostTensor* rhs = nullptr;
+  if (inputs.size() == 2) {
+    if (attrs.has("other")) return invalid_argument("attribute 'other' given together with two tensor inputs");
+    rhs = &inputs[1];
+  } else {
+    if (!attrs.has("other")) return invalid_argument("one tensor input needs the scalar attribute 'other'");
+    UNIVK_ASSIGN_OR_RETURN(double other, attrs.get_float("other"));
+    UNIVK_ASSIGN_OR_RETURN(bool scalar_first, attrs.get_bool_or("scalar_first", false));
+    scalar = HostTensor(DType::kFloat32, Shape{});
+    scalar.data<float>()[0] = static_cast<float>(other);
+    rhs = &scalar;
+    if (scalar_first) std::swap(lhs, rhs);
+  }
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, broadcast_shapes(lhs->shape(), rhs->shape()));
+  HostTensor out(DType::kFloat32, shape);
+  const float* a = lhs->data<float>().data();
+  const float* b = rhs->data<float>().data();
+  float* o = out.data<float>().data();
+  const std::vector<std::vector<int64_t>> strides = {broadcast_strides(lhs->shape(), shape),
+                                                     broadcast_strides(rhs->shape(), shape)};
+  auto apply = [&](auto fn) {
+    for_each_broadcast(shape, strides,
+                       [&](int64_t i, const std::vector<int64_t>& off) { o[i] = fn(a[off[0]], b[off[1]]); });
+  };
+  if (op == "add") apply([&](float x, float y) { return x + alpha * y; });
+  else if (op == "sub") apply([&](float x, float y) { return x - alpha * y; });
+  else if (op == "mul") apply([](float x, float y) { return x * y; });
+  else if (op == "div") apply([](float x, float y) { return x / y; });
+  else if (op == "maximum") apply(nan_max);
+  else if (op == "minimum") apply(nan_min);
+  else if (op == "pow") apply([](float x, float y) { return std::pow(x, y); });
+  else return internal_error("binary table has no function for '" + std::string(op) + "'");
+  return single(std::move(out));
+}
+
+}  // namespace
+
+OpTable elementwise_ops() {
+  OpTable t;
+  for (std::string_view name : {"sigmoid", "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu", "silu", "hardswish",
+                                "hardsigmoid", "exp", "log", "neg", "abs", "sqrt", "rsqrt", "reciprocal"}) {
+    t.emplace_back(name, unary);
+  }
+  for (std::string_view name : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) t.emplace_back(name, binary);
+  return t;
+}
+
+}  // namespace univk::reference::detail

@@ -1,0 +1,254 @@
+// TOSA 1.0 data-layout and reduction operators: RESHAPE, TRANSPOSE, CONCAT, SLICE, PAD, TILE
+// (any dtype), REDUCE_SUM (float32, int32), REDUCE_MAX (float32, int8, int16, int32) keeping
+// the reduced axis as 1, and ARGMAX (int32 indices, axis removed).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "tosa_common.h"
+
+namespace univk::reference::detail {
+namespace {
+
+Result<int64_t> tosa_axis(const Attributes& attrs, const HostTensor& x) {
+  UNIVK_ASSIGN_OR_RETURN(int64_t axis, attrs.get_int("axis"));
+  const int64_t rank = static_cast<int64_t>(x.shape().rank());
+  if (axis < 0 || axis >= rank) {
+    return invalid_argument("attribute 'axis'=" + std::to_string(axis) + " is not in [0, " + std::to_string(rank) +
+                            ")");
+  }
+  return axis;
+}
+
+struct Split {
+  int64_t outer = 1, size = 1, inner = 1;
+};
+Split split_at(const Shape& s, int64_t axis) {
+  Split sp;
+  for (size_t d = 0; d < s.rank(); ++d) {
+    if (static_cast<int64_t>(d) < axis) sp.outer *= s[d];
+    else if (static_cast<int64_t>(d) == axis) sp.size = s[d];
+    else sp.inner *= s[d];
+  }
+  return sp;
+}
+
+Result<Tensors> reshape(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, attrs.get_ints("shape"));
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, infer_reshape(dims, inputs[0].numel(), "shape"));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, inputs[0].reshaped(shape));
+  return single(std::move(out));
+}
+
+Result<Tensors> transpose(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perms, attrs.get_ints("perms"));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
+                         check_permutation(perms, static_cast<int64_t>(inputs[0].shape().rank()), false, "perms"));
+  return single(permute_tensor(inputs[0], perm));
+}
+
+Result<Tensors> concat(std::string_view, const Attributes& attrs, Inputs inputs) {
+  if (inputs.empty()) return invalid_argument("needs at least one input tensor");
+  UNIVK_ASSIGN_OR_RETURN(int64_t axis, tosa_axis(attrs, inputs[0]));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, concat_tensors(inputs, axis));
+  return single(std::move(out));
+}
+
+Result<Tensors> slice(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  const HostTensor& x = inputs[0];
+  const size_t rank = x.shape().rank();
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> start, attrs.get_ints("start"));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> size, attrs.get_ints("size"));
+  if (start.size() != rank || size.size() != rank) {
+    return invalid_argument("attributes 'start' and 'size' need " + std::to_string(rank) + " values each");
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (start[d] < 0 || size[d] <= 0 || start[d] + size[d] > x.shape()[d]) {
+      return invalid_argument("start " + std::to_string(start[d]) + " / size " + std::to_string(size[d]) +
+                              " out of bounds in dim " + std::to_string(d) + " of " + x.shape().to_string());
+    }
+  }
+  HostTensor out(x.dtype(), Shape(size));
+  const std::vector<int64_t> strides = x.shape().contiguous_strides();
+  int64_t base = 0;
+  for (size_t d = 0; d < rank; ++d) base += start[d] * strides[d];
+  const size_t es = dtype_size(x.dtype());
+  const uint8_t* src = x.bytes().data();
+  uint8_t* dst = out.bytes().data();
+  for_each_broadcast(out.shape(), {strides}, [&](int64_t i, const std::vector<int64_t>& off) {
+    std::memcpy(dst + static_cast<size_t>(i) * es, src + static_cast<size_t>(base + off[0]) * es, es);
+  });
+  return single(std::move(out));
+}
+
+Result<Tensors> pad(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  const HostTensor& x = inputs[0];
+  const size_t rank = x.shape().rank();
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> padding, attrs.get_ints("padding"));
+  if (padding.size() != 2 * rank) {
+    return invalid_argument("attribute 'padding' needs " + std::to_string(2 * rank) + " values [before, after] per dim");
+  }
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) return invalid_argument("attribute 'padding' must be non-negative");
+    dims[d] = x.shape()[d] + padding[2 * d] + padding[2 * d + 1];
+  }
+  HostTensor out(x.dtype(), Shape(dims));
+  // Fill with pad_const, then copy the input into its window.
+  if (x.dtype() == DType::kFloat32) {
+    UNIVK_ASSIGN_OR_RETURN(double c, attrs.get_float_or("pad_const", 0.0));
+    for (float& v : out.data<float>()) v = static_cast<float>(c);
+  } else if (is_tosa_int(x.dtype()) || x.dtype() == DType::kBool) {
+    UNIVK_ASSIGN_OR_RETURN(int64_t c, attrs.get_int_or("pad_const", 0));
+    if (c < int_min(x.dtype()) || c > int_max(x.dtype())) {
+      return invalid_argument("attribute 'pad_const'=" + std::to_string(c) + " does not fit " +
+                              std::string(dtype_name(x.dtype())));
+    }
+    for (int64_t i = 0; i < out.numel(); ++i) write_int(out, i, c);
+  } else {
+    return unsupported("dtype " + std::string(dtype_name(x.dtype())));
+  }
+  const std::vector<int64_t> out_strides = out.shape().contiguous_strides();
+  int64_t base = 0;
+  for (size_t d = 0; d < rank; ++d) base += padding[2 * d] * out_strides[d];
+  const size_t es = dtype_size(x.dtype());
+  const uint8_t* src = x.bytes().data();
+  uint8_t* dst = out.bytes().data();
+  for_each_broadcast(x.shape(), {out_strides}, [&](int64_t i, const std::vector<int64_t>& off) {
+    std::memcpy(dst + static_cast<size_t>(base + off[0]) * es, src + static_cast<size_t>(i) * es, es);
+  });
+  return single(std::move(out));
+}
+
+Result<Tensors> tile(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  const HostTensor& x = inputs[0];
+  const size_t rank = x.shape().rank();
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> multiples, attrs.get_ints("multiples"));
+  if (multiples.size() != rank) {
+    return invalid_argument("attribute 'multiples' needs " + std::to_string(rank) + " values");
+  }
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (multiples[d] < 1) return invalid_argument("attribute 'multiples' must be >= 1");
+    dims[d] = x.shape()[d] * multiples[d];
+  }
+  HostTensor out(x.dtype(), Shape(dims));
+  const std::vector<int64_t> in_strides = x.shape().contiguous_strides();
+  const size_t es = dtype_size(x.dtype());
+  const uint8_t* src = x.bytes().data();
+  uint8_t* dst = out.bytes().data();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t rem = i, off = 0;
+    for (size_t d = rank; d-- > 0;) {
+      off += (rem % dims[d]) % x.shape()[d] * in_strides[d];
+      rem /= dims[d];
+    }
+    std::memcpy(dst + static_cast<size_t>(i) * es, src + static_cast<size_t>(off) * es, es);
+  }
+  return single(std::move(out));
+}
+
+Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  const HostTensor& x = inputs[0];
+  UNIVK_ASSIGN_OR_RETURN(int64_t axis, tosa_axis(attrs, x));
+  const bool is_max = op == "REDUCE_MAX";
+  const DType t = x.dtype();
+  const bool ok = t == DType::kFloat32 || t == DType::kInt32 || (is_max && (t == DType::kInt8 || t == DType::kInt16));
+  if (!ok) return unsupported("dtype " + std::string(dtype_name(t)));
+  UNIVK_ASSIGN_OR_RETURN(bool ignore, nan_ignore(attrs));
+  const Split sp = split_at(x.shape(), axis);
+  std::vector<int64_t> dims = x.shape().dims();
+  dims[static_cast<size_t>(axis)] = 1;
+  HostTensor out(t, Shape(dims));
+  for (int64_t a = 0; a < sp.outer; ++a) {
+    for (int64_t c = 0; c < sp.inner; ++c) {
+      const int64_t o = a * sp.inner + c;
+      if (t == DType::kFloat32) {
+        const float* in = x.data<float>().data();
+        float acc = is_max ? -INFINITY : 0.0f;
+        bool any_nan = false, any_number = false;
+        for (int64_t i = 0; i < sp.size; ++i) {
+          const float v = in[(a * sp.size + i) * sp.inner + c];
+          if (!is_max) {
+            acc += v;
+          } else if (std::isnan(v)) {
+            any_nan = true;
+          } else {
+            acc = std::fmax(acc, v);
+            any_number = true;
+          }
+        }
+        if (is_max && ((any_nan && !ignore) || !any_number)) acc = NAN;
+        out.data<float>()[static_cast<size_t>(o)] = acc;
+      } else {
+        int64_t acc = is_max ? int_min(t) : 0;
+        for (int64_t i = 0; i < sp.size; ++i) {
+          const int64_t v = read_int(x, (a * sp.size + i) * sp.inner + c);
+          acc = is_max ? std::max(acc, v) : acc + v;
+        }
+        write_int(out, o, acc);  // int32 sum overflow is a spec REQUIRE violation; wraps here
+      }
+    }
+  }
+  return single(std::move(out));
+}
+
+Result<Tensors> argmax(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  const HostTensor& x = inputs[0];
+  UNIVK_ASSIGN_OR_RETURN(int64_t axis, tosa_axis(attrs, x));
+  UNIVK_ASSIGN_OR_RETURN(bool ignore, nan_ignore(attrs));
+  const DType t = x.dtype();
+  if (t != DType::kFloat32 && t != DType::kInt8 && t != DType::kInt16) {
+    return unsupported("dtype " + std::string(dtype_name(t)) + " (float32, int8, int16 only)");
+  }
+  const Split sp = split_at(x.shape(), axis);
+  std::vector<int64_t> dims = x.shape().dims();
+  dims.erase(dims.begin() + axis);
+  HostTensor out(DType::kInt32, Shape(dims));
+  for (int64_t a = 0; a < sp.outer; ++a) {
+    for (int64_t c = 0; c < sp.inner; ++c) {
+      int64_t best_index = 0;
+      if (t == DType::kFloat32) {
+        // First maximum; PROPAGATE returns the first NaN's index, IGNORE skips NaNs.
+        float best = -INFINITY;
+        for (int64_t i = 0; i < sp.size; ++i) {
+          const float v = x.data<float>()[static_cast<size_t>((a * sp.size + i) * sp.inner + c)];
+          if (std::isnan(v)) {
+            if (!ignore) {
+              best_index = i;
+              break;
+            }
+          } else if (v > best) {
+            best = v;
+            best_index = i;
+          }
+        }
+      } else {
+        int64_t best = int_min(t) - 1;
+        for (int64_t i = 0; i < sp.size; ++i) {
+          const int64_t v = read_int(x, (a * sp.size + i) * sp.inner + c);
+          if (v > best) best = v, best_index = i;
+        }
+      }
+      out.data<int32_t>()[static_cast<size_t>(a * sp.inner + c)] = static_cast<int32_t>(best_index);
+    }
+  }
+  return single(std::move(out));
+}
+
+}  // namespace
+
+OpTable tosa_data_ops() {
+  return {{"RESHAPE", reshape}, {"TRANSPOSE", transpose}, {"CONCAT", concat},         {"SLICE", slice},
+          {"PAD", pad},         {"TILE", tile},           {"REDUCE_SUM", reduce},     {"REDUCE_MAX", reduce},
+          {"ARGMAX", argmax}};
+}
+
+}  // namespace univk::reference::detail

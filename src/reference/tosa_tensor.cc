@@ -1,0 +1,302 @@
+// TOSA 1.0 tensor operators on NHWC: AVG_POOL2D, MAX_POOL2D, CONV2D (weight OHWI),
+// DEPTHWISE_CONV2D (weight [KH,KW,C,M]) and MATMUL ([N,H,C] x [N,C,W]). fp32, and int8 (int16
+// for pools) with int32 accumulation and zero points.
+#include <algorithm>
+#include <cmath>
+
+#include "tosa_common.h"
+
+namespace univk::reference::detail {
+namespace {
+
+int64_t clz32(uint32_t v) { return v == 0 ? 32 : __builtin_clz(v); }
+
+struct Window {
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+};
+
+Result<std::vector<int64_t>> int_list(const Attributes& attrs, const std::string& name, size_t count,
+                                      std::vector<int64_t> fallback, int64_t min_value) {
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> v, attrs.get_ints_or(name, std::move(fallback)));
+  if (v.size() != count) {
+    return invalid_argument("attribute '" + name + "' has " + std::to_string(v.size()) + " values, expected " +
+                            std::to_string(count));
+  }
+  for (int64_t x : v) {
+    if (x < min_value) {
+      return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " below " +
+                              std::to_string(min_value));
+    }
+  }
+  return v;
+}
+
+// Output size per the spec's idiv_check: the division must be exact.
+Result<int64_t> exact_out(int64_t in, int64_t pad, int64_t eff_kernel, int64_t stride, const char* axis) {
+  const int64_t span = in - 1 + pad - (eff_kernel - 1);
+  if (span < 0) return invalid_argument(std::string("kernel does not fit the padded input along ") + axis);
+  if (span % stride != 0) {
+    return invalid_argument(std::string("output ") + axis + " is not an exact division: (" + std::to_string(span) +
+                            ") / stride " + std::to_string(stride));
+  }
+  return span / stride + 1;
+}
+
+Result<Window> pool_window(const Attributes& attrs) {
+  Window w;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, int_list(attrs, "kernel", 2, {}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> s, int_list(attrs, "stride", 2, {}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> p, int_list(attrs, "pad", 4, {0, 0, 0, 0}, 0));
+  w.kh = k[0], w.kw = k[1], w.sh = s[0], w.sw = s[1], w.pt = p[0], w.pb = p[1], w.pl = p[2], w.pr = p[3];
+  if (w.pt >= w.kh || w.pb >= w.kh || w.pl >= w.kw || w.pr >= w.kw) {
+    return invalid_argument("attribute 'pad' must be smaller than the kernel in each dimension");
+  }
+  return w;
+}
+
+Status check_nhwc(const HostTensor& t, const char* what) {
+  if (t.shape().rank() != 4) {
+    return invalid_argument(std::string(what) + " shape " + t.shape().to_string() + " must be 4-d NHWC");
+  }
+  return ok_status();
+}
+
+Result<Tensors> pool(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  const HostTensor& x = inputs[0];
+  UNIVK_RETURN_IF_ERROR(check_nhwc(x, "input"));
+  const DType t = x.dtype();
+  if (t != DType::kFloat32 && t != DType::kInt8 && t != DType::kInt16) {
+    return unsupported("dtype " + std::string(dtype_name(t)) + " (float32, int8, int16 only)");
+  }
+  const bool avg = op == "AVG_POOL2D";
+  UNIVK_ASSIGN_OR_RETURN(Window w, pool_window(attrs));
+  int64_t in_zp = 0, out_zp = 0;
+  bool ignore = false;
+  if (avg) {
+    UNIVK_ASSIGN_OR_RETURN(int64_t acc_type, attrs.get_int_or("acc_type", t == DType::kFloat32 ? 3 : 1));
+    if ((t == DType::kFloat32 && acc_type != 3) || (t != DType::kFloat32 && acc_type != 1)) {
+      return invalid_argument("attribute 'acc_type'=" + std::to_string(acc_type) + " is not valid for " +
+                              std::string(dtype_name(t)) + " (FP32=3 for float32, INT32=1 for integers)");
+    }
+    UNIVK_ASSIGN_OR_RETURN(in_zp, zero_point(attrs, "input_zp", t));
+    UNIVK_ASSIGN_OR_RETURN(out_zp, zero_point(attrs, "output_zp", t));
+    if (t == DType::kInt16 && (in_zp != 0 || out_zp != 0)) return invalid_argument("int16 zero points must be 0");
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(ignore, nan_ignore(attrs));
+  }
+  const int64_t n = x.shape()[0], ih = x.shape()[1], iw = x.shape()[2], c = x.shape()[3];
+  UNIVK_ASSIGN_OR_RETURN(int64_t oh, exact_out(ih, w.pt + w.pb, w.kh, w.sh, "height"));
+  UNIVK_ASSIGN_OR_RETURN(int64_t ow, exact_out(iw, w.pl + w.pr, w.kw, w.sw, "width"));
+  HostTensor out(t, Shape{n, oh, ow, c});
+  const bool is_float = t == DType::kFloat32;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t xo = 0; xo < ow; ++xo) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          double fsum = 0.0;
+          float fmax = -INFINITY;
+          bool any_number = false, any_nan = false;
+          int64_t isum = 0, imax = int_min(t), count = 0;
+          for (int64_t i = 0; i < w.kh; ++i) {
+            const int64_t yy = y * w.sh - w.pt + i;
+            if (yy < 0 || yy >= ih) continue;  // padding: not read, not counted
+            for (int64_t j = 0; j < w.kw; ++j) {
+              const int64_t xx = xo * w.sw - w.pl + j;
+              if (xx < 0 || xx >= iw) continue;
+              const int64_t idx = ((b * ih + yy) * iw + xx) * c + ch;
+              ++count;
+              if (is_float) {
+                const float v = x.data<float>()[static_cast<size_t>(idx)];
+                fsum += v;
+                if (std::isnan(v)) {
+                  any_nan = true;
+                } else if (!any_number || v > fmax) {
+                  fmax = v;
+                  any_number = true;
+                }
+              } else {
+                const int64_t v = read_int(x, idx);
+                isum += v - in_zp;
+                imax = std::max(imax, v);
+              }
+            }
+          }
+          const int64_t o = ((b * oh + y) * ow + xo) * c + ch;
+          if (is_float && avg) {
+            out.data<float>()[static_cast<size_t>(o)] = static_cast<float>(fsum / static_cast<double>(count));
+          } else if (is_float) {
+            // PROPAGATE: NaN if any tap is NaN; IGNORE: NaN only if every tap is.
+            out.data<float>()[static_cast<size_t>(o)] = ((any_nan && !ignore) || !any_number) ? NAN : fmax;
+          } else if (avg) {
+            // Integer division by count through the spec's reciprocal_scale.
+            const int64_t k = 32 - clz32(static_cast<uint32_t>(count - 1));
+            const int64_t mult = (((int64_t{1} << 30) + 1) << k) / count;
+            UNIVK_ASSIGN_OR_RETURN(int64_t v, apply_scale_32(isum, mult, 30 + k, false));
+            write_int(out, o, std::clamp(v + out_zp, int_min(t), int_max(t)));
+          } else {
+            write_int(out, o, imax);
+          }
+        }
+      }
+    }
+  }
+  return single(std::move(out));
+}
+
+struct ConvParams {
+  int64_t sh, sw, dh, dw, pt, pb, pl, pr;
+  int64_t in_zp, w_zp;
+  bool is_int;
+};
+
+Result<ConvParams> conv_params(const Attributes& attrs, const HostTensor& x, const HostTensor& weight) {
+  ConvParams p{};
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, int_list(attrs, "pad", 4, {0, 0, 0, 0}, 0));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, int_list(attrs, "stride", 2, {1, 1}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, int_list(attrs, "dilation", 2, {1, 1}, 1));
+  p.pt = pad[0], p.pb = pad[1], p.pl = pad[2], p.pr = pad[3];
+  p.sh = stride[0], p.sw = stride[1], p.dh = dil[0], p.dw = dil[1];
+  if (x.dtype() == DType::kFloat32 && weight.dtype() == DType::kFloat32) {
+    p.is_int = false;
+  } else if (x.dtype() == DType::kInt8 && weight.dtype() == DType::kInt8) {
+    p.is_int = true;
+  } else {
+    return unsupported("input/weight dtypes " + std::string(dtype_name(x.dtype())) + "/" +
+                       std::string(dtype_name(weight.dtype())) + " (float32/float32 or int8/int8 only)");
+  }
+  UNIVK_ASSIGN_OR_RETURN(int64_t acc_type, attrs.get_int_or("acc_type", p.is_int ? 1 : 3));
+  if (acc_type != (p.is_int ? 1 : 3)) {
+    return invalid_argument("attribute 'acc_type'=" + std::to_string(acc_type) + " is not valid for these dtypes");
+  }
+  UNIVK_ASSIGN_OR_RETURN(p.in_zp, zero_point(attrs, "input_zp", x.dtype()));
+  UNIVK_ASSIGN_OR_RETURN(p.w_zp, zero_point(attrs, "weight_zp", weight.dtype()));
+  return p;
+}
+
+// Reads the optional bias (absent = zeros) with BC = out_channels or 1.
+Result<std::vector<double>> bias_values(Inputs inputs, int64_t out_channels, bool is_int) {
+  std::vector<double> bias(static_cast<size_t>(out_channels), 0.0);
+  if (inputs.size() < 3) return bias;
+  const HostTensor& b = inputs[2];
+  const DType want = is_int ? DType::kInt32 : DType::kFloat32;
+  if (b.dtype() != want) return invalid_argument("bias dtype must be " + std::string(dtype_name(want)));
+  if (b.shape().rank() != 1 || (b.shape()[0] != out_channels && b.shape()[0] != 1)) {
+    return invalid_argument("bias shape " + b.shape().to_string() + " must be [" + std::to_string(out_channels) +
+                            "] or [1]");
+  }
+  for (int64_t i = 0; i < out_channels; ++i) {
+    const int64_t src = b.shape()[0] == 1 ? 0 : i;
+    bias[static_cast<size_t>(i)] = is_int ? static_cast<double>(read_int(b, src)) : b.data<float>()[src];
+  }
+  return bias;
+}
+
+Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 3));
+  const HostTensor& x = inputs[0];
+  const HostTensor& weight = inputs[1];
+  UNIVK_RETURN_IF_ERROR(check_nhwc(x, "input"));
+  if (weight.shape().rank() != 4) return invalid_argument("weight shape " + weight.shape().to_string() + " must be 4-d");
+  UNIVK_ASSIGN_OR_RETURN(ConvParams p, conv_params(attrs, x, weight));
+  const bool depthwise = op == "DEPTHWISE_CONV2D";
+  const int64_t n = x.shape()[0], ih = x.shape()[1], iw = x.shape()[2], ic = x.shape()[3];
+  // CONV2D weight [OC,KH,KW,IC]; DEPTHWISE_CONV2D weight [KH,KW,C,M], out channel = c*M + m.
+  const Shape& ws = weight.shape();
+  const int64_t kh = depthwise ? ws[0] : ws[1], kw = depthwise ? ws[1] : ws[2];
+  const int64_t wc = depthwise ? ws[2] : ws[3];
+  const int64_t mult = depthwise ? ws[3] : 1;
+  const int64_t oc = depthwise ? ic * mult : ws[0];
+  if (wc != ic) {
+    return invalid_argument("weight shape " + ws.to_string() + " has " + std::to_string(wc) +
+                            " input channels, input has " + std::to_string(ic));
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<double> bias, bias_values(inputs, oc, p.is_int));
+  UNIVK_ASSIGN_OR_RETURN(int64_t oh, exact_out(ih, p.pt + p.pb, (kh - 1) * p.dh + 1, p.sh, "height"));
+  UNIVK_ASSIGN_OR_RETURN(int64_t ow, exact_out(iw, p.pl + p.pr, (kw - 1) * p.dw + 1, p.sw, "width"));
+  HostTensor out(p.is_int ? DType::kInt32 : DType::kFloat32, Shape{n, oh, ow, oc});
+  auto in_at = [&](int64_t b, int64_t yy, int64_t xx, int64_t ch) -> double {
+    const int64_t idx = ((b * ih + yy) * iw + xx) * ic + ch;
+    return p.is_int ? static_cast<double>(read_int(x, idx) - p.in_zp) : x.data<float>()[static_cast<size_t>(idx)];
+  };
+  auto w_at = [&](int64_t idx) -> double {
+    return p.is_int ? static_cast<double>(read_int(weight, idx) - p.w_zp) : weight.data<float>()[static_cast<size_t>(idx)];
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t xo = 0; xo < ow; ++xo) {
+        for (int64_t f = 0; f < oc; ++f) {
+          // int8 products summed in double are exact for any realistic tensor (< 2^53).
+          double acc = 0.0;
+          for (int64_t i = 0; i < kh; ++i) {
+            const int64_t yy = y * p.sh - p.pt + i * p.dh;
+            if (yy < 0 || yy >= ih) continue;
+            for (int64_t j = 0; j < kw; ++j) {
+              const int64_t xx = xo * p.sw - p.pl + j * p.dw;
+              if (xx < 0 || xx >= iw) continue;
+              if (depthwise) {
+                const int64_t ch = f / mult, m = f % mult;
+                acc += in_at(b, yy, xx, ch) * w_at(((i * kw + j) * ic + ch) * mult + m);
+              } else {
+                for (int64_t ch = 0; ch < ic; ++ch) acc += in_at(b, yy, xx, ch) * w_at(((f * kh + i) * kw + j) * ic + ch);
+              }
+            }
+          }
+          acc += bias[static_cast<size_t>(f)];
+          const int64_t o = ((b * oh + y) * ow + xo) * oc + f;
+          if (p.is_int) write_int(out, o, static_cast<int64_t>(acc));
+          else out.data<float>()[static_cast<size_t>(o)] = static_cast<float>(acc);
+        }
+      }
+    }
+  }
+  return single(std::move(out));
+}
+
+Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
+  const HostTensor& a = inputs[0];
+  const HostTensor& b = inputs[1];
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  if (sa.rank() != 3 || sb.rank() != 3 || sa[0] != sb[0] || sa[2] != sb[1]) {
+    return invalid_argument("A " + sa.to_string() + " and B " + sb.to_string() + " must be [N,H,C] and [N,C,W]");
+  }
+  bool is_int;
+  if (a.dtype() == DType::kFloat32 && b.dtype() == DType::kFloat32) is_int = false;
+  else if (a.dtype() == DType::kInt8 && b.dtype() == DType::kInt8) is_int = true;
+  else return unsupported("A/B dtypes must be float32/float32 or int8/int8");
+  UNIVK_ASSIGN_OR_RETURN(int64_t a_zp, zero_point(attrs, "a_zp", a.dtype()));
+  UNIVK_ASSIGN_OR_RETURN(int64_t b_zp, zero_point(attrs, "b_zp", b.dtype()));
+  const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
+  HostTensor out(is_int ? DType::kInt32 : DType::kFloat32, Shape{n, h, w});
+  for (int64_t bi = 0; bi < n; ++bi) {
+    for (int64_t i = 0; i < h; ++i) {
+      for (int64_t j = 0; j < w; ++j) {
+        const int64_t o = (bi * h + i) * w + j;
+        if (is_int) {
+          int64_t acc = 0;
+          for (int64_t k = 0; k < c; ++k) {
+            acc += (read_int(a, (bi * h + i) * c + k) - a_zp) * (read_int(b, (bi * c + k) * w + j) - b_zp);
+          }
+          write_int(out, o, acc);
+        } else {
+          float acc = 0.0f;
+          for (int64_t k = 0; k < c; ++k) acc += a.data<float>()[(bi * h + i) * c + k] * b.data<float>()[(bi * c + k) * w + j];
+          out.data<float>()[static_cast<size_t>(o)] = acc;
+        }
+      }
+    }
+  }
+  return single(std::move(out));
+}
+
+}  // namespace
+
+OpTable tosa_tensor_ops() {
+  return {{"AVG_POOL2D", pool}, {"MAX_POOL2D", pool}, {"CONV2D", conv}, {"DEPTHWISE_CONV2D", conv},
+          {"MATMUL", matmul}};
+}
+
+}  // namespace univk::reference::detail
