@@ -1,0 +1,82 @@
+// Helpers shared by the reference kernel tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "univk/reference/kernels.h"
+
+namespace univk::reference::testing {
+
+inline HostTensor tensor(Shape shape, std::vector<float> values) {
+  return HostTensor::from_floats(std::move(shape), values);
+}
+
+template <typename T>
+HostTensor typed(DType dtype, Shape shape, std::vector<T> values) {
+  HostTensor t(dtype, std::move(shape));
+  auto d = t.data<T>();
+  for (size_t i = 0; i < values.size() && i < d.size(); ++i) d[i] = values[i];
+  return t;
+}
+
+inline HostTensor random_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  HostTensor t(DType::kFloat32, std::move(shape));
+  for (float& v : t.data<float>()) v = dist(rng);
+  return t;
+}
+
+// Runs a single-output op; fails the test (and returns an empty tensor) on error.
+inline HostTensor run1(std::string_view op, const Attributes& attrs, std::vector<HostTensor> inputs) {
+  auto r = run_op(op, attrs, inputs);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  if (!r.ok() || r->size() != 1) return HostTensor();
+  return std::move((*r)[0]);
+}
+
+inline HostTensor tosa1(std::string_view op, const Attributes& attrs, std::vector<HostTensor> inputs) {
+  auto r = run_tosa(op, attrs, inputs);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  if (!r.ok() || r->size() != 1) return HostTensor();
+  return std::move((*r)[0]);
+}
+
+inline std::vector<float> values(const HostTensor& t) {
+  auto d = t.data<float>();
+  return {d.begin(), d.end()};
+}
+
+template <typename T>
+std::vector<T> typed_values(const HostTensor& t) {
+  auto d = t.data<T>();
+  return {d.begin(), d.end()};
+}
+
+inline void expect_near(const HostTensor& got, const HostTensor& want, float tol) {
+  ASSERT_EQ(got.shape(), want.shape()) << got.describe() << " vs " << want.describe();
+  auto g = got.data<float>();
+  auto w = want.data<float>();
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (std::isnan(w[i])) {
+      EXPECT_TRUE(std::isnan(g[i])) << "element " << i;
+    } else {
+      EXPECT_NEAR(g[i], w[i], tol * (1.0f + std::fabs(w[i]))) << "element " << i;
+    }
+  }
+}
+
+inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+
+using I = std::vector<int64_t>;
+
+}  // namespace univk::reference::testing
