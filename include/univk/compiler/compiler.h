@@ -1,0 +1,48 @@
+// The compiler's entry point: partition a Graph across backends, lower each partition to its
+// backend's payload and write a univk program (.uvk) with one method.
+//
+//   univk::compiler::Graph g;                       // built by hand or by the Python exporter
+//   univk::compiler::CompileOptions options;
+//   options.partition.order = {"VgfBackend", "VulkanBackend"};
+//   options.partition.pins["sigmoid"] = "VulkanBackend";
+//   UNIVK_ASSIGN_OR_RETURN(auto compiled, univk::compiler::compile_program(g, options));
+//   UNIVK_RETURN_IF_ERROR(univk::write_file("model.uvk", compiled.bytes));
+//
+// Ownership: compile_program borrows the graph and returns new bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/compiler/graph.h"
+#include "univk/compiler/partitioner.h"
+
+namespace univk::compiler {
+
+// The backends the compiler lowers to: VgfBackend (vgf_supports) and VulkanBackend
+// (vulkan_supports).
+std::vector<BackendClaim> builtin_claims();
+
+struct CompileOptions {
+  PartitionOptions partition;
+  std::string method_name = "forward";
+};
+
+// One instruction of the compiled method, for reports ("VgfBackend: avg_pool2d").
+struct CompiledCall {
+  std::string backend;  // backend id, or kCpuBackend for a CPU kernel call
+  std::vector<std::string> nodes;  // node names, in order
+  size_t payload_bytes = 0;
+};
+
+struct CompiledProgram {
+  std::vector<uint8_t> bytes;  // the .uvk file
+  PartitionResult partition;
+  std::vector<CompiledCall> calls;  // in method order
+};
+
+Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions& options = {});
+
+}  // namespace univk::compiler

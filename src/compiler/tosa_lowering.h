@@ -1,0 +1,107 @@
+// Internal: lowering of graph IR nodes (PyTorch semantics, NCHW) to TOSA 1.0 operators (NHWC).
+//
+// Layout: every IR value may exist in the TOSA graph in two layouts, "natural" (PyTorch's
+// dimension order) and, for rank-4 values, NHWC. Layout-sensitive operators (pools,
+// convolutions) read NHWC; shape operators (reshape, permute, matmul) read natural values; the
+// others work in whichever layout their operands already have. A TRANSPOSE is added, once per
+// value and layout, only where a value is needed in a layout it does not exist in yet. Partition
+// inputs and outputs are natural, so the VGF boundary carries explicit TRANSPOSEs.
+//
+// Constants: IR constants (and tensors derived from them at compile time, e.g. transposed
+// weights) become inline SPIR-V constants up to kMaxInlineConstantElements elements and graph
+// constants (VGF constants section) above that.
+//
+// Ownership: the TosaLowering borrows the Graph (which must outlive it) and owns the TosaGraph
+// it builds.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/compiler/graph.h"
+#include "univk/spirv/tosa_graph.h"
+
+namespace univk::compiler::detail {
+
+inline constexpr int64_t kMaxInlineConstantElements = 16;
+
+enum class Layout { kNatural, kNhwc };
+
+class TosaLowering {
+ public:
+  explicit TosaLowering(const Graph& graph) : graph_(graph) {}
+
+  // Declares `value` as graph input number `binding` (set 0), in natural layout.
+  void add_input(ValueId value, uint32_t binding);
+  // Lowers one node (its inputs must be inputs, constants or lowered nodes).
+  Status lower_node(const Node& node);
+  // Makes `value` a graph output (natural layout) at `binding` of set 0.
+  Status add_output(ValueId value, uint32_t binding);
+
+  spirv::TosaGraph& tosa() { return tosa_; }
+
+ private:
+  using TosaId = spirv::ValueId;
+
+  // The TOSA value of an IR value in a layout (adding a TRANSPOSE or constant when needed).
+  Result<TosaId> get(ValueId value, Layout layout);
+  bool has(ValueId value, Layout layout) const;
+  // NHWC when the value is rank 4 and already exists as NHWC, else natural.
+  Layout preferred_layout(ValueId value) const;
+  void set(ValueId value, Layout layout, TosaId id);
+
+  // A constant tensor (fp32 or other dtype), inline or as a graph constant.
+  TosaId constant(const HostTensor& tensor);
+  TosaId scalar_constant(float value, size_t rank);
+
+  TosaId op(spirv::TosaOp op, std::vector<TosaId> inputs, Attributes attrs, std::vector<int64_t> shape,
+            DType dtype = DType::kFloat32);
+  const std::vector<int64_t>& shape_of(TosaId id) const { return tosa_.values[id].type.shape; }
+  TosaId transpose(TosaId input, const std::vector<int64_t>& perms);
+  TosaId reshape(TosaId input, std::vector<int64_t> shape);
+
+  // Operator families (tosa_lowering_ops.cc).
+  Status lower_unary(const Node& node);
+  Status lower_binary(const Node& node);
+  Status lower_pool(const Node& node);
+  Status lower_adaptive_avg_pool(const Node& node);
+  Status lower_conv2d(const Node& node);
+  Status lower_linear(const Node& node);
+  Status lower_matmul(const Node& node);
+  Status lower_reduce(const Node& node);
+  Status lower_batch_norm(const Node& node);
+  Status lower_reshape(const Node& node);
+  Status lower_permute(const Node& node);
+  Status lower_cat(const Node& node);
+  Status lower_slice(const Node& node);
+
+  // Elementwise helpers: an operand brought to the output's rank and layout.
+  Result<TosaId> operand(ValueId value, size_t rank, Layout layout);
+  Result<TosaId> apply_unary(const std::string& op, const Attributes& attrs, TosaId x, const std::vector<int64_t>& shape);
+  // Pool/convolution input in NHWC with the bottom/right padding adjusted so that TOSA's exact
+  // output size rule gives `out_h`/`out_w` (cropping the input where PyTorch's floor drops rows).
+  struct Window {
+    int64_t kernel, stride, dilation, pad_before, pad_after;
+  };
+  Result<TosaId> fit_windows(TosaId nhwc, Window& h, Window& w, int64_t out_h, int64_t out_w, bool allow_extra_pad);
+
+  const Graph& graph_;
+  spirv::TosaGraph tosa_;
+  std::map<ValueId, TosaId> natural_;
+  std::map<ValueId, TosaId> nhwc_;
+  uint32_t next_graph_constant_ = 0;
+};
+
+// A copy of `tensor` with its dims permuted (out dim i = in dim perms[i]); any dtype.
+HostTensor permute_tensor(const HostTensor& tensor, const std::vector<int64_t>& perms);
+std::vector<int64_t> permuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perms);
+
+// NCHW <-> NHWC permutations.
+inline const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+inline const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
+
+}  // namespace univk::compiler::detail

@@ -1,0 +1,589 @@
+// Per-operator lowerings of TosaLowering (see tosa_lowering.h for the layout rules).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tosa_lowering.h"
+
+namespace univk::compiler::detail {
+namespace {
+
+using spirv::TosaOp;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Attributes nan_propagate() {
+  Attributes a;
+  a.set("nan_mode", spirv::kNanPropagate);
+  return a;
+}
+
+Attributes clamp_attrs(double lo, double hi) {
+  Attributes a = nan_propagate();
+  a.set("min_val", lo);
+  a.set("max_val", hi);
+  return a;
+}
+
+Attributes mul_attrs() {
+  Attributes a;
+  a.set("shift", int64_t{0});
+  return a;
+}
+
+// Natural dim `d` of a rank-4 value -> its axis in NHWC.
+int64_t nhwc_axis(int64_t d) {
+  static const int64_t kAxis[4] = {0, 3, 1, 2};
+  return kAxis[d];
+}
+
+Result<int64_t> wrap(int64_t dim, size_t rank, const char* what) {
+  const int64_t r = static_cast<int64_t>(std::max<size_t>(rank, 1));
+  if (dim < -r || dim >= r) {
+    return invalid_argument(std::string(what) + " " + std::to_string(dim) + " out of range for rank " +
+                            std::to_string(rank));
+  }
+  return dim < 0 ? dim + r : dim;
+}
+
+int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= dims[i];
+  return p;
+}
+
+std::vector<int64_t> in_layout(const std::vector<int64_t>& natural, Layout layout) {
+  return layout == Layout::kNhwc ? permuted(natural, kToNhwc) : natural;
+}
+
+}  // namespace
+
+Result<TosaLowering::TosaId> TosaLowering::operand(ValueId value, size_t rank, Layout layout) {
+  const Value& v = graph_.value(value);
+  if (v.shape.rank() == rank) return get(value, layout);
+  if (v.shape.rank() > rank) return internal_error("operand rank above the result rank");
+  std::vector<int64_t> dims(rank - v.shape.rank(), 1);
+  dims.insert(dims.end(), v.shape.dims().begin(), v.shape.dims().end());
+  if (v.kind == ValueKind::kConstant) {
+    UNIVK_ASSIGN_OR_RETURN(HostTensor t, v.constant->reshaped(Shape(dims)));
+    return constant(layout == Layout::kNhwc ? permute_tensor(t, kToNhwc) : t);
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(value, Layout::kNatural));
+  TosaId r = reshape(x, dims);
+  return layout == Layout::kNhwc ? transpose(r, kToNhwc) : r;
+}
+
+Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, const Attributes& attrs, TosaId x,
+                                                       const std::vector<int64_t>& shape) {
+  const size_t rank = shape.size();
+  auto simple = [&](TosaOp t) { return op(t, {x}, {}, shape); };
+  if (o == "sigmoid") return simple(TosaOp::kSigmoid);
+  if (o == "tanh") return simple(TosaOp::kTanh);
+  if (o == "exp") return simple(TosaOp::kExp);
+  if (o == "log") return simple(TosaOp::kLog);
+  if (o == "abs") return simple(TosaOp::kAbs);
+  if (o == "reciprocal") return simple(TosaOp::kReciprocal);
+  if (o == "rsqrt") return simple(TosaOp::kRsqrt);
+  if (o == "sqrt") return op(TosaOp::kReciprocal, {simple(TosaOp::kRsqrt)}, {}, shape);
+  if (o == "neg") {
+    Attributes a;
+    a.set("input1_zp", 0.0);
+    a.set("output_zp", 0.0);
+    return op(TosaOp::kNegate, {x}, std::move(a), shape);
+  }
+  if (o == "relu") return op(TosaOp::kClamp, {x}, clamp_attrs(0.0, kInf), shape);
+  if (o == "relu6") return op(TosaOp::kClamp, {x}, clamp_attrs(0.0, 6.0), shape);
+  if (o == "hardtanh") {
+    UNIVK_ASSIGN_OR_RETURN(double lo, attrs.get_float_or("min_val", -1.0));
+    UNIVK_ASSIGN_OR_RETURN(double hi, attrs.get_float_or("max_val", 1.0));
+    return op(TosaOp::kClamp, {x}, clamp_attrs(lo, hi), shape);
+  }
+  if (o == "clamp") {
+    if (!attrs.has("min") && !attrs.has("max")) return invalid_argument("clamp needs 'min' or 'max'");
+    UNIVK_ASSIGN_OR_RETURN(double lo, attrs.get_float_or("min", -kInf));
+    UNIVK_ASSIGN_OR_RETURN(double hi, attrs.get_float_or("max", kInf));
+    return op(TosaOp::kClamp, {x}, clamp_attrs(lo, hi), shape);
+  }
+  if (o == "silu") return op(TosaOp::kMul, {x, simple(TosaOp::kSigmoid)}, mul_attrs(), shape);
+  if (o == "hardsigmoid" || o == "hardswish") {
+    TosaId shifted = op(TosaOp::kAdd, {x, scalar_constant(3.0f, rank)}, {}, shape);
+    TosaId clamped = op(TosaOp::kClamp, {shifted}, clamp_attrs(0.0, 6.0), shape);
+    TosaId hs = op(TosaOp::kMul, {clamped, scalar_constant(1.0f / 6.0f, rank)}, mul_attrs(), shape);
+    if (o == "hardsigmoid") return hs;
+    return op(TosaOp::kMul, {x, hs}, mul_attrs(), shape);
+  }
+  if (o == "gelu") {
+    std::string approximate = "none";
+    if (attrs.has("approximate")) {
+      UNIVK_ASSIGN_OR_RETURN(approximate, attrs.get_string("approximate"));
+    }
+    if (approximate != "none") return unsupported("gelu with approximate='" + approximate + "'");
+    TosaId scaled = op(TosaOp::kMul, {x, scalar_constant(0.70710678118654752f, rank)}, mul_attrs(), shape);
+    TosaId erf = op(TosaOp::kErf, {scaled}, {}, shape);
+    TosaId one_plus = op(TosaOp::kAdd, {erf, scalar_constant(1.0f, rank)}, {}, shape);
+    TosaId half_x = op(TosaOp::kMul, {x, scalar_constant(0.5f, rank)}, mul_attrs(), shape);
+    return op(TosaOp::kMul, {half_x, one_plus}, mul_attrs(), shape);
+  }
+  return unsupported("unary op '" + o + "'");
+}
+
+Status TosaLowering::lower_unary(const Node& node) {
+  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  const ValueId in = node.inputs[0];
+  const Layout layout = preferred_layout(in);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+  const std::vector<int64_t> shape = shape_of(x);
+  UNIVK_ASSIGN_OR_RETURN(TosaId y, apply_unary(node.op, node.attrs, x, shape));
+  set(node.outputs[0], layout, y);
+  return ok_status();
+}
+
+Status TosaLowering::lower_binary(const Node& node) {
+  const Value& out = graph_.value(node.outputs[0]);
+  const size_t rank = out.shape.rank();
+  if (node.inputs.empty() || node.inputs.size() > 2) return invalid_argument(node.op + " takes one or two tensor inputs");
+  if (node.inputs.size() == 1 && !node.attrs.has("other")) {
+    return invalid_argument(node.op + " with one tensor input needs the scalar attribute 'other'");
+  }
+  Layout layout = Layout::kNatural;
+  if (rank == 4) {
+    for (ValueId in : node.inputs) {
+      if (graph_.value(in).shape.rank() == 4 && has(in, Layout::kNhwc)) layout = Layout::kNhwc;
+    }
+  }
+  const std::vector<int64_t> shape = in_layout(out.shape.dims(), layout);
+  double alpha = 1.0;
+  if (node.op == "add" || node.op == "sub") {
+    UNIVK_ASSIGN_OR_RETURN(alpha, node.attrs.get_float_or("alpha", 1.0));
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId a, operand(node.inputs[0], rank, layout));
+  TosaId b;
+  bool b_is_scalar = false;
+  double scalar = 0.0;
+  if (node.inputs.size() == 2) {
+    UNIVK_ASSIGN_OR_RETURN(b, operand(node.inputs[1], rank, layout));
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(scalar, node.attrs.get_float("other"));
+    UNIVK_ASSIGN_OR_RETURN(bool scalar_first, node.attrs.get_bool_or("scalar_first", false));
+    if (scalar_first) {
+      // other (op) x: the scalar is the first operand.
+      b = a;
+      a = scalar_constant(static_cast<float>(scalar), rank);
+    } else {
+      b_is_scalar = true;
+    }
+  }
+  if (b_is_scalar) {
+    if (node.op == "div") scalar = 1.0 / scalar;
+    b = scalar_constant(static_cast<float>(scalar * alpha), rank);
+    alpha = 1.0;
+  }
+  if (alpha != 1.0) b = op(TosaOp::kMul, {b, scalar_constant(static_cast<float>(alpha), rank)}, mul_attrs(), shape_of(b));
+  TosaId y;
+  const std::string& o = node.op;
+  if (o == "add") y = op(TosaOp::kAdd, {a, b}, {}, shape);
+  else if (o == "sub") y = op(TosaOp::kSub, {a, b}, {}, shape);
+  else if (o == "mul") y = op(TosaOp::kMul, {a, b}, mul_attrs(), shape);
+  else if (o == "div") {
+    // b_is_scalar already holds 1/other; tensors divide as a * reciprocal(b).
+    TosaId r = b_is_scalar ? b : op(TosaOp::kReciprocal, {b}, {}, shape_of(b));
+    y = op(TosaOp::kMul, {a, r}, mul_attrs(), shape);
+  } else if (o == "maximum") y = op(TosaOp::kMaximum, {a, b}, nan_propagate(), shape);
+  else if (o == "minimum") y = op(TosaOp::kMinimum, {a, b}, nan_propagate(), shape);
+  else if (o == "pow") y = op(TosaOp::kPow, {a, b}, {}, shape);
+  else return unsupported("binary op '" + o + "'");
+  set(node.outputs[0], layout, y);
+  return ok_status();
+}
+
+Result<TosaLowering::TosaId> TosaLowering::fit_windows(TosaId x, Window& h, Window& w, int64_t out_h, int64_t out_w,
+                                                       bool pool) {
+  std::vector<int64_t> dims = shape_of(x);
+  int64_t crop[2] = {0, 0};
+  Window* win[2] = {&h, &w};
+  const int64_t out[2] = {out_h, out_w};
+  for (int i = 0; i < 2; ++i) {
+    Window& wd = *win[i];
+    const int64_t in = dims[static_cast<size_t>(1 + i)];
+    const int64_t span = (out[i] - 1) * wd.stride + (wd.kernel - 1) * wd.dilation + 1;
+    int64_t after = span - in - wd.pad_before;
+    if (after < 0) {
+      crop[i] = -after;  // rows PyTorch's floor division never reads
+      after = 0;
+    }
+    wd.pad_after = after;
+    if (pool && (wd.pad_before >= wd.kernel || wd.pad_after >= wd.kernel)) {
+      return unsupported("padding " + std::to_string(std::max(wd.pad_before, wd.pad_after)) +
+                         " is not below the kernel size " + std::to_string(wd.kernel) + " (TOSA limit)");
+    }
+  }
+  if (crop[0] == 0 && crop[1] == 0) return x;
+  Attributes a;
+  a.set("start", std::vector<int64_t>{0, 0, 0, 0});
+  std::vector<int64_t> size = {dims[0], dims[1] - crop[0], dims[2] - crop[1], dims[3]};
+  a.set("size", size);
+  return op(TosaOp::kSlice, {x}, std::move(a), size);
+}
+
+Status TosaLowering::lower_pool(const Node& node) {
+  const bool avg = node.op == "avg_pool2d";
+  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  const Value& in = graph_.value(node.inputs[0]);
+  const Value& out = graph_.value(node.outputs[0]);
+  if (in.shape.rank() != 4) return unsupported(node.op + " on a rank-" + std::to_string(in.shape.rank()) + " input (only NCHW)");
+  const Attributes& at = node.attrs;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, at.ints_expanded("kernel_size", 2, {}));
+  std::vector<int64_t> s = k;
+  if (at.has("stride")) {
+    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> given, at.get_ints("stride"));
+    if (!given.empty()) {
+      UNIVK_ASSIGN_OR_RETURN(s, at.ints_expanded("stride", 2, {}));
+    }
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> p, at.ints_expanded("padding", 2, {0}));
+  if (!avg) {
+    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> d, at.ints_expanded("dilation", 2, {1}));
+    if (d[0] != 1 || d[1] != 1) return unsupported("max_pool2d with dilation != 1");
+  }
+  bool include_pad = false;
+  if (avg) {
+    UNIVK_ASSIGN_OR_RETURN(include_pad, at.get_bool_or("count_include_pad", true));
+    UNIVK_ASSIGN_OR_RETURN(int64_t divisor, at.get_int_or("divisor_override", 0));
+    if (divisor != 0) return unsupported("avg_pool2d with divisor_override");
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
+  Window h{k[0], s[0], 1, p[0], p[0]};
+  Window w{k[1], s[1], 1, p[1], p[1]};
+  if (include_pad && (p[0] > 0 || p[1] > 0)) {
+    // PyTorch counts the zero padding in the divisor; TOSA never does: pad explicitly.
+    Attributes pa;
+    pa.set("padding", std::vector<int64_t>{0, 0, p[0], p[0], p[1], p[1], 0, 0});
+    pa.set("pad_const", 0.0);
+    std::vector<int64_t> dims = shape_of(x);
+    dims[1] += 2 * p[0];
+    dims[2] += 2 * p[1];
+    x = op(TosaOp::kPad, {x}, std::move(pa), dims);
+    h.pad_before = h.pad_after = w.pad_before = w.pad_after = 0;
+  }
+  const std::vector<int64_t>& od = out.shape.dims();
+  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, od[2], od[3], true));
+  Attributes a;
+  a.set("kernel", std::vector<int64_t>{k[0], k[1]});
+  a.set("stride", std::vector<int64_t>{s[0], s[1]});
+  a.set("pad", std::vector<int64_t>{h.pad_before, h.pad_after, w.pad_before, w.pad_after});
+  if (avg) {
+    a.set("acc_type", spirv::kAccFp32);
+    a.set("input_zp", 0.0);
+    a.set("output_zp", 0.0);
+  } else {
+    a.set("nan_mode", spirv::kNanPropagate);
+  }
+  TosaId y = op(avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d, {x}, std::move(a), permuted(od, kToNhwc));
+  set(node.outputs[0], Layout::kNhwc, y);
+  return ok_status();
+}
+
+Status TosaLowering::lower_adaptive_avg_pool(const Node& node) {
+  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  const Value& in = graph_.value(node.inputs[0]);
+  const Value& out = graph_.value(node.outputs[0]);
+  if (in.shape.rank() != 4) return unsupported("adaptive_avg_pool2d on a rank-" + std::to_string(in.shape.rank()) + " input");
+  const int64_t ih = in.shape[2], iw = in.shape[3], oh = out.shape[2], ow = out.shape[3];
+  if (ih % oh != 0 || iw % ow != 0) {
+    return unsupported("adaptive_avg_pool2d from " + std::to_string(ih) + "x" + std::to_string(iw) + " to " +
+                       std::to_string(oh) + "x" + std::to_string(ow) + " (sizes must divide)");
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
+  Attributes a;
+  a.set("kernel", std::vector<int64_t>{ih / oh, iw / ow});
+  a.set("stride", std::vector<int64_t>{ih / oh, iw / ow});
+  a.set("pad", std::vector<int64_t>{0, 0, 0, 0});
+  a.set("acc_type", spirv::kAccFp32);
+  a.set("input_zp", 0.0);
+  a.set("output_zp", 0.0);
+  set(node.outputs[0], Layout::kNhwc, op(TosaOp::kAvgPool2d, {x}, std::move(a), permuted(out.shape.dims(), kToNhwc)));
+  return ok_status();
+}
+
+Status TosaLowering::lower_conv2d(const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs.size() > 3) return invalid_argument("conv2d takes 2 or 3 tensor inputs");
+  const Value& in = graph_.value(node.inputs[0]);
+  const Value& wv = graph_.value(node.inputs[1]);
+  const Value& out = graph_.value(node.outputs[0]);
+  if (in.shape.rank() != 4) return unsupported("conv2d on a rank-" + std::to_string(in.shape.rank()) + " input");
+  if (wv.kind != ValueKind::kConstant) return unsupported("conv2d with a weight that is not a constant");
+  if (wv.shape.rank() != 4) return invalid_argument("conv2d weight must be rank 4");
+  const Attributes& at = node.attrs;
+  UNIVK_ASSIGN_OR_RETURN(int64_t groups, at.get_int_or("groups", 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, at.ints_expanded("stride", 2, {1}));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, at.ints_expanded("dilation", 2, {1}));
+  const int64_t oc = wv.shape[0], kh = wv.shape[2], kw = wv.shape[3], ic = in.shape[1];
+  std::vector<int64_t> pad_before(2), pad_after(2);
+  if (auto mode = at.get_string("padding"); mode.ok()) {
+    if (*mode == "valid") {
+      pad_before = pad_after = {0, 0};
+    } else if (*mode == "same") {
+      const int64_t kk[2] = {kh, kw};
+      for (int i = 0; i < 2; ++i) {
+        const int64_t total = dil[static_cast<size_t>(i)] * (kk[i] - 1);
+        pad_before[static_cast<size_t>(i)] = total / 2;
+        pad_after[static_cast<size_t>(i)] = total - total / 2;
+      }
+    } else {
+      return unsupported("conv2d padding mode '" + *mode + "'");
+    }
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> p, at.ints_expanded("padding", 2, {0}));
+    pad_before = pad_after = p;
+  }
+  HostTensor weight;
+  TosaOp tosa_op;
+  if (groups == 1) {
+    weight = permute_tensor(*wv.constant, {0, 2, 3, 1});  // OIHW -> OHWI
+    tosa_op = TosaOp::kConv2d;
+  } else if (groups == ic && wv.shape[1] == 1 && oc % ic == 0) {
+    // [C*M,1,KH,KW] -> [C,M,KH,KW] -> HWCM
+    UNIVK_ASSIGN_OR_RETURN(HostTensor w4, wv.constant->reshaped(Shape{ic, oc / ic, kh, kw}));
+    weight = permute_tensor(w4, {2, 3, 0, 1});
+    tosa_op = TosaOp::kDepthwiseConv2d;
+  } else {
+    return unsupported("conv2d with groups=" + std::to_string(groups) + " (only 1 or depthwise)");
+  }
+  HostTensor bias(DType::kFloat32, Shape{oc});
+  if (node.inputs.size() == 3) {
+    const Value& bv = graph_.value(node.inputs[2]);
+    if (bv.kind != ValueKind::kConstant) return unsupported("conv2d with a bias that is not a constant");
+    if (bv.shape != Shape{oc}) return invalid_argument("conv2d bias shape " + bv.shape.to_string());
+    bias = *bv.constant;
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
+  Window h{kh, stride[0], dil[0], pad_before[0], pad_after[0]};
+  Window w{kw, stride[1], dil[1], pad_before[1], pad_after[1]};
+  const std::vector<int64_t>& od = out.shape.dims();
+  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, od[2], od[3], false));
+  Attributes a;
+  a.set("pad", std::vector<int64_t>{h.pad_before, h.pad_after, w.pad_before, w.pad_after});
+  a.set("stride", std::vector<int64_t>{stride[0], stride[1]});
+  a.set("dilation", std::vector<int64_t>{dil[0], dil[1]});
+  a.set("acc_type", spirv::kAccFp32);
+  a.set("local_bound", int64_t{0});
+  a.set("input_zp", 0.0);
+  a.set("weight_zp", 0.0);
+  TosaId y = op(tosa_op, {x, constant(weight), constant(bias)}, std::move(a), permuted(od, kToNhwc));
+  set(node.outputs[0], Layout::kNhwc, y);
+  return ok_status();
+}
+
+Status TosaLowering::lower_linear(const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs.size() > 3) return invalid_argument("linear takes 2 or 3 tensor inputs");
+  const Value& in = graph_.value(node.inputs[0]);
+  const Value& wv = graph_.value(node.inputs[1]);
+  const Value& out = graph_.value(node.outputs[0]);
+  if (wv.shape.rank() != 2 || in.shape.rank() < 1) return invalid_argument("linear weight must be rank 2");
+  const int64_t n_out = wv.shape[0], n_in = wv.shape[1];
+  const int64_t rows = in.shape.numel() / std::max<int64_t>(n_in, 1);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
+  TosaId a = reshape(x, {1, rows, n_in});
+  TosaId b;
+  if (wv.kind == ValueKind::kConstant) {
+    UNIVK_ASSIGN_OR_RETURN(HostTensor wt, permute_tensor(*wv.constant, {1, 0}).reshaped(Shape{1, n_in, n_out}));
+    b = constant(wt);
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(TosaId w, get(node.inputs[1], Layout::kNatural));
+    b = reshape(transpose(w, {1, 0}), {1, n_in, n_out});
+  }
+  Attributes ma;
+  ma.set("a_zp", 0.0);
+  ma.set("b_zp", 0.0);
+  TosaId y = op(TosaOp::kMatmul, {a, b}, std::move(ma), {1, rows, n_out});
+  if (node.inputs.size() == 3) {
+    UNIVK_ASSIGN_OR_RETURN(TosaId bias, operand(node.inputs[2], 3, Layout::kNatural));
+    y = op(TosaOp::kAdd, {y, bias}, {}, {1, rows, n_out});
+  }
+  set(node.outputs[0], Layout::kNatural, reshape(y, out.shape.dims()));
+  return ok_status();
+}
+
+Status TosaLowering::lower_matmul(const Node& node) {
+  if (node.inputs.size() != 2) return invalid_argument(node.op + " takes two tensor inputs");
+  const std::vector<int64_t>& ad = graph_.value(node.inputs[0]).shape.dims();
+  const std::vector<int64_t>& bd = graph_.value(node.inputs[1]).shape.dims();
+  const Value& out = graph_.value(node.outputs[0]);
+  if (ad.size() < 2 || bd.size() < 2) return unsupported(node.op + " with a rank-1 operand");
+  const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  std::vector<int64_t> a_shape, b_shape;
+  if (ad.size() == bd.size() && std::equal(ad.begin(), ad.end() - 2, bd.begin())) {
+    const int64_t batch = product(ad, 0, ad.size() - 2);
+    a_shape = {batch, m, k};
+    b_shape = {batch, k, n};
+  } else if (bd.size() == 2) {
+    a_shape = {1, product(ad, 0, ad.size() - 1), k};
+    b_shape = {1, k, n};
+  } else {
+    return unsupported(node.op + " with broadcast batch dimensions");
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId a, get(node.inputs[0], Layout::kNatural));
+  UNIVK_ASSIGN_OR_RETURN(TosaId b, get(node.inputs[1], Layout::kNatural));
+  Attributes ma;
+  ma.set("a_zp", 0.0);
+  ma.set("b_zp", 0.0);
+  TosaId y = op(TosaOp::kMatmul, {reshape(a, a_shape), reshape(b, b_shape)}, std::move(ma),
+                {a_shape[0], a_shape[1], n});
+  set(node.outputs[0], Layout::kNatural, reshape(y, out.shape.dims()));
+  return ok_status();
+}
+
+Status TosaLowering::lower_reduce(const Node& node) {
+  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  const ValueId in = node.inputs[0];
+  const size_t rank = graph_.value(in).shape.rank();
+  if (rank == 0) return unsupported(node.op + " of a scalar");
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.attrs.get_ints_or("dim", {}));
+  UNIVK_ASSIGN_OR_RETURN(bool keepdim, node.attrs.get_bool_or("keepdim", false));
+  if (dims.empty()) {
+    for (size_t d = 0; d < rank; ++d) dims.push_back(static_cast<int64_t>(d));
+  }
+  const Layout layout = preferred_layout(in);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+  std::vector<int64_t> shape = shape_of(x);
+  std::vector<bool> done(rank, false);
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    UNIVK_ASSIGN_OR_RETURN(int64_t nd, wrap(d, rank, "dim"));
+    if (done[static_cast<size_t>(nd)]) continue;
+    done[static_cast<size_t>(nd)] = true;
+    const int64_t axis = layout == Layout::kNhwc ? nhwc_axis(nd) : nd;
+    count *= shape[static_cast<size_t>(axis)];
+    shape[static_cast<size_t>(axis)] = 1;
+    Attributes a;
+    a.set("axis", axis);
+    x = op(TosaOp::kReduceSum, {x}, std::move(a), shape);
+  }
+  if (node.op == "mean") {
+    x = op(TosaOp::kMul, {x, scalar_constant(1.0f / static_cast<float>(count), rank)}, mul_attrs(), shape);
+  }
+  const ValueId result = node.outputs[0];
+  if (keepdim) {
+    set(result, layout, x);
+  } else {
+    TosaId natural = layout == Layout::kNhwc ? transpose(x, kToNchw) : x;
+    set(result, Layout::kNatural, reshape(natural, graph_.value(result).shape.dims()));
+  }
+  return ok_status();
+}
+
+Status TosaLowering::lower_batch_norm(const Node& node) {
+  if (node.inputs.size() != 5) return invalid_argument("batch_norm takes 5 tensor inputs");
+  const Value& in = graph_.value(node.inputs[0]);
+  if (in.shape.rank() < 2) return invalid_argument("batch_norm input needs at least 2 dims");
+  const int64_t c = in.shape[1];
+  const float* params[4];
+  for (size_t i = 1; i < 5; ++i) {
+    const Value& p = graph_.value(node.inputs[i]);
+    if (p.kind != ValueKind::kConstant) return unsupported("batch_norm with a parameter that is not a constant");
+    if (p.shape != Shape{c}) return invalid_argument("batch_norm parameter shape " + p.shape.to_string());
+    params[i - 1] = p.constant->data<float>().data();
+  }
+  UNIVK_ASSIGN_OR_RETURN(double eps, node.attrs.get_float_or("eps", 1e-5));
+  std::vector<int64_t> dims(in.shape.rank(), 1);
+  dims[1] = c;
+  HostTensor scale(DType::kFloat32, Shape(dims)), shift(DType::kFloat32, Shape(dims));
+  for (int64_t ch = 0; ch < c; ++ch) {
+    const float s = static_cast<float>(params[0][ch] / std::sqrt(static_cast<double>(params[3][ch]) + eps));
+    scale.data<float>()[static_cast<size_t>(ch)] = s;
+    shift.data<float>()[static_cast<size_t>(ch)] = params[1][ch] - params[2][ch] * s;
+  }
+  const Layout layout = preferred_layout(node.inputs[0]);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], layout));
+  const std::vector<int64_t> shape = shape_of(x);
+  auto laid_out = [&](const HostTensor& t) { return constant(layout == Layout::kNhwc ? permute_tensor(t, kToNhwc) : t); };
+  TosaId y = op(TosaOp::kMul, {x, laid_out(scale)}, mul_attrs(), shape);
+  y = op(TosaOp::kAdd, {y, laid_out(shift)}, {}, shape);
+  set(node.outputs[0], layout, y);
+  return ok_status();
+}
+
+Status TosaLowering::lower_reshape(const Node& node) {
+  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
+  set(node.outputs[0], Layout::kNatural, reshape(x, graph_.value(node.outputs[0]).shape.dims()));
+  return ok_status();
+}
+
+Status TosaLowering::lower_permute(const Node& node) {
+  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  const size_t rank = graph_.value(node.inputs[0]).shape.rank();
+  std::vector<int64_t> perms;
+  if (node.op == "permute") {
+    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.attrs.get_ints("dims"));
+    if (dims.size() != rank) return invalid_argument("permute dims must list " + std::to_string(rank) + " dims");
+    for (int64_t d : dims) {
+      UNIVK_ASSIGN_OR_RETURN(int64_t w, wrap(d, rank, "dim"));
+      perms.push_back(w);
+    }
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(int64_t d0, node.attrs.get_int("dim0"));
+    UNIVK_ASSIGN_OR_RETURN(int64_t d1, node.attrs.get_int("dim1"));
+    UNIVK_ASSIGN_OR_RETURN(d0, wrap(d0, rank, "dim0"));
+    UNIVK_ASSIGN_OR_RETURN(d1, wrap(d1, rank, "dim1"));
+    for (size_t i = 0; i < rank; ++i) perms.push_back(static_cast<int64_t>(i));
+    std::swap(perms[static_cast<size_t>(d0)], perms[static_cast<size_t>(d1)]);
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
+  set(node.outputs[0], Layout::kNatural, transpose(x, perms));
+  return ok_status();
+}
+
+Status TosaLowering::lower_cat(const Node& node) {
+  if (node.inputs.empty()) return invalid_argument("cat needs at least one input");
+  const Value& out = graph_.value(node.outputs[0]);
+  const size_t rank = out.shape.rank();
+  UNIVK_ASSIGN_OR_RETURN(int64_t dim, node.attrs.get_int_or("dim", 0));
+  UNIVK_ASSIGN_OR_RETURN(dim, wrap(dim, rank, "dim"));
+  Layout layout = rank == 4 ? Layout::kNhwc : Layout::kNatural;
+  for (ValueId in : node.inputs) {
+    const Value& v = graph_.value(in);
+    if (v.shape.rank() != rank) return unsupported("cat of inputs with different ranks");
+    if (v.kind != ValueKind::kConstant && !has(in, Layout::kNhwc)) layout = Layout::kNatural;
+  }
+  std::vector<TosaId> ins;
+  for (ValueId in : node.inputs) {
+    UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+    ins.push_back(x);
+  }
+  Attributes a;
+  a.set("axis", layout == Layout::kNhwc ? nhwc_axis(dim) : dim);
+  set(node.outputs[0], layout, op(spirv::TosaOp::kConcat, ins, std::move(a), in_layout(out.shape.dims(), layout)));
+  return ok_status();
+}
+
+Status TosaLowering::lower_slice(const Node& node) {
+  if (node.inputs.size() != 1) return invalid_argument("slice takes one tensor input");
+  const ValueId in = node.inputs[0];
+  const std::vector<int64_t>& dims = graph_.value(in).shape.dims();
+  UNIVK_ASSIGN_OR_RETURN(int64_t dim, node.attrs.get_int_or("dim", 0));
+  UNIVK_ASSIGN_OR_RETURN(dim, wrap(dim, dims.size(), "dim"));
+  UNIVK_ASSIGN_OR_RETURN(int64_t step, node.attrs.get_int_or("step", 1));
+  if (step != 1) return unsupported("slice with step " + std::to_string(step));
+  UNIVK_ASSIGN_OR_RETURN(int64_t start, node.attrs.get_int_or("start", 0));
+  UNIVK_ASSIGN_OR_RETURN(int64_t end, node.attrs.get_int_or("end", std::numeric_limits<int64_t>::max()));
+  const int64_t size = dims[static_cast<size_t>(dim)];
+  auto clampi = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + size : v, 0, size); };
+  start = clampi(start);
+  end = std::max(start, clampi(end));
+  if (end == start) return unsupported("slice with an empty result");
+  const Layout layout = preferred_layout(in);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+  std::vector<int64_t> sizes = shape_of(x);
+  std::vector<int64_t> starts(sizes.size(), 0);
+  const size_t axis = static_cast<size_t>(layout == Layout::kNhwc ? nhwc_axis(dim) : dim);
+  starts[axis] = start;
+  sizes[axis] = end - start;
+  Attributes a;
+  a.set("start", starts);
+  a.set("size", sizes);
+  set(node.outputs[0], layout, op(spirv::TosaOp::kSlice, {x}, std::move(a), sizes));
+  return ok_status();
+}
+
+}  // namespace univk::compiler::detail

@@ -1,0 +1,114 @@
+#include "univk/compiler/vgf_lowering.h"
+
+#include <algorithm>
+
+#include "tosa_lowering.h"
+#include "univk/vgf/vgf_file.h"
+
+namespace univk::compiler {
+
+Status vgf_supports(const Graph& graph, const Node& node) {
+  // Lowering the node on its own is the one source of truth for what the lowering handles.
+  detail::TosaLowering lowering(graph);
+  uint32_t binding = 0;
+  for (ValueId in : node.inputs) {
+    if (graph.value(in).kind != ValueKind::kConstant) lowering.add_input(in, binding++);
+  }
+  return lowering.lower_node(node);
+}
+
+Result<spirv::TosaGraph> lower_to_tosa(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io) {
+  if (nodes.empty()) return invalid_argument("vgf lowering: empty partition");
+  if (io.outputs.empty()) return invalid_argument("vgf lowering: the partition has no outputs");
+  detail::TosaLowering lowering(graph);
+  uint32_t binding = 0;
+  for (ValueId in : io.inputs) lowering.add_input(in, binding++);
+  for (NodeId n : nodes) {
+    const Node& node = graph.node(n);
+    Status s = lowering.lower_node(node);
+    if (!s.ok()) return s.with_context("vgf lowering: node '" + node.name + "' (" + node.op + ")");
+  }
+  for (ValueId out : io.outputs) UNIVK_RETURN_IF_ERROR(lowering.add_output(out, binding++));
+  return std::move(lowering.tosa());
+}
+
+Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io) {
+  UNIVK_ASSIGN_OR_RETURN(spirv::TosaGraph tosa, lower_to_tosa(graph, nodes, io));
+  auto words = spirv::write_tosa_graph(tosa);
+  if (!words.ok()) return words.status().with_context("vgf lowering: SPIR-V");
+
+  vgf::VgfFile file;
+  vgf::Module module;
+  module.type = vgf::ModuleType::kGraph;
+  module.name = "univk_partition";
+  module.entry_point = tosa.entry_point;
+  module.code_type = vgf::ModuleCodeType::kSpirv;
+  module.set_spirv(std::move(words).value());
+  file.modules.push_back(std::move(module));
+
+  vgf::Segment segment;
+  segment.type = vgf::ModuleType::kGraph;
+  segment.name = "univk_partition";
+  segment.module_index = 0;
+  segment.dispatch_shape = {0, 0, 0};
+  vgf::DescriptorSetInfo set;
+  set.set_index = 0;
+
+  auto add_tensor = [&](ValueId id, vgf::ResourceCategory category, uint32_t binding) -> Status {
+    const Value& v = graph.value(id);
+    auto format = vgf::vk_format_from_dtype(v.dtype);
+    if (!format) return unsupported("vgf lowering: value '" + v.name + "' has dtype " + std::string(dtype_name(v.dtype)));
+    vgf::Resource r;
+    r.category = category;
+    r.vk_descriptor_type = vgf::vk::kDescriptorTypeTensorArm;
+    r.vk_format = *format;
+    r.shape = v.shape.dims();
+    const vgf::BindingSlot slot{binding, static_cast<uint32_t>(file.resources.size())};
+    file.resources.push_back(std::move(r));
+    set.bindings.push_back(slot);
+    if (category == vgf::ResourceCategory::kInput) {
+      segment.inputs.push_back(slot);
+      file.inputs.push_back(slot);
+      file.input_names.push_back(v.name);
+    } else {
+      segment.outputs.push_back(slot);
+      file.outputs.push_back(slot);
+      file.output_names.push_back(v.name);
+    }
+    return ok_status();
+  };
+  uint32_t binding = 0;
+  for (ValueId in : io.inputs) UNIVK_RETURN_IF_ERROR(add_tensor(in, vgf::ResourceCategory::kInput, binding++));
+  for (ValueId out : io.outputs) UNIVK_RETURN_IF_ERROR(add_tensor(out, vgf::ResourceCategory::kOutput, binding++));
+  segment.set_infos.push_back(std::move(set));
+
+  // Graph constants in id order: id i is constant table entry i (the 0.4.x convention).
+  std::vector<const spirv::TosaValue*> constants;
+  for (const spirv::TosaValue& v : tosa.values) {
+    if (v.kind == spirv::ValueKind::kGraphConstant) constants.push_back(&v);
+  }
+  std::sort(constants.begin(), constants.end(),
+            [](const auto* a, const auto* b) { return a->graph_constant_id < b->graph_constant_id; });
+  for (size_t i = 0; i < constants.size(); ++i) {
+    const spirv::TosaValue& v = *constants[i];
+    if (v.graph_constant_id != i) return internal_error("vgf lowering: graph constant ids are not 0..n-1");
+    auto format = vgf::vk_format_from_dtype(v.type.dtype);
+    if (!format) return unsupported("vgf lowering: constant dtype " + std::string(dtype_name(v.type.dtype)));
+    vgf::Resource r;
+    r.category = vgf::ResourceCategory::kConstant;
+    r.vk_format = *format;
+    r.shape = v.type.shape;
+    vgf::Constant c;
+    c.resource_index = static_cast<uint32_t>(file.resources.size());
+    c.set_data(v.data);
+    file.resources.push_back(std::move(r));
+    file.constants.push_back(std::move(c));
+    segment.constants.push_back(static_cast<uint32_t>(i));
+  }
+  file.segments.push_back(std::move(segment));
+  auto bytes = vgf::encode_vgf(file, vgf::k0_4_3);
+  if (!bytes.ok()) return bytes.status().with_context("vgf lowering: encode");
+  return bytes;
+}
+
+}  // namespace univk::compiler
