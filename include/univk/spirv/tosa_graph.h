@@ -74,7 +74,7 @@ std::vector<TosaOp> supported_tosa_ops();
 // Element types: fp32, fp16, int8, int16, int32, bool (and int64 for TOSA's int48).
 struct TosaTensorType {
   DType dtype = DType::kFloat32;
-  std::vector<int64_t> shape;  // static; rank 0 allowed
+  std::vector<int64_t> shape;  // static, rank >= 1 (SPIR-V tensors have no rank 0)
   friend bool operator==(const TosaTensorType&, const TosaTensorType&) = default;
   int64_t element_count() const;
 };
