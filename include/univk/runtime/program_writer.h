@@ -71,7 +71,7 @@ class MethodBuilder {
   const std::string& name() const { return name_; }
 
  private:
-  friend class ProgramBuilder;
+  friend struct ProgramSerializer;  // program_writer.cc
   struct Value {
     DType dtype;
     Shape shape;
@@ -114,6 +114,7 @@ class ProgramBuilder {
   Status write(const std::string& path) const;
 
  private:
+  friend struct ProgramSerializer;
   struct DelegateEntry {
     std::string backend_id;
     std::vector<uint8_t> payload;

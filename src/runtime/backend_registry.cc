@@ -1,0 +1,27 @@
+#include "univk/runtime/backend.h"
+
+namespace univk::runtime {
+
+Status BackendRegistry::add(std::unique_ptr<Backend> backend) {
+  if (backend == nullptr) return invalid_argument("BackendRegistry::add: null backend");
+  if (find(backend->id()) != nullptr) {
+    return already_exists("backend '" + std::string(backend->id()) + "' is already registered");
+  }
+  backends_.push_back(std::move(backend));
+  return ok_status();
+}
+
+const Backend* BackendRegistry::find(std::string_view id) const {
+  for (const auto& backend : backends_) {
+    if (backend->id() == id) return backend.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> BackendRegistry::ids() const {
+  std::vector<std::string> out;
+  for (const auto& backend : backends_) out.emplace_back(backend->id());
+  return out;
+}
+
+}  // namespace univk::runtime

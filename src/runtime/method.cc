@@ -1,0 +1,176 @@
+// Method: input checks, per_delegate execution and introspection.
+#include <cstring>
+
+#include "method_impl.h"
+#include "univk/reference/kernels.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/queue.h"
+
+namespace univk::runtime {
+
+namespace {
+
+std::string describe(const TensorInfo& info) { return std::string(dtype_name(info.dtype)) + info.shape.to_string(); }
+
+std::string instruction_name(const MethodDesc& desc, const ProgramDesc& program, size_t index) {
+  const auto& instruction = desc.instructions[index];
+  if (const auto* call = std::get_if<DelegateCallDesc>(&instruction)) {
+    return "instruction " + std::to_string(index) + " (" + program.delegates[call->delegate].backend_id + ")";
+  }
+  return "instruction " + std::to_string(index) + " (CPU kernel '" + std::get<KernelCallDesc>(instruction).op + "')";
+}
+
+}  // namespace
+
+Method::Impl::Impl() = default;
+
+Method::Impl::~Impl() {
+  delegates.clear();
+}
+
+Status Method::Impl::check_inputs(std::span<const HostTensor> inputs) const {
+  if (inputs.size() != desc->inputs.size()) {
+    return invalid_argument("method '" + desc->name + "' takes " + std::to_string(desc->inputs.size()) +
+                            " inputs, got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo& expected = desc->values[desc->inputs[i]].info;
+    if (inputs[i].dtype() != expected.dtype || inputs[i].shape() != expected.shape) {
+      return invalid_argument("input " + std::to_string(i) + ": expected " + describe(expected) + ", got " +
+                              inputs[i].describe());
+    }
+  }
+  return ok_status();
+}
+
+Result<std::vector<HostTensor>> Method::Impl::execute(std::span<const HostTensor> inputs) {
+  UNIVK_RETURN_IF_ERROR(check_inputs(inputs));
+  return execute_per_delegate(inputs);
+}
+
+Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<const HostTensor> inputs) {
+  const ProgramDesc& program_desc = program->desc();
+  std::vector<HostTensor> values(desc->values.size());
+  std::vector<bool> present(desc->values.size(), false);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    values[desc->inputs[i]] = inputs[i];
+    present[desc->inputs[i]] = true;
+  }
+
+  for (size_t k = 0; k < desc->instructions.size(); ++k) {
+    const InstructionDesc& instruction = desc->instructions[k];
+    const std::vector<uint32_t>& in_ids = instruction_inputs(instruction);
+    const std::vector<uint32_t>& out_ids = instruction_outputs(instruction);
+
+    std::vector<HostTensor> args;
+    args.reserve(in_ids.size());
+    for (size_t j = 0; j < in_ids.size(); ++j) {
+      const uint32_t v = in_ids[j];
+      if (desc->values[v].is_constant()) {
+        args.push_back(constants[v]);
+        continue;
+      }
+      // Move a value on its last read, unless it is an output or read again by this instruction.
+      bool read_again = false;
+      for (size_t later = j + 1; later < in_ids.size(); ++later) read_again |= in_ids[later] == v;
+      if (last_read[v] == k && !is_output[v] && !read_again) {
+        args.push_back(std::move(values[v]));
+        present[v] = false;
+      } else {
+        args.push_back(values[v]);
+      }
+    }
+
+    Result<std::vector<HostTensor>> results = [&]() -> Result<std::vector<HostTensor>> {
+      const int slot = slot_of_instruction[k];
+      if (slot >= 0) return delegates[static_cast<size_t>(slot)].delegate->execute(args);
+      const auto& call = std::get<KernelCallDesc>(instruction);
+      return reference::run_op(call.op, call.attributes, args);
+    }();
+    if (!results.ok()) return results.status().with_context(instruction_name(*desc, program_desc, k));
+    if (results->size() != out_ids.size()) {
+      return internal_error(instruction_name(*desc, program_desc, k) + " returned " +
+                            std::to_string(results->size()) + " outputs, the program declares " +
+                            std::to_string(out_ids.size()));
+    }
+    for (size_t j = 0; j < out_ids.size(); ++j) {
+      const TensorInfo& expected = desc->values[out_ids[j]].info;
+      HostTensor& got = (*results)[j];
+      if (got.dtype() != expected.dtype || got.shape() != expected.shape) {
+        return internal_error(instruction_name(*desc, program_desc, k) + " output " + std::to_string(j) + " is " +
+                              got.describe() + ", the program declares " + describe(expected));
+      }
+      values[out_ids[j]] = std::move(got);
+      present[out_ids[j]] = true;
+    }
+  }
+
+  std::vector<HostTensor> outputs;
+  outputs.reserve(desc->outputs.size());
+  for (uint32_t v : desc->outputs) {
+    if (desc->values[v].is_constant()) {
+      outputs.push_back(constants[v]);
+    } else {
+      outputs.push_back(values[v]);
+    }
+  }
+  return outputs;
+}
+
+Method::Method(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Method::~Method() = default;
+
+const std::string& Method::name() const { return impl_->desc->name; }
+ExecutionMode Method::mode() const { return impl_->mode; }
+
+std::vector<TensorInfo> Method::input_infos() const {
+  std::vector<TensorInfo> infos;
+  for (uint32_t v : impl_->desc->inputs) infos.push_back(impl_->desc->values[v].info);
+  return infos;
+}
+
+std::vector<TensorInfo> Method::output_infos() const {
+  std::vector<TensorInfo> infos;
+  for (uint32_t v : impl_->desc->outputs) infos.push_back(impl_->desc->values[v].info);
+  return infos;
+}
+
+Result<std::vector<HostTensor>> Method::execute(std::span<const HostTensor> inputs) { return impl_->execute(inputs); }
+
+std::vector<DelegateCallInfo> Method::delegate_calls() const {
+  std::vector<DelegateCallInfo> infos;
+  for (const DelegateSlot& slot : impl_->delegates) {
+    DelegateCallInfo info;
+    info.instruction = slot.instruction;
+    info.delegate = slot.delegate_index;
+    info.backend_id = slot.backend_id;
+    info.device_key = slot.device_key;
+    info.standalone_device = slot.standalone_device;
+    const vulkan::DeviceLease& device = slot.delegate->device();
+    if (device) {
+      info.device = device->handle();
+      info.queue = device->queue().handle();
+    }
+    info.stats = slot.delegate->stats();
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+std::vector<InstructionInfo> Method::instructions() const {
+  std::vector<InstructionInfo> infos;
+  const ProgramDesc& program_desc = impl_->program->desc();
+  for (const InstructionDesc& instruction : impl_->desc->instructions) {
+    InstructionInfo info;
+    if (const auto* call = std::get_if<DelegateCallDesc>(&instruction)) {
+      info.name = program_desc.delegates[call->delegate].backend_id;
+    } else {
+      info.on_cpu = true;
+      info.name = std::get<KernelCallDesc>(instruction).op;
+    }
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+}  // namespace univk::runtime

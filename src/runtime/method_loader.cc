@@ -1,0 +1,199 @@
+// Program::load_method: backends, requirements, devices, delegates, execution mode.
+//
+// Order (DESIGN.md): every delegate's requirements are collected first and merged per device
+// key; one lease is acquired per key with the merged requirements; only then are delegates
+// initialised. So the order of delegates in the method never changes which device gets which
+// features.
+#include <map>
+#include <sstream>
+
+#include "method_impl.h"
+#include "univk/reference/kernels.h"
+#include "univk/vulkan/device.h"
+
+namespace univk::runtime {
+
+namespace {
+
+// Delegates that share one device: all those with the same key (shared modes), or a single
+// delegate with mode `disabled` (a private device).
+struct DeviceGroup {
+  vulkan::SharedDeviceOptions shared;
+  vulkan::DeviceRequirements requirements;
+  std::vector<size_t> members;  // indices into the pending list
+  vulkan::DeviceLease lease;
+};
+
+struct PendingDelegate {
+  size_t instruction = 0;
+  uint32_t delegate_index = 0;
+  const Backend* backend = nullptr;
+  DelegateSpec spec;
+  BackendOptions options;
+  vulkan::SharedDeviceOptions shared;
+  size_t group = 0;
+};
+
+std::string where(size_t instruction, const std::string& backend_id) {
+  return "instruction " + std::to_string(instruction) + " (" + backend_id + ")";
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "none" : out;
+}
+
+std::string group_members(const DeviceGroup& group, const std::vector<PendingDelegate>& pending) {
+  std::vector<std::string> names;
+  for (size_t m : group.members) names.push_back(where(pending[m].instruction, pending[m].spec.backend_id));
+  return join(names);
+}
+
+Status check_cpu_kernels(const MethodDesc& method, bool require_no_cpu_fallback) {
+  for (size_t k = 0; k < method.instructions.size(); ++k) {
+    const auto* call = std::get_if<KernelCallDesc>(&method.instructions[k]);
+    if (call == nullptr) continue;
+    if (require_no_cpu_fallback) {
+      return incompatible("method '" + method.name + "' instruction " + std::to_string(k) + ": operator '" + call->op +
+                          "' would run on the CPU, and require_no_cpu_fallback is set");
+    }
+    if (!reference::is_supported_op(call->op)) {
+      return unsupported("method '" + method.name + "' instruction " + std::to_string(k) + ": operator '" + call->op +
+                         "' has no CPU kernel");
+    }
+  }
+  return ok_status();
+}
+
+Result<std::vector<PendingDelegate>> collect_delegates(const ProgramDesc& program, const MethodDesc& method,
+                                                       const LoadOptions& options) {
+  std::vector<PendingDelegate> pending;
+  for (size_t k = 0; k < method.instructions.size(); ++k) {
+    const auto* call = std::get_if<DelegateCallDesc>(&method.instructions[k]);
+    if (call == nullptr) continue;
+    const DelegateDesc& delegate = program.delegates[call->delegate];
+    const std::string context = where(k, delegate.backend_id);
+    PendingDelegate p;
+    p.instruction = k;
+    p.delegate_index = call->delegate;
+    p.backend = options.backends->find(delegate.backend_id);
+    if (p.backend == nullptr) {
+      return not_found(context + ": backend '" + delegate.backend_id + "' is not registered (registered: " +
+                       join(options.backends->ids()) + ")");
+    }
+    p.spec.backend_id = delegate.backend_id;
+    p.spec.payload = delegate.payload;
+    p.spec.compile_specs = delegate.compile_specs;
+    for (uint32_t v : call->inputs) p.spec.inputs.push_back(method.values[v].info);
+    for (uint32_t v : call->outputs) p.spec.outputs.push_back(method.values[v].info);
+    p.options = options.options_for(delegate.backend_id);
+    auto shared = vulkan::SharedDeviceOptions::from_options(p.options);
+    if (!shared.ok()) return shared.status().with_context(context);
+    p.shared = std::move(shared).value();
+    pending.push_back(std::move(p));
+  }
+  return pending;
+}
+
+// Groups delegates by device key and merges their requirements. Nothing is created here.
+Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pending) {
+  std::vector<DeviceGroup> groups;
+  std::map<vulkan::DeviceKey, size_t> group_of_key;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    PendingDelegate& p = pending[i];
+    auto requirements = p.backend->requirements(p.spec);
+    if (!requirements.ok()) return requirements.status().with_context(where(p.instruction, p.spec.backend_id));
+    size_t group = groups.size();
+    if (p.shared.mode != vulkan::SharedMode::kDisabled) {
+      auto [it, inserted] = group_of_key.emplace(p.shared.key, groups.size());
+      group = it->second;
+      if (!inserted && groups[group].shared.mode != p.shared.mode) {
+        const PendingDelegate& first = pending[groups[group].members.front()];
+        return invalid_argument(where(first.instruction, first.spec.backend_id) + " and " +
+                                where(p.instruction, p.spec.backend_id) + " share device " + p.shared.key.to_string() +
+                                " with different modes (" + std::string(vulkan::shared_mode_name(first.shared.mode)) +
+                                ", " + std::string(vulkan::shared_mode_name(p.shared.mode)) + ")");
+      }
+    }
+    if (group == groups.size()) {
+      groups.emplace_back();
+      groups[group].shared = p.shared;
+    }
+    groups[group].requirements.merge(*requirements);
+    groups[group].members.push_back(i);
+    p.group = group;
+  }
+  return groups;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, const LoadOptions& options) const {
+  const MethodDesc* method = nullptr;
+  for (const auto& m : desc_.methods) {
+    if (m.name == name) method = &m;
+  }
+  if (method == nullptr) {
+    return not_found("no method '" + std::string(name) + "' in the program (methods: " + join(method_names()) + ")");
+  }
+  if (options.backends == nullptr) return invalid_argument("LoadOptions::backends is null");
+  if (options.registry == nullptr) return invalid_argument("LoadOptions::registry is null");
+  UNIVK_RETURN_IF_ERROR(check_cpu_kernels(*method, options.require_no_cpu_fallback));
+
+  auto impl = std::make_unique<Method::Impl>();
+  impl->program = shared_from_this();
+  impl->desc = method;
+
+  UNIVK_ASSIGN_OR_RETURN(auto pending, collect_delegates(desc_, *method, options));
+  UNIVK_ASSIGN_OR_RETURN(auto groups, plan_devices(pending));
+  for (DeviceGroup& group : groups) {
+    auto lease = options.registry->acquire(group.shared, group.requirements, options.config);
+    if (!lease.ok()) {
+      return lease.status().with_context("device " +
+                                         (group.shared.mode == vulkan::SharedMode::kDisabled
+                                              ? std::string("(standalone)")
+                                              : group.shared.key.to_string()) +
+                                         " for " + group_members(group, pending));
+    }
+    group.lease = std::move(lease).value();
+  }
+
+  impl->slot_of_instruction.assign(method->instructions.size(), -1);
+  for (PendingDelegate& p : pending) {
+    auto delegate = p.backend->init(p.spec, groups[p.group].lease, p.options);
+    if (!delegate.ok()) return delegate.status().with_context(where(p.instruction, p.spec.backend_id));
+    DelegateSlot slot;
+    slot.instruction = p.instruction;
+    slot.delegate_index = p.delegate_index;
+    slot.backend_id = p.spec.backend_id;
+    slot.device_key = p.shared.key;
+    slot.standalone_device = p.shared.mode == vulkan::SharedMode::kDisabled;
+    slot.delegate = std::move(delegate).value();
+    impl->slot_of_instruction[p.instruction] = static_cast<int>(impl->delegates.size());
+    impl->delegates.push_back(std::move(slot));
+  }
+
+  impl->last_read.assign(method->values.size(), kNeverRead);
+  for (size_t k = 0; k < method->instructions.size(); ++k) {
+    for (uint32_t v : instruction_inputs(method->instructions[k])) impl->last_read[v] = k;
+  }
+  impl->is_output.assign(method->values.size(), false);
+  for (uint32_t v : method->outputs) impl->is_output[v] = true;
+
+  if (options.mode == ExecutionMode::kFused) {
+    return unsupported("method '" + method->name + "': fused execution is not implemented yet; use per_delegate");
+  }
+  impl->mode = ExecutionMode::kPerDelegate;
+  impl->constants.resize(method->values.size());
+  for (size_t v = 0; v < method->values.size(); ++v) {
+    const ValueDesc& value = method->values[v];
+    if (!value.is_constant()) continue;
+    HostTensor tensor(value.info.dtype, value.info.shape);
+    if (!value.constant_bytes.empty()) std::memcpy(tensor.bytes().data(), value.constant_bytes.data(), value.constant_bytes.size());
+    impl->constants[v] = std::move(tensor);
+  }
+  return std::make_unique<Method>(std::move(impl));
+}
+
+}  // namespace univk::runtime
