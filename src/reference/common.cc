@@ -147,6 +147,7 @@ Result<HostTensor> concat_tensors(Inputs inputs, int64_t axis) {
   for (int64_t r = 0; r < rows; ++r) {
     for (const HostTensor& t : inputs) {
       const size_t block = rows == 0 ? 0 : t.byte_size() / static_cast<size_t>(rows);
+      if (block == 0) continue;  // empty input: its data pointer may be null
       std::memcpy(dst, t.bytes().data() + static_cast<size_t>(r) * block, block);
       dst += block;
     }

@@ -104,7 +104,7 @@ Result<Tensors> slice(std::string_view, const Attributes& attrs, Inputs inputs) 
   const size_t row = static_cast<size_t>(inner) * dtype_size(x.dtype());
   const uint8_t* src = x.bytes().data();
   uint8_t* dst = out.bytes().data();
-  for (int64_t a = 0; a < outer; ++a) {
+  for (int64_t a = 0; a < outer && row > 0; ++a) {
     for (int64_t i = 0; i < len; ++i) {
       std::memcpy(dst, src + static_cast<size_t>(a * size + start + i * step) * row, row);
       dst += row;
