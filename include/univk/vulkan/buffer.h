@@ -26,7 +26,8 @@ inline constexpr VkBufferUsageFlags kDefaultBufferUsage =
 
 class Buffer {
  public:
-  // OutOfMemory when the allocation fails; size 0 is rounded up to 4 bytes.
+  // OutOfMemory when the allocation fails; size 0 is rounded up to 4 bytes. The caller must
+  // keep the buffer alive until the GPU work using it has completed.
   static Result<Buffer> create(std::shared_ptr<Device> device, VkDeviceSize size, MemoryKind kind,
                                VkBufferUsageFlags usage = kDefaultBufferUsage);
   Buffer() = default;
@@ -51,6 +52,7 @@ class Buffer {
   VkDeviceSize size_ = 0;
   void* mapped_ = nullptr;
   bool device_local_ = false;
+  VkDeviceSize allocated_bytes_ = 0;  // the allocation's size (>= size_), for the device's counters
 };
 
 // A range of a buffer (a planned slice of an arena, or a whole buffer). Borrowed handle.

@@ -25,6 +25,23 @@ namespace univk::vulkan {
 
 class Queue;
 
+// The instance-level functions univk uses, resolved for one VkInstance through
+// vkGetInstanceProcAddr (never volk's process-global instance table). Calls go through these
+// pointers so they can be wrapped (fault injection).
+struct InstanceDispatch {
+  PFN_vkDestroyInstance vkDestroyInstance = nullptr;
+  PFN_vkEnumeratePhysicalDevices vkEnumeratePhysicalDevices = nullptr;
+  PFN_vkGetPhysicalDeviceProperties vkGetPhysicalDeviceProperties = nullptr;
+  PFN_vkGetPhysicalDeviceFeatures vkGetPhysicalDeviceFeatures = nullptr;
+  PFN_vkGetPhysicalDeviceFeatures2 vkGetPhysicalDeviceFeatures2 = nullptr;  // null on a 1.0 instance
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties = nullptr;
+  PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties = nullptr;
+  PFN_vkEnumerateDeviceExtensionProperties vkEnumerateDeviceExtensionProperties = nullptr;
+  PFN_vkCreateDevice vkCreateDevice = nullptr;
+  PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT = nullptr;    // validation only
+  PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT = nullptr;  // validation only
+};
+
 class Instance {
  public:
   static Result<std::shared_ptr<Instance>> create(const RuntimeConfig& config);
@@ -43,11 +60,17 @@ class Instance {
   Result<std::vector<VkPhysicalDevice>> sorted_physical_devices() const;
   // Applies RuntimeConfig::device_selector / UNIVK_DEVICE (index or name substring).
   Result<VkPhysicalDevice> select_physical_device(const std::string& selector) const;
-  // What the physical device supports, as pure data for DeviceRequirements::check.
+  // What the physical device supports, as pure data for DeviceRequirements::check. Its
+  // api_version is the lower of the instance's and the device's.
   DeviceCapabilities query_capabilities(VkPhysicalDevice physical_device) const;
+  VkPhysicalDeviceProperties properties(VkPhysicalDevice physical_device) const;
+  // This instance's own function table.
+  const InstanceDispatch& vk() const { return fn_; }
 
  private:
   Instance() = default;
+  Status load_functions();
+  InstanceDispatch fn_;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   uint32_t api_version_ = 0;
@@ -71,7 +94,11 @@ class Device {
   // Creates a device on the selected physical device with exactly the required items plus the
   // supported optional ones. Incompatible (naming every missing item) when the physical device
   // cannot satisfy `requirements`.
+  // Creates a new Instance from `config` for the device.
   static Result<std::shared_ptr<Device>> create(const RuntimeConfig& config, const DeviceRequirements& requirements);
+  // The same on an existing instance (config.device_selector still picks the physical device).
+  static Result<std::shared_ptr<Device>> create(std::shared_ptr<Instance> instance, const RuntimeConfig& config,
+                                                const DeviceRequirements& requirements);
   // Wraps an application-owned device; never destroys its handles.
   static Result<std::shared_ptr<Device>> import(const ImportedDevice& imported);
   ~Device();  // waits for the device to be idle only when it owns it, then destroys it
@@ -79,6 +106,7 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   VkInstance instance() const;
+  const std::shared_ptr<Instance>& instance_object() const { return instance_; }
   VkPhysicalDevice physical_device() const { return physical_device_; }
   VkDevice handle() const { return device_; }
   // This device's dispatch table: call `device.vk().vkCmdDispatch(...)`.
@@ -88,6 +116,10 @@ class Device {
 
   // What was enabled at creation (or what the application said it enabled, when imported).
   const DeviceCapabilities& enabled() const { return enabled_; }
+  bool has(Feature feature) const { return enabled_.features.contains(feature); }
+  // True when synchronization2 is enabled on a Vulkan 1.3 device: the queue then uses
+  // vkQueueSubmit2 and the record_* helpers vkCmdPipelineBarrier2.
+  bool uses_synchronization2() const { return synchronization2_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
@@ -104,6 +136,7 @@ class Device {
 
  private:
   Device() = default;
+  Status finish_setup(VkQueue queue, uint32_t queue_family_index);
   std::shared_ptr<Instance> instance_;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -114,6 +147,7 @@ class Device {
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   bool owned_ = true;
+  bool synchronization2_ = false;
   mutable std::mutex allocation_mutex_;
   uint64_t live_allocations_ = 0;
   uint64_t live_bytes_ = 0;

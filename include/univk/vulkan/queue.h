@@ -10,7 +10,9 @@
 // semaphore.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <span>
 
@@ -31,9 +33,11 @@ class Queue {
 
   // Submits the command buffers as one batch that signals the next timeline value, and returns
   // that value. `wait_value` > 0 makes the batch wait (on the GPU, no host wait) for that
-  // timeline value first.
+  // timeline value first; it must not exceed last_submitted_value() (InvalidArgument).
+  // On failure no value is consumed.
   Result<uint64_t> submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value = 0);
   // Blocks until the timeline reaches `value` (or timeout: Timeout). Holds no lock.
+  // InvalidArgument for a value never handed out (it would never be signalled).
   Status wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX) const;
   // The last value the GPU has signalled.
   Result<uint64_t> completed_value() const;
@@ -51,7 +55,8 @@ class Queue {
   uint32_t family_index_ = 0;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   mutable std::mutex submit_mutex_;
-  uint64_t next_value_ = 1;
+  // Written only under submit_mutex_; atomic so wait() and readers take no lock.
+  std::atomic<uint64_t> last_submitted_{0};
 };
 
 }  // namespace univk::vulkan

@@ -66,17 +66,24 @@ class DeviceRegistry {
   Result<DeviceLease> acquire(const SharedDeviceOptions& options, const DeviceRequirements& requirements,
                               const RuntimeConfig& config);
   // Registers an application-owned device under `key` (AlreadyExists when taken). Pinned by
-  // default so it stays registered without leases.
-  Status import_device(const DeviceKey& key, const ImportedDevice& imported, bool pin = true);
+  // default so it stays registered without leases. With pin = false the entry lives only while
+  // leases exist: pass `lease` to receive the first one.
+  Status import_device(const DeviceKey& key, const ImportedDevice& imported, bool pin = true,
+                       DeviceLease* lease = nullptr);
   Status pin(const DeviceKey& key);    // NotFound when no live device holds the key
   Status unpin(const DeviceKey& key);  // NotFound when not pinned
-  Status remove(const DeviceKey& key); // forgets the key (and its pin); existing leases stay valid
+  Status remove(const DeviceKey& key); // forgets the key (and its pin); existing leases stay valid;
+                                       // NotFound when nothing is registered under it
   std::optional<DeviceLease> find(const DeviceKey& key) const;
-  uint64_t created_count() const;      // devices this registry created (tests: races create once)
+  // Devices this registry created, standalone (disabled mode) ones included; imports are not
+  // counted (tests: racing lookup_or_create callers create once).
+  uint64_t created_count() const;
 
  private:
   struct Entry;
-  Result<DeviceLease> lookup_locked(const DeviceKey& key, const DeviceRequirements& requirements) const;
+  // The live device under `key`, or null (forgetting the entry when its device is gone).
+  // Caller holds mutex_ and must release the returned lease only after unlocking.
+  DeviceLease lookup_locked(const DeviceKey& key);
   mutable std::mutex mutex_;
   std::condition_variable creation_done_;
   std::map<DeviceKey, std::shared_ptr<Entry>> entries_;

@@ -1,0 +1,133 @@
+// Pure data: no Vulkan calls here (unit-tested without a GPU).
+#include "univk/vulkan/device_requirements.h"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+namespace univk::vulkan {
+namespace {
+
+// Indexed by Feature; the names are the Vulkan struct member names.
+constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
+    "shaderInt8",
+    "shaderInt16",
+    "shaderInt64",
+    "shaderFloat16",
+    "shaderFloat64",
+    "storageBuffer8BitAccess",
+    "uniformAndStorageBuffer8BitAccess",
+    "storagePushConstant8",
+    "storageBuffer16BitAccess",
+    "uniformAndStorageBuffer16BitAccess",
+    "storagePushConstant16",
+    "timelineSemaphore",
+    "synchronization2",
+    "bufferDeviceAddress",
+    "vulkanMemoryModel",
+    "vulkanMemoryModelDeviceScope",
+    "maintenance4",
+    "subgroupSizeControl",
+    "computeFullSubgroups",
+    "shaderIntegerDotProduct",
+    "scalarBlockLayout",
+};
+static_assert(static_cast<int>(Feature::kScalarBlockLayout) + 1 == kFeatureCount,
+              "kFeatureCount and kFeatureNames must cover every Feature");
+
+}  // namespace
+
+std::string_view feature_name(Feature feature) {
+  auto index = static_cast<size_t>(feature);
+  return index < kFeatureNames.size() ? kFeatureNames[index] : std::string_view("unknown feature");
+}
+
+std::optional<Feature> feature_from_name(std::string_view name) {
+  for (size_t i = 0; i < kFeatureNames.size(); ++i) {
+    if (kFeatureNames[i] == name) return static_cast<Feature>(i);
+  }
+  return std::nullopt;
+}
+
+std::string api_version_string(uint32_t version) {
+  return std::to_string(VK_API_VERSION_MAJOR(version)) + "." + std::to_string(VK_API_VERSION_MINOR(version));
+}
+
+std::string queue_flags_string(VkQueueFlags flags) {
+  static constexpr std::pair<VkQueueFlagBits, const char*> kNames[] = {
+      {VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},
+      {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},
+      {VK_QUEUE_TRANSFER_BIT, "TRANSFER"},
+      {VK_QUEUE_SPARSE_BINDING_BIT, "SPARSE_BINDING"},
+      {VK_QUEUE_PROTECTED_BIT, "PROTECTED"},
+  };
+  std::string out;
+  VkQueueFlags named = 0;
+  for (const auto& [bit, name] : kNames) {
+    if ((flags & bit) == 0) continue;
+    if (!out.empty()) out += "|";
+    out += name;
+    named |= bit;
+  }
+  if ((flags & ~named) != 0) {
+    std::ostringstream hex;
+    hex << "0x" << std::hex << (flags & ~named);
+    if (!out.empty()) out += "|";
+    out += hex.str();
+  }
+  return out.empty() ? "NONE" : out;
+}
+
+void DeviceRequirements::merge(const DeviceRequirements& other) {
+  min_api_version = std::max(min_api_version, other.min_api_version);
+  required_extensions.insert(other.required_extensions.begin(), other.required_extensions.end());
+  optional_extensions.insert(other.optional_extensions.begin(), other.optional_extensions.end());
+  required_features.insert(other.required_features.begin(), other.required_features.end());
+  optional_features.insert(other.optional_features.begin(), other.optional_features.end());
+  queue_flags |= other.queue_flags;
+  // Required wins over optional.
+  for (const auto& e : required_extensions) optional_extensions.erase(e);
+  for (Feature f : required_features) optional_features.erase(f);
+}
+
+std::vector<std::string> DeviceRequirements::check(const DeviceCapabilities& caps) const {
+  std::vector<std::string> missing;
+  if (caps.api_version < min_api_version) {
+    missing.push_back("API version " + api_version_string(min_api_version) + " (device has " +
+                      api_version_string(caps.api_version) + ")");
+  }
+  for (const auto& e : required_extensions) {
+    if (!caps.extensions.contains(e)) missing.push_back("extension " + e);
+  }
+  for (Feature f : required_features) {
+    if (!caps.features.contains(f)) missing.push_back("feature " + std::string(feature_name(f)));
+  }
+  bool queue_ok = std::any_of(caps.queue_family_flags.begin(), caps.queue_family_flags.end(),
+                              [&](VkQueueFlags family) { return (family & queue_flags) == queue_flags; });
+  if (!queue_ok) missing.push_back("queue flags " + queue_flags_string(queue_flags));
+  return missing;
+}
+
+std::string DeviceRequirements::describe() const {
+  std::ostringstream out;
+  out << "API >= " << api_version_string(min_api_version) << ", queue " << queue_flags_string(queue_flags);
+  auto list = [&out](const char* label, const auto& items, auto name_of) {
+    if (items.empty()) return;
+    out << ", " << label << " {";
+    bool first = true;
+    for (const auto& item : items) {
+      out << (first ? "" : ", ") << name_of(item);
+      first = false;
+    }
+    out << "}";
+  };
+  auto ext_name = [](const std::string& e) { return e; };
+  auto feat_name = [](Feature f) { return std::string(feature_name(f)); };
+  list("extensions", required_extensions, ext_name);
+  list("optional extensions", optional_extensions, ext_name);
+  list("features", required_features, feat_name);
+  list("optional features", optional_features, feat_name);
+  return out.str();
+}
+
+}  // namespace univk::vulkan

@@ -1,0 +1,41 @@
+// FeatureChain: a VkPhysicalDeviceFeatures2 chain with the 1.1/1.2/1.3 feature structs, each
+// linked only when the device's API version has it. Used both to query what a physical device
+// supports and to enable features at vkCreateDevice. Holds no Vulkan objects.
+#pragma once
+
+#include <cstdint>
+#include <set>
+
+#include <volk.h>
+
+#include "univk/vulkan/device_requirements.h"
+
+namespace univk::vulkan {
+
+class FeatureChain {
+ public:
+  // `api_version`: the version the device will be used at (min of instance and device).
+  explicit FeatureChain(uint32_t api_version);
+  FeatureChain(const FeatureChain&) = delete;
+  FeatureChain& operator=(const FeatureChain&) = delete;
+
+  // The head of the chain, for vkGetPhysicalDeviceFeatures2 or VkDeviceCreateInfo::pNext.
+  VkPhysicalDeviceFeatures2* head() { return &features_; }
+
+  // Every Feature whose bit is set.
+  std::set<Feature> enabled() const;
+  // Sets the bit of `feature`; false when its struct is not in the chain (API version too low).
+  bool set(Feature feature);
+
+ private:
+  VkBool32* field(Feature feature);
+  const VkBool32* field(Feature feature) const { return const_cast<FeatureChain*>(this)->field(feature); }
+
+  uint32_t api_version_;
+  VkPhysicalDeviceFeatures2 features_{};
+  VkPhysicalDeviceVulkan11Features v11_{};
+  VkPhysicalDeviceVulkan12Features v12_{};
+  VkPhysicalDeviceVulkan13Features v13_{};
+};
+
+}  // namespace univk::vulkan

@@ -1,0 +1,201 @@
+// Instance, Device, Buffer, ComputePipeline, CommandPool and Queue on a real driver.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "univk/vulkan/validation.h"
+#include "vulkan_test_util.h"
+
+namespace univk::vulkan {
+namespace {
+
+using testing::ComputeJob;
+using testing::test_config;
+
+struct ScaleAddParams {
+  float a;
+  float b;
+  uint32_t n;
+};
+
+// Runs scale_add.comp over `n` floats through host-visible buffers and checks every output.
+void check_scale_add(const DeviceLease& device, uint32_t n) {
+  auto in = Buffer::create(device, n * sizeof(float), MemoryKind::kHostVisible);
+  auto out = Buffer::create(device, n * sizeof(float), MemoryKind::kHostVisible);
+  ASSERT_TRUE(in.ok()) << in.status().to_string();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  auto* x = static_cast<float*>(in->mapped());
+  for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  std::memset(out->mapped(), 0, n * sizeof(float));
+
+  auto job = ComputeJob::create(device, test_shaders::scale_add_spv(),
+                                {{in->handle(), 0, in->size()}, {out->handle(), 0, out->size()}},
+                                sizeof(ScaleAddParams), "scale_add");
+  ASSERT_TRUE(job.ok()) << job.status().to_string();
+  ScaleAddParams params{3.0f, 0.25f, n};
+  ASSERT_TRUE(job->record(testing::bytes_of(params), (n + 63) / 64).ok());
+  auto value = job->submit();
+  ASSERT_TRUE(value.ok()) << value.status().to_string();
+  ASSERT_TRUE(device->queue().wait(*value).ok());
+  const auto* y = static_cast<const float*>(out->mapped());
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * 3.0f + 0.25f) << "element " << i;
+}
+
+TEST(Instance, ListsAndSelectsDevices) {
+  auto instance = Instance::create(test_config());
+  ASSERT_TRUE(instance.ok()) << instance.status().to_string();
+  EXPECT_TRUE((*instance)->validation_enabled());
+  auto devices = (*instance)->sorted_physical_devices();
+  ASSERT_TRUE(devices.ok());
+  ASSERT_FALSE(devices->empty());
+
+  auto first = (*instance)->select_physical_device("0");
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  EXPECT_EQ(*first, devices->front());
+  std::string name = (*instance)->properties(devices->front()).deviceName;
+  auto by_name = (*instance)->select_physical_device(name.substr(0, 4));
+  ASSERT_TRUE(by_name.ok());
+
+  auto missing = (*instance)->select_physical_device("no-such-gpu");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find(name), std::string::npos) << missing.status().message();
+  EXPECT_EQ((*instance)->select_physical_device("99").status().code(), StatusCode::kNotFound);
+}
+
+TEST(Instance, RejectsVulkan10) {
+  RuntimeConfig config = test_config();
+  config.api_version = VK_API_VERSION_1_0;
+  EXPECT_EQ(Instance::create(config).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Device, EnablesWhatWasAskedAndRecordsIt) {
+  DeviceRequirements req;
+  req.required_features = {Feature::kStorageBuffer16BitAccess};
+  req.optional_extensions = {"VK_KHR_no_such_extension", VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME};
+  auto device = Device::create(test_config(), req);
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  const DeviceCapabilities& enabled = (*device)->enabled();
+  EXPECT_TRUE(enabled.features.contains(Feature::kTimelineSemaphore));
+  EXPECT_TRUE(enabled.features.contains(Feature::kStorageBuffer16BitAccess));
+  EXPECT_FALSE(enabled.extensions.contains("VK_KHR_no_such_extension"));
+  EXPECT_FALSE((*device)->borrowed());
+  ASSERT_EQ(enabled.queue_family_flags.size(), 1u);
+  EXPECT_TRUE(enabled.queue_family_flags[0] & VK_QUEUE_COMPUTE_BIT);
+  // Lavapipe offers synchronization2 (Vulkan 1.3): the queue uses vkQueueSubmit2.
+  EXPECT_EQ((*device)->uses_synchronization2(), enabled.features.contains(Feature::kSynchronization2));
+  EXPECT_TRUE(req.check(enabled).empty());
+}
+
+TEST(Device, IncompatibleNamesEveryMissingItem) {
+  DeviceRequirements req;
+  req.min_api_version = VK_MAKE_API_VERSION(0, 1, 9, 0);
+  req.required_extensions = {"VK_ARM_tensors", "VK_KHR_no_such_extension"};
+  auto device = Device::create(test_config(), req);
+  ASSERT_EQ(device.status().code(), StatusCode::kIncompatible);
+  const std::string& m = device.status().message();
+  EXPECT_NE(m.find("API version 1.9"), std::string::npos) << m;
+  EXPECT_NE(m.find("extension VK_ARM_tensors"), std::string::npos) << m;
+  EXPECT_NE(m.find("extension VK_KHR_no_such_extension"), std::string::npos) << m;
+}
+
+TEST(Buffer, KindsMappingAndAccounting) {
+  auto device = Device::create(test_config(), {});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  {
+    auto local = Buffer::create(*device, 1000, MemoryKind::kDeviceLocal);
+    auto host = Buffer::create(*device, 1000, MemoryKind::kHostVisible);
+    auto both = Buffer::create(*device, 0, MemoryKind::kDeviceLocalHostVisible);
+    ASSERT_TRUE(local.ok() && host.ok() && both.ok());
+    EXPECT_EQ(local->mapped(), nullptr);
+    EXPECT_TRUE(local->device_local());
+    EXPECT_NE(host->mapped(), nullptr);
+    EXPECT_NE(both->mapped(), nullptr);
+    EXPECT_EQ(both->size(), 4u);
+    EXPECT_EQ((*device)->live_allocations(), 3u);
+    EXPECT_GE((*device)->live_allocated_bytes(), 2004u);
+
+    Buffer moved = std::move(*host);
+    EXPECT_FALSE(*host);
+    EXPECT_TRUE(moved);
+    EXPECT_EQ((*device)->live_allocations(), 3u);
+  }
+  EXPECT_EQ((*device)->live_allocations(), 0u);
+  EXPECT_EQ((*device)->live_allocated_bytes(), 0u);
+}
+
+TEST(Dispatch, ScaleAddOutputIsChecked) {
+  auto device = Device::create(test_config(), {});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  check_scale_add(*device, 1000);  // not a multiple of the workgroup size
+  check_scale_add(*device, 1);
+}
+
+TEST(Dispatch, DeviceLocalBuffersThroughCopiesAndBarriers) {
+  auto dev = Device::create(test_config(), {});
+  ASSERT_TRUE(dev.ok());
+  DeviceLease device = *dev;
+  constexpr uint32_t n = 333;
+  constexpr VkDeviceSize bytes = n * sizeof(float);
+  auto staging = Buffer::create(device, bytes, MemoryKind::kHostVisible);
+  auto in = Buffer::create(device, bytes, MemoryKind::kDeviceLocal);
+  auto out = Buffer::create(device, bytes, MemoryKind::kDeviceLocal);
+  auto readback = Buffer::create(device, bytes, MemoryKind::kHostVisible);
+  ASSERT_TRUE(staging.ok() && in.ok() && out.ok() && readback.ok());
+  auto* x = static_cast<float*>(staging->mapped());
+  for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 17) - 3.0f;
+
+  auto job = ComputeJob::create(device, test_shaders::scale_add_spv(),
+                                {{in->handle(), 0, bytes}, {out->handle(), 0, bytes}}, sizeof(ScaleAddParams),
+                                "scale_add");
+  ASSERT_TRUE(job.ok()) << job.status().to_string();
+  const VolkDeviceTable& vk = device->vk();
+  VkCommandBuffer cmd = job->cmd;
+  ASSERT_TRUE(begin_command_buffer(*device, cmd).ok());
+  record_copy(*device, cmd, {staging->handle(), 0, bytes}, {in->handle(), 0, bytes});
+  record_buffer_barrier(*device, cmd, {in->handle(), 0, bytes}, VK_PIPELINE_STAGE_2_COPY_BIT,
+                        VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, job->pipeline.handle());
+  vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, job->pipeline.layout(), 0, 1, &job->set, 0,
+                             nullptr);
+  ScaleAddParams params{-2.0f, 1.0f, n};
+  vk.vkCmdPushConstants(cmd, job->pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+  vk.vkCmdDispatch(cmd, (n + 63) / 64, 1, 1);
+  record_full_barrier(*device, cmd);
+  record_copy(*device, cmd, {out->handle(), 0, bytes}, {readback->handle(), 0, bytes});
+  record_host_read_barrier(*device, cmd);
+  ASSERT_TRUE(end_command_buffer(*device, cmd).ok());
+  auto value = job->submit();
+  ASSERT_TRUE(value.ok()) << value.status().to_string();
+  ASSERT_TRUE(device->queue().wait(*value).ok());
+  const auto* y = static_cast<const float*>(readback->mapped());
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * -2.0f + 1.0f) << "element " << i;
+}
+
+TEST(Dispatch, TwoDevicesOnTwoInstancesCoexist) {
+  auto a = Device::create(test_config(), {});
+  auto b = Device::create(test_config(), {});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE((*a)->instance(), (*b)->instance());
+  EXPECT_NE((*a)->handle(), (*b)->handle());
+  check_scale_add(*a, 100);
+  check_scale_add(*b, 100);
+  a->reset();  // destroying one leaves the other's dispatch table intact
+  check_scale_add(*b, 65);
+}
+
+TEST(Pipeline, RejectsBadSpirvNamingThePipeline) {
+  auto device = Device::create(test_config(), {});
+  ASSERT_TRUE(device.ok());
+  std::vector<uint32_t> garbage = {1, 2, 3, 4, 5, 6};
+  auto pipeline = ComputePipeline::create(*device, ComputePipelineDesc::storage_buffers(garbage, 1, 0, "my_kernel"));
+  EXPECT_EQ(pipeline.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(pipeline.status().message().find("my_kernel"), std::string::npos);
+  auto too_much_push =
+      ComputePipeline::create(*device, ComputePipelineDesc::storage_buffers(test_shaders::fill_spv(), 1, 1u << 20));
+  EXPECT_EQ(too_much_push.status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace univk::vulkan
