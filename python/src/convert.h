@@ -1,0 +1,39 @@
+// Conversions between Python objects and univk types for the _univk extension.
+// Every function that fails raises a Python exception (pybind11::error_already_set or a
+// std::exception translated by pybind11); univk Status errors become RuntimeError.
+#pragma once
+
+#include <string>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "univk/base/status.h"
+#include "univk/tensor/attributes.h"
+#include "univk/tensor/tensor.h"
+
+namespace univk::python {
+
+namespace py = pybind11;
+
+// Raises RuntimeError("<code>: <message>") when `status` is not ok.
+void throw_if_error(const Status& status);
+template <typename T>
+T value_or_throw(Result<T> result) {
+  throw_if_error(result.status());
+  return std::move(result).value();
+}
+
+DType dtype_from_string(const std::string& name);  // "float32", ...; ValueError otherwise
+
+// A numpy array (any layout; copied into a new contiguous tensor).
+HostTensor tensor_from_array(const py::array& array);
+py::array array_from_tensor(const HostTensor& tensor);
+
+// {"kernel_size": [2, 2], "alpha": 1.0, "padding": "same", "keepdim": True} <-> Attributes.
+// bool -> int 0/1, int -> int64, float -> double, str, list of ints, list of floats (a list
+// mixing ints and floats is a list of floats).
+Attributes attributes_from_dict(const py::dict& dict);
+py::dict dict_from_attributes(const Attributes& attrs);
+
+}  // namespace univk::python

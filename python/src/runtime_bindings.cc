@@ -1,0 +1,118 @@
+// Runtime bindings: Program.load / load_bytes, Program.load_method, Method.execute and the
+// per-delegate-call report (backend, device key, VkDevice/VkQueue handles, stats).
+#include <cstdint>
+#include <optional>
+
+#include <pybind11/stl.h>
+
+#include "convert.h"
+#include "univk/runtime/program.h"
+
+namespace univk::python {
+namespace {
+
+using runtime::Method;
+using runtime::Program;
+
+// Vulkan handles as integers (dispatchable handles are pointers) for printing and comparing.
+uint64_t handle_value(const void* handle) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle)); }
+
+py::dict stats_dict(const runtime::ExecuteStats& s) {
+  py::dict d;
+  d["dispatches"] = s.dispatches;
+  d["barriers"] = s.barriers;
+  d["submissions"] = s.submissions;
+  d["bytes_uploaded"] = s.bytes_uploaded;
+  d["bytes_downloaded"] = s.bytes_downloaded;
+  return d;
+}
+
+py::list infos_list(const std::vector<runtime::TensorInfo>& infos) {
+  py::list out;
+  for (const auto& info : infos) out.append(py::make_tuple(std::string(dtype_name(info.dtype)), info.shape.dims()));
+  return out;
+}
+
+}  // namespace
+
+void bind_runtime(py::module_& m) {
+  py::class_<Method, std::shared_ptr<Method>>(m, "Method")
+      .def_property_readonly("name", &Method::name)
+      .def_property_readonly("mode", [](const Method& me) { return std::string(runtime::execution_mode_name(me.mode())); })
+      .def("input_infos", [](const Method& me) { return infos_list(me.input_infos()); })
+      .def("output_infos", [](const Method& me) { return infos_list(me.output_infos()); })
+      .def(
+          "execute",
+          [](Method& me, const std::vector<py::array>& arrays) {
+            std::vector<HostTensor> inputs;
+            for (const py::array& a : arrays) inputs.push_back(tensor_from_array(a));
+            std::optional<Result<std::vector<HostTensor>>> outcome;
+            {
+              py::gil_scoped_release release;
+              outcome.emplace(me.execute(inputs));
+            }
+            std::vector<HostTensor> outputs = value_or_throw(std::move(*outcome));
+            py::list result;
+            for (const HostTensor& t : outputs) result.append(array_from_tensor(t));
+            return result;
+          },
+          py::arg("inputs"))
+      .def("delegate_calls",
+           [](const Method& me) {
+             py::list out;
+             for (const auto& c : me.delegate_calls()) {
+               py::dict d;
+               d["instruction"] = c.instruction;
+               d["delegate"] = c.delegate;
+               d["backend"] = c.backend_id;
+               d["device_key"] = c.device_key.to_string();
+               d["standalone_device"] = c.standalone_device;
+               d["device"] = handle_value(c.device);
+               d["queue"] = handle_value(c.queue);
+               d["stats"] = stats_dict(c.stats);
+               out.append(d);
+             }
+             return out;
+           })
+      .def("instructions", [](const Method& me) {
+        py::list out;
+        for (const auto& i : me.instructions()) {
+          py::dict d;
+          d["on_cpu"] = i.on_cpu;
+          d["name"] = i.name;
+          out.append(d);
+        }
+        return out;
+      });
+
+  py::class_<Program, std::shared_ptr<Program>>(m, "Program")
+      .def_static("load", [](const std::string& path) { return value_or_throw(Program::load(path)); })
+      .def_static("load_bytes",
+                  [](const py::bytes& data) {
+                    const std::string s = data;
+                    return value_or_throw(Program::load_bytes(std::vector<uint8_t>(s.begin(), s.end())));
+                  })
+      .def("method_names", &Program::method_names)
+      .def(
+          "load_method",
+          [](const Program& p, const std::string& name, const std::string& mode, bool require_no_cpu_fallback,
+             std::map<std::string, std::string> options,
+             std::map<std::string, std::map<std::string, std::string>> backend_options) {
+            runtime::LoadOptions lo;
+            lo.mode = value_or_throw(runtime::execution_mode_from_name(mode));
+            lo.require_no_cpu_fallback = require_no_cpu_fallback;
+            lo.all_backends = std::move(options);
+            lo.backend_options = std::move(backend_options);
+            std::optional<Result<std::unique_ptr<Method>>> outcome;
+            {
+              py::gil_scoped_release release;
+              outcome.emplace(p.load_method(name, lo));
+            }
+            return std::shared_ptr<Method>(value_or_throw(std::move(*outcome)));
+          },
+          py::arg("name") = "forward", py::arg("mode") = "auto", py::arg("require_no_cpu_fallback") = false,
+          py::arg("options") = std::map<std::string, std::string>{},
+          py::arg("backend_options") = std::map<std::string, std::map<std::string, std::string>>{});
+}
+
+}  // namespace univk::python

@@ -1,0 +1,343 @@
+"""Mapping of torch.fx nodes to univk graph IR operators (PyTorch semantics).
+
+Each handler receives the exporter context, the fx node and its bound arguments and returns
+the IR value of the node's result. Op and attribute names are those of univk's CPU reference
+kernels (docs/OPERATORS.md): the IR keeps PyTorch's meaning, the C++ lowerings translate it.
+"""
+
+import operator
+
+import torch
+
+_NO_DEFAULT = object()
+
+
+class ExportError(RuntimeError):
+    """A model construct univk cannot export; the message names the fx node."""
+
+
+def bind(node, signature, args, kwargs):
+    """Binds positional args and kwargs to `signature` [(name, default), ...] like Python does."""
+    bound = {}
+    names = [name for name, _ in signature]
+    if len(args) > len(signature):
+        raise ExportError(f"node '{node.name}': {len(args)} positional arguments, expected at most {len(signature)}")
+    for (name, _), value in zip(signature, args):
+        bound[name] = value
+    for key, value in kwargs.items():
+        if key not in names:
+            raise ExportError(f"node '{node.name}': unsupported argument '{key}'")
+        bound[key] = value
+    for name, default in signature:
+        if name not in bound:
+            if default is _NO_DEFAULT:
+                raise ExportError(f"node '{node.name}': missing argument '{name}'")
+            bound[name] = default
+    return bound
+
+
+def _pair(value):
+    if isinstance(value, (list, tuple)):
+        return [int(v) for v in value]
+    return [int(value)] * 2
+
+
+def _ints(value):
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            out.extend(_ints(v))
+        return out
+    return [int(value)]
+
+
+def _is_scalar(value):
+    return isinstance(value, (int, float, bool)) and not isinstance(value, torch.Tensor)
+
+
+# ----- handlers: (ctx, node, a) -> IR value id ---------------------------------------------
+
+def _unary(op, extra=()):
+    signature = [("input", _NO_DEFAULT)] + [(name, default) for name, default in extra] + [("inplace", False)]
+
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, signature, args, kwargs)
+        attrs = {name: ctx.static(a[name]) for name, _ in extra if a[name] is not None}
+        return ctx.emit(node, op, attrs, [ctx.tensor(a["input"])])
+
+    return handler
+
+
+def _clamp(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("min", None), ("max", None)], args, kwargs)
+    attrs = {}
+    for name in ("min", "max"):
+        if a[name] is not None:
+            if not _is_scalar(ctx.static(a[name])):
+                raise ExportError(f"node '{node.name}': clamp with a tensor '{name}' is not supported")
+            attrs[name] = float(ctx.static(a[name]))
+    if not attrs:
+        raise ExportError(f"node '{node.name}': clamp needs min or max")
+    return ctx.emit(node, "clamp", attrs, [ctx.tensor(a["input"])])
+
+
+def _binary(op):
+    def handler(ctx, node, args, kwargs):
+        names = [("input", _NO_DEFAULT), ("other", _NO_DEFAULT)]
+        if op in ("add", "sub"):
+            names.append(("alpha", 1))
+        if op == "div":
+            names.append(("rounding_mode", None))
+        if op == "pow":
+            names = [("input", _NO_DEFAULT), ("exponent", _NO_DEFAULT)]
+        a = bind(node, names, args, kwargs)
+        lhs, rhs = a["input"], a["exponent" if op == "pow" else "other"]
+        if a.get("rounding_mode") is not None:
+            raise ExportError(f"node '{node.name}': div with rounding_mode='{a['rounding_mode']}' is not supported")
+        attrs = {}
+        if a.get("alpha", 1) != 1:
+            attrs["alpha"] = float(ctx.static(a["alpha"]))
+        lhs_scalar, rhs_scalar = ctx.is_static(lhs), ctx.is_static(rhs)
+        if lhs_scalar and rhs_scalar:
+            raise ExportError(f"node '{node.name}': {op} of two scalars produces no tensor")
+        if rhs_scalar:
+            attrs["other"] = float(ctx.static(rhs))
+            return ctx.emit(node, op, attrs, [ctx.tensor(lhs)])
+        if lhs_scalar:
+            attrs["other"] = float(ctx.static(lhs))
+            attrs["scalar_first"] = True
+            return ctx.emit(node, op, attrs, [ctx.tensor(rhs)])
+        return ctx.emit(node, op, attrs, [ctx.tensor(lhs), ctx.tensor(rhs)])
+
+    return handler
+
+
+def _avg_pool2d(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("kernel_size", _NO_DEFAULT), ("stride", None), ("padding", 0),
+                    ("ceil_mode", False), ("count_include_pad", True), ("divisor_override", None)], args, kwargs)
+    attrs = {"kernel_size": _pair(a["kernel_size"]), "padding": _pair(a["padding"]),
+             "ceil_mode": bool(a["ceil_mode"]), "count_include_pad": bool(a["count_include_pad"])}
+    if a["stride"] is not None and a["stride"] != []:
+        attrs["stride"] = _pair(a["stride"])
+    if a["divisor_override"] is not None:
+        attrs["divisor_override"] = int(a["divisor_override"])
+    return ctx.emit(node, "avg_pool2d", attrs, [ctx.tensor(a["input"])])
+
+
+def _max_pool2d(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("kernel_size", _NO_DEFAULT), ("stride", None), ("padding", 0),
+                    ("dilation", 1), ("ceil_mode", False), ("return_indices", False)], args, kwargs)
+    if a["return_indices"]:
+        raise ExportError(f"node '{node.name}': max_pool2d with return_indices=True is not supported")
+    attrs = {"kernel_size": _pair(a["kernel_size"]), "padding": _pair(a["padding"]),
+             "dilation": _pair(a["dilation"]), "ceil_mode": bool(a["ceil_mode"])}
+    if a["stride"] is not None and a["stride"] != []:
+        attrs["stride"] = _pair(a["stride"])
+    return ctx.emit(node, "max_pool2d", attrs, [ctx.tensor(a["input"])])
+
+
+def _adaptive_avg_pool2d(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("output_size", _NO_DEFAULT)], args, kwargs)
+    x = ctx.tensor(a["input"])
+    in_shape = ctx.shape(x)
+    size = a["output_size"]
+    size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+    size = [in_shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
+    return ctx.emit(node, "adaptive_avg_pool2d", {"output_size": size}, [x])
+
+
+def _conv_attrs(node, stride, padding, dilation, groups):
+    attrs = {"stride": _pair(stride), "dilation": _pair(dilation), "groups": int(groups)}
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ExportError(f"node '{node.name}': conv2d padding '{padding}' is not supported")
+        attrs["padding"] = padding
+    else:
+        attrs["padding"] = _pair(padding)
+    return attrs
+
+
+def _conv2d(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("weight", _NO_DEFAULT), ("bias", None), ("stride", 1),
+                    ("padding", 0), ("dilation", 1), ("groups", 1)], args, kwargs)
+    inputs = [ctx.tensor(a["input"]), ctx.tensor(a["weight"])]
+    if a["bias"] is not None:
+        inputs.append(ctx.tensor(a["bias"]))
+    return ctx.emit(node, "conv2d", _conv_attrs(node, a["stride"], a["padding"], a["dilation"], a["groups"]), inputs)
+
+
+def _linear(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("weight", _NO_DEFAULT), ("bias", None)], args, kwargs)
+    inputs = [ctx.tensor(a["input"]), ctx.tensor(a["weight"])]
+    if a["bias"] is not None:
+        inputs.append(ctx.tensor(a["bias"]))
+    return ctx.emit(node, "linear", {}, inputs)
+
+
+def _matmul(op):
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, [("input", _NO_DEFAULT), ("other", _NO_DEFAULT)], args, kwargs)
+        return ctx.emit(node, op, {}, [ctx.tensor(a["input"]), ctx.tensor(a["other"])])
+
+    return handler
+
+
+def _reduce(op):
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, [("input", _NO_DEFAULT), ("dim", None), ("keepdim", False), ("dtype", None)], args, kwargs)
+        if a["dtype"] is not None:
+            raise ExportError(f"node '{node.name}': {op} with dtype= is not supported")
+        attrs = {"keepdim": bool(ctx.static(a["keepdim"]))}
+        if a["dim"] is not None:
+            attrs["dim"] = _ints(ctx.static(a["dim"]))
+        return ctx.emit(node, op, attrs, [ctx.tensor(a["input"])])
+
+    return handler
+
+
+def _softmax(op):
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, [("input", _NO_DEFAULT), ("dim", None), ("_stacklevel", 3), ("dtype", None)], args, kwargs)
+        if a["dim"] is None or a["dtype"] is not None:
+            raise ExportError(f"node '{node.name}': {op} needs dim= and no dtype=")
+        return ctx.emit(node, op, {"dim": int(ctx.static(a["dim"]))}, [ctx.tensor(a["input"])])
+
+    return handler
+
+
+def _flatten(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("start_dim", 0), ("end_dim", -1)], args, kwargs)
+    return ctx.emit(node, "flatten", {"start_dim": int(a["start_dim"]), "end_dim": int(a["end_dim"])},
+                    [ctx.tensor(a["input"])])
+
+
+def _reshape(ctx, node, args, kwargs):
+    # torch.reshape(x, shape) and the methods x.view(*shape) / x.reshape(shape)
+    if "shape" in kwargs:
+        shape = kwargs["shape"]
+    elif len(args) == 2 and isinstance(ctx.static_or_none(args[1]), (list, tuple)):
+        shape = args[1]
+    else:
+        shape = list(args[1:])
+    shape = _ints(ctx.static(shape))
+    return ctx.emit(node, "reshape", {"shape": shape}, [ctx.tensor(args[0])])
+
+
+def _permute(ctx, node, args, kwargs):
+    dims = kwargs.get("dims", args[1] if len(args) == 2 else list(args[1:]))
+    return ctx.emit(node, "permute", {"dims": _ints(ctx.static(dims))}, [ctx.tensor(args[0])])
+
+
+def _transpose(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("dim0", _NO_DEFAULT), ("dim1", _NO_DEFAULT)], args, kwargs)
+    return ctx.emit(node, "transpose", {"dim0": int(a["dim0"]), "dim1": int(a["dim1"])}, [ctx.tensor(a["input"])])
+
+
+def _squeeze(op):
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, [("input", _NO_DEFAULT), ("dim", None)], args, kwargs)
+        attrs = {} if a["dim"] is None else {"dim": int(a["dim"])}
+        return ctx.emit(node, op, attrs, [ctx.tensor(a["input"])])
+
+    return handler
+
+
+def _cat(ctx, node, args, kwargs):
+    a = bind(node, [("tensors", _NO_DEFAULT), ("dim", 0)], args, kwargs)
+    return ctx.emit(node, "cat", {"dim": int(a["dim"])}, [ctx.tensor(t) for t in a["tensors"]])
+
+
+def _getitem(ctx, node, args, kwargs):
+    base, index = args
+    index = index if isinstance(index, tuple) else (index,)
+    x = ctx.tensor(base)
+    shape = list(ctx.shape(x))
+    if any(i is Ellipsis or i is None for i in index):
+        raise ExportError(f"node '{node.name}': indexing with ... or None is not supported")
+    if len(index) > len(shape):
+        raise ExportError(f"node '{node.name}': too many indices")
+    current = x
+    for dim, item in enumerate(index):
+        if isinstance(item, slice):
+            if item.step not in (None, 1):
+                raise ExportError(f"node '{node.name}': slicing with step {item.step} is not supported")
+            if item.start in (None, 0) and item.stop is None:
+                continue
+            start, stop, _ = item.indices(shape[dim])
+            stop = max(start, stop)
+        elif isinstance(item, int):
+            start = item + shape[dim] if item < 0 else item
+            stop = start + 1
+        else:
+            raise ExportError(f"node '{node.name}': index of type {type(item).__name__} is not supported")
+        shape[dim] = stop - start
+        current = ctx.emit_internal(node, "slice", {"dim": dim, "start": start, "end": stop}, [current], shape)
+    # Integer indices drop their dims: the final reshape gives the node's own shape.
+    return ctx.emit(node, "reshape", {"shape": list(ctx.node_shape(node))}, [current])
+
+
+def _dropout(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("p", 0.5), ("training", True), ("inplace", False)], args, kwargs)
+    if a["training"]:
+        raise ExportError(f"node '{node.name}': dropout in training mode (call module.eval() or pass training=False)")
+    return ctx.alias(a["input"])
+
+
+def _identity(ctx, node, args, kwargs):
+    return ctx.alias(args[0])
+
+
+def _layer_norm(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("normalized_shape", _NO_DEFAULT), ("weight", None), ("bias", None),
+                    ("eps", 1e-5)], args, kwargs)
+    inputs = [ctx.tensor(a["input"])]
+    if (a["weight"] is None) != (a["bias"] is None):
+        raise ExportError(f"node '{node.name}': layer_norm with only one of weight and bias is not supported")
+    if a["weight"] is not None:
+        inputs += [ctx.tensor(a["weight"]), ctx.tensor(a["bias"])]
+    return ctx.emit(node, "layer_norm", {"normalized_shape": _ints(a["normalized_shape"]), "eps": float(a["eps"])},
+                    inputs)
+
+
+def _batch_norm(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("running_mean", _NO_DEFAULT), ("running_var", _NO_DEFAULT),
+                    ("weight", None), ("bias", None), ("training", False), ("momentum", 0.1), ("eps", 1e-5)],
+             args, kwargs)
+    if a["training"]:
+        raise ExportError(f"node '{node.name}': batch_norm in training mode (call module.eval())")
+    if a["running_mean"] is None or a["running_var"] is None:
+        raise ExportError(f"node '{node.name}': batch_norm without running statistics is not supported")
+    x = ctx.tensor(a["input"])
+    channels = ctx.shape(x)[1]
+    weight = a["weight"] if a["weight"] is not None else torch.ones(channels)
+    bias = a["bias"] if a["bias"] is not None else torch.zeros(channels)
+    inputs = [x, ctx.tensor(weight), ctx.tensor(bias), ctx.tensor(a["running_mean"]), ctx.tensor(a["running_var"])]
+    return ctx.emit(node, "batch_norm", {"eps": float(a["eps"])}, inputs)
+
+
+# Functions and methods by name (torch.X, torch.nn.functional.X, operator.X, tensor.X()).
+FUNCTIONS = {
+    "sigmoid": _unary("sigmoid"), "tanh": _unary("tanh"), "exp": _unary("exp"), "log": _unary("log"),
+    "neg": _unary("neg"), "abs": _unary("abs"), "reciprocal": _unary("reciprocal"), "rsqrt": _unary("rsqrt"),
+    "sqrt": _unary("sqrt"), "relu": _unary("relu"), "relu6": _unary("relu6"), "silu": _unary("silu"),
+    "hardswish": _unary("hardswish"), "hardsigmoid": _unary("hardsigmoid"),
+    "hardtanh": _unary("hardtanh", [("min_val", -1.0), ("max_val", 1.0)]),
+    "gelu": _unary("gelu", [("approximate", "none")]),
+    "clamp": _clamp, "clip": _clamp,
+    "add": _binary("add"), "iadd": _binary("add"), "sub": _binary("sub"), "isub": _binary("sub"),
+    "mul": _binary("mul"), "imul": _binary("mul"), "div": _binary("div"), "truediv": _binary("div"),
+    "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"),
+    "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_avg_pool2d,
+    "conv2d": _conv2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
+    "mean": _reduce("mean"), "sum": _reduce("sum"),
+    "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
+    "flatten": _flatten, "reshape": _reshape, "view": _reshape, "permute": _permute, "transpose": _transpose,
+    "squeeze": _squeeze("squeeze"), "unsqueeze": _squeeze("unsqueeze"),
+    "cat": _cat, "concat": _cat, "getitem": _getitem, "batch_norm": _batch_norm,
+    "dropout": _dropout, "contiguous": _identity, "clone": _identity, "detach": _identity,
+    "layer_norm": _layer_norm,
+}
+
+# Functions whose result is a Python value computed at export time from static arguments.
+STATIC_FUNCTIONS = {operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv,
+                    operator.truediv, operator.neg}
