@@ -197,7 +197,12 @@ Status DeviceRegistry::remove(const DeviceKey& key) {
   std::shared_ptr<Entry> removed;  // its pin, if any, is released after the mutex
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(key);
-  if (it == entries_.end()) return not_found("cannot remove: nothing is registered under key " + key.to_string());
+  // An entry whose device is gone counts as nothing registered (as for find()).
+  bool dead = it != entries_.end() && !it->second->creating && it->second->device.expired();
+  if (dead) entries_.erase(it);
+  if (it == entries_.end() || dead) {
+    return not_found("cannot remove: nothing is registered under key " + key.to_string());
+  }
   removed = std::move(it->second);
   entries_.erase(it);
   return ok_status();

@@ -38,6 +38,24 @@ Status ComputeJob::record(std::span<const uint8_t> push_constants, uint32_t grou
   return end_command_buffer(*device, cmd);
 }
 
+Status run_fill_check(const DeviceLease& device, uint32_t n, uint32_t base) {
+  UNIVK_ASSIGN_OR_RETURN(Buffer out, Buffer::create(device, n * sizeof(uint32_t), MemoryKind::kHostVisible));
+  UNIVK_ASSIGN_OR_RETURN(ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(),
+                                                            {{out.handle(), 0, out.size()}}, 8, "fill"));
+  uint32_t params[2] = {base, n};
+  UNIVK_RETURN_IF_ERROR(job.record(bytes_of(params), (n + 63) / 64));
+  UNIVK_ASSIGN_OR_RETURN(uint64_t value, job.submit());
+  UNIVK_RETURN_IF_ERROR(device->queue().wait(value));
+  const auto* values = static_cast<const uint32_t*>(out.mapped());
+  for (uint32_t i = 0; i < n; ++i) {
+    if (values[i] != base + i) {
+      return internal_error("fill: element " + std::to_string(i) + " is " + std::to_string(values[i]) +
+                            ", expected " + std::to_string(base + i));
+    }
+  }
+  return ok_status();
+}
+
 uint32_t lcg_iterate(uint32_t x, uint32_t iterations) {
   // Compose the affine map f(x) = a*x + c with itself by squaring: f^2k = f^k o f^k.
   uint32_t a = 1664525u, c = 1013904223u;

@@ -44,6 +44,10 @@ std::span<const uint8_t> bytes_of(const T& value) {
   return {reinterpret_cast<const uint8_t*>(&value), sizeof(T)};
 }
 
+// Dispatches fill.comp over `n` uints with `base` on `device`, waits and checks every value
+// (Internal naming the first wrong element).
+Status run_fill_check(const DeviceLease& device, uint32_t n, uint32_t base);
+
 // What spin.comp computes: x -> x * 1664525 + 1013904223 applied `iterations` times.
 uint32_t lcg_iterate(uint32_t x, uint32_t iterations);
 
