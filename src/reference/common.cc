@@ -5,7 +5,13 @@
 
 namespace univk::reference::detail {
 
-std::string shape_str(const Shape& s) { return s.to_string(); }
+Result<HostTensor> make_output(DType dtype, std::vector<int64_t> dims) {
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, Shape::checked(std::move(dims)));
+  if (static_cast<uint64_t>(shape.numel()) > kMaxOutputBytes / dtype_size(dtype)) {
+    return invalid_argument("output shape " + shape.to_string() + " exceeds the reference kernels' 4 GiB limit");
+  }
+  return HostTensor(dtype, std::move(shape));
+}
 
 Status check_input_count(Inputs inputs, size_t min, size_t max) {
   if (inputs.size() < min || inputs.size() > max) {

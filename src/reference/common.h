@@ -84,7 +84,12 @@ Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, con
 // Concatenation of same-dtype, same-rank tensors along `axis` (already wrapped).
 Result<HostTensor> concat_tensors(Inputs inputs, int64_t axis);
 
-std::string shape_str(const Shape& s);
+// Allocates an output tensor after checking its dims: non-negative, no int64 overflow, and at
+// most kMaxOutputBytes (attributes such as padding or multiples come from untrusted programs).
+// Upper bound for kernel/stride/padding/dilation values, so window arithmetic cannot overflow.
+inline constexpr int64_t kMaxWindowAttr = int64_t{1} << 31;
+inline constexpr uint64_t kMaxOutputBytes = uint64_t{1} << 32;
+Result<HostTensor> make_output(DType dtype, std::vector<int64_t> dims);
 inline Result<Tensors> single(HostTensor t) {
   Tensors out;
   out.push_back(std::move(t));

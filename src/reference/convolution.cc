@@ -1,5 +1,7 @@
 // PyTorch conv2d (NCHW, weight [OC, C/groups, KH, KW], optional bias) with stride, padding
 // (ints or "valid"/"same"), dilation and groups (depthwise = groups == C).
+#include <algorithm>
+
 #include "common.h"
 
 namespace univk::reference::detail {
@@ -35,6 +37,9 @@ Result<Tensors> conv2d(std::string_view, const Attributes& attrs, Inputs inputs)
   UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, attrs.ints_expanded("dilation", 2, {1}));
   if (stride[0] <= 0 || stride[1] <= 0) return invalid_argument("attribute 'stride' must be positive");
   if (dil[0] <= 0 || dil[1] <= 0) return invalid_argument("attribute 'dilation' must be positive");
+  if (std::max({stride[0], stride[1], dil[0], dil[1]}) > kMaxWindowAttr) {
+    return invalid_argument("attribute 'stride' or 'dilation' is above 2^31");
+  }
   // Padding before (top/left); "same" may pad one more after than before, as in PyTorch.
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;
   auto padding_mode = attrs.get_string("padding");
@@ -52,6 +57,7 @@ Result<Tensors> conv2d(std::string_view, const Attributes& attrs, Inputs inputs)
     pt = pb = pad[0];
     pl = pr = pad[1];
   }
+  if (std::max({pt, pb, pl, pr}) > kMaxWindowAttr) return invalid_argument("attribute 'padding' is above 2^31");
   const int64_t oh = (h + pt + pb - dil[0] * (kh - 1) - 1) / stride[0] + 1;
   const int64_t ow = (wd + pl + pr - dil[1] * (kw - 1) - 1) / stride[1] + 1;
   if (h + pt + pb < dil[0] * (kh - 1) + 1 || wd + pl + pr < dil[1] * (kw - 1) + 1) {
@@ -59,7 +65,7 @@ Result<Tensors> conv2d(std::string_view, const Attributes& attrs, Inputs inputs)
                             x.shape().to_string());
   }
   std::vector<int64_t> dims = batched ? std::vector<int64_t>{n, oc, oh, ow} : std::vector<int64_t>{oc, oh, ow};
-  HostTensor out(DType::kFloat32, Shape(dims));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
   const float* xp = x.data<float>().data();
   const float* wp = w.data<float>().data();
   const float* bp = inputs.size() == 3 ? inputs[2].data<float>().data() : nullptr;

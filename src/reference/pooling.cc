@@ -61,6 +61,9 @@ Result<PoolParams> pool_params(const Attributes& attrs, bool with_dilation) {
   }
   UNIVK_ASSIGN_OR_RETURN(p.ceil_mode, attrs.get_bool_or("ceil_mode", false));
   p.kh = k[0], p.kw = k[1], p.sh = s[0], p.sw = s[1], p.ph = pad[0], p.pw = pad[1], p.dh = dil[0], p.dw = dil[1];
+  for (int64_t v : {p.kh, p.kw, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw}) {
+    if (v > kMaxWindowAttr) return invalid_argument("window attribute value " + std::to_string(v) + " is above 2^31");
+  }
   if (p.kh <= 0 || p.kw <= 0) return invalid_argument("attribute 'kernel_size' must be positive");
   if (p.sh <= 0 || p.sw <= 0) return invalid_argument("attribute 'stride' must be positive");
   if (p.dh <= 0 || p.dw <= 0) return invalid_argument("attribute 'dilation' must be positive");
@@ -85,7 +88,7 @@ Result<Tensors> avg_pool2d(std::string_view, const Attributes& attrs, Inputs inp
   std::vector<int64_t> dims = pl.prefix;
   dims.push_back(oh);
   dims.push_back(ow);
-  HostTensor out(DType::kFloat32, Shape(dims));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
   for (int64_t c = 0; c < pl.count; ++c) {
@@ -126,7 +129,7 @@ Result<Tensors> max_pool2d(std::string_view, const Attributes& attrs, Inputs inp
   std::vector<int64_t> dims = pl.prefix;
   dims.push_back(oh);
   dims.push_back(ow);
-  HostTensor out(DType::kFloat32, Shape(dims));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
   for (int64_t c = 0; c < pl.count; ++c) {
@@ -164,7 +167,7 @@ Result<Tensors> adaptive_avg_pool2d(std::string_view, const Attributes& attrs, I
   std::vector<int64_t> dims = pl.prefix;
   dims.push_back(oh);
   dims.push_back(ow);
-  HostTensor out(DType::kFloat32, Shape(dims));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
   for (int64_t c = 0; c < pl.count; ++c) {

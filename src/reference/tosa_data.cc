@@ -97,7 +97,7 @@ Result<Tensors> pad(std::string_view, const Attributes& attrs, Inputs inputs) {
     if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) return invalid_argument("attribute 'padding' must be non-negative");
     dims[d] = x.shape()[d] + padding[2 * d] + padding[2 * d + 1];
   }
-  HostTensor out(x.dtype(), Shape(dims));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(x.dtype(), dims));
   // Fill with pad_const, then copy the input into its window.
   if (x.dtype() == DType::kFloat32) {
     UNIVK_ASSIGN_OR_RETURN(double c, attrs.get_float_or("pad_const", 0.0));
@@ -137,7 +137,7 @@ Result<Tensors> tile(std::string_view, const Attributes& attrs, Inputs inputs) {
     if (multiples[d] < 1) return invalid_argument("attribute 'multiples' must be >= 1");
     dims[d] = x.shape()[d] * multiples[d];
   }
-  HostTensor out(x.dtype(), Shape(dims));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(x.dtype(), dims));
   const std::vector<int64_t> in_strides = x.shape().contiguous_strides();
   const size_t es = dtype_size(x.dtype());
   const uint8_t* src = x.bytes().data();

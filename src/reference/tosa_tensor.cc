@@ -24,6 +24,9 @@ Result<std::vector<int64_t>> int_list(const Attributes& attrs, const std::string
                             std::to_string(count));
   }
   for (int64_t x : v) {
+    if (x > kMaxWindowAttr) {
+      return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " above 2^31");
+    }
     if (x < min_value) {
       return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " below " +
                               std::to_string(min_value));
@@ -89,7 +92,7 @@ Result<Tensors> pool(std::string_view op, const Attributes& attrs, Inputs inputs
   const int64_t n = x.shape()[0], ih = x.shape()[1], iw = x.shape()[2], c = x.shape()[3];
   UNIVK_ASSIGN_OR_RETURN(int64_t oh, exact_out(ih, w.pt + w.pb, w.kh, w.sh, "height"));
   UNIVK_ASSIGN_OR_RETURN(int64_t ow, exact_out(iw, w.pl + w.pr, w.kw, w.sw, "width"));
-  HostTensor out(t, Shape{n, oh, ow, c});
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(t, {n, oh, ow, c}));
   const bool is_float = t == DType::kFloat32;
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t y = 0; y < oh; ++y) {
@@ -215,7 +218,7 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
   UNIVK_ASSIGN_OR_RETURN(std::vector<double> bias, bias_values(inputs, oc, p.is_int));
   UNIVK_ASSIGN_OR_RETURN(int64_t oh, exact_out(ih, p.pt + p.pb, (kh - 1) * p.dh + 1, p.sh, "height"));
   UNIVK_ASSIGN_OR_RETURN(int64_t ow, exact_out(iw, p.pl + p.pr, (kw - 1) * p.dw + 1, p.sw, "width"));
-  HostTensor out(p.is_int ? DType::kInt32 : DType::kFloat32, Shape{n, oh, ow, oc});
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(p.is_int ? DType::kInt32 : DType::kFloat32, {n, oh, ow, oc}));
   auto in_at = [&](int64_t b, int64_t yy, int64_t xx, int64_t ch) -> double {
     const int64_t idx = ((b * ih + yy) * iw + xx) * ic + ch;
     return p.is_int ? static_cast<double>(read_int(x, idx) - p.in_zp) : x.data<float>()[static_cast<size_t>(idx)];
