@@ -17,7 +17,9 @@ BackendRegistry* make_builtin_registry() {
   auto add = [&](std::unique_ptr<Backend> backend) {
     Status status = registry->add(std::move(backend));
     // Only a duplicate id can fail here, which the build rules out; log rather than abort.
-    if (!status.ok()) UNIVK_LOG(kError) << "builtin backends: " << status.to_string();
+    if (!status.ok()) {
+      UNIVK_LOG(kError) << "builtin backends: " << status.to_string();
+    }
   };
 #if defined(UNIVK_HAS_VULKAN_BACKEND)
   add(backends::make_vulkan_backend());

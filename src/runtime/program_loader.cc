@@ -172,6 +172,8 @@ class MethodParser {
   }
 
   Result<AttrValue> parse_attribute_value(const std::string& field, const fbs::Attribute& attribute) {
+    // The verifier accepts a union whose type is set but whose table is absent.
+    if (attribute.value() == nullptr) return invalid_argument(field + ": missing value");
     switch (attribute.value_type()) {
       case fbs::AttrValue::IntAttr:
         return AttrValue(attribute.value_as_IntAttr()->value());
@@ -193,6 +195,10 @@ class MethodParser {
 
   Result<InstructionDesc> parse_instruction(uint32_t index, const fbs::Instruction& instruction) {
     const std::string where = where_ + " instruction " + std::to_string(index);
+    if (instruction.kind() == nullptr && instruction.kind_type() != fbs::InstructionKind::NONE) {
+      return invalid_argument(where + ": instruction kind " + std::to_string(static_cast<int>(instruction.kind_type())) +
+                              " without its table");
+    }
     switch (instruction.kind_type()) {
       case fbs::InstructionKind::DelegateCall: {
         const fbs::DelegateCall& call = *instruction.kind_as_DelegateCall();

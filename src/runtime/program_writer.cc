@@ -175,8 +175,13 @@ struct ProgramSerializer {
     if (align_up(header.size(), kSegmentAlignment) != base) {
       return internal_error("program writer: FlatBuffer size changed between passes");
     }
-    uint64_t total = base;
-    for (const auto* segment : segments) total = align_up(total + segment->size(), kSegmentAlignment);
+    // No padding after the last segment: a file cut anywhere is then detectably short.
+    uint64_t total = header.size();
+    uint64_t end = base;
+    for (const auto* segment : segments) {
+      total = end + segment->size();
+      end = align_up(total, kSegmentAlignment);
+    }
     std::vector<uint8_t> bytes(total, 0);
     std::memcpy(bytes.data(), header.data(), header.size());
     uint64_t offset = base;

@@ -1,0 +1,45 @@
+// A test-only backend ("FakeA", "FakeB", ... by construction) implementing runtime::Backend.
+//
+// Payload: two little-endian floats {scale, bias}; the delegate computes y = x * scale + bias
+// elementwise on float32 tensors. Compile specs: "required_feature" and "optional_feature" name
+// a vulkan::Feature (feature_name spelling) that requirements() reports, so tests can check the
+// method merges requirements across delegates.
+//
+// execute() runs on the host. record() records a real compute dispatch (affine.comp) reading
+// and writing the method's device buffers, so fused mode can be compared with per_delegate.
+// Each delegate owns its pipeline and descriptor pool and holds its device lease.
+//
+// requirements() and init() append "requirements <id>:<scale>" and "init <id>:<scale>" to
+// FakeBackend::event_log(), so tests can check that every requirement is asked for first.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "univk/runtime/backend.h"
+
+namespace univk::runtime::testing {
+
+class FakeBackend : public Backend {
+ public:
+  explicit FakeBackend(std::string id) : id_(std::move(id)) {}
+  std::string_view id() const override { return id_; }
+  Result<vulkan::DeviceRequirements> requirements(const DelegateSpec& spec) const override;
+  Result<std::unique_ptr<Delegate>> init(const DelegateSpec& spec, vulkan::DeviceLease device,
+                                         const BackendOptions& options) const override;
+
+  static std::vector<std::string>& event_log();
+
+ private:
+  std::string id_;
+};
+
+// The payload for y = x * scale + bias.
+std::vector<uint8_t> affine_payload(float scale, float bias);
+
+// A registry with FakeA and FakeB.
+std::unique_ptr<BackendRegistry> make_fake_registry();
+
+}  // namespace univk::runtime::testing
