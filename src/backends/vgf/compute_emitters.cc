@@ -1,0 +1,164 @@
+// Emitters of the arithmetic kernels that are not elementwise: convolutions, MATMUL and the
+// reductions. Parameter layouts match shaders/conv2d_f32.comp, matmul_f32.comp, reduce_f32.comp.
+#include <string>
+
+#include "kernel_emitters.h"
+
+namespace univk::backends::vgf {
+
+using spirv::TosaOp;
+using spirv::TosaOperation;
+
+namespace {
+
+Status push(std::vector<uint32_t>& params, std::initializer_list<int64_t> values) {
+  for (int64_t v : values) {
+    if (v < 0 || v > static_cast<int64_t>(UINT32_MAX)) return unsupported("parameter " + std::to_string(v) + " does not fit 32 bits");
+    params.push_back(static_cast<uint32_t>(v));
+  }
+  return ok_status();
+}
+
+Status push_all(std::vector<uint32_t>& params, const std::vector<int64_t>& values) {
+  for (int64_t v : values) UNIVK_RETURN_IF_ERROR(push(params, {v}));
+  return ok_status();
+}
+
+Status require_f32(const std::vector<TensorView>& inputs, const TensorView& output, bool output_f32 = true) {
+  for (const auto& v : inputs)
+    if (v.dtype != DType::kFloat32) return unsupported(std::string("input type ") + std::string(dtype_name(v.dtype)) + " (fp32 only)");
+  if (output_f32 && output.dtype != DType::kFloat32) return unsupported("output type " + std::string(dtype_name(output.dtype)) + " (fp32 only)");
+  return ok_status();
+}
+
+Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+  const bool depthwise = op.op == TosaOp::kDepthwiseConv2d;
+  if (inputs.size() != 3) return invalid_argument("convolution needs input, weight and bias");
+  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
+  const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
+  if (in.shape.size() != 4 || w.shape.size() != 4 || output.shape.size() != 4 || bias.shape.size() != 1)
+    return invalid_argument("convolution ranks must be 4 (input, weight, output) and 1 (bias)");
+  if (!w.contiguous() || !bias.contiguous()) return unsupported("convolution weight and bias must be packed");
+  UNIVK_ASSIGN_OR_RETURN(auto pad, op.attrs.get_ints("pad"));
+  UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
+  UNIVK_ASSIGN_OR_RETURN(auto dilation, op.attrs.get_ints("dilation"));
+  if (pad.size() != 4 || stride.size() != 2 || dilation.size() != 2) return invalid_argument("pad/stride/dilation must have 4/2/2 entries");
+  for (double zp : {op.attrs.get_float_or("input_zp", 0.0).value(), op.attrs.get_float_or("weight_zp", 0.0).value()})
+    if (zp != 0.0) return invalid_argument("float convolution needs zero points of 0");
+  const int64_t kh = depthwise ? w.shape[0] : w.shape[1];
+  const int64_t kw = depthwise ? w.shape[1] : w.shape[2];
+  const int64_t ic = depthwise ? w.shape[2] : w.shape[3];
+  const int64_t oc = depthwise ? w.shape[2] * w.shape[3] : w.shape[0];
+  if (ic != in.shape[3] || oc != output.shape[3] || in.shape[0] != output.shape[0])
+    return invalid_argument("convolution channel counts do not match the weight");
+  if (bias.shape[0] != oc && bias.shape[0] != 1) return invalid_argument("bias must have OC or 1 elements");
+  for (int d = 0; d < 2; ++d) {
+    const int64_t k = d == 0 ? kh : kw;
+    if (stride[d] < 1 || dilation[d] < 1 || pad[2 * d] < 0 || pad[2 * d + 1] < 0) return invalid_argument("invalid stride/dilation/pad");
+    const int64_t span = in.shape[1 + d] - 1 + pad[2 * d] + pad[2 * d + 1] - (k - 1) * dilation[d];
+    if (span < 0 || span % stride[d] != 0 || span / stride[d] + 1 != output.shape[1 + d])
+      return invalid_argument("output size does not follow the TOSA convolution formula exactly");
+  }
+  Kernel k;
+  k.shader = ShaderId::kConv2dF32;
+  k.outputs = {output};
+  k.inputs = inputs;
+  UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.shape));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.strides));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, in.strides));
+  UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[1], in.shape[2], ic, kh, kw, stride[0], stride[1], dilation[0],
+                                        dilation[1], pad[0], pad[2], depthwise ? w.shape[3] : 1,
+                                        bias.shape[0] == 1 ? 1 : 0}));
+  k.specialization = {{0u, depthwise ? 1u : 0u}};
+  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
+  return k;
+}
+
+Result<Kernel> emit_matmul(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+  if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
+  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
+  const TensorView &a = inputs[0], &b = inputs[1];
+  if (a.shape.size() != 3 || b.shape.size() != 3 || output.shape.size() != 3) return invalid_argument("MATMUL operands must be rank 3");
+  if (a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1] || output.shape != std::vector<int64_t>{a.shape[0], a.shape[1], b.shape[2]})
+    return invalid_argument("MATMUL shapes " + Shape(a.shape).to_string() + " x " + Shape(b.shape).to_string() + " -> " +
+                            Shape(output.shape).to_string() + " do not match");
+  for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
+    if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
+  Kernel k;
+  k.shader = ShaderId::kMatmulF32;
+  k.outputs = {output};
+  k.inputs = inputs;
+  UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.shape));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.strides));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, a.strides));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, b.strides));
+  UNIVK_RETURN_IF_ERROR(push(k.params, {a.shape[2]}));
+  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
+  return k;
+}
+
+Result<Kernel> emit_reduce(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+  const bool argmax = op.op == TosaOp::kArgmax;
+  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output, !argmax));
+  if (argmax && output.dtype != DType::kInt32) return unsupported("ARGMAX output must be int32");
+  const TensorView& in = inputs[0];
+  UNIVK_ASSIGN_OR_RETURN(int64_t axis, op.attrs.get_int("axis"));
+  const size_t rank = in.shape.size();
+  if (axis < 0 || static_cast<size_t>(axis) >= rank || rank > kMaxRank) return invalid_argument("axis out of range");
+  std::vector<int64_t> iter = in.shape;
+  iter[axis] = 1;
+  std::vector<int64_t> out_strides;
+  if (argmax) {
+    std::vector<int64_t> expected = in.shape;
+    expected.erase(expected.begin() + axis);
+    if (output.shape != expected) return invalid_argument("ARGMAX output shape must drop the axis");
+    out_strides = output.strides;
+    out_strides.insert(out_strides.begin() + axis, 0);
+  } else {
+    if (output.shape != iter) return invalid_argument("reduction output must keep the axis with size 1");
+    out_strides = output.strides;
+    out_strides[axis] = 0;
+  }
+  Kernel k;
+  k.shader = ShaderId::kReduceF32;
+  k.outputs = {output};
+  k.inputs = {in};
+  const int64_t total = Shape(iter).numel();
+  UNIVK_RETURN_IF_ERROR(push(k.params, {total}));
+  std::vector<int64_t> dims(kMaxRank - rank, 1), os(kMaxRank - rank, 0), is(kMaxRank - rank, 0);
+  dims.insert(dims.end(), iter.begin(), iter.end());
+  os.insert(os.end(), out_strides.begin(), out_strides.end());
+  is.insert(is.end(), in.strides.begin(), in.strides.end());
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, dims));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, os));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, is));
+  UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[axis], in.strides[axis]}));
+  k.specialization = {{0u, argmax ? 2u : (op.op == TosaOp::kReduceMax ? 1u : 0u)}};
+  k.work_items = static_cast<uint64_t>(total);
+  return k;
+}
+
+}  // namespace
+
+Result<std::vector<Kernel>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                         const TensorView& output) {
+  Result<Kernel> kernel = unsupported("");
+  switch (op.op) {
+    case TosaOp::kConv2d: case TosaOp::kDepthwiseConv2d: kernel = emit_conv(op, inputs, output); break;
+    case TosaOp::kMatmul: kernel = emit_matmul(op, inputs, output); break;
+    case TosaOp::kReduceSum: case TosaOp::kReduceMax: case TosaOp::kArgmax: kernel = emit_reduce(op, inputs, output); break;
+    default: {
+      std::string types;
+      for (const auto& v : inputs) types += (types.empty() ? "" : ", ") + std::string(dtype_name(v.dtype));
+      return unsupported(std::string(spirv::tosa_op_name(op.op)) + " on " + types + " -> " +
+                         std::string(dtype_name(output.dtype)) + " is not implemented by the VgfBackend's lowering");
+    }
+  }
+  if (!kernel.ok()) return kernel.status();
+  kernel->label = std::string(spirv::tosa_op_name(op.op));
+  return std::vector<Kernel>{std::move(kernel.value())};
+}
+
+}  // namespace univk::backends::vgf

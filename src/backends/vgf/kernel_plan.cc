@@ -1,0 +1,51 @@
+#include "kernel_plan.h"
+
+#include "univk/tensor/shape.h"
+
+namespace univk::backends::vgf {
+
+int64_t TensorView::numel() const { return Shape(shape).numel(); }
+
+bool TensorView::contiguous() const { return offset == 0 && strides == Shape(shape).contiguous_strides(); }
+
+std::vector<int64_t> TensorView::padded_shape() const {
+  std::vector<int64_t> out(kMaxRank - std::min(kMaxRank, shape.size()), 1);
+  out.insert(out.end(), shape.begin(), shape.end());
+  return out;
+}
+
+std::vector<int64_t> TensorView::padded_strides() const {
+  std::vector<int64_t> out(kMaxRank - std::min(kMaxRank, strides.size()), 0);
+  out.insert(out.end(), strides.begin(), strides.end());
+  return out;
+}
+
+const char* shader_name(ShaderId id) {
+  switch (id) {
+    case ShaderId::kElementwiseF32: return "ew_f32";
+    case ShaderId::kElementwiseI32: return "ew_i32";
+    case ShaderId::kPoolF32: return "pool_f32";
+    case ShaderId::kCopy32: return "copy32";
+    case ShaderId::kCopy16: return "copy16";
+    case ShaderId::kCopy8: return "copy8";
+    case ShaderId::kConv2dF32: return "conv2d_f32";
+    case ShaderId::kMatmulF32: return "matmul_f32";
+    case ShaderId::kReduceF32: return "reduce_f32";
+  }
+  return "?";
+}
+
+uint32_t shader_tensor_bindings(ShaderId id) {
+  switch (id) {
+    case ShaderId::kElementwiseF32: case ShaderId::kElementwiseI32: case ShaderId::kPoolF32:
+    case ShaderId::kConv2dF32:
+      return 5;  // output + 4 inputs
+    case ShaderId::kCopy32: case ShaderId::kCopy16: case ShaderId::kCopy8: case ShaderId::kReduceF32:
+      return 2;
+    case ShaderId::kMatmulF32:
+      return 3;
+  }
+  return 0;
+}
+
+}  // namespace univk::backends::vgf

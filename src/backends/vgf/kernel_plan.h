@@ -1,0 +1,84 @@
+// The lowered form of a VGF GRAPH segment: a list of compute kernels over tensor views, as pure
+// data (no Vulkan objects), so lowering, fusion and memory planning are testable without a GPU.
+//
+// Storage: every tensor the plan touches lives in one of three places, resolved to buffers only
+// when recording: a model resource (VGF resource table entry, bound by the delegate or by the
+// caller in fused mode), the delegate's constant buffer, or the segment's scratch arena.
+// A TensorView addresses logical TOSA dims through per-dim element strides, so a folded
+// TRANSPOSE is a permuted stride vector and a broadcast operand has stride 0.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "univk/tensor/dtype.h"
+#include "univk/tensor/shape.h"
+
+namespace univk::backends::vgf {
+
+// Highest tensor rank the shaders address (views are left-padded to this rank).
+inline constexpr size_t kMaxRank = 6;
+
+enum class StorageKind : uint8_t { kResource, kConstant, kScratch };
+
+struct StorageRef {
+  StorageKind kind = StorageKind::kScratch;
+  uint32_t resource = 0;      // kResource: index into VgfFile::resources
+  uint64_t byte_offset = 0;   // kConstant / kScratch: offset in the constant buffer / arena
+  uint64_t byte_size = 0;
+  friend bool operator==(const StorageRef&, const StorageRef&) = default;
+};
+
+struct TensorView {
+  StorageRef storage;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;    // logical (TOSA) dims
+  std::vector<int64_t> strides;  // elements per step of each logical dim (0 = broadcast)
+  int64_t offset = 0;            // elements from the start of the storage
+
+  int64_t numel() const;
+  bool contiguous() const;  // row-major packed with offset 0 strides
+  // Left-pads shape (with 1) and strides (with 0) to kMaxRank.
+  std::vector<int64_t> padded_shape() const;
+  std::vector<int64_t> padded_strides() const;
+};
+
+// The embedded shaders (one pipeline layout each: binding 0 = params, 1 = output, 2.. = inputs).
+enum class ShaderId : uint8_t {
+  kElementwiseF32,  // fused elementwise program, float registers
+  kElementwiseI32,  // fused elementwise program, int registers
+  kPoolF32,         // AVG/MAX_POOL2D + elementwise epilogue
+  kCopy32,          // strided copy / pad / tile of 32-bit elements
+  kCopy16,
+  kCopy8,
+  kConv2dF32,       // CONV2D and DEPTHWISE_CONV2D + elementwise epilogue
+  kMatmulF32,
+  kReduceF32,       // REDUCE_SUM / REDUCE_MAX / ARGMAX
+};
+const char* shader_name(ShaderId id);
+// Bindings after params: outputs + inputs.
+uint32_t shader_tensor_bindings(ShaderId id);
+
+struct Kernel {
+  ShaderId shader = ShaderId::kElementwiseF32;
+  std::string label;  // "AVG_POOL2D+SIGMOID+MUL": the TOSA operators this dispatch runs
+  // Binding order: outputs[0] at binding 1, then inputs at 2, 3, ... (unused bindings up to
+  // shader_tensor_bindings get a dummy buffer).
+  std::vector<TensorView> outputs;
+  std::vector<TensorView> inputs;
+  // Shader-specific parameter words. At record time the recorder prepends one word per tensor
+  // binding: the binding's base element offset (the view's offset plus the part of the storage
+  // offset below the descriptor alignment).
+  std::vector<uint32_t> params;
+  std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
+  uint64_t work_items = 0;  // invocations needed (before grid-stride capping)
+};
+
+struct SegmentPlan {
+  std::vector<Kernel> kernels;
+  uint64_t scratch_bytes = 0;  // size of the segment's scratch arena
+  uint32_t operator_count = 0; // TOSA operators in the graph (for logs and docs)
+};
+
+}  // namespace univk::backends::vgf

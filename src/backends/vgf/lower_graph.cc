@@ -1,0 +1,522 @@
+#include "lower_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "elementwise_program.h"
+#include "kernel_emitters.h"
+
+namespace univk::backends::vgf {
+
+using spirv::TosaGraph;
+using spirv::TosaOp;
+using spirv::TosaOperation;
+using spirv::ValueId;
+using spirv::ValueKind;
+namespace uvgf = univk::vgf;
+
+Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& resource) {
+  auto dtype = uvgf::dtype_from_vk_format(resource.vk_format);
+  if (!dtype) return unsupported("resource format " + uvgf::vk_format_name(resource.vk_format) + " has no univk dtype");
+  for (int64_t d : resource.shape)
+    if (d < 0) return unsupported("resource has a dynamic dimension (shape entry " + std::to_string(d) + ")");
+  if (resource.strides.empty()) return Shape(resource.shape).contiguous_strides();
+  if (resource.strides.size() != resource.shape.size())
+    return invalid_argument("resource has " + std::to_string(resource.strides.size()) + " strides for rank " +
+                            std::to_string(resource.shape.size()));
+  const int64_t size = static_cast<int64_t>(dtype_size(*dtype));
+  std::vector<int64_t> strides;
+  for (int64_t s : resource.strides) {
+    if (s < 0 || s % size != 0)
+      return unsupported("resource byte stride " + std::to_string(s) + " is not a non-negative multiple of the element size");
+    strides.push_back(s / size);
+  }
+  return strides;
+}
+
+Result<uint64_t> resource_byte_size(const uvgf::Resource& resource) {
+  UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(resource));
+  const DType dtype = *uvgf::dtype_from_vk_format(resource.vk_format);
+  uint64_t last = 0;
+  for (size_t d = 0; d < resource.shape.size(); ++d) {
+    if (resource.shape[d] == 0) return uint64_t{0};
+    last += static_cast<uint64_t>(resource.shape[d] - 1) * static_cast<uint64_t>(strides[d]);
+  }
+  const uint64_t bytes = (last + 1) * dtype_size(dtype);
+  if (bytes > (uint64_t{1} << 40)) return unsupported("resource of " + std::to_string(bytes) + " bytes is too large");
+  return bytes;
+}
+
+namespace {
+
+std::string op_label(const TosaOperation& op) { return std::string(spirv::tosa_op_name(op.op)); }
+
+bool is_view_op(TosaOp op) { return op == TosaOp::kTranspose || op == TosaOp::kSlice || op == TosaOp::kReshape; }
+
+struct Group {
+  std::optional<size_t> anchor;  // pool operation index
+  std::vector<size_t> ops;       // elementwise operations, topological order
+  ValueId output = 0;
+  bool is_int = false;
+};
+
+class Lowering {
+ public:
+  Lowering(const TosaGraph& graph, LoweringContext& context) : g_(graph), ctx_(context) {}
+
+  Result<SegmentPlan> run() {
+    UNIVK_RETURN_IF_ERROR(index_graph());
+    UNIVK_RETURN_IF_ERROR(bind_interface());
+    form_groups();
+    plan_write_through();
+    for (size_t i = 0; i < g_.operations.size(); ++i) {
+      Status s = lower_operation(i);
+      if (!s.ok()) return s.with_context("operation " + std::to_string(i) + " (" + op_label(g_.operations[i]) + ")");
+    }
+    UNIVK_RETURN_IF_ERROR(copy_unproduced_outputs());
+    plan_.operator_count = static_cast<uint32_t>(g_.operations.size());
+    plan_scratch();
+    return std::move(plan_);
+  }
+
+ private:
+  const spirv::TosaTensorType& type(ValueId v) const { return g_.values[v].type; }
+
+  Status index_graph() {
+    const size_t n = g_.values.size();
+    consumers_.assign(n, {});
+    producer_.assign(n, std::nullopt);
+    is_output_.assign(n, false);
+    views_.assign(n, std::nullopt);
+    for (size_t i = 0; i < g_.operations.size(); ++i) {
+      const TosaOperation& op = g_.operations[i];
+      if (op.outputs.size() != 1) return unsupported("operation " + std::to_string(i) + " has " + std::to_string(op.outputs.size()) + " results");
+      for (ValueId v : op.inputs) {
+        if (v >= n) return invalid_argument("operation " + std::to_string(i) + " reads value " + std::to_string(v) + " out of range");
+        auto& c = consumers_[v];
+        if (std::find(c.begin(), c.end(), i) == c.end()) c.push_back(i);
+      }
+      if (op.outputs[0] >= n) return invalid_argument("operation result out of range");
+      producer_[op.outputs[0]] = i;
+    }
+    for (const auto& out : g_.outputs) {
+      if (out.value >= n) return invalid_argument("graph output value out of range");
+      is_output_[out.value] = true;
+    }
+    return ok_status();
+  }
+
+  Result<uint32_t> resource_for(uint32_t set, uint32_t binding) const {
+    const auto& seg = *ctx_.segment;
+    for (size_t i = 0; i < seg.set_infos.size(); ++i) {
+      if (seg.set_number(i) != set) continue;
+      for (const auto& slot : seg.set_infos[i].bindings)
+        if (slot.binding == binding) return slot.resource_index;
+    }
+    return invalid_argument("graph interface set " + std::to_string(set) + " binding " + std::to_string(binding) +
+                            " is not in the segment's descriptor set infos");
+  }
+
+  Result<TensorView> resource_view(uint32_t set, uint32_t binding, ValueId v) const {
+    UNIVK_ASSIGN_OR_RETURN(uint32_t index, resource_for(set, binding));
+    if (index >= ctx_.file->resources.size()) return invalid_argument("resource index out of range");
+    const uvgf::Resource& r = ctx_.file->resources[index];
+    const auto dtype = uvgf::dtype_from_vk_format(r.vk_format);
+    const auto& t = type(v);
+    if (!dtype || *dtype != t.dtype || r.shape != t.shape)
+      return invalid_argument("resource " + std::to_string(index) + " (" + uvgf::vk_format_name(r.vk_format) + " " +
+                              Shape(r.shape).to_string() + ") does not match graph value " + spirv::to_string(t));
+    TensorView view;
+    UNIVK_ASSIGN_OR_RETURN(view.strides, resource_element_strides(r));
+    UNIVK_ASSIGN_OR_RETURN(view.storage.byte_size, resource_byte_size(r));
+    view.storage.kind = StorageKind::kResource;
+    view.storage.resource = index;
+    view.dtype = t.dtype;
+    view.shape = t.shape;
+    return view;
+  }
+
+  TensorView contiguous_view(ValueId v, StorageRef storage) const {
+    TensorView view;
+    view.storage = storage;
+    view.dtype = type(v).dtype;
+    view.shape = type(v).shape;
+    view.strides = Shape(view.shape).contiguous_strides();
+    return view;
+  }
+
+  uint64_t byte_size(ValueId v) const {
+    return static_cast<uint64_t>(type(v).element_count()) * dtype_size(type(v).dtype);
+  }
+
+  Status bind_interface() {
+    for (const auto& in : g_.inputs) {
+      if (in.value >= g_.values.size()) return invalid_argument("graph input value out of range");
+      UNIVK_ASSIGN_OR_RETURN(views_[in.value], resource_view(in.descriptor_set, in.binding, in.value));
+    }
+    for (ValueId v = 0; v < g_.values.size(); ++v) {
+      const auto& value = g_.values[v];
+      if (value.kind == ValueKind::kConstant) {
+        if (value.data.size() != byte_size(v)) return invalid_argument("inline constant " + std::to_string(v) + " has the wrong byte size");
+        auto& blob = *ctx_.constant_blob;
+        blob.resize((blob.size() + 15) / 16 * 16);
+        StorageRef storage{StorageKind::kConstant, 0, blob.size(), value.data.size()};
+        blob.insert(blob.end(), value.data.begin(), value.data.end());
+        views_[v] = contiguous_view(v, storage);
+      } else if (value.kind == ValueKind::kGraphConstant) {
+        auto index = ctx_.segment->constant_for_graph_constant(value.graph_constant_id, ctx_.file->constants.size());
+        if (!index || ctx_.constant_offsets.count(*index) == 0)
+          return invalid_argument("graph constant id " + std::to_string(value.graph_constant_id) + " has no VGF constant");
+        const auto& c = ctx_.file->constants[*index];
+        if (c.sparsity_dimension >= 0) return unsupported("2:4 sparse constants are not supported");
+        if (c.data().size() != byte_size(v))
+          return invalid_argument("VGF constant " + std::to_string(*index) + " holds " + std::to_string(c.data().size()) +
+                                  " bytes but graph constant " + std::to_string(value.graph_constant_id) + " is " +
+                                  spirv::to_string(type(v)));
+        views_[v] = contiguous_view(v, StorageRef{StorageKind::kConstant, 0, ctx_.constant_offsets.at(*index), c.data().size()});
+      }
+    }
+    out_views_.resize(g_.outputs.size());
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      const auto& out = g_.outputs[i];
+      UNIVK_ASSIGN_OR_RETURN(out_views_[i], resource_view(out.descriptor_set, out.binding, out.value));
+      // The producing kernel writes straight into the first resource bound to a value.
+      if (producer_[out.value] && !views_[out.value]) views_[out.value] = out_views_[i];
+    }
+    return ok_status();
+  }
+
+  bool fusable_member(size_t i, bool* is_int) const {
+    const TosaOperation& op = g_.operations[i];
+    const DType dt = type(op.outputs[0]).dtype;
+    if (dt != DType::kFloat32 && dt != DType::kInt32) return false;
+    for (ValueId v : op.inputs) if (type(v).dtype != dt) return false;
+    if (!elementwise_op(op.op, dt == DType::kInt32)) return false;
+    *is_int = dt == DType::kInt32;
+    return true;
+  }
+
+  bool is_anchor(size_t i) const {
+    const TosaOperation& op = g_.operations[i];
+    return (op.op == TosaOp::kAvgPool2d || op.op == TosaOp::kMaxPool2d) && type(op.outputs[0]).dtype == DType::kFloat32 &&
+           type(op.inputs[0]).dtype == DType::kFloat32;
+  }
+
+  bool is_scalar_constant(ValueId v) const {
+    const auto kind = g_.values[v].kind;
+    return kind == ValueKind::kConstant && type(v).element_count() == 1;
+  }
+
+  uint32_t immediate_bits(ValueId v) const {
+    uint32_t bits = 0;
+    std::memcpy(&bits, g_.values[v].data.data(), 4);
+    return bits;
+  }
+
+  // Builds the program of a group; fills `inputs` with the values read through input slots.
+  std::optional<EwProgram> group_program(const Group& grp, std::vector<ValueId>* inputs, bool immediates) const {
+    ProgramBuilder builder(grp.is_int);
+    uint32_t next_slot = 0;
+    std::set<ValueId> internal;
+    if (grp.anchor) {
+      const ValueId pooled = g_.operations[*grp.anchor].outputs[0];
+      builder.seed_register_value(pooled);
+      internal.insert(pooled);
+      next_slot = 1;  // slot 0 is the pool input
+      inputs->push_back(g_.operations[*grp.anchor].inputs[0]);
+    }
+    for (size_t i : grp.ops) internal.insert(g_.operations[i].outputs[0]);
+    for (size_t i : grp.ops) {
+      const TosaOperation& op = g_.operations[i];
+      const EwOp ew = *elementwise_op(op.op, grp.is_int);
+      uint32_t imm0 = 0, imm1 = 0;
+      if (ew == EwOp::kClamp) {
+        if (grp.is_int) {
+          imm0 = static_cast<uint32_t>(static_cast<int32_t>(op.attrs.get_int_or("min_val", INT32_MIN).value()));
+          imm1 = static_cast<uint32_t>(static_cast<int32_t>(op.attrs.get_int_or("max_val", INT32_MAX).value()));
+        } else {
+          float lo = static_cast<float>(op.attrs.get_float_or("min_val", -INFINITY).value());
+          float hi = static_cast<float>(op.attrs.get_float_or("max_val", INFINITY).value());
+          std::memcpy(&imm0, &lo, 4);
+          std::memcpy(&imm1, &hi, 4);
+        }
+      }
+      if (ew == EwOp::kMulShift) imm0 = static_cast<uint32_t>(op.attrs.get_int_or("shift", 0).value());
+      size_t imm_operands = 0;
+      for (ValueId v : op.inputs) {
+        if (internal.count(v) || builder.is_bound(v)) continue;
+        const bool imm_room = ew == EwOp::kClamp ? false : (ew == EwOp::kMulShift ? imm_operands < 1 : imm_operands < 2);
+        if (immediates && is_scalar_constant(v) && imm_room) {
+          builder.bind_immediate(v, immediate_bits(v));
+          ++imm_operands;
+          continue;
+        }
+        if (next_slot >= kProgramInputs) return std::nullopt;
+        builder.bind_input(v, next_slot++);
+        inputs->push_back(v);
+      }
+      builder.add(op.outputs[0], ew, std::vector<uint64_t>(op.inputs.begin(), op.inputs.end()), imm0, imm1);
+    }
+    return builder.build(grp.output);
+  }
+
+  bool program_fits(const Group& grp) const {
+    std::vector<ValueId> inputs;
+    if (group_program(grp, &inputs, true)) return true;
+    inputs.clear();
+    return group_program(grp, &inputs, false).has_value();
+  }
+
+  void form_groups() {
+    group_of_op_.assign(g_.operations.size(), std::nullopt);
+    std::vector<std::optional<size_t>> group_of_value(g_.values.size());
+    for (size_t i = 0; i < g_.operations.size(); ++i) {
+      const TosaOperation& op = g_.operations[i];
+      const ValueId out = op.outputs[0];
+      if (is_anchor(i)) {
+        Group grp;
+        grp.anchor = i;
+        grp.output = out;
+        group_of_value[out] = groups_.size();
+        group_of_op_[i] = groups_.size();
+        groups_.push_back(grp);
+        continue;
+      }
+      bool is_int = false;
+      if (!fusable_member(i, &is_int)) continue;
+      bool joined = false;
+      for (ValueId v : op.inputs) {
+        if (!group_of_value[v]) continue;
+        const size_t gi = *group_of_value[v];
+        Group& grp = groups_[gi];
+        if (grp.output != v || grp.is_int != is_int || consumers_[v].size() != 1 || is_output_[v] ||
+            type(v).shape != type(out).shape)
+          continue;
+        Group trial = grp;
+        trial.ops.push_back(i);
+        trial.output = out;
+        if (!program_fits(trial)) continue;
+        grp = trial;
+        group_of_value[out] = gi;
+        group_of_op_[i] = gi;
+        joined = true;
+        break;
+      }
+      if (joined) continue;
+      Group grp;
+      grp.ops.push_back(i);
+      grp.output = out;
+      grp.is_int = is_int;
+      if (!program_fits(grp)) continue;  // lowered on its own (reported unsupported below)
+      group_of_value[out] = groups_.size();
+      group_of_op_[i] = groups_.size();
+      groups_.push_back(grp);
+    }
+  }
+
+  // A TRANSPOSE whose result is a graph output and whose input is written by one kernel that
+  // nothing else reads: that kernel writes through the inverse permutation instead.
+  void plan_write_through() {
+    for (size_t i = 0; i < g_.operations.size(); ++i) {
+      const TosaOperation& op = g_.operations[i];
+      if (op.op != TosaOp::kTranspose) continue;
+      const ValueId x = op.inputs[0], z = op.outputs[0];
+      if (!is_output_[z] || is_output_[x] || consumers_[x].size() != 1 || !producer_[x]) continue;
+      if (is_view_op(g_.operations[*producer_[x]].op)) continue;
+      auto perms = op.attrs.get_ints("perms");
+      if (!perms.ok() || !views_[z] || perms->size() != type(x).shape.size()) continue;
+      TensorView view = *views_[z];
+      view.shape = type(x).shape;
+      for (size_t d = 0; d < perms->size(); ++d) view.strides[(*perms)[d]] = views_[z]->strides[d];
+      views_[x] = view;
+      write_through_.insert(i);
+    }
+  }
+
+  // The view of `v` for reading, assigning scratch when a kernel still has to produce it.
+  TensorView output_view(ValueId v) {
+    if (!views_[v]) views_[v] = contiguous_view(v, StorageRef{StorageKind::kScratch, v, 0, byte_size(v)});
+    return *views_[v];
+  }
+
+  Result<TensorView> input_view(ValueId v) const {
+    if (!views_[v]) return internal_error("value " + std::to_string(v) + " read before it was produced");
+    return *views_[v];
+  }
+
+  Status lower_operation(size_t i) {
+    const TosaOperation& op = g_.operations[i];
+    if (group_of_op_[i]) {
+      const Group& grp = groups_[*group_of_op_[i]];
+      if (g_.operations[i].outputs[0] != grp.output) return ok_status();  // emitted with the group's last op
+      return emit_group(grp);
+    }
+    if (write_through_.count(i)) return ok_status();
+    const ValueId out = op.outputs[0];
+    if (is_view_op(op.op) && !is_output_[out]) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(op.inputs[0]));
+      UNIVK_ASSIGN_OR_RETURN(auto view, fold_view(op, in));
+      if (view) {
+        views_[out] = *view;
+        return ok_status();
+      }
+    }
+    std::vector<TensorView> inputs;
+    for (ValueId v : op.inputs) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
+      inputs.push_back(view);
+    }
+    TensorView output = output_view(out);
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Kernel> kernels, emit_kernels(op, inputs, output));
+    for (auto& k : kernels) {
+      if (k.label.empty()) k.label = op_label(op);
+      plan_.kernels.push_back(std::move(k));
+    }
+    return ok_status();
+  }
+
+  // The view of a TRANSPOSE/SLICE/RESHAPE result over its input's storage, or nullopt when
+  // it needs a copy (RESHAPE of a non-packed view).
+  Result<std::optional<TensorView>> fold_view(const TosaOperation& op, const TensorView& in) const {
+    const auto& out_type = type(op.outputs[0]);
+    TensorView view = in;
+    view.shape = out_type.shape;
+    if (op.op == TosaOp::kTranspose) {
+      UNIVK_ASSIGN_OR_RETURN(auto perms, op.attrs.get_ints("perms"));
+      UNIVK_RETURN_IF_ERROR(check_perms(perms, in.shape.size()));
+      for (size_t d = 0; d < perms.size(); ++d) view.strides[d] = in.strides[perms[d]];
+      return std::optional<TensorView>(view);
+    }
+    if (op.op == TosaOp::kSlice) {
+      UNIVK_ASSIGN_OR_RETURN(auto start, op.attrs.get_ints("start"));
+      if (start.size() != in.shape.size()) return invalid_argument("SLICE start has the wrong rank");
+      for (size_t d = 0; d < start.size(); ++d) {
+        if (start[d] < 0 || start[d] + out_type.shape[d] > in.shape[d]) return invalid_argument("SLICE window out of bounds");
+        view.offset += start[d] * in.strides[d];
+      }
+      view.strides = in.strides;
+      return std::optional<TensorView>(view);
+    }
+    if (!in.contiguous()) return std::optional<TensorView>();
+    if (Shape(out_type.shape).numel() != Shape(in.shape).numel()) return invalid_argument("RESHAPE changes the element count");
+    view.strides = Shape(out_type.shape).contiguous_strides();
+    return std::optional<TensorView>(view);
+  }
+
+  Status emit_group(const Group& grp) {
+    std::vector<ValueId> input_values;
+    auto program = group_program(grp, &input_values, true);
+    if (!program) {
+      input_values.clear();
+      program = group_program(grp, &input_values, false);
+    }
+    if (!program) return internal_error("fused program does not fit");
+    std::vector<TensorView> inputs;
+    for (ValueId v : input_values) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
+      inputs.push_back(view);
+    }
+    std::string label;
+    if (grp.anchor) label = op_label(g_.operations[*grp.anchor]);
+    for (size_t i : grp.ops) label += (label.empty() ? "" : "+") + op_label(g_.operations[i]);
+    TensorView output = output_view(grp.output);
+    Result<Kernel> kernel = grp.anchor
+        ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program)
+        : emit_elementwise(grp.is_int, inputs, output, *program);
+    if (!kernel.ok()) return kernel.status();
+    kernel->label = label;
+    plan_.kernels.push_back(std::move(kernel.value()));
+    return ok_status();
+  }
+
+  Status copy_unproduced_outputs() {
+    std::set<ValueId> written;
+    for (size_t i = 0; i < g_.outputs.size(); ++i) {
+      const ValueId v = g_.outputs[i].value;
+      const bool produced_here = producer_[v] && views_[v] && views_[v]->storage == out_views_[i].storage &&
+                                 views_[v]->offset == out_views_[i].offset && !written.count(v);
+      if (produced_here) {
+        written.insert(v);
+        continue;
+      }
+      UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(v));
+      UNIVK_ASSIGN_OR_RETURN(Kernel k, emit_copy(in, out_views_[i]));
+      k.label = "output copy";
+      plan_.kernels.push_back(std::move(k));
+    }
+    return ok_status();
+  }
+
+  // Interval first-fit over kernel order for the scratch values.
+  void plan_scratch() {
+    struct Live { size_t first = SIZE_MAX, last = 0; uint64_t size = 0; uint64_t offset = 0; };
+    std::map<uint32_t, Live> live;
+    for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+      auto note = [&](const TensorView& v) {
+        if (v.storage.kind != StorageKind::kScratch) return;
+        Live& l = live[v.storage.resource];
+        l.first = std::min(l.first, k);
+        l.last = std::max(l.last, k);
+        l.size = v.storage.byte_size;
+      };
+      for (auto& v : plan_.kernels[k].outputs) note(v);
+      for (auto& v : plan_.kernels[k].inputs) note(v);
+    }
+    std::vector<uint32_t> order;
+    for (auto& [id, l] : live) order.push_back(id);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return live[a].first < live[b].first; });
+    std::vector<uint32_t> placed;
+    uint64_t total = 0;
+    for (uint32_t id : order) {
+      Live& l = live[id];
+      const uint64_t size = (l.size + 255) / 256 * 256;
+      std::vector<std::pair<uint64_t, uint64_t>> busy;
+      for (uint32_t other : placed) {
+        const Live& o = live[other];
+        if (o.last >= l.first && o.first <= l.last) busy.emplace_back(o.offset, (o.size + 255) / 256 * 256);
+      }
+      std::sort(busy.begin(), busy.end());
+      uint64_t offset = 0;
+      for (auto [start, len] : busy) {
+        if (offset + size <= start) break;
+        offset = std::max(offset, start + len);
+      }
+      l.offset = offset;
+      total = std::max(total, offset + size);
+      placed.push_back(id);
+    }
+    for (auto& kernel : plan_.kernels) {
+      auto patch = [&](TensorView& v) {
+        if (v.storage.kind == StorageKind::kScratch) v.storage.byte_offset = live[v.storage.resource].offset;
+      };
+      for (auto& v : kernel.outputs) patch(v);
+      for (auto& v : kernel.inputs) patch(v);
+    }
+    plan_.scratch_bytes = total;
+  }
+
+  const TosaGraph& g_;
+  LoweringContext& ctx_;
+  SegmentPlan plan_;
+  std::vector<std::vector<size_t>> consumers_;
+  std::vector<std::optional<size_t>> producer_;
+  std::vector<bool> is_output_;
+  std::vector<std::optional<TensorView>> views_;
+  std::vector<TensorView> out_views_;
+  std::vector<Group> groups_;
+  std::vector<std::optional<size_t>> group_of_op_;
+  std::set<size_t> write_through_;
+};
+
+}  // namespace
+
+Result<SegmentPlan> lower_graph(const TosaGraph& graph, LoweringContext& context) {
+  if (!context.file || !context.segment || !context.constant_blob) return internal_error("lower_graph: incomplete context");
+  return Lowering(graph, context).run();
+}
+
+}  // namespace univk::backends::vgf

@@ -1,0 +1,34 @@
+// Lowers one TOSA graph (a VGF GRAPH segment) to compute kernels: TensorView resolution
+// (TRANSPOSE/SLICE/RESHAPE folded into strides where possible), elementwise fusion (chains of
+// elementwise operators, optionally behind an AVG/MAX_POOL2D, become one dispatch running an
+// elementwise program) and scratch memory planning. Pure: no Vulkan calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "kernel_plan.h"
+#include "univk/base/status.h"
+#include "univk/spirv/tosa_graph.h"
+#include "univk/vgf/vgf_file.h"
+
+namespace univk::backends::vgf {
+
+struct LoweringContext {
+  const univk::vgf::VgfFile* file = nullptr;   // borrowed: resources
+  const univk::vgf::Segment* segment = nullptr;  // borrowed: set_infos (binding -> resource)
+  // Byte offset of each VGF constant (index into VgfFile::constants) in the constant buffer.
+  std::map<uint32_t, uint64_t> constant_offsets;
+  // The constant buffer's contents; inline TOSA constants are appended (16-byte aligned).
+  std::vector<uint8_t>* constant_blob = nullptr;
+};
+
+Result<SegmentPlan> lower_graph(const spirv::TosaGraph& graph, LoweringContext& context);
+
+// Element strides of a VGF resource (its byte strides, or packed row-major when absent).
+Result<std::vector<int64_t>> resource_element_strides(const univk::vgf::Resource& resource);
+// Bytes a resource occupies (packed, or honouring its byte strides).
+Result<uint64_t> resource_byte_size(const univk::vgf::Resource& resource);
+
+}  // namespace univk::backends::vgf

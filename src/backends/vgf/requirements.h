@@ -1,0 +1,29 @@
+// What a VGF payload needs from a Vulkan device, derived from the file alone (pure data, no
+// Vulkan calls), and the checks that tell a runnable VGF from one that is not.
+//
+// Lowered GRAPH segments need plain compute (Vulkan 1.1, storage buffers) plus, only when such
+// tensors appear in a graph: int8/uint8/bool -> shaderInt8 + storageBuffer8BitAccess;
+// int16 -> shaderInt16 + storageBuffer16BitAccess; fp16 -> shaderFloat16 + shaderInt16 +
+// storageBuffer16BitAccess. COMPUTE segments need what their SPIR-V declares (OpCapability and
+// OpExtension mapped to features, extensions and a minimum API version).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "univk/base/status.h"
+#include "univk/vgf/vgf_file.h"
+#include "univk/vulkan/device_requirements.h"
+
+namespace univk::backends::vgf {
+
+// InvalidArgument naming the module when a segment's module holds no real SPIR-V (the
+// placeholder modules of Arm's sample files) or source code instead of SPIR-V.
+Status check_runnable(const univk::vgf::VgfFile& file);
+
+// Requirements of one SPIR-V compute module (scan of OpCapability / OpExtension).
+Result<vulkan::DeviceRequirements> spirv_module_requirements(std::span<const uint32_t> words);
+
+Result<vulkan::DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file);
+
+}  // namespace univk::backends::vgf

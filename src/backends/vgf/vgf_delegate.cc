@@ -1,0 +1,539 @@
+#include "vgf_delegate.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lower_graph.h"
+#include "requirements.h"
+#include "shader_library.h"
+#include "univk/base/logging.h"
+#include "univk/spirv/tosa_graph.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/queue.h"
+
+namespace univk::backends::vgf {
+
+namespace uvgf = univk::vgf;
+using vulkan::BufferRange;
+
+namespace {
+
+constexpr uint32_t kLocalSize = 64;  // every VgfBackend shader
+
+std::string resource_name(uint32_t index) { return "resource " + std::to_string(index); }
+
+// Copies a packed host tensor into a (possibly strided) resource, or back.
+void copy_strided(const uvgf::Resource& r, const std::vector<int64_t>& strides, size_t elem, uint8_t* device,
+                  uint8_t* host, bool to_device) {
+  const Shape shape(r.shape);
+  const int64_t n = shape.numel();
+  std::vector<int64_t> coord(shape.rank(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (size_t d = 0; d < coord.size(); ++d) off += coord[d] * strides[d];
+    if (to_device) std::memcpy(device + off * elem, host + i * elem, elem);
+    else std::memcpy(host + i * elem, device + off * elem, elem);
+    for (size_t d = coord.size(); d-- > 0;) {
+      if (++coord[d] < shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+}
+
+struct Range {
+  VkBuffer buffer;
+  uint64_t begin, end;
+  bool overlaps(const Range& o) const { return buffer == o.buffer && begin < o.end && o.begin < end; }
+};
+
+bool any_overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.overlaps(y)) return true;
+  return false;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<VgfDelegate>> VgfDelegate::create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device) {
+  if (!device) return invalid_argument("VgfBackend: no device");
+  std::unique_ptr<VgfDelegate> delegate(new VgfDelegate());
+  delegate->device_ = std::move(device);
+  Status s = delegate->init(spec);
+  if (!s.ok()) return s.with_context("VgfBackend");
+  return delegate;
+}
+
+VgfDelegate::~VgfDelegate() {
+  // Wait only for this delegate's own work; the queue's other users are not our business.
+  if (last_submission_ != 0) {
+    Status s = device_->queue().wait(last_submission_);
+    if (!s.ok()) {
+      UNIVK_LOG(kError) << "VgfBackend: waiting for the last submission failed: " << s.to_string();
+    }
+  }
+}
+
+std::vector<std::string> VgfDelegate::kernel_labels() const {
+  std::vector<std::string> labels;
+  for (const auto& seg : segments_) {
+    if (seg.graph)
+      for (const auto& k : seg.graph->kernels) labels.push_back(k.label);
+    if (seg.compute) labels.push_back("COMPUTE");
+  }
+  return labels;
+}
+
+Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
+  spec_ = spec;
+  UNIVK_ASSIGN_OR_RETURN(file_, uvgf::decode_vgf(spec.payload));
+  UNIVK_RETURN_IF_ERROR(check_runnable(file_));
+
+  // Model interface against the program's view of the call.
+  if (spec.inputs.size() != file_.inputs.size() || spec.outputs.size() != file_.outputs.size())
+    return invalid_argument("the program passes " + std::to_string(spec.inputs.size()) + " inputs / " +
+                            std::to_string(spec.outputs.size()) + " outputs but the VGF has " +
+                            std::to_string(file_.inputs.size()) + " / " + std::to_string(file_.outputs.size()));
+  auto check_io = [&](const uvgf::BindingSlot& slot, const runtime::TensorInfo& info, const char* what, size_t i) -> Status {
+    const uvgf::Resource& r = file_.resources[slot.resource_index];
+    const auto dtype = uvgf::dtype_from_vk_format(r.vk_format);
+    if (!dtype || *dtype != info.dtype || Shape(r.shape).numel() != info.shape.numel())
+      return invalid_argument(std::string("model ") + what + " " + std::to_string(i) + ": VGF has " +
+                              uvgf::vk_format_name(r.vk_format) + " " + Shape(r.shape).to_string() + ", the program " +
+                              std::string(dtype_name(info.dtype)) + " " + info.shape.to_string());
+    return ok_status();
+  };
+  for (size_t i = 0; i < file_.inputs.size(); ++i) {
+    UNIVK_RETURN_IF_ERROR(check_io(file_.inputs[i], spec.inputs[i], "input", i));
+    input_resources_.push_back(file_.inputs[i].resource_index);
+  }
+  for (size_t i = 0; i < file_.outputs.size(); ++i) {
+    UNIVK_RETURN_IF_ERROR(check_io(file_.outputs[i], spec.outputs[i], "output", i));
+    output_resources_.push_back(file_.outputs[i].resource_index);
+  }
+
+  // Constants: every VGF constant once, 16-byte aligned, then inline TOSA constants.
+  for (size_t i = 0; i < file_.constants.size(); ++i) {
+    constant_bytes_.resize((constant_bytes_.size() + 15) / 16 * 16);
+    constant_offsets_[static_cast<uint32_t>(i)] = constant_bytes_.size();
+    auto data = file_.constants[i].data();
+    constant_bytes_.insert(constant_bytes_.end(), data.begin(), data.end());
+  }
+
+  uint64_t scratch_bytes = 0;
+  for (size_t s = 0; s < file_.segments.size(); ++s) {
+    const uvgf::Segment& seg = file_.segments[s];
+    const uvgf::Module& module = file_.modules[seg.module_index];
+    PreparedSegment prepared;
+    const std::string where = "segment " + std::to_string(s) + " '" + seg.name + "'";
+    if (seg.type == uvgf::ModuleType::kGraph) {
+      auto graph = spirv::read_tosa_graph(module.spirv());
+      if (!graph.ok()) return graph.status().with_context(where);
+      LoweringContext context;
+      context.file = &file_;
+      context.segment = &seg;
+      context.constant_offsets = constant_offsets_;
+      context.constant_blob = &constant_bytes_;
+      auto plan = lower_graph(*graph, context);
+      if (!plan.ok()) return plan.status().with_context(where);
+      scratch_bytes = std::max(scratch_bytes, plan->scratch_bytes);
+      prepared.graph = std::move(plan.value());
+    } else {
+      auto compute = prepare_compute_segment(seg, module);
+      if (!compute.ok()) return compute.status().with_context(where);
+      prepared.compute = std::move(compute.value());
+    }
+    segments_.push_back(std::move(prepared));
+  }
+
+  // Constant buffer, uploaded once.
+  if (!constant_bytes_.empty()) {
+    UNIVK_ASSIGN_OR_RETURN(constants_, vulkan::Buffer::create(device_, constant_bytes_.size(),
+                                                              vulkan::MemoryKind::kDeviceLocalHostVisible));
+    std::memcpy(constants_.mapped(), constant_bytes_.data(), constant_bytes_.size());
+  }
+  if (scratch_bytes > 0) {
+    UNIVK_ASSIGN_OR_RETURN(scratch_, vulkan::Buffer::create(device_, scratch_bytes, vulkan::MemoryKind::kDeviceLocal));
+  }
+  UNIVK_RETURN_IF_ERROR(allocate_resources());
+
+  // per_delegate mode: record once over the delegate's own buffers.
+  UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
+  UNIVK_ASSIGN_OR_RETURN(own_cmd_, command_pool_.allocate());
+  std::vector<BufferRange> ranges(file_.resources.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (resource_buffer_of_[i] < 0) continue;
+    const vulkan::Buffer& b = resource_buffers_[resource_buffer_of_[i]];
+    ranges[i] = {b.handle(), 0, b.size()};
+  }
+  auto recording = std::make_unique<Recording>();
+  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, own_cmd_));
+  UNIVK_RETURN_IF_ERROR(record_work(own_cmd_, ranges, *recording));
+  // Make the outputs visible to the host reads after the wait.
+  for (uint32_t r : output_resources_) {
+    vulkan::record_buffer_barrier(*device_, own_cmd_, ranges[r], VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    ++recording->stats.barriers;
+  }
+  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, own_cmd_));
+  own_recording_ = recording.get();
+  recordings_.push_back(std::move(recording));
+  return ok_status();
+}
+
+Status VgfDelegate::allocate_resources() {
+  resource_buffer_of_.assign(file_.resources.size(), -1);
+  // Alias groups share one buffer sized for the largest member.
+  std::map<uint32_t, int> group_buffer;
+  std::map<int, uint64_t> sizes;
+  std::vector<std::pair<int, uint32_t>> order;
+  int next = 0;
+  for (uint32_t i = 0; i < file_.resources.size(); ++i) {
+    const uvgf::Resource& r = file_.resources[i];
+    if (r.category == uvgf::ResourceCategory::kConstant) continue;
+    if (r.vk_descriptor_type && *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeStorageBuffer &&
+        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeTensorArm &&
+        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeUniformBuffer)
+      return unsupported(resource_name(i) + ": descriptor type " + uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
+                         " (only buffers and tensors are supported)");
+    auto bytes = resource_byte_size(r);
+    if (!bytes.ok()) return bytes.status().with_context(resource_name(i));
+    int index;
+    if (r.alias_group_id && group_buffer.count(*r.alias_group_id)) {
+      index = group_buffer[*r.alias_group_id];
+    } else {
+      index = next++;
+      if (r.alias_group_id) group_buffer[*r.alias_group_id] = index;
+    }
+    resource_buffer_of_[i] = index;
+    sizes[index] = std::max(sizes[index], *bytes);
+  }
+  for (int i = 0; i < next; ++i) {
+    // Host-visible so execute() uploads and downloads with memcpy.
+    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device_, std::max<uint64_t>(sizes[i], 4),
+                                                               vulkan::MemoryKind::kDeviceLocalHostVisible));
+    resource_buffers_.push_back(std::move(buffer));
+  }
+  return ok_status();
+}
+
+Result<const vulkan::ComputePipeline*> VgfDelegate::pipeline_for(const Kernel& kernel) {
+  auto key = std::make_pair(kernel.shader, kernel.specialization);
+  auto it = pipelines_.find(key);
+  if (it != pipelines_.end()) return &it->second;
+  auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(kernel.shader),
+                                                           1 + shader_tensor_bindings(kernel.shader), 0,
+                                                           std::string("VgfBackend ") + shader_name(kernel.shader));
+  for (auto [id, value] : kernel.specialization) desc.specialization.push_back({id, value});
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::ComputePipeline::create(device_, desc));
+  auto [pos, inserted] = pipelines_.emplace(key, std::move(pipeline));
+  return &pos->second;
+}
+
+Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRange>& resource_ranges,
+                                Recording& recording) {
+  const auto& limits = device_->properties().limits;
+  const uint64_t align = std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 4);
+  const VolkDeviceTable& vk = device_->vk();
+
+  // Where a TensorView's storage lives in this recording.
+  auto storage_range = [&](const StorageRef& s) -> Result<BufferRange> {
+    switch (s.kind) {
+      case StorageKind::kResource: {
+        const BufferRange& r = resource_ranges[s.resource];
+        if (r.buffer == VK_NULL_HANDLE) return internal_error(resource_name(s.resource) + " has no buffer");
+        return r;
+      }
+      case StorageKind::kConstant:
+        return BufferRange{constants_.handle(), s.byte_offset, s.byte_size};
+      case StorageKind::kScratch:
+        return BufferRange{scratch_.handle(), s.byte_offset, s.byte_size};
+    }
+    return internal_error("bad storage kind");
+  };
+
+  // Pass 1: parameter words of every kernel, each slice aligned for its descriptor.
+  struct Bound {
+    const Kernel* kernel;
+    uint64_t params_offset;
+    std::vector<BufferRange> tensors;
+    std::vector<Range> reads, writes;
+  };
+  std::vector<Bound> bound;
+  std::vector<uint32_t> words;
+  uint32_t storage_descriptors = 0;
+  for (const auto& seg : segments_) {
+    if (!seg.graph) continue;
+    for (const Kernel& kernel : seg.graph->kernels) {
+      if (kernel.work_items == 0) continue;
+      Bound b{&kernel, 0, {}, {}, {}};
+      std::vector<uint32_t> bases;
+      std::vector<const TensorView*> views;
+      for (const auto& v : kernel.outputs) views.push_back(&v);
+      for (const auto& v : kernel.inputs) views.push_back(&v);
+      for (size_t i = 0; i < views.size(); ++i) {
+        const TensorView& v = *views[i];
+        UNIVK_ASSIGN_OR_RETURN(BufferRange r, storage_range(v.storage));
+        const uint64_t elem = dtype_size(v.dtype);
+        const uint64_t start = r.offset;
+        const uint64_t bind = start / align * align;
+        if ((start - bind) % elem != 0) return unsupported("a tensor offset is not a multiple of its element size");
+        const uint64_t base = (start - bind) / elem + static_cast<uint64_t>(v.offset);
+        const uint64_t end = r.offset + r.size;
+        if (end - bind > limits.maxStorageBufferRange)
+          return unsupported("a tensor of " + std::to_string(end - bind) + " bytes exceeds maxStorageBufferRange " +
+                             std::to_string(limits.maxStorageBufferRange));
+        if (base > UINT32_MAX) return unsupported("tensor offset exceeds 32-bit indexing");
+        bases.push_back(static_cast<uint32_t>(base));
+        b.tensors.push_back({r.buffer, bind, end - bind});
+        (i < kernel.outputs.size() ? b.writes : b.reads).push_back({r.buffer, r.offset, end});
+      }
+      // Unused bindings of the shader get the first input's range (never accessed).
+      const uint32_t wanted = shader_tensor_bindings(kernel.shader);
+      while (bases.size() < wanted) {
+        bases.push_back(0);
+        b.tensors.push_back(b.tensors.back());
+      }
+      // Mode 2 of the elementwise shaders: aligned 4-element accesses when every base allows it.
+      words.resize((words.size() * 4 + align - 1) / align * align / 4);
+      b.params_offset = words.size() * 4;
+      words.insert(words.end(), bases.begin(), bases.end());
+      words.insert(words.end(), kernel.params.begin(), kernel.params.end());
+      storage_descriptors += 1 + wanted;
+      bound.push_back(std::move(b));
+    }
+  }
+  if (!words.empty()) {
+    UNIVK_ASSIGN_OR_RETURN(recording.params, vulkan::Buffer::create(device_, words.size() * 4,
+                                                                    vulkan::MemoryKind::kDeviceLocalHostVisible));
+    std::memcpy(recording.params.mapped(), words.data(), words.size() * 4);
+  }
+  uint32_t compute_sets = 0, compute_descriptors = 0;
+  for (size_t s = 0; s < segments_.size(); ++s)
+    if (segments_[s].compute) {
+      compute_sets += static_cast<uint32_t>(segments_[s].compute->pipeline.set_layouts().size());
+      for (const auto& info : file_.segments[s].set_infos) compute_descriptors += static_cast<uint32_t>(info.bindings.size());
+    }
+  std::vector<VkDescriptorPoolSize> extra = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, compute_descriptors + 1}};
+  UNIVK_ASSIGN_OR_RETURN(recording.pool, vulkan::DescriptorPool::create(
+                                             device_, static_cast<uint32_t>(bound.size()) + compute_sets + 1,
+                                             storage_descriptors + compute_descriptors + 1, extra));
+
+  // Pass 2: record, with a barrier before a dispatch that touches what an earlier one wrote
+  // (or writes what an earlier one read) since the last barrier.
+  std::vector<Range> pending_reads, pending_writes;
+  auto hazard_barrier = [&](const std::vector<Range>& reads, const std::vector<Range>& writes) {
+    if (any_overlap(reads, pending_writes) || any_overlap(writes, pending_writes) || any_overlap(writes, pending_reads)) {
+      vulkan::record_full_barrier(*device_, cmd);
+      ++recording.stats.barriers;
+      pending_reads.clear();
+      pending_writes.clear();
+    }
+    pending_reads.insert(pending_reads.end(), reads.begin(), reads.end());
+    pending_writes.insert(pending_writes.end(), writes.begin(), writes.end());
+  };
+
+  size_t next_bound = 0;
+  for (size_t s = 0; s < segments_.size(); ++s) {
+    const PreparedSegment& seg = segments_[s];
+    if (seg.compute) {
+      // The module's own shader: every bound resource may be read and written.
+      const uvgf::Segment& info = file_.segments[s];
+      const ComputeSegment& cs = *seg.compute;
+      std::vector<VkDescriptorSet> sets;
+      for (VkDescriptorSetLayout layout : cs.pipeline.set_layouts()) {
+        UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(layout));
+        sets.push_back(set);
+      }
+      std::vector<Range> touched;
+      std::vector<VkDescriptorBufferInfo> buffer_infos;
+      std::vector<VkWriteDescriptorSet> writes;
+      size_t total_bindings = 0;
+      for (const auto& set_info : info.set_infos) total_bindings += set_info.bindings.size();
+      buffer_infos.reserve(total_bindings);
+      for (size_t i = 0; i < info.set_infos.size(); ++i) {
+        for (const auto& slot : info.set_infos[i].bindings) {
+          UNIVK_ASSIGN_OR_RETURN(BufferRange r, resource_range(slot.resource_index, resource_ranges));
+          const auto type = file_.resources[slot.resource_index].vk_descriptor_type;
+          buffer_infos.push_back({r.buffer, r.offset, r.size});
+          VkWriteDescriptorSet w{};
+          w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+          w.dstSet = sets[info.set_number(i)];
+          w.dstBinding = slot.binding;
+          w.descriptorCount = 1;
+          w.descriptorType = type && *type == uvgf::vk::kDescriptorTypeUniformBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                                                     : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+          w.pBufferInfo = &buffer_infos.back();
+          writes.push_back(w);
+          touched.push_back({r.buffer, r.offset, r.offset + r.size});
+        }
+      }
+      vk.vkUpdateDescriptorSets(device_->handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+      hazard_barrier(touched, touched);
+      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, cs.pipeline.handle());
+      if (!sets.empty())
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, cs.pipeline.layout(), 0,
+                                   static_cast<uint32_t>(sets.size()), sets.data(), 0, nullptr);
+      if (cs.push_constant_bytes > 0) {
+        // VGF files carry push constant ranges but no values: the shader sees zeros.
+        std::vector<uint8_t> zeros(cs.push_constant_bytes, 0);
+        vk.vkCmdPushConstants(cmd, cs.pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, cs.push_constant_bytes,
+                              zeros.data());
+      }
+      vk.vkCmdDispatch(cmd, cs.groups[0], cs.groups[1], cs.groups[2]);
+      ++recording.stats.dispatches;
+      continue;
+    }
+    for (const Kernel& kernel : seg.graph->kernels) {
+      if (kernel.work_items == 0) continue;
+      const Bound& b = bound[next_bound++];
+      Kernel specialised = kernel;
+      if ((kernel.shader == ShaderId::kElementwiseF32 || kernel.shader == ShaderId::kElementwiseI32) &&
+          kernel.specialization[0].second == 1) {
+        const uint32_t* base = words.data() + b.params_offset / 4;
+        bool aligned = kernel.params[0] % 4 == 0;  // element count
+        for (size_t i = 0; i < 1 + kernel.inputs.size(); ++i) aligned = aligned && base[i] % 4 == 0;
+        if (aligned) specialised.specialization[0].second = 2;
+      }
+      UNIVK_ASSIGN_OR_RETURN(const vulkan::ComputePipeline* pipeline, pipeline_for(specialised));
+      UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(pipeline->set_layouts()[0]));
+      std::vector<BufferRange> ranges;
+      const uint64_t params_bytes = (shader_tensor_bindings(kernel.shader) + kernel.params.size()) * 4;
+      ranges.push_back({recording.params.handle(), b.params_offset, params_bytes});
+      ranges.insert(ranges.end(), b.tensors.begin(), b.tensors.end());
+      recording.pool.write_storage_buffers(set, ranges);
+      hazard_barrier(b.reads, b.writes);
+      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->handle());
+      vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
+      const uint64_t groups = (kernel.work_items + kLocalSize - 1) / kLocalSize;
+      const uint32_t max_x = std::min<uint32_t>(limits.maxComputeWorkGroupCount[0], 65535);
+      const uint32_t gx = static_cast<uint32_t>(std::min<uint64_t>(groups, max_x));
+      const uint32_t gy = static_cast<uint32_t>(
+          std::min<uint64_t>((groups + gx - 1) / gx, std::min<uint32_t>(limits.maxComputeWorkGroupCount[1], 65535)));
+      vk.vkCmdDispatch(cmd, gx, gy, 1);
+      ++recording.stats.dispatches;
+    }
+  }
+  return ok_status();
+}
+
+Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const uvgf::Segment& segment,
+                                                                        const uvgf::Module& module) {
+  if (segment.dispatch_shape.size() != 3 || segment.dispatch_shape[0] == 0 || segment.dispatch_shape[1] == 0 ||
+      segment.dispatch_shape[2] == 0)
+    return invalid_argument("COMPUTE segment needs a dispatch shape of 3 non-zero group counts");
+  vulkan::ComputePipelineDesc desc;
+  desc.spirv = module.spirv();
+  desc.entry_point = module.entry_point.empty() ? "main" : module.entry_point;
+  desc.debug_name = "VGF compute module '" + module.name + "'";
+  for (size_t i = 0; i < segment.set_infos.size(); ++i) {
+    const uint32_t set = segment.set_number(i);
+    if (set >= 8) return unsupported("descriptor set " + std::to_string(set) + " (at most 8 sets)");
+    if (desc.sets.size() <= set) desc.sets.resize(set + 1);
+    for (const auto& slot : segment.set_infos[i].bindings) {
+      const uvgf::Resource& r = file_.resources[slot.resource_index];
+      VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      if (r.vk_descriptor_type && *r.vk_descriptor_type == uvgf::vk::kDescriptorTypeUniformBuffer)
+        type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+      else if (r.vk_descriptor_type && *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeStorageBuffer)
+        return unsupported("binding " + std::to_string(slot.binding) + " has descriptor type " +
+                           uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
+                           " (COMPUTE segments run with storage and uniform buffers)");
+      desc.sets[set].push_back({slot.binding, type});
+    }
+  }
+  ComputeSegment cs;
+  for (const auto& range : segment.push_constant_ranges)
+    cs.push_constant_bytes = std::max(cs.push_constant_bytes, range.offset + range.size);
+  desc.push_constant_bytes = cs.push_constant_bytes;
+  UNIVK_ASSIGN_OR_RETURN(cs.pipeline, vulkan::ComputePipeline::create(device_, desc));
+  cs.groups = {segment.dispatch_shape[0], segment.dispatch_shape[1], segment.dispatch_shape[2]};
+  return cs;
+}
+
+Result<BufferRange> VgfDelegate::resource_range(uint32_t index, const std::vector<BufferRange>& ranges) const {
+  if (file_.resources[index].category == uvgf::ResourceCategory::kConstant) {
+    for (size_t c = 0; c < file_.constants.size(); ++c)
+      if (file_.constants[c].resource_index == index)
+        return BufferRange{constants_.handle(), constant_offsets_.at(static_cast<uint32_t>(c)),
+                           std::max<uint64_t>(file_.constants[c].data().size(), 4)};
+    return invalid_argument(resource_name(index) + " is a CONSTANT entry without constant data");
+  }
+  if (ranges[index].buffer == VK_NULL_HANDLE) return internal_error(resource_name(index) + " has no buffer");
+  return ranges[index];
+}
+
+Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor> inputs) {
+  if (inputs.size() != input_resources_.size())
+    return invalid_argument("VgfBackend: execute got " + std::to_string(inputs.size()) + " inputs, expected " +
+                            std::to_string(input_resources_.size()));
+  runtime::ExecuteStats stats = own_recording_->stats;
+  stats.submissions = 1;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const uint32_t r = input_resources_[i];
+    const uvgf::Resource& res = file_.resources[r];
+    vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
+    const DType dtype = *uvgf::dtype_from_vk_format(res.vk_format);
+    if (inputs[i].dtype() != dtype || inputs[i].numel() != Shape(res.shape).numel())
+      return invalid_argument("VgfBackend: input " + std::to_string(i) + " is " + inputs[i].describe());
+    if (res.strides.empty()) {
+      std::memcpy(buffer.mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
+    } else {
+      UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(res));
+      copy_strided(res, strides, dtype_size(dtype), static_cast<uint8_t*>(buffer.mapped()),
+                   const_cast<uint8_t*>(inputs[i].bytes().data()), true);
+    }
+    stats.bytes_uploaded += inputs[i].byte_size();
+  }
+  UNIVK_ASSIGN_OR_RETURN(last_submission_, device_->queue().submit(std::span<const VkCommandBuffer>(&own_cmd_, 1)));
+  UNIVK_RETURN_IF_ERROR(device_->queue().wait(last_submission_));
+  std::vector<HostTensor> outputs;
+  for (size_t i = 0; i < output_resources_.size(); ++i) {
+    const uint32_t r = output_resources_[i];
+    const uvgf::Resource& res = file_.resources[r];
+    const vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
+    HostTensor out(spec_.outputs[i].dtype, spec_.outputs[i].shape);
+    if (res.strides.empty()) {
+      std::memcpy(out.bytes().data(), buffer.mapped(), out.byte_size());
+    } else {
+      UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(res));
+      copy_strided(res, strides, dtype_size(out.dtype()), static_cast<uint8_t*>(buffer.mapped()), out.bytes().data(),
+                   false);
+    }
+    stats.bytes_downloaded += out.byte_size();
+    outputs.push_back(std::move(out));
+  }
+  last_stats_ = stats;
+  return outputs;
+}
+
+Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
+                           std::span<const runtime::DeviceTensor> outputs) {
+  if (inputs.size() != input_resources_.size() || outputs.size() != output_resources_.size())
+    return invalid_argument("VgfBackend: record got the wrong number of device tensors");
+  std::vector<BufferRange> ranges(file_.resources.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (resource_buffer_of_[i] < 0) continue;
+    const vulkan::Buffer& b = resource_buffers_[resource_buffer_of_[i]];
+    ranges[i] = {b.handle(), 0, b.size()};
+  }
+  auto bind = [&](uint32_t r, const runtime::DeviceTensor& t) -> Status {
+    const uvgf::Resource& res = file_.resources[r];
+    UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(res));
+    if (t.range.size < bytes) return invalid_argument("VgfBackend: device tensor of " + std::to_string(t.range.size) +
+                                                      " bytes for " + resource_name(r) + " of " + std::to_string(bytes));
+    // Every member of the resource's alias group follows it.
+    for (size_t j = 0; j < ranges.size(); ++j)
+      if (j == r || (res.alias_group_id && file_.resources[j].alias_group_id == res.alias_group_id)) ranges[j] = t.range;
+    return ok_status();
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(input_resources_[i], inputs[i]));
+  for (size_t i = 0; i < outputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(output_resources_[i], outputs[i]));
+  auto recording = std::make_unique<Recording>();
+  UNIVK_RETURN_IF_ERROR(record_work(cmd, ranges, *recording));
+  last_stats_ = recording->stats;
+  recordings_.push_back(std::move(recording));
+  return ok_status();
+}
+
+}  // namespace univk::backends::vgf

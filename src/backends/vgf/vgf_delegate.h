@@ -1,0 +1,94 @@
+// VgfDelegate: one VGF payload initialised on a device.
+//
+// Ownership: the delegate owns every Vulkan object it creates (resource/constant/scratch/
+// parameter buffers, pipelines, descriptor pools, its command pool) and holds a DeviceLease.
+// It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
+// delegate's own last submission only, never for the whole queue or device.
+//
+// Execution: at init every segment is prepared (GRAPH: lowered plan; COMPUTE: the module's
+// pipeline) and a command buffer is recorded once over the delegate's own input/output buffers
+// (per_delegate mode). record() records the same work into the method's command buffer over the
+// method's device tensors (fused mode); both go through VgfDelegate::record_work.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "kernel_plan.h"
+#include "univk/runtime/backend.h"
+#include "univk/vgf/vgf_file.h"
+#include "univk/vulkan/buffer.h"
+#include "univk/vulkan/command.h"
+#include "univk/vulkan/pipeline.h"
+
+namespace univk::backends::vgf {
+
+class VgfDelegate final : public runtime::Delegate {
+ public:
+  static Result<std::unique_ptr<VgfDelegate>> create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device);
+  ~VgfDelegate() override;
+
+  const vulkan::DeviceLease& device() const override { return device_; }
+  Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override;
+  Status record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
+                std::span<const runtime::DeviceTensor> outputs) override;
+  runtime::ExecuteStats stats() const override { return last_stats_; }
+
+  // Kernel labels of the lowered GRAPH segments in dispatch order (tests, tools, logs).
+  std::vector<std::string> kernel_labels() const;
+
+ private:
+  struct ComputeSegment {
+    vulkan::ComputePipeline pipeline;  // set_layouts()[i] is descriptor set i
+    std::array<uint32_t, 3> groups{};
+    uint32_t push_constant_bytes = 0;
+  };
+  struct PreparedSegment {
+    std::optional<SegmentPlan> graph;
+    std::optional<ComputeSegment> compute;
+  };
+  // GPU objects one recording needs for its whole life.
+  struct Recording {
+    vulkan::Buffer params;
+    vulkan::DescriptorPool pool;
+    runtime::ExecuteStats stats;
+  };
+
+  VgfDelegate() = default;
+  Status init(const runtime::DelegateSpec& spec);
+  Status allocate_resources();
+  Result<const vulkan::ComputePipeline*> pipeline_for(const Kernel& kernel);
+  Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment, const univk::vgf::Module& module);
+  // The buffer range resource `index` is bound to: `ranges` for tensors, the constant buffer for
+  // CONSTANT entries.
+  Result<vulkan::BufferRange> resource_range(uint32_t index, const std::vector<vulkan::BufferRange>& ranges) const;
+  // Records every segment into `cmd`, resolving resource i to resource_ranges[i].
+  Status record_work(VkCommandBuffer cmd, const std::vector<vulkan::BufferRange>& resource_ranges,
+                     Recording& recording);
+
+  vulkan::DeviceLease device_;
+  univk::vgf::VgfFile file_;
+  runtime::DelegateSpec spec_;
+  std::vector<uint32_t> input_resources_;   // model input i -> resource index
+  std::vector<uint32_t> output_resources_;  // model output i -> resource index
+  std::vector<PreparedSegment> segments_;
+  std::vector<uint8_t> constant_bytes_;
+  std::map<uint32_t, uint64_t> constant_offsets_;  // VGF constant index -> byte offset
+  vulkan::Buffer constants_;
+  vulkan::Buffer scratch_;
+  // Delegate-owned storage of resources (per_delegate mode: all; fused mode: intermediates).
+  std::vector<vulkan::Buffer> resource_buffers_;
+  std::vector<int> resource_buffer_of_;  // resource index -> resource_buffers_ index, -1 none
+  std::map<std::pair<ShaderId, std::vector<std::pair<uint32_t, uint32_t>>>, vulkan::ComputePipeline> pipelines_;
+  std::vector<std::unique_ptr<Recording>> recordings_;
+  vulkan::CommandPool command_pool_;
+  VkCommandBuffer own_cmd_ = VK_NULL_HANDLE;
+  Recording* own_recording_ = nullptr;
+  uint64_t last_submission_ = 0;
+  runtime::ExecuteStats last_stats_;
+};
+
+}  // namespace univk::backends::vgf

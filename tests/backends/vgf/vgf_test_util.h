@@ -1,0 +1,143 @@
+// Helpers for the VgfBackend tests: build VGF files from TOSA graphs (write_tosa_graph +
+// encode_vgf), create a standalone device for the backend's requirements, run delegates and
+// compare with univk::reference::run_tosa.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "univk/backends/vgf/vgf_backend.h"
+#include "univk/reference/kernels.h"
+#include "univk/spirv/tosa_graph.h"
+#include "univk/vgf/vgf_file.h"
+#include "univk/vulkan/device.h"
+
+namespace univk::backends::vgf_test {
+
+using spirv::TosaGraph;
+using spirv::TosaOp;
+using spirv::TosaTensorType;
+using spirv::ValueId;
+
+inline std::vector<uint8_t> floats_bytes(const std::vector<float>& v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+inline HostTensor random_tensor(DType dtype, Shape shape, uint32_t seed, float lo = -2.f, float hi = 2.f) {
+  HostTensor t(dtype, shape);
+  std::mt19937 rng(seed);
+  if (dtype == DType::kFloat32) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    for (float& x : t.data<float>()) x = d(rng);
+  } else if (dtype == DType::kInt32) {
+    std::uniform_int_distribution<int32_t> d(static_cast<int32_t>(lo), static_cast<int32_t>(hi));
+    for (int32_t& x : t.data<int32_t>()) x = d(rng);
+  } else {
+    std::uniform_int_distribution<int> d(-128, 127);
+    for (auto& x : t.bytes()) x = static_cast<uint8_t>(d(rng));
+  }
+  return t;
+}
+
+// One GRAPH segment; graph inputs bind 0..n-1 and outputs n.. of set 0, each its own resource.
+inline vgf::VgfFile single_graph_model(const TosaGraph& graph) {
+  vgf::VgfFile model;
+  vgf::Module module;
+  module.type = vgf::ModuleType::kGraph;
+  module.name = "graph";
+  module.entry_point = graph.entry_point;
+  auto words = spirv::write_tosa_graph(graph);
+  EXPECT_TRUE(words.ok()) << words.status().to_string();
+  if (words.ok()) module.set_spirv(*words);
+  model.modules.push_back(module);
+  vgf::Segment seg;
+  seg.type = vgf::ModuleType::kGraph;
+  seg.name = "segment0";
+  seg.dispatch_shape = {0, 0, 0};
+  seg.set_infos.emplace_back();
+  auto add = [&](const spirv::GraphBinding& b, vgf::ResourceCategory cat) {
+    vgf::Resource r;
+    r.category = cat;
+    r.vk_descriptor_type = vgf::vk::kDescriptorTypeTensorArm;
+    r.vk_format = *vgf::vk_format_from_dtype(graph.values[b.value].type.dtype);
+    r.shape = graph.values[b.value].type.shape;
+    const uint32_t index = static_cast<uint32_t>(model.resources.size());
+    model.resources.push_back(r);
+    vgf::BindingSlot slot{b.binding, index};
+    seg.set_infos[0].bindings.push_back(slot);
+    (cat == vgf::ResourceCategory::kInput ? seg.inputs : seg.outputs).push_back(slot);
+    (cat == vgf::ResourceCategory::kInput ? model.inputs : model.outputs).push_back(slot);
+  };
+  for (const auto& b : graph.inputs) add(b, vgf::ResourceCategory::kInput);
+  for (const auto& b : graph.outputs) add(b, vgf::ResourceCategory::kOutput);
+  model.segments.push_back(seg);
+  return model;
+}
+
+inline std::vector<uint8_t> encode(const vgf::VgfFile& model) {
+  auto bytes = vgf::encode_vgf(model);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+struct Loaded {
+  std::vector<uint8_t> payload;  // kept alive for the delegate
+  std::unique_ptr<runtime::Delegate> delegate;
+};
+
+inline runtime::DelegateSpec spec_for(const vgf::VgfFile& model, std::span<const uint8_t> payload) {
+  runtime::DelegateSpec spec;
+  spec.backend_id = "VgfBackend";
+  spec.payload = payload;
+  for (const auto& s : model.inputs) {
+    const auto& r = model.resources[s.resource_index];
+    spec.inputs.push_back({*vgf::dtype_from_vk_format(r.vk_format), Shape(r.shape)});
+  }
+  for (const auto& s : model.outputs) {
+    const auto& r = model.resources[s.resource_index];
+    spec.outputs.push_back({*vgf::dtype_from_vk_format(r.vk_format), Shape(r.shape)});
+  }
+  return spec;
+}
+
+inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req) {
+  return vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), req);
+}
+
+// Encodes, checks requirements, creates a device and inits the delegate.
+inline Result<Loaded> load(const vgf::VgfFile& model) {
+  Loaded loaded;
+  loaded.payload = encode(model);
+  auto backend = make_vgf_backend();
+  auto spec = spec_for(model, loaded.payload);
+  UNIVK_ASSIGN_OR_RETURN(auto req, backend->requirements(spec));
+  UNIVK_ASSIGN_OR_RETURN(auto device, device_for(req));
+  UNIVK_ASSIGN_OR_RETURN(loaded.delegate, backend->init(spec, device, {}));
+  return loaded;
+}
+
+inline void expect_close(const HostTensor& got, const HostTensor& want, float tol, const std::string& what) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.numel(), want.numel()) << what;
+  if (got.dtype() == DType::kFloat32) {
+    auto g = got.data<float>();
+    auto w = want.data<float>();
+    int reported = 0;
+    for (size_t i = 0; i < g.size(); ++i) {
+      const float err = std::abs(g[i] - w[i]);
+      if (!(err <= tol * (1.f + std::abs(w[i]))) && reported++ < 5)
+        ADD_FAILURE() << what << ": element " << i << " got " << g[i] << " want " << w[i];
+    }
+  } else {
+    EXPECT_EQ(std::memcmp(got.bytes().data(), want.bytes().data(), got.byte_size()), 0) << what << ": bytes differ";
+  }
+}
+
+}  // namespace univk::backends::vgf_test
