@@ -1,6 +1,7 @@
 // Method: input checks, per_delegate execution and introspection.
 #include <cstring>
 
+#include "fused_executor.h"
 #include "method_impl.h"
 #include "univk/reference/kernels.h"
 #include "univk/vulkan/device.h"
@@ -25,7 +26,11 @@ std::string instruction_name(const MethodDesc& desc, const ProgramDesc& program,
 Method::Impl::Impl() = default;
 
 Method::Impl::~Impl() {
+  // The fused command buffer references the delegates' pipelines and the method's buffers: wait
+  // for its last submission and free it first, then destroy the delegates, then the buffers.
+  if (fused) fused->release_commands();
   delegates.clear();
+  fused.reset();
 }
 
 Status Method::Impl::check_inputs(std::span<const HostTensor> inputs) const {
@@ -45,6 +50,7 @@ Status Method::Impl::check_inputs(std::span<const HostTensor> inputs) const {
 
 Result<std::vector<HostTensor>> Method::Impl::execute(std::span<const HostTensor> inputs) {
   UNIVK_RETURN_IF_ERROR(check_inputs(inputs));
+  if (mode == ExecutionMode::kFused) return fused->execute(inputs);
   return execute_per_delegate(inputs);
 }
 
@@ -171,6 +177,16 @@ std::vector<InstructionInfo> Method::instructions() const {
     infos.push_back(std::move(info));
   }
   return infos;
+}
+
+FusedInfo Method::fused_info() const {
+  FusedInfo info;
+  if (impl_->fused) {
+    info.arena_bytes = impl_->fused->arena_bytes();
+    info.barriers = impl_->fused->barrier_count();
+    info.staged_io = impl_->fused->uses_staging();
+  }
+  return info;
 }
 
 }  // namespace univk::runtime

@@ -16,6 +16,8 @@
 
 namespace univk::runtime {
 
+class FusedExecutor;
+
 // One DelegateCall instruction and the delegate initialised for it.
 struct DelegateSlot {
   size_t instruction = 0;
@@ -50,6 +52,7 @@ class Method::Impl {
   // Per instruction: index into `delegates`, or -1 for a KernelCall.
   std::vector<int> slot_of_instruction;
   std::vector<DelegateSlot> delegates;
+  std::unique_ptr<FusedExecutor> fused;  // fused mode only
 };
 
 }  // namespace univk::runtime

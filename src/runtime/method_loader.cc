@@ -4,9 +4,12 @@
 // key; one lease is acquired per key with the merged requirements; only then are delegates
 // initialised. So the order of delegates in the method never changes which device gets which
 // features.
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <sstream>
 
+#include "fused_executor.h"
 #include "method_impl.h"
 #include "univk/reference/kernels.h"
 #include "univk/vulkan/device.h"
@@ -127,6 +130,21 @@ Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pend
   return groups;
 }
 
+// Why the method cannot run fused (empty when it can): fused mode needs at least one delegate,
+// no CPU kernel, and every delegate on one device.
+std::string fused_blocker(const MethodDesc& method, const std::vector<DeviceGroup>& groups) {
+  for (size_t k = 0; k < method.instructions.size(); ++k) {
+    if (const auto* call = std::get_if<KernelCallDesc>(&method.instructions[k])) {
+      return "instruction " + std::to_string(k) + " runs operator '" + call->op + "' on the CPU";
+    }
+  }
+  if (groups.empty()) return "it has no delegate";
+  for (const DeviceGroup& group : groups) {
+    if (group.lease != groups.front().lease) return "its delegates use more than one device";
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, const LoadOptions& options) const {
@@ -181,8 +199,18 @@ Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, cons
   impl->is_output.assign(method->values.size(), false);
   for (uint32_t v : method->outputs) impl->is_output[v] = true;
 
-  if (options.mode == ExecutionMode::kFused) {
-    return unsupported("method '" + method->name + "': fused execution is not implemented yet; use per_delegate");
+  std::string not_fusable = fused_blocker(*method, groups);
+  if (options.mode == ExecutionMode::kFused && !not_fusable.empty()) {
+    return unsupported("method '" + method->name + "' cannot run fused: " + not_fusable);
+  }
+  if (options.mode != ExecutionMode::kPerDelegate && not_fusable.empty()) {
+    const char* staging = std::getenv("UNIVK_FUSED_STAGING");
+    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease,
+                                       staging != nullptr && std::string(staging) == "1");
+    if (!fused.ok()) return fused.status().with_context("method '" + method->name + "' (fused)");
+    impl->fused = std::move(fused).value();
+    impl->mode = ExecutionMode::kFused;
+    return std::make_unique<Method>(std::move(impl));
   }
   impl->mode = ExecutionMode::kPerDelegate;
   impl->constants.resize(method->values.size());

@@ -90,6 +90,13 @@ struct InstructionInfo {
   std::string name;     // the operator (KernelCall) or the backend id (DelegateCall)
 };
 
+// How a fused method laid out its memory and work (all zero in per_delegate mode).
+struct FusedInfo {
+  uint64_t arena_bytes = 0;  // device memory for values passed between delegates
+  uint32_t barriers = 0;     // buffer barriers the method recorded between/after delegates
+  bool staged_io = false;    // inputs/outputs go through staging copies (no DEVICE_LOCAL|HOST_VISIBLE)
+};
+
 class Method {
  public:
   class Impl;
@@ -110,6 +117,7 @@ class Method {
 
   std::vector<DelegateCallInfo> delegate_calls() const;
   std::vector<InstructionInfo> instructions() const;
+  FusedInfo fused_info() const;
 
  private:
   std::unique_ptr<Impl> impl_;

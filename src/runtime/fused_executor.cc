@@ -1,0 +1,247 @@
+#include "fused_executor.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "memory_plan.h"
+#include "method_impl.h"
+#include "univk/base/logging.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/queue.h"
+
+namespace univk::runtime {
+
+namespace {
+
+constexpr VkPipelineStageFlags2 kGpuStages = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT;
+constexpr VkAccessFlags2 kGpuWrites = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+constexpr VkAccessFlags2 kGpuReads = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+
+// Every range is at least 4 bytes: zero-sized descriptor ranges and barriers are invalid.
+uint64_t device_size(const TensorInfo& info) { return std::max<uint64_t>((info.byte_size() + 3) / 4 * 4, 4); }
+
+bool ranges_overlap(const vulkan::BufferRange& a, const vulkan::BufferRange& b) {
+  return a.buffer == b.buffer && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FusedExecutor>> FusedExecutor::create(const MethodDesc& method,
+                                                             std::span<DelegateSlot> delegates,
+                                                             vulkan::DeviceLease device, bool force_staging) {
+  std::unique_ptr<FusedExecutor> executor(new FusedExecutor());
+  executor->device_ = std::move(device);
+  executor->method_ = &method;
+  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(executor->device_));
+  executor->pool_.emplace(std::move(pool));
+  UNIVK_RETURN_IF_ERROR(executor->allocate(method, force_staging));
+  UNIVK_RETURN_IF_ERROR(executor->record(method, delegates));
+  return executor;
+}
+
+FusedExecutor::~FusedExecutor() { release_commands(); }
+
+void FusedExecutor::release_commands() {
+  if (device_ && last_submitted_ > last_completed_) {
+    Status waited = device_->queue().wait(last_submitted_);
+    if (!waited.ok()) {
+      UNIVK_LOG(kError) << "fused method: waiting for the last submission: " << waited.to_string();
+    }
+    last_completed_ = last_submitted_;
+  }
+  cmd_ = VK_NULL_HANDLE;
+  pool_.reset();
+}
+
+Status FusedExecutor::allocate(const MethodDesc& method, bool force_staging) {
+  const size_t value_count = method.values.size();
+  locations_.assign(value_count, {});
+  std::vector<bool> is_input(value_count, false), is_output(value_count, false);
+  for (uint32_t v : method.inputs) is_input[v] = true;
+  for (uint32_t v : method.outputs) is_output[v] = true;
+
+  // Program inputs and outputs: persistently mapped, device-local where possible.
+  auto make_io = [&](uint32_t v) -> Status {
+    const uint64_t size = device_size(method.values[v].info);
+    Location& loc = locations_[v];
+    if (!force_staging) {
+      auto direct = vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocalHostVisible);
+      if (direct.ok() && direct->device_local()) {
+        loc.range = {direct->handle(), 0, size};
+        loc.host = direct->mapped();
+        buffers_.push_back(std::move(direct).value());
+        return ok_status();
+      }
+      // No DEVICE_LOCAL|HOST_VISIBLE memory (or not enough of it): stage through host memory.
+      if (!direct.ok() && direct.status().code() != StatusCode::kOutOfMemory) return direct.status();
+    }
+    UNIVK_ASSIGN_OR_RETURN(auto host, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kHostVisible));
+    UNIVK_ASSIGN_OR_RETURN(auto local, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocal));
+    loc.staged = true;
+    loc.staging = {host.handle(), 0, size};
+    loc.host = host.mapped();
+    loc.range = {local.handle(), 0, size};
+    buffers_.push_back(std::move(host));
+    buffers_.push_back(std::move(local));
+    staging_ = true;
+    return ok_status();
+  };
+
+  // Values written by an instruction and read only by later instructions go to the arena.
+  std::vector<size_t> writer(value_count, kNeverRead), last_read(value_count, kNeverRead);
+  for (size_t k = 0; k < method.instructions.size(); ++k) {
+    for (uint32_t v : instruction_inputs(method.instructions[k])) last_read[v] = k;
+    for (uint32_t v : instruction_outputs(method.instructions[k])) writer[v] = k;
+  }
+  std::vector<ArenaRequest> requests;
+  std::vector<uint32_t> arena_values;
+  std::vector<uint32_t> staged_constants;
+  for (uint32_t v = 0; v < value_count; ++v) {
+    const ValueDesc& value = method.values[v];
+    if (value.is_constant()) {
+      // Uploaded once; the host copy goes through make_io's buffers.
+      UNIVK_RETURN_IF_ERROR(make_io(v));
+      if (!value.constant_bytes.empty()) std::memcpy(locations_[v].host, value.constant_bytes.data(), value.constant_bytes.size());
+      if (locations_[v].staged) staged_constants.push_back(v);
+    } else if (is_input[v] || is_output[v]) {
+      UNIVK_RETURN_IF_ERROR(make_io(v));
+    } else if (writer[v] != kNeverRead) {
+      const size_t last = last_read[v] == kNeverRead ? writer[v] : std::max(last_read[v], writer[v]);
+      requests.push_back({device_size(value.info), writer[v], last});
+      arena_values.push_back(v);
+    }
+  }
+
+  if (!requests.empty()) {
+    const uint64_t alignment =
+        std::max<uint64_t>(16, device_->properties().limits.minStorageBufferOffsetAlignment);
+    const ArenaPlan plan = plan_arena(requests, alignment);
+    UNIVK_ASSIGN_OR_RETURN(auto arena, vulkan::Buffer::create(device_, plan.total, vulkan::MemoryKind::kDeviceLocal));
+    for (size_t i = 0; i < arena_values.size(); ++i) {
+      locations_[arena_values[i]].range = {arena.handle(), plan.offsets[i], requests[i].size};
+    }
+    arena_bytes_ = plan.total;
+    buffers_.push_back(std::move(arena));
+  }
+
+  if (!staged_constants.empty()) {
+    // One upload at load; the fused submissions wait on its timeline value (execute() passes
+    // the last submitted value), which orders the copies before any read.
+    UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer upload, pool_->allocate());
+    UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, upload));
+    for (uint32_t v : staged_constants) vulkan::record_copy(*device_, upload, locations_[v].staging, locations_[v].range);
+    UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, upload));
+    UNIVK_ASSIGN_OR_RETURN(last_submitted_, device_->queue().submit(std::span<const VkCommandBuffer>(&upload, 1)));
+    UNIVK_RETURN_IF_ERROR(device_->queue().wait(last_submitted_));
+    last_completed_ = last_submitted_;
+  }
+  return ok_status();
+}
+
+void FusedExecutor::barrier(VkCommandBuffer cmd, const vulkan::BufferRange& range, VkPipelineStageFlags2 src_stage,
+                            VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+  vulkan::record_buffer_barrier(*device_, cmd, range, src_stage, src_access, dst_stage, dst_access);
+  ++barriers_;
+}
+
+Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> delegates) {
+  UNIVK_ASSIGN_OR_RETURN(cmd_, pool_->allocate());
+  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, cmd_));
+
+  const size_t value_count = method.values.size();
+  std::vector<bool> gpu_written(value_count, false);  // written by a command of this buffer
+  std::vector<bool> visible(value_count, false);      // a barrier made that write visible to readers
+  std::vector<bool> accessed(value_count, false);     // read or written by an earlier delegate
+
+  for (uint32_t v : method.inputs) {
+    const Location& loc = locations_[v];
+    if (!loc.staged) continue;
+    vulkan::record_copy(*device_, cmd_, loc.staging, loc.range);
+    gpu_written[v] = true;
+  }
+
+  size_t slot = 0;
+  for (size_t k = 0; k < method.instructions.size(); ++k) {
+    const auto& call = std::get<DelegateCallDesc>(method.instructions[k]);
+    DelegateSlot& delegate = delegates[slot++];
+    // Read-after-write: one barrier per value, before its first reader.
+    for (uint32_t v : call.inputs) {
+      if (gpu_written[v] && !visible[v]) {
+        barrier(cmd_, locations_[v].range, kGpuStages, kGpuWrites, kGpuStages, kGpuReads);
+        visible[v] = true;
+      }
+    }
+    // Write-after-read / write-after-write: an output reusing arena memory of values that
+    // earlier delegates accessed.
+    for (uint32_t v : call.outputs) {
+      bool reused = false;
+      for (uint32_t u = 0; u < value_count && !reused; ++u) {
+        reused = u != v && accessed[u] && ranges_overlap(locations_[u].range, locations_[v].range);
+      }
+      if (reused) barrier(cmd_, locations_[v].range, kGpuStages, kGpuReads | kGpuWrites, kGpuStages, kGpuWrites);
+    }
+
+    std::vector<DeviceTensor> inputs, outputs;
+    for (uint32_t v : call.inputs) inputs.push_back({locations_[v].range, method.values[v].info});
+    for (uint32_t v : call.outputs) outputs.push_back({locations_[v].range, method.values[v].info});
+    Status recorded = delegate.delegate->record(cmd_, inputs, outputs);
+    if (!recorded.ok()) {
+      return recorded.with_context("instruction " + std::to_string(k) + " (" + delegate.backend_id + ") record");
+    }
+    for (uint32_t v : call.inputs) accessed[v] = true;
+    for (uint32_t v : call.outputs) {
+      accessed[v] = true;
+      gpu_written[v] = true;
+      visible[v] = false;
+    }
+  }
+
+  // Device -> host for every output a delegate wrote (a program input returned as an output is
+  // already in its mapped buffer).
+  std::vector<uint32_t> outputs;
+  for (uint32_t v : method.outputs) {
+    if (std::find(method.inputs.begin(), method.inputs.end(), v) == method.inputs.end()) outputs.push_back(v);
+  }
+  std::sort(outputs.begin(), outputs.end());
+  outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+  for (uint32_t v : outputs) {
+    const Location& loc = locations_[v];
+    if (!gpu_written[v]) continue;
+    if (loc.staged) {
+      barrier(cmd_, loc.range, kGpuStages, kGpuWrites, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+      vulkan::record_copy(*device_, cmd_, loc.range, loc.staging);
+      barrier(cmd_, loc.staging, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    } else {
+      barrier(cmd_, loc.range, kGpuStages, kGpuWrites, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    }
+  }
+  return vulkan::end_command_buffer(*device_, cmd_);
+}
+
+Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTensor> inputs) {
+  if (cmd_ == VK_NULL_HANDLE) return internal_error("fused method: executed after release");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].byte_size() != 0) {
+      std::memcpy(locations_[method_->inputs[i]].host, inputs[i].bytes().data(), inputs[i].byte_size());
+    }
+  }
+  vulkan::Queue& queue = device_->queue();
+  // Waiting (on the GPU) for this executor's previous submission orders this one after it.
+  UNIVK_ASSIGN_OR_RETURN(const uint64_t value, queue.submit(std::span<const VkCommandBuffer>(&cmd_, 1), last_submitted_));
+  last_submitted_ = value;
+  UNIVK_RETURN_IF_ERROR(queue.wait(value));
+  last_completed_ = value;
+
+  std::vector<HostTensor> outputs;
+  outputs.reserve(method_->outputs.size());
+  for (uint32_t v : method_->outputs) {
+    const ValueDesc& desc = method_->values[v];
+    HostTensor out(desc.info.dtype, desc.info.shape);
+    if (out.byte_size() != 0) std::memcpy(out.bytes().data(), locations_[v].host, out.byte_size());
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+}  // namespace univk::runtime

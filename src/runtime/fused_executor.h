@@ -1,0 +1,83 @@
+// FusedExecutor: runs a whole method as one submission on one shared device (fused mode).
+//
+// At load: program inputs and outputs get persistently mapped buffers (DEVICE_LOCAL|HOST_VISIBLE
+// where the device has it; otherwise host-visible staging buffers plus device-local buffers,
+// with the copies recorded in the same command buffer); constants are uploaded once; values
+// passed between delegates live in one device-local arena planned so that values with disjoint
+// lifetimes share memory. Every delegate's record() is called once, into one command buffer,
+// with buffer barriers between delegates exactly on the ranges that need them:
+//   read-after-write   writer's compute/transfer writes -> reader's compute/transfer reads,
+//                      once per value (later readers are ordered after that barrier too);
+//   write-after-read/  when an arena range is reused, earlier accesses of the overlapping
+//   write-after-write  values -> the new writer;
+//   device -> host     output writes -> host reads at the end.
+// execute() copies inputs into the mapped buffers, submits once, waits once on its timeline
+// value and copies the outputs out.
+//
+// Ownership: owns its buffers and its command pool (and so the command buffer). Borrows the
+// delegates only during create() (record). The Method destroys it in two steps:
+// release_commands() (waits for the last submission, frees the command buffer) before the
+// delegates are destroyed, and the buffers after them.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "univk/runtime/program.h"
+#include "univk/vulkan/buffer.h"
+#include "univk/vulkan/command.h"
+
+namespace univk::runtime {
+
+struct DelegateSlot;
+
+class FusedExecutor {
+ public:
+  // `delegates` are the method's initialised delegates in instruction order, all on `device`;
+  // the method has no KernelCall. `force_staging` uses staging copies even when the device has
+  // DEVICE_LOCAL|HOST_VISIBLE memory (UNIVK_FUSED_STAGING=1; tests the staging path).
+  static Result<std::unique_ptr<FusedExecutor>> create(const MethodDesc& method, std::span<DelegateSlot> delegates,
+                                                       vulkan::DeviceLease device, bool force_staging);
+  ~FusedExecutor();
+
+  // Inputs were checked by the Method. Not reentrant (one execute at a time per Method).
+  Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
+  // Waits for this executor's last submission (errors are logged: destroy never fails) and
+  // frees the command buffer. execute() must not be called afterwards.
+  void release_commands();
+
+  uint64_t arena_bytes() const { return arena_bytes_; }
+  bool uses_staging() const { return staging_; }
+  uint32_t barrier_count() const { return barriers_; }
+
+ private:
+  // Where a value lives.
+  struct Location {
+    vulkan::BufferRange range;      // what the delegates read/write
+    void* host = nullptr;           // mapped pointer for program inputs/outputs
+    vulkan::BufferRange staging;    // host-visible copy when staging
+    bool staged = false;
+  };
+
+  FusedExecutor() = default;
+  Status allocate(const MethodDesc& method, bool force_staging);
+  Status record(const MethodDesc& method, std::span<DelegateSlot> delegates);
+  void barrier(VkCommandBuffer cmd, const vulkan::BufferRange& range, VkPipelineStageFlags2 src_stage,
+               VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+
+  vulkan::DeviceLease device_;
+  const MethodDesc* method_ = nullptr;
+  std::vector<vulkan::Buffer> buffers_;  // arena, IO buffers, staging buffers, constants
+  std::vector<Location> locations_;      // per value id
+  uint64_t arena_bytes_ = 0;
+  bool staging_ = false;
+  uint32_t barriers_ = 0;
+  std::optional<vulkan::CommandPool> pool_;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+  uint64_t last_submitted_ = 0;
+  uint64_t last_completed_ = 0;
+};
+
+}  // namespace univk::runtime

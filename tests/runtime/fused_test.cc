@@ -1,0 +1,257 @@
+// Fused mode with the fake backend on a real device: one submission per execute, values between
+// delegates in a planned arena, IO through mapped buffers (and the staging path). Every result is
+// compared with per_delegate mode on the same inputs; the validation layer (with synchronization
+// validation) must stay silent, which checks the barriers.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+#include "fake_backend.h"
+#include "runtime/memory_plan.h"
+#include "univk/runtime/program.h"
+#include "univk/runtime/program_writer.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/queue.h"
+
+namespace univk::runtime {
+namespace {
+
+using testing::affine_payload;
+
+TEST(ArenaPlan, DisjointLifetimesShareMemory) {
+  // a: [0,1], b: [1,2], c: [2,3] -> a and c can share; b overlaps both.
+  const std::vector<ArenaRequest> requests = {{100, 0, 1}, {64, 1, 2}, {100, 2, 3}};
+  const ArenaPlan plan = plan_arena(requests, 16);
+  EXPECT_EQ(plan.offsets[0], plan.offsets[2]);
+  EXPECT_NE(plan.offsets[0], plan.offsets[1]);
+  EXPECT_EQ(plan.total, 112u + 64u);
+  for (uint64_t offset : plan.offsets) EXPECT_EQ(offset % 16, 0u);
+}
+
+TEST(ArenaPlan, OverlappingLifetimesNeverAlias) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<ArenaRequest> requests;
+    const int count = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < count; ++i) {
+      size_t first = rng() % 10;
+      requests.push_back({1 + rng() % 1000, first, first + rng() % 4});
+    }
+    const ArenaPlan plan = plan_arena(requests, 64);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      EXPECT_EQ(plan.offsets[i] % 64, 0u);
+      EXPECT_LE(plan.offsets[i] + requests[i].size, plan.total);
+      for (size_t j = i + 1; j < requests.size(); ++j) {
+        const bool live_together = requests[i].first <= requests[j].last && requests[j].first <= requests[i].last;
+        const bool alias = plan.offsets[i] < plan.offsets[j] + requests[j].size &&
+                           plan.offsets[j] < plan.offsets[i] + requests[i].size;
+        EXPECT_FALSE(live_together && alias) << "trial " << trial << ": " << i << " and " << j;
+      }
+    }
+  }
+}
+
+TEST(ArenaPlan, EmptyAndSingle) {
+  EXPECT_EQ(plan_arena({}, 16).total, 0u);
+  const std::vector<ArenaRequest> one = {{5, 0, 0}};
+  EXPECT_EQ(plan_arena(one, 256).total, 256u);
+}
+
+HostTensor random_input(Shape shape, uint32_t seed) {
+  HostTensor x(DType::kFloat32, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (float& v : x.data<float>()) v = dist(rng);
+  return x;
+}
+
+// x -> A(2x+1) -> a -> B(0.5a-1) -> bb -> A(3bb) -> c -> B(-c+0.25) -> y, and k -> A(2k+1) -> kk.
+// Four delegates in a chain plus a branch, so the arena reuses memory (a and c have disjoint
+// lifetimes), a method output is also read by a later delegate, a constant feeds a delegate,
+// and the program input is returned as an output too.
+std::shared_ptr<Program> fused_program(const Shape& shape) {
+  ProgramBuilder b;
+  const uint32_t d0 = b.add_delegate("FakeA", affine_payload(2.f, 1.f));
+  const uint32_t d1 = b.add_delegate("FakeB", affine_payload(0.5f, -1.f));
+  const uint32_t d2 = b.add_delegate("FakeA", affine_payload(3.f, 0.f));
+  const uint32_t d3 = b.add_delegate("FakeB", affine_payload(-1.f, 0.25f));
+  MethodBuilder& m = b.add_method("forward");
+  const ValueId x = m.add_value(DType::kFloat32, shape);
+  const ValueId a = m.add_value(DType::kFloat32, shape);
+  const ValueId bb = m.add_value(DType::kFloat32, shape);
+  const ValueId c = m.add_value(DType::kFloat32, shape);
+  const ValueId y = m.add_value(DType::kFloat32, shape);
+  std::vector<float> constant_values(static_cast<size_t>(shape.numel()));
+  for (size_t i = 0; i < constant_values.size(); ++i) constant_values[i] = 0.125f * static_cast<float>(i % 7);
+  std::vector<uint8_t> constant_bytes(constant_values.size() * 4);
+  std::memcpy(constant_bytes.data(), constant_values.data(), constant_bytes.size());
+  const ValueId k = m.add_constant(DType::kFloat32, shape, constant_bytes);
+  const ValueId kk = m.add_value(DType::kFloat32, shape);
+  m.add_delegate_call(d0, {x}, {a});
+  m.add_delegate_call(d1, {a}, {bb});   // bb: an output, also read below
+  m.add_delegate_call(d2, {bb}, {c});
+  m.add_delegate_call(d3, {c}, {y});
+  m.add_delegate_call(d0, {k}, {kk});   // a constant into a delegate
+  m.set_inputs({x});
+  m.set_outputs({y, bb, x, kk});
+  auto bytes = b.finish();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  auto program = Program::load_bytes(std::move(bytes).value());
+  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  return std::move(program).value();
+}
+
+class Fused : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backends_ = testing::make_fake_registry();
+    registry_ = std::make_unique<vulkan::DeviceRegistry>();
+    options_.backends = backends_.get();
+    options_.registry = registry_.get();
+  }
+
+  std::unique_ptr<Method> load(const std::shared_ptr<Program>& program, ExecutionMode mode) {
+    LoadOptions options = options_;
+    options.mode = mode;
+    auto method = program->load_method("forward", options);
+    EXPECT_TRUE(method.ok()) << method.status().to_string();
+    return method.ok() ? std::move(method).value() : nullptr;
+  }
+
+  static void expect_same(const std::vector<HostTensor>& fused, const std::vector<HostTensor>& reference) {
+    ASSERT_EQ(fused.size(), reference.size());
+    for (size_t i = 0; i < fused.size(); ++i) {
+      ASSERT_EQ(fused[i].shape(), reference[i].shape()) << "output " << i;
+      auto got = fused[i].data<float>();
+      auto want = reference[i].data<float>();
+      for (size_t e = 0; e < got.size(); ++e) {
+        ASSERT_NEAR(got[e], want[e], 1e-5f * (1.f + std::abs(want[e]))) << "output " << i << " element " << e;
+      }
+    }
+  }
+
+  std::unique_ptr<BackendRegistry> backends_;
+  std::unique_ptr<vulkan::DeviceRegistry> registry_;
+  LoadOptions options_;
+};
+
+TEST_F(Fused, MatchesPerDelegateAndSubmitsOnce) {
+  for (const Shape& shape : {Shape{1, 3, 8, 8}, Shape{7}, Shape{2, 129}}) {
+    SCOPED_TRACE(shape.to_string());
+    auto program = fused_program(shape);
+    auto fused = load(program, ExecutionMode::kAuto);
+    auto per_delegate = load(program, ExecutionMode::kPerDelegate);
+    ASSERT_TRUE(fused && per_delegate);
+    EXPECT_EQ(fused->mode(), ExecutionMode::kFused);
+    EXPECT_EQ(per_delegate->mode(), ExecutionMode::kPerDelegate);
+
+    const FusedInfo info = fused->fused_info();
+    // a and c share memory: the arena holds two values (a/c and nothing else: bb, y, kk are
+    // outputs in their own mapped buffers), rounded to the device's offset alignment.
+    const uint64_t value_bytes = static_cast<uint64_t>(shape.numel()) * 4;
+    EXPECT_GE(info.arena_bytes, value_bytes);
+    EXPECT_LT(info.arena_bytes, 2 * value_bytes + 256);
+    EXPECT_GT(info.barriers, 0u);
+    EXPECT_EQ(per_delegate->fused_info().arena_bytes, 0u);
+
+    const uint64_t before = registry_->find(vulkan::DeviceKey{}).value()->queue().last_submitted_value();
+    for (uint32_t seed = 0; seed < 3; ++seed) {
+      const HostTensor x = random_input(shape, seed);
+      auto got = fused->execute(std::span<const HostTensor>(&x, 1));
+      auto want = per_delegate->execute(std::span<const HostTensor>(&x, 1));
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      ASSERT_TRUE(want.ok()) << want.status().to_string();
+      expect_same(*got, *want);
+      // y = -(3 * (0.5 * (2x + 1) - 1)) + 0.25
+      const float x0 = x.data<float>()[0];
+      EXPECT_NEAR((*got)[0].data<float>()[0], -(3.f * (0.5f * (2.f * x0 + 1.f) - 1.f)) + 0.25f, 1e-5f);
+    }
+    // Exactly one submission per fused execute (per_delegate fake delegates run on the host).
+    const uint64_t after = registry_->find(vulkan::DeviceKey{}).value()->queue().last_submitted_value();
+    EXPECT_EQ(after - before, 3u);
+
+    const auto calls = fused->delegate_calls();
+    ASSERT_EQ(calls.size(), 5u);
+    for (const auto& call : calls) {
+      EXPECT_EQ(call.device, calls[0].device);
+      EXPECT_EQ(call.stats.dispatches, 1u);
+    }
+  }
+}
+
+TEST_F(Fused, StagingPathMatchesToo) {
+  auto program = fused_program(Shape{3, 5, 7});
+  ASSERT_EQ(setenv("UNIVK_FUSED_STAGING", "1", 1), 0);
+  auto staged = load(program, ExecutionMode::kFused);
+  unsetenv("UNIVK_FUSED_STAGING");
+  auto per_delegate = load(program, ExecutionMode::kPerDelegate);
+  ASSERT_TRUE(staged && per_delegate);
+  EXPECT_TRUE(staged->fused_info().staged_io);
+  for (uint32_t seed = 10; seed < 12; ++seed) {
+    const HostTensor x = random_input(Shape{3, 5, 7}, seed);
+    auto got = staged->execute(std::span<const HostTensor>(&x, 1));
+    auto want = per_delegate->execute(std::span<const HostTensor>(&x, 1));
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    ASSERT_TRUE(want.ok());
+    expect_same(*got, *want);
+  }
+}
+
+TEST_F(Fused, ExplicitFusedExplainsWhyNot) {
+  // A CPU kernel between delegates.
+  ProgramBuilder b;
+  const uint32_t d = b.add_delegate("FakeA", affine_payload(1.f, 0.f));
+  MethodBuilder& m = b.add_method("forward");
+  const ValueId x = m.add_value(DType::kFloat32, Shape{4});
+  const ValueId y = m.add_value(DType::kFloat32, Shape{4});
+  const ValueId z = m.add_value(DType::kFloat32, Shape{4});
+  m.add_delegate_call(d, {x}, {y});
+  m.add_kernel_call("relu", {}, {y}, {z});
+  m.set_inputs({x});
+  m.set_outputs({z});
+  auto program = Program::load_bytes(*b.finish());
+  ASSERT_TRUE(program.ok());
+  LoadOptions options = options_;
+  options.mode = ExecutionMode::kFused;
+  auto cpu = (*program)->load_method("forward", options);
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_EQ(cpu.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(cpu.status().message(), "method 'forward' cannot run fused: instruction 1 runs operator 'relu' on the CPU");
+  options.mode = ExecutionMode::kAuto;
+  auto automatic = (*program)->load_method("forward", options);
+  ASSERT_TRUE(automatic.ok());
+  EXPECT_EQ((*automatic)->mode(), ExecutionMode::kPerDelegate);
+
+  // Delegates on two devices.
+  auto chain = fused_program(Shape{4});
+  options.mode = ExecutionMode::kFused;
+  options.backend_options["FakeB"]["vulkan_shared_context_name"] = "other";
+  auto split = chain->load_method("forward", options);
+  ASSERT_FALSE(split.ok());
+  EXPECT_EQ(split.status().message(), "method 'forward' cannot run fused: its delegates use more than one device");
+}
+
+TEST_F(Fused, MethodsShareTheDeviceAndDestroyInAnyOrder) {
+  auto program = fused_program(Shape{2, 3, 4});
+  auto first = load(program, ExecutionMode::kFused);
+  auto second = load(program, ExecutionMode::kFused);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->delegate_calls()[0].device, second->delegate_calls()[0].device);
+  program.reset();
+  registry_.reset();
+  const HostTensor x = random_input(Shape{2, 3, 4}, 77);
+  auto a = first->execute(std::span<const HostTensor>(&x, 1));
+  auto b = second->execute(std::span<const HostTensor>(&x, 1));
+  ASSERT_TRUE(a.ok() && b.ok());
+  expect_same(*a, *b);
+  first.reset();
+  auto again = second->execute(std::span<const HostTensor>(&x, 1));
+  ASSERT_TRUE(again.ok());
+  expect_same(*again, *b);
+  second.reset();
+}
+
+}  // namespace
+}  // namespace univk::runtime
