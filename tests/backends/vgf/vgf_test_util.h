@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -107,8 +108,15 @@ inline runtime::DelegateSpec spec_for(const vgf::VgfFile& model, std::span<const
   return spec;
 }
 
+// One device per distinct requirement set for the whole test binary (device creation with the
+// validation layer dominates the run time otherwise).
 inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req) {
-  return vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), req);
+  static std::map<std::string, std::shared_ptr<vulkan::Device>> devices;
+  auto& cached = devices[req.describe()];
+  if (!cached) {
+    UNIVK_ASSIGN_OR_RETURN(cached, vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), req));
+  }
+  return cached;
 }
 
 // Encodes, checks requirements, creates a device and inits the delegate.

@@ -1,0 +1,187 @@
+// Every lowered TOSA operator against univk::reference::run_tosa on random inputs, several
+// shapes each (broadcasting, padding, strides, dilation).
+#include "vgf_test_util.h"
+
+namespace univk::backends::vgf_test {
+namespace {
+
+struct OpCase {
+  TosaOp op;
+  Attributes attrs;
+  std::vector<HostTensor> inputs;
+  std::vector<int64_t> out_shape;
+  DType out_dtype = DType::kFloat32;
+  float tol = 1e-5f;
+};
+
+// Zero points and pad_const go to the reference as ints (its convention), to SPIR-V as the
+// element type's kind.
+Attributes reference_attrs(Attributes a) {
+  for (const char* name : {"input_zp", "output_zp", "weight_zp", "a_zp", "b_zp", "input1_zp"})
+    if (a.has(name)) a.set(name, static_cast<int64_t>(a.get_float(name).value()));
+  return a;
+}
+
+void run_case(const OpCase& c, const std::string& what) {
+  TosaGraph g;
+  std::vector<ValueId> ins;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    ins.push_back(g.add_input({c.inputs[i].dtype(), c.inputs[i].shape().dims()}, 0, static_cast<uint32_t>(i)));
+  ValueId y = g.add_operation(c.op, ins, c.attrs, {c.out_dtype, c.out_shape});
+  g.add_output(y, 0, static_cast<uint32_t>(c.inputs.size()));
+  auto loaded = load(single_graph_model(g));
+  ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+  auto out = loaded->delegate->execute(c.inputs);
+  ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+  auto want = reference::run_tosa(spirv::tosa_op_name(c.op), reference_attrs(c.attrs), c.inputs);
+  ASSERT_TRUE(want.ok()) << what << ": " << want.status().to_string();
+  expect_close((*out)[0], (*want)[0], c.tol, what);
+}
+
+HostTensor f32(Shape s, uint32_t seed, float lo = -2.f, float hi = 2.f) { return random_tensor(DType::kFloat32, s, seed, lo, hi); }
+
+TEST(VgfOps, BinaryElementwiseWithBroadcast) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {Shape({2, 3, 5}), Shape({2, 3, 5})}, {Shape({2, 3, 5}), Shape({1, 3, 1})}, {Shape({1, 7}), Shape({4, 1})}};
+  for (TosaOp op : {TosaOp::kAdd, TosaOp::kSub, TosaOp::kMul, TosaOp::kMaximum, TosaOp::kMinimum, TosaOp::kPow}) {
+    uint32_t seed = 10;
+    for (const auto& [a, b] : shapes) {
+      OpCase c{op, {}, {f32(a, seed++, op == TosaOp::kPow ? 0.1f : -2.f), f32(b, seed++)}, {}};
+      c.out_shape = broadcast_shapes(a, b)->dims();
+      if (op == TosaOp::kMul) c.attrs.set("shift", int64_t{0});
+      if (op == TosaOp::kMaximum || op == TosaOp::kMinimum) c.attrs.set("nan_mode", spirv::kNanPropagate);
+      run_case(c, std::string(spirv::tosa_op_name(op)) + " " + a.to_string() + " " + b.to_string());
+    }
+  }
+}
+
+TEST(VgfOps, UnaryElementwise) {
+  for (TosaOp op : {TosaOp::kSigmoid, TosaOp::kTanh, TosaOp::kExp, TosaOp::kLog, TosaOp::kAbs, TosaOp::kNegate,
+                    TosaOp::kReciprocal, TosaOp::kRsqrt, TosaOp::kErf}) {
+    const bool positive = op == TosaOp::kLog || op == TosaOp::kRsqrt || op == TosaOp::kReciprocal;
+    for (Shape s : {Shape({3, 7}), Shape({1, 5, 5, 3})}) {
+      OpCase c{op, {}, {f32(s, 3, positive ? 0.2f : -4.f, 4.f)}, s.dims()};
+      if (op == TosaOp::kNegate) {
+        c.attrs.set("input1_zp", 0.0);
+        c.attrs.set("output_zp", 0.0);
+      }
+      run_case(c, std::string(spirv::tosa_op_name(op)) + " " + s.to_string());
+    }
+  }
+  OpCase clamp{TosaOp::kClamp, {}, {f32(Shape({4, 9}), 4)}, {4, 9}};
+  clamp.attrs.set("min_val", -0.5);
+  clamp.attrs.set("max_val", 1.25);
+  clamp.attrs.set("nan_mode", spirv::kNanPropagate);
+  run_case(clamp, "CLAMP");
+}
+
+TEST(VgfOps, Int32ElementwiseAndMulShift) {
+  for (int64_t shift : {0, 3, 31}) {
+    OpCase c{TosaOp::kMul, {}, {random_tensor(DType::kInt32, Shape({3, 17}), 5, -30000, 30000),
+                                random_tensor(DType::kInt32, Shape({1, 17}), 6, -30000, 30000)},
+             {3, 17}, DType::kInt32};
+    c.attrs.set("shift", shift);
+    run_case(c, "MUL int32 shift " + std::to_string(shift));
+  }
+  for (TosaOp op : {TosaOp::kAdd, TosaOp::kSub, TosaOp::kMaximum}) {
+    OpCase c{op, {}, {random_tensor(DType::kInt32, Shape({2, 9}), 7, -1000, 1000),
+                      random_tensor(DType::kInt32, Shape({2, 1}), 8, -1000, 1000)},
+             {2, 9}, DType::kInt32};
+    if (op == TosaOp::kMaximum) c.attrs.set("nan_mode", spirv::kNanPropagate);
+    run_case(c, std::string(spirv::tosa_op_name(op)) + " int32");
+  }
+}
+
+TEST(VgfOps, Pools) {
+  struct P { std::vector<int64_t> in, kernel, stride, pad; };
+  for (const P& p : {P{{1, 8, 8, 3}, {2, 2}, {2, 2}, {0, 0, 0, 0}}, P{{2, 7, 9, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+                     P{{1, 6, 5, 2}, {3, 2}, {1, 1}, {2, 0, 1, 0}}}) {
+    const int64_t oh = (p.in[1] + p.pad[0] + p.pad[1] - p.kernel[0]) / p.stride[0] + 1;
+    const int64_t ow = (p.in[2] + p.pad[2] + p.pad[3] - p.kernel[1]) / p.stride[1] + 1;
+    for (TosaOp op : {TosaOp::kAvgPool2d, TosaOp::kMaxPool2d}) {
+      OpCase c{op, {}, {f32(Shape(p.in), 9)}, {p.in[0], oh, ow, p.in[3]}};
+      c.attrs.set("kernel", p.kernel);
+      c.attrs.set("stride", p.stride);
+      c.attrs.set("pad", p.pad);
+      if (op == TosaOp::kAvgPool2d) {
+        c.attrs.set("acc_type", spirv::kAccFp32);
+        c.attrs.set("input_zp", 0.0);
+        c.attrs.set("output_zp", 0.0);
+      } else {
+        c.attrs.set("nan_mode", spirv::kNanPropagate);
+      }
+      run_case(c, std::string(spirv::tosa_op_name(op)) + " " + Shape(p.in).to_string());
+    }
+  }
+}
+
+TEST(VgfOps, Convolutions) {
+  struct C { std::vector<int64_t> in; int64_t oc, k; std::vector<int64_t> stride, dilation, pad; };
+  for (const C& p : {C{{1, 6, 6, 3}, 4, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}}, C{{2, 9, 7, 2}, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 0}},
+                     C{{1, 8, 8, 2}, 2, 2, {1, 1}, {2, 2}, {0, 0, 0, 0}}}) {
+    const int64_t oh = (p.in[1] - 1 + p.pad[0] + p.pad[1] - (p.k - 1) * p.dilation[0]) / p.stride[0] + 1;
+    const int64_t ow = (p.in[2] - 1 + p.pad[2] + p.pad[3] - (p.k - 1) * p.dilation[1]) / p.stride[1] + 1;
+    Attributes a;
+    a.set("pad", p.pad);
+    a.set("stride", p.stride);
+    a.set("dilation", p.dilation);
+    a.set("acc_type", spirv::kAccFp32);
+    a.set("local_bound", int64_t{0});
+    a.set("input_zp", 0.0);
+    a.set("weight_zp", 0.0);
+    OpCase conv{TosaOp::kConv2d, a, {f32(Shape(p.in), 11), f32(Shape({p.oc, p.k, p.k, p.in[3]}), 12), f32(Shape({p.oc}), 13)},
+                {p.in[0], oh, ow, p.oc}};
+    run_case(conv, "CONV2D " + Shape(p.in).to_string());
+    const int64_t m = 2;
+    OpCase dw{TosaOp::kDepthwiseConv2d, a, {f32(Shape(p.in), 14), f32(Shape({p.k, p.k, p.in[3], m}), 15), f32(Shape({1}), 16)},
+              {p.in[0], oh, ow, p.in[3] * m}};
+    run_case(dw, "DEPTHWISE_CONV2D " + Shape(p.in).to_string());
+  }
+}
+
+TEST(VgfOps, MatmulAndReductions) {
+  Attributes mm;
+  mm.set("a_zp", 0.0);
+  mm.set("b_zp", 0.0);
+  run_case({TosaOp::kMatmul, mm, {f32(Shape({2, 5, 7}), 17), f32(Shape({2, 7, 3}), 18)}, {2, 5, 3}, DType::kFloat32, 1e-5f}, "MATMUL");
+  for (int64_t axis : {0, 1, 2}) {
+    Shape s({3, 4, 5});
+    std::vector<int64_t> kept = s.dims();
+    kept[axis] = 1;
+    std::vector<int64_t> dropped = s.dims();
+    dropped.erase(dropped.begin() + axis);
+    Attributes a;
+    a.set("axis", axis);
+    run_case({TosaOp::kReduceSum, a, {f32(s, 19)}, kept}, "REDUCE_SUM axis " + std::to_string(axis));
+    Attributes an = a;
+    an.set("nan_mode", spirv::kNanPropagate);
+    run_case({TosaOp::kReduceMax, an, {f32(s, 20)}, kept}, "REDUCE_MAX axis " + std::to_string(axis));
+    run_case({TosaOp::kArgmax, an, {f32(s, 21)}, dropped, DType::kInt32}, "ARGMAX axis " + std::to_string(axis));
+  }
+}
+
+TEST(VgfOps, DataMovement) {
+  Attributes tr;
+  tr.set("perms", std::vector<int64_t>{2, 0, 1});
+  run_case({TosaOp::kTranspose, tr, {f32(Shape({3, 4, 5}), 22)}, {5, 3, 4}}, "TRANSPOSE");
+  Attributes sl;
+  sl.set("start", std::vector<int64_t>{1, 0, 2});
+  sl.set("size", std::vector<int64_t>{2, 4, 3});
+  run_case({TosaOp::kSlice, sl, {f32(Shape({3, 4, 5}), 23)}, {2, 4, 3}}, "SLICE");
+  Attributes rs;
+  rs.set("shape", std::vector<int64_t>{4, 15});
+  run_case({TosaOp::kReshape, rs, {f32(Shape({3, 4, 5}), 24)}, {4, 15}}, "RESHAPE");
+  Attributes pd;
+  pd.set("padding", std::vector<int64_t>{1, 0, 2, 1});
+  pd.set("pad_const", 0.5);
+  run_case({TosaOp::kPad, pd, {f32(Shape({3, 4}), 25)}, {4, 7}}, "PAD");
+  Attributes tl;
+  tl.set("multiples", std::vector<int64_t>{2, 1, 3});
+  run_case({TosaOp::kTile, tl, {f32(Shape({2, 3, 2}), 26)}, {4, 3, 6}}, "TILE");
+  Attributes cc;
+  cc.set("axis", int64_t{1});
+  run_case({TosaOp::kConcat, cc, {f32(Shape({2, 3, 4}), 27), f32(Shape({2, 1, 4}), 28)}, {2, 4, 4}}, "CONCAT");
+}
+
+}  // namespace
+}  // namespace univk::backends::vgf_test
