@@ -1,0 +1,152 @@
+// Lowering of the unary and binary elementwise operators (unary.comp, binary.comp).
+// A binary op with one tensor and the scalar attribute `other` runs as a unary variant.
+#include <cmath>
+#include <map>
+
+#include "lowering_common.h"
+
+namespace univk::backends::detail {
+namespace {
+
+Dispatch unary_dispatch(UnaryOp op, uint32_t n, float p0, float p1) {
+  Dispatch d;
+  d.shader = Shader::kUnary;
+  d.variant = static_cast<uint32_t>(op);
+  d.push = {n, float_bits(p0), float_bits(p1)};  // Params { n, p0, p1 }
+  d.bindings = {Operand::input(0), Operand::output()};
+  return d;
+}
+
+Result<LoweredOp> lower_unary(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  static const std::map<std::string_view, UnaryOp> kOps = {
+      {"sigmoid", UnaryOp::kSigmoid},   {"tanh", UnaryOp::kTanh},         {"relu", UnaryOp::kRelu},
+      {"relu6", UnaryOp::kClamp},       {"hardtanh", UnaryOp::kClamp},    {"clamp", UnaryOp::kClamp},
+      {"gelu", UnaryOp::kGeluErf},      {"silu", UnaryOp::kSilu},         {"hardswish", UnaryOp::kHardswish},
+      {"hardsigmoid", UnaryOp::kHardsigmoid}, {"exp", UnaryOp::kExp},     {"log", UnaryOp::kLog},
+      {"neg", UnaryOp::kNeg},           {"abs", UnaryOp::kAbs},           {"sqrt", UnaryOp::kSqrt},
+      {"rsqrt", UnaryOp::kRsqrt},       {"reciprocal", UnaryOp::kReciprocal}};
+  UnaryOp kind = kOps.at(op);
+  float lo = -INFINITY, hi = INFINITY;
+  if (op == "relu6") {
+    lo = 0.0f, hi = 6.0f;
+  } else if (op == "hardtanh") {
+    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("min_val", -1.0));
+    UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float_or("max_val", 1.0));
+    lo = static_cast<float>(a), hi = static_cast<float>(b);
+  } else if (op == "clamp") {
+    if (!attrs.has("min") && !attrs.has("max")) return invalid_argument("at least one of 'min' or 'max' is required");
+    if (attrs.has("min")) {
+      UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float("min"));
+      lo = static_cast<float>(a);
+    }
+    if (attrs.has("max")) {
+      UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float("max"));
+      hi = static_cast<float>(b);
+    }
+  } else if (op == "gelu" && attrs.has("approximate")) {
+    UNIVK_ASSIGN_OR_RETURN(std::string approx, attrs.get_string("approximate"));
+    if (approx == "tanh") kind = UnaryOp::kGeluTanh;
+    else if (approx != "none") return invalid_argument("attribute 'approximate'='" + approx + "' must be \"none\" or \"tanh\"");
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, inputs[0].shape));
+  const uint32_t n = u32(inputs[0].shape.numel());
+  Dispatch d = unary_dispatch(kind, n, lo, hi);
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(n));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+Result<LoweredOp> lower_scalar_binary(std::string_view op, float alpha, float other, bool scalar_first,
+                                      const ComputeTensorType& x) {
+  UnaryOp kind;
+  float p0 = other, p1 = 0.0f;
+  if (op == "add" || op == "sub") {
+    const bool add = op == "add";
+    if (scalar_first) {
+      kind = add ? UnaryOp::kScalarAdd : UnaryOp::kScalarSub;
+      p1 = alpha;
+    } else {
+      kind = add ? UnaryOp::kAddScalar : UnaryOp::kSubScalar;
+      p0 = alpha * other;  // float product, as the reference computes alpha * y
+    }
+  } else if (op == "mul") {
+    kind = UnaryOp::kMulScalar;
+  } else if (op == "div") {
+    kind = scalar_first ? UnaryOp::kScalarDiv : UnaryOp::kDivScalar;
+  } else if (op == "maximum") {
+    kind = UnaryOp::kMaxScalar;
+  } else if (op == "minimum") {
+    kind = UnaryOp::kMinScalar;
+  } else {
+    kind = scalar_first ? UnaryOp::kScalarPow : UnaryOp::kPowScalar;
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, x.shape));
+  const uint32_t n = u32(x.shape.numel());
+  Dispatch d = unary_dispatch(kind, n, p0, p1);
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(n));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+Result<LoweredOp> lower_binary(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 2));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  float alpha = 1.0f;
+  if (op == "add" || op == "sub") {
+    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("alpha", 1.0));
+    alpha = static_cast<float>(a);
+  } else if (attrs.has("alpha")) {
+    return invalid_argument("attribute 'alpha' is only valid for add and sub");
+  }
+  if (inputs.size() == 1) {
+    if (!attrs.has("other")) return invalid_argument("one tensor input needs the scalar attribute 'other'");
+    UNIVK_ASSIGN_OR_RETURN(double other, attrs.get_float("other"));
+    UNIVK_ASSIGN_OR_RETURN(bool scalar_first, attrs.get_bool_or("scalar_first", false));
+    return lower_scalar_binary(op, alpha, static_cast<float>(other), scalar_first, inputs[0]);
+  }
+  if (attrs.has("other")) return invalid_argument("attribute 'other' given together with two tensor inputs");
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, broadcast_shapes(inputs[0].shape, inputs[1].shape));
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, shape));
+  const StridedLayout layout = coalesce(
+      shape.dims(), {broadcast_strides(inputs[0].shape, shape), broadcast_strides(inputs[1].shape, shape),
+                     shape.contiguous_strides()});
+  if (layout.dims.size() > kMaxRank) {
+    return unsupported("broadcast of " + inputs[0].shape.to_string() + " and " + inputs[1].shape.to_string() +
+                       " needs more than " + std::to_string(kMaxRank) + " dims");
+  }
+  static const std::map<std::string_view, BinaryOp> kOps = {
+      {"add", BinaryOp::kAdd},         {"sub", BinaryOp::kSub},         {"mul", BinaryOp::kMul},
+      {"div", BinaryOp::kDiv},         {"maximum", BinaryOp::kMaximum}, {"minimum", BinaryOp::kMinimum},
+      {"pow", BinaryOp::kPow}};
+  const uint32_t n = u32(shape.numel());
+  Dispatch d;
+  d.shader = Shader::kBinary;
+  d.variant = static_cast<uint32_t>(kOps.at(op));
+  // Params { n, rank, alpha, pad, dims[6], a_strides[6], b_strides[6] }
+  d.push = {n, u32(static_cast<int64_t>(layout.dims.size())), float_bits(alpha), 0};
+  for (const auto* list : {&layout.dims, &layout.strides[0], &layout.strides[1]}) {
+    for (uint32_t i = 0; i < kMaxRank; ++i) d.push.push_back(i < list->size() ? u32((*list)[i]) : 0);
+  }
+  d.bindings = {Operand::input(0), Operand::input(1), Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(n));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+}  // namespace
+
+LowerTable elementwise_lowerings() {
+  LowerTable t;
+  for (std::string_view name : {"sigmoid", "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu", "silu", "hardswish",
+                                "hardsigmoid", "exp", "log", "neg", "abs", "sqrt", "rsqrt", "reciprocal"}) {
+    t.emplace_back(name, lower_unary);
+  }
+  for (std::string_view name : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) {
+    t.emplace_back(name, lower_binary);
+  }
+  return t;
+}
+
+}  // namespace univk::backends::detail

@@ -1,0 +1,170 @@
+// Lowering of softmax, log_softmax (softmax.comp), sum and mean (reduce.comp), layer_norm
+// (layer_norm.comp) and batch_norm in inference form (batch_norm.comp).
+#include <algorithm>
+
+#include "lowering_common.h"
+
+namespace univk::backends::detail {
+namespace {
+
+// reduce.comp variants: bit 0 = mean, bit 1 = one thread per output (short reductions).
+constexpr uint32_t kReduceMean = 1;
+constexpr uint32_t kReducePerThread = 2;
+// Reductions shorter than this run one thread per output instead of one workgroup.
+constexpr int64_t kPerThreadReduceLimit = 64;
+
+Result<LoweredOp> lower_softmax(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  const Shape& s = inputs[0].shape;
+  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int("dim"));
+  UNIVK_ASSIGN_OR_RETURN(int64_t dim, wrap_dim(dim_attr, static_cast<int64_t>(s.rank()), "dim"));
+  int64_t outer = 1, size = 1, inner = 1;
+  for (size_t d = 0; d < s.rank(); ++d) {
+    const int64_t v = s[d];
+    if (static_cast<int64_t>(d) < dim) outer *= v;
+    else if (static_cast<int64_t>(d) == dim) size = v;
+    else inner *= v;
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
+  Dispatch d;
+  d.shader = Shader::kSoftmax;
+  d.variant = op == "log_softmax" ? 1 : 0;
+  d.push = {u32(outer * inner), u32(size), u32(inner)};  // Params { rows, D, inner }
+  d.bindings = {Operand::input(0), Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_groups(static_cast<uint64_t>(outer * inner)));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  UNIVK_RETURN_IF_ERROR(check_extent(inputs[0].shape, "input"));
+  const Shape& s = inputs[0].shape;
+  const int64_t rank = static_cast<int64_t>(s.rank());
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, attrs.get_ints_or("dim", {}));
+  UNIVK_ASSIGN_OR_RETURN(bool keepdim, attrs.get_bool_or("keepdim", false));
+  std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());  // no dims: reduce all
+  for (int64_t d : dims) {
+    UNIVK_ASSIGN_OR_RETURN(int64_t w, wrap_dim(d, rank, "dim"));
+    if (rank == 0) continue;
+    if (reduced[static_cast<size_t>(w)]) {
+      return invalid_argument("attribute 'dim' repeats dim " + std::to_string(w));
+    }
+    reduced[static_cast<size_t>(w)] = true;
+  }
+  const std::vector<int64_t> strides = s.contiguous_strides();
+  std::vector<int64_t> kept_dims, kept_strides, red_dims, red_strides, out_dims;
+  int64_t count = 1;
+  for (size_t d = 0; d < s.rank(); ++d) {
+    if (reduced[d]) {
+      red_dims.push_back(s[d]);
+      red_strides.push_back(strides[d]);
+      count *= s[d];
+      if (keepdim) out_dims.push_back(1);
+    } else {
+      kept_dims.push_back(s[d]);
+      kept_strides.push_back(strides[d]);
+      out_dims.push_back(s[d]);
+    }
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, Shape(out_dims)));
+  const StridedLayout kept = coalesce(kept_dims, {kept_strides});
+  const StridedLayout red = coalesce(red_dims, {red_strides});
+  if (kept.dims.size() + red.dims.size() > kMaxRank) {
+    return unsupported("reduction over " + Shape(dims).to_string() + " of " + s.to_string() + " needs more than " +
+                       std::to_string(kMaxRank) + " dims");
+  }
+  const int64_t n_out = lowered.output.shape.numel();
+  Dispatch d;
+  d.shader = Shader::kReduce;
+  const bool per_thread = count < kPerThreadReduceLimit;
+  d.variant = (op == "mean" ? kReduceMean : 0) | (per_thread ? kReducePerThread : 0);
+  // Params { n_out, R, kept_rank, red_rank, dims[6], strides[6] }: kept dims first, then reduced.
+  d.push = {u32(n_out), u32(count), u32(static_cast<int64_t>(kept.dims.size())),
+            u32(static_cast<int64_t>(red.dims.size()))};
+  std::vector<int64_t> all_dims = kept.dims, all_strides = kept.strides[0];
+  all_dims.insert(all_dims.end(), red.dims.begin(), red.dims.end());
+  all_strides.insert(all_strides.end(), red.strides[0].begin(), red.strides[0].end());
+  for (const auto* list : {&all_dims, &all_strides}) {
+    for (uint32_t i = 0; i < kMaxRank; ++i) d.push.push_back(i < list->size() ? u32((*list)[i]) : 0);
+  }
+  d.bindings = {Operand::input(0), Operand::output()};
+  if (per_thread) {
+    UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n_out)));
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_groups(static_cast<uint64_t>(n_out)));
+  }
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+Result<LoweredOp> lower_layer_norm(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 3));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  const Shape& s = inputs[0].shape;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> norm, attrs.get_ints("normalized_shape"));
+  UNIVK_ASSIGN_OR_RETURN(double eps, attrs.get_float_or("eps", 1e-5));
+  if (norm.empty() || norm.size() > s.rank() ||
+      !std::equal(norm.begin(), norm.end(), s.dims().end() - static_cast<std::ptrdiff_t>(norm.size()))) {
+    return invalid_argument("attribute 'normalized_shape'=" + Shape(norm).to_string() +
+                            " is not a suffix of the input shape " + s.to_string());
+  }
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].shape != Shape(norm)) {
+      return invalid_argument(std::string(i == 1 ? "weight" : "bias") + " shape " + inputs[i].shape.to_string() +
+                              " must equal normalized_shape " + Shape(norm).to_string());
+    }
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
+  const int64_t inner = Shape(norm).numel();
+  const int64_t rows = s.numel() / inner;
+  const bool has_weight = inputs.size() > 1, has_bias = inputs.size() > 2;
+  Dispatch d;
+  d.shader = Shader::kLayerNorm;
+  // Params { rows, D, eps, has_weight, has_bias }
+  d.push = {u32(rows), u32(inner), float_bits(static_cast<float>(eps)), has_weight, has_bias};
+  d.bindings = {Operand::input(0), Operand::input(has_weight ? 1 : 0), Operand::input(has_bias ? 2 : 0),
+                Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_groups(static_cast<uint64_t>(rows)));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+Result<LoweredOp> lower_batch_norm(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 5, 5));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  const Shape& s = inputs[0].shape;
+  UNIVK_ASSIGN_OR_RETURN(double eps, attrs.get_float_or("eps", 1e-5));
+  if (s.rank() < 2) return invalid_argument("input shape " + s.to_string() + " needs at least 2 dims");
+  const int64_t c = s[1];
+  static const char* kNames[] = {"weight", "bias", "running_mean", "running_var"};
+  for (size_t i = 1; i < 5; ++i) {
+    if (inputs[i].shape != Shape{c}) {
+      return invalid_argument(std::string(kNames[i - 1]) + " shape " + inputs[i].shape.to_string() + " must be [" +
+                              std::to_string(c) + "]");
+    }
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
+  int64_t inner = 1;
+  for (size_t d = 2; d < s.rank(); ++d) inner *= s[d];
+  const int64_t n = s.numel();
+  Dispatch d;
+  d.shader = Shader::kBatchNorm;
+  d.push = {u32(n), u32(c), u32(inner), float_bits(static_cast<float>(eps))};  // Params { n, C, inner, eps }
+  d.bindings = {Operand::input(0), Operand::input(1), Operand::input(2),
+                Operand::input(3), Operand::input(4), Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+}  // namespace
+
+LowerTable normalization_lowerings() {
+  return {{"softmax", lower_softmax}, {"log_softmax", lower_softmax}, {"sum", lower_reduce},
+          {"mean", lower_reduce},     {"layer_norm", lower_layer_norm}, {"batch_norm", lower_batch_norm}};
+}
+
+}  // namespace univk::backends::detail

@@ -1,0 +1,96 @@
+// Lowering of one PyTorch-semantics operator to shader dispatches, without Vulkan: checks the
+// attributes and input types, infers the output type and describes each dispatch (which
+// shader, which variant, push-constant words, which operands to bind, how many workgroups).
+// Shared by vulkan_backend_check (the partitioner's question) and the backend's planner, so
+// "supported" means exactly "the planner can lower it".
+//
+// The push-constant layouts below must match the `Params` blocks of the shaders in shaders/.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "univk/backends/vulkan/compute_graph.h"
+
+namespace univk::backends::detail {
+
+// One shader of the library (src/backends/vulkan/shaders/<name>.comp).
+enum class Shader : uint8_t {
+  kUnary,
+  kBinary,
+  kStridedCopy,
+  kPool2d,
+  kConv2d,
+  kMatmul,
+  kSoftmax,
+  kReduce,
+  kLayerNorm,
+  kBatchNorm,
+};
+inline constexpr int kShaderCount = 10;
+const char* shader_name(Shader shader);
+uint32_t shader_binding_count(Shader shader);
+
+// Spec constant 0 of unary.comp.
+enum class UnaryOp : uint32_t {
+  kSigmoid = 0, kTanh, kRelu, kClamp, kGeluErf, kGeluTanh, kSilu, kHardswish, kHardsigmoid, kExp, kLog, kNeg,
+  kAbs, kSqrt, kRsqrt, kReciprocal,
+  // A tensor and a scalar: p0/p1 are push constants.
+  kAddScalar,    // x + p0             (p0 = alpha * other)
+  kSubScalar,    // x - p0             (p0 = alpha * other)
+  kScalarAdd,    // p0 + p1 * x        (other + alpha * x)
+  kScalarSub,    // p0 - p1 * x
+  kMulScalar,    // x * p0
+  kDivScalar,    // x / p0
+  kScalarDiv,    // p0 / x
+  kMaxScalar,    // maximum(x, p0)
+  kMinScalar,    // minimum(x, p0)
+  kPowScalar,    // pow(x, p0)
+  kScalarPow,    // pow(p0, x)
+};
+// Spec constant 0 of binary.comp.
+enum class BinaryOp : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kPow };
+
+inline constexpr uint32_t kMaxRank = 6;         // strided shaders take at most this many dims
+inline constexpr uint32_t kWorkgroupSize = 256;  // threads per workgroup of 1-d shaders
+inline constexpr uint32_t kMatmulTile = 32;      // output tile edge of matmul.comp
+inline constexpr uint32_t kMaxGroupCount = 65535;  // guaranteed maxComputeWorkGroupCount per dim
+
+// An operand of a dispatch: one of the op's inputs, or its output.
+struct Operand {
+  enum Kind : uint8_t { kInput, kOutput } kind = kInput;
+  uint32_t index = 0;  // input index (kInput)
+  static Operand input(uint32_t i) { return {kInput, i}; }
+  static Operand output() { return {kOutput, 0}; }
+};
+
+struct Dispatch {
+  Shader shader = Shader::kUnary;
+  uint32_t variant = 0;               // specialization constant 0
+  std::vector<uint32_t> push;         // push-constant words (floats as bit patterns)
+  std::vector<Operand> bindings;      // binding i of set 0; the output is always written
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  // Writes a part of the output that no other dispatch of the same op writes (cat), so no
+  // write-after-write barrier is needed between them.
+  bool disjoint_write = false;
+};
+
+struct LoweredOp {
+  ComputeTensorType output;
+  // Reshape-likes: the output is the input's bytes under a new shape; no dispatch.
+  bool alias_of_input = false;
+  std::vector<Dispatch> dispatches;  // in order; later ones may depend on earlier ones' output
+};
+
+Result<LoweredOp> lower_op(std::string_view op, const Attributes& attrs, std::span<const ComputeTensorType> inputs);
+
+// A contiguous copy of `numel` 32-bit elements from input 0 to the output (used when a
+// reshape-like's result must land in a graph output buffer).
+Dispatch contiguous_copy(uint32_t numel);
+
+const std::vector<std::string>& lowered_op_names();  // sorted
+
+}  // namespace univk::backends::detail

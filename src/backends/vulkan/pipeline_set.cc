@@ -1,0 +1,49 @@
+#include "pipeline_set.h"
+
+#include <string>
+
+#include "univk_vulkan_backend_shaders.h"
+
+namespace univk::backends::detail {
+namespace {
+
+std::span<const uint32_t> shader_spirv(Shader shader) {
+  switch (shader) {
+    case Shader::kUnary: return shaders::unary_spv();
+    case Shader::kBinary: return shaders::binary_spv();
+    case Shader::kStridedCopy: return shaders::strided_copy_spv();
+    case Shader::kPool2d: return shaders::pool2d_spv();
+    case Shader::kConv2d: return shaders::conv2d_spv();
+    case Shader::kMatmul: return shaders::matmul_spv();
+    case Shader::kSoftmax: return shaders::softmax_spv();
+    case Shader::kReduce: return shaders::reduce_spv();
+    case Shader::kLayerNorm: return shaders::layer_norm_spv();
+    case Shader::kBatchNorm: return shaders::batch_norm_spv();
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<PipelineSet> PipelineSet::create(std::shared_ptr<vulkan::Device> device, const GraphPlan& plan) {
+  PipelineSet set;
+  for (const PlannedDispatch& pd : plan.dispatches) {
+    const Dispatch& d = pd.dispatch;
+    const auto key = std::make_pair(d.shader, d.variant);
+    if (set.pipelines_.count(key) != 0) continue;
+    auto desc = vulkan::ComputePipelineDesc::storage_buffers(
+        shader_spirv(d.shader), shader_binding_count(d.shader), plan.push_bytes[static_cast<size_t>(d.shader)],
+        std::string("VulkanBackend ") + shader_name(d.shader) + " variant " + std::to_string(d.variant));
+    desc.specialization.push_back({0, d.variant});
+    UNIVK_ASSIGN_OR_RETURN(vulkan::ComputePipeline pipeline, vulkan::ComputePipeline::create(device, desc));
+    set.pipelines_.emplace(key, std::move(pipeline));
+  }
+  return set;
+}
+
+const vulkan::ComputePipeline* PipelineSet::find(const Dispatch& dispatch) const {
+  auto it = pipelines_.find({dispatch.shader, dispatch.variant});
+  return it == pipelines_.end() ? nullptr : &it->second;
+}
+
+}  // namespace univk::backends::detail

@@ -1,0 +1,68 @@
+#version 450
+// sum / mean over a set of dims. The input is addressed through `dims`/`strides`: the first
+// kept_rank entries are the kept dims (output order), the next red_rank the reduced ones.
+// VARIANT bit 0: mean (divide by R); bit 1: one invocation per output (short reductions),
+// otherwise one workgroup per output.
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
+#include "shaders/common.glsl"
+
+layout(constant_id = 0) const uint VARIANT = 0;
+
+layout(set = 0, binding = 0) readonly buffer In { float x[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { float y[]; };
+layout(push_constant) uniform Params {
+  uint n_out;
+  uint R;
+  uint kept_rank;
+  uint red_rank;
+  uint dims[6];
+  uint strides[6];
+} p;
+
+shared float red[256];
+
+uint kept_offset(uint o) {
+  uint off = 0;
+  for (int d = int(p.kept_rank) - 1; d >= 0; --d) {
+    off += (o % p.dims[d]) * p.strides[d];
+    o /= p.dims[d];
+  }
+  return off;
+}
+
+uint reduced_offset(uint r) {
+  uint off = 0;
+  for (int d = int(p.kept_rank + p.red_rank) - 1; d >= int(p.kept_rank); --d) {
+    off += (r % p.dims[d]) * p.strides[d];
+    r /= p.dims[d];
+  }
+  return off;
+}
+
+float finish(float sum) { return (VARIANT & 1u) != 0 ? sum / float(p.R) : sum; }
+
+void main() {
+  if ((VARIANT & 2u) != 0) {
+    const uint o = linear_index();
+    if (o >= p.n_out) return;
+    const uint base = kept_offset(o);
+    float sum = 0.0;
+    for (uint r = 0; r < p.R; ++r) sum += x[base + reduced_offset(r)];
+    y[o] = finish(sum);
+    return;
+  }
+  const uint o = linear_group();
+  if (o >= p.n_out) return;  // uniform per workgroup
+  const uint tid = gl_LocalInvocationID.x;
+  const uint base = kept_offset(o);
+  float sum = 0.0;
+  for (uint r = tid; r < p.R; r += 256) sum += x[base + reduced_offset(r)];
+  red[tid] = sum;
+  barrier();
+  for (uint s = 128; s > 0; s >>= 1) {
+    if (tid < s) red[tid] += red[tid + s];
+    barrier();
+  }
+  if (tid == 0) y[o] = finish(red[0]);
+}

@@ -1,0 +1,71 @@
+#version 450
+// Elementwise unary operators and tensor-scalar binary operators; the operator is a
+// specialization constant (UnaryOp in op_lowering.h).
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
+#include "shaders/common.glsl"
+
+layout(constant_id = 0) const uint OP = 0;
+
+layout(set = 0, binding = 0) readonly buffer In { float x[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { float y[]; };
+layout(push_constant) uniform Params { uint n; float p0; float p1; } params;
+
+float sigmoid(float v) { return 1.0 / (1.0 + exp(-v)); }
+
+// tanh that stays finite for large |v| (GLSL's tanh may overflow through exp).
+float tanh_safe(float v) {
+  const float e = exp(-2.0 * abs(v));
+  return sign(v) * (1.0 - e) / (1.0 + e);
+}
+
+// erf with max abs error 1.5e-7 (Abramowitz-Stegun 7.1.26).
+float erf_approx(float v) {
+  const float a = abs(v);
+  const float t = 1.0 / (1.0 + 0.3275911 * a);
+  const float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  return sign(v) * (1.0 - poly * exp(-a * a));
+}
+
+// Lets NaN through, as PyTorch's clamp does.
+float clamp_nan(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+float apply(float v) {
+  const float p0 = params.p0, p1 = params.p1;
+  switch (OP) {
+    case 0: return sigmoid(v);
+    case 1: return tanh_safe(v);
+    case 2: return v < 0.0 ? 0.0 : v;
+    case 3: return clamp_nan(v, p0, p1);
+    case 4: return 0.5 * v * (1.0 + erf_approx(v * 0.7071067811865476));
+    case 5: return 0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    case 6: return v * sigmoid(v);
+    case 7: return v * clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
+    case 8: return clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
+    case 9: return exp(v);
+    case 10: return log(v);
+    case 11: return -v;
+    case 12: return abs(v);
+    case 13: return sqrt(v);
+    case 14: return 1.0 / sqrt(v);
+    case 15: return 1.0 / v;
+    case 16: return v + p0;
+    case 17: return v - p0;
+    case 18: return p0 + p1 * v;
+    case 19: return p0 - p1 * v;
+    case 20: return v * p0;
+    case 21: return v / p0;
+    case 22: return p0 / v;
+    case 23: return nan_max(v, p0);
+    case 24: return nan_min(v, p0);
+    case 25: return pow_c(v, p0);
+    case 26: return pow_c(p0, v);
+  }
+  return v;
+}
+
+void main() {
+  const uint i = linear_index();
+  if (i >= params.n) return;
+  y[i] = apply(x[i]);
+}

@@ -1,0 +1,99 @@
+// Helpers of the VulkanBackend tests: one shared device per test binary, single-op graphs,
+// running a graph through the backend, and comparing with tolerances.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "univk/backends/vulkan/compute_graph.h"
+#include "univk/backends/vulkan/vulkan_backend.h"
+#include "univk/runtime/backend.h"
+#include "univk/tensor/tensor.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/runtime_config.h"
+
+namespace univk::backends::testing {
+
+// A device with the backend's requirements, created once per process (lavapipe device
+// creation with validation is slow) and kept until exit.
+inline std::shared_ptr<vulkan::Device> shared_device() {
+  static std::shared_ptr<vulkan::Device> device = [] {
+    auto backend = make_vulkan_backend();
+    vulkan::DeviceRequirements r;
+    r.min_api_version = VK_API_VERSION_1_2;
+    r.required_features = {vulkan::Feature::kTimelineSemaphore};
+    auto d = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), r);
+    if (!d.ok()) ADD_FAILURE() << "device creation failed: " << d.status().to_string();
+    return d.ok() ? *d : nullptr;
+  }();
+  return device;
+}
+
+inline HostTensor random_tensor(std::mt19937& rng, const Shape& shape, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  HostTensor t(DType::kFloat32, shape);
+  for (float& v : t.data<float>()) v = dist(rng);
+  return t;
+}
+
+inline ComputeValue value_of(const HostTensor& t, bool constant) {
+  ComputeValue v;
+  v.dtype = t.dtype();
+  v.shape = t.shape();
+  if (constant) v.constant.assign(t.bytes().begin(), t.bytes().end());
+  return v;
+}
+
+// Runs `graph` through the backend in per_delegate mode with `inputs` (graph input order).
+struct RunResult {
+  std::vector<HostTensor> outputs;
+  runtime::ExecuteStats stats;
+};
+inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<HostTensor>& inputs) {
+  UNIVK_ASSIGN_OR_RETURN(std::vector<uint8_t> payload, serialize_compute_graph(graph));
+  runtime::DelegateSpec spec;
+  spec.backend_id = kVulkanBackendId;
+  spec.payload = payload;
+  for (uint32_t id : graph.inputs) spec.inputs.push_back({graph.values[id].dtype, graph.values[id].shape});
+  for (uint32_t id : graph.outputs) spec.outputs.push_back({graph.values[id].dtype, graph.values[id].shape});
+  auto backend = make_vulkan_backend();
+  UNIVK_RETURN_IF_ERROR(backend->requirements(spec).status());
+  auto device = shared_device();
+  if (!device) return internal_error("no device");
+  UNIVK_ASSIGN_OR_RETURN(auto delegate, backend->init(spec, device, {}));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, delegate->execute(inputs));
+  return RunResult{std::move(outputs), delegate->stats()};
+}
+
+// |got - want| <= atol + rtol * |want| elementwise (NaN matches NaN, inf matches inf).
+inline ::testing::AssertionResult close(const HostTensor& got, const HostTensor& want, double atol, double rtol) {
+  if (got.shape() != want.shape()) {
+    return ::testing::AssertionFailure() << "shape " << got.shape().to_string() << " vs " << want.shape().to_string();
+  }
+  auto g = got.data<float>();
+  auto w = want.data<float>();
+  size_t bad = 0;
+  double worst = 0.0;
+  size_t worst_i = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+    if (std::isinf(w[i]) && g[i] == w[i]) continue;
+    const double err = std::fabs(double(g[i]) - double(w[i]));
+    if (!(err <= atol + rtol * std::fabs(double(w[i])))) {
+      if (bad == 0 || err > worst) worst = err, worst_i = i;
+      ++bad;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << w.size() << " elements differ; worst at " << worst_i
+                                       << ": got " << g[worst_i] << ", want " << w[worst_i] << " (atol " << atol
+                                       << ", rtol " << rtol << ")";
+}
+
+}  // namespace univk::backends::testing
