@@ -10,6 +10,8 @@
 //    order, every other operand is an attribute named like the grammar operand in lowercase
 //    (kernel, stride, pad, acc_type, input_zp, ...). Integer scalars are int64 attributes,
 //    float scalars (min_val/max_val/pad_const of float tensors) are double attributes.
+//    CAST and RESCALE also need `output_type` (a dtype name, e.g. "int8"): their result type is
+//    not implied by the operands. Full tables: docs/OPERATORS.md.
 //
 // Ownership: inputs are borrowed for the duration of the call; the returned tensors are new,
 // owned by the caller, and never alias the inputs.
