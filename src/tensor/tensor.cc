@@ -38,7 +38,7 @@ HostTensor& HostTensor::operator=(const HostTensor& other) {
 HostTensor HostTensor::from_floats(Shape shape, std::span<const float> values) {
   HostTensor t(DType::kFloat32, std::move(shape));
   size_t n = std::min(values.size(), static_cast<size_t>(t.numel()));
-  std::memcpy(t.data_.get(), values.data(), n * sizeof(float));
+  if (n > 0) std::memcpy(t.data_.get(), values.data(), n * sizeof(float));
   return t;
 }
 
