@@ -5,6 +5,7 @@
 
 #include "univk/base/logging.h"
 #include "univk/vulkan/queue.h"
+#include "vulkan/fault_injection.h"
 #include "vulkan/feature_chain.h"
 #include "vulkan/loader.h"
 
@@ -92,6 +93,7 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   device->enabled_.queue_family_flags = {caps.queue_family_flags[family]};
 
   volkLoadDeviceTable(&device->table_, device->device_);
+  fault_injection::instrument(device->table_);  // no-op unless a test turned it on
   VkQueue queue = VK_NULL_HANDLE;
   device->table_.vkGetDeviceQueue(device->device_, family, 0, &queue);
   UNIVK_RETURN_IF_ERROR(device->finish_setup(queue, family));
@@ -135,6 +137,7 @@ Result<std::shared_ptr<Device>> Device::import(const ImportedDevice& imported) {
                         api_version_string(device->enabled_.api_version) + ")");
   }
   volkLoadDeviceTable(&device->table_, device->device_);
+  fault_injection::instrument(device->table_);  // no-op unless a test turned it on
   UNIVK_RETURN_IF_ERROR(device->finish_setup(imported.queue, imported.queue_family_index));
   return device;
 }

@@ -8,6 +8,7 @@
 #include "univk/base/logging.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/validation.h"
+#include "vulkan/fault_injection.h"
 #include "vulkan/feature_chain.h"
 #include "vulkan/loader.h"
 
@@ -101,6 +102,7 @@ Status Instance::load_functions() {
   UNIVK_LOAD_INSTANCE_FN(vkDestroyDebugUtilsMessengerEXT);
   if (api_version_ >= VK_API_VERSION_1_1) UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceFeatures2);
 #undef UNIVK_LOAD_INSTANCE_FN
+  fault_injection::instrument(fn_);  // no-op unless a test turned it on
   if (fn_.vkEnumeratePhysicalDevices == nullptr || fn_.vkGetPhysicalDeviceProperties == nullptr ||
       fn_.vkCreateDevice == nullptr || fn_.vkGetPhysicalDeviceQueueFamilyProperties == nullptr ||
       fn_.vkGetPhysicalDeviceMemoryProperties == nullptr || fn_.vkEnumerateDeviceExtensionProperties == nullptr ||
