@@ -60,11 +60,19 @@ Status FusedExecutor::allocate(const MethodDesc& method, bool force_staging) {
   for (uint32_t v : method.inputs) is_input[v] = true;
   for (uint32_t v : method.outputs) is_output[v] = true;
 
-  // Program inputs and outputs: persistently mapped, device-local where possible.
-  auto make_io = [&](uint32_t v) -> Status {
+  // The host reads outputs back: uncached memory (a discrete GPU's BAR) is very slow to read, so
+  // outputs go direct only when device-local host-visible memory is also host-cached.
+  const bool cached_device_memory =
+      device_
+          ->find_memory_type(~0u, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+          .ok();
+
+  // Program inputs, outputs and constants: persistently mapped, device-local where possible.
+  auto make_io = [&](uint32_t v, bool host_reads) -> Status {
     const uint64_t size = device_size(method.values[v].info);
     Location& loc = locations_[v];
-    if (!force_staging) {
+    if (!force_staging && (!host_reads || cached_device_memory)) {
       auto direct = vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocalHostVisible);
       if (direct.ok() && direct->device_local()) {
         loc.range = {direct->handle(), 0, size};
@@ -100,11 +108,11 @@ Status FusedExecutor::allocate(const MethodDesc& method, bool force_staging) {
     const ValueDesc& value = method.values[v];
     if (value.is_constant()) {
       // Uploaded once; the host copy goes through make_io's buffers.
-      UNIVK_RETURN_IF_ERROR(make_io(v));
+      UNIVK_RETURN_IF_ERROR(make_io(v, /*host_reads=*/false));
       if (!value.constant_bytes.empty()) std::memcpy(locations_[v].host, value.constant_bytes.data(), value.constant_bytes.size());
       if (locations_[v].staged) staged_constants.push_back(v);
     } else if (is_input[v] || is_output[v]) {
-      UNIVK_RETURN_IF_ERROR(make_io(v));
+      UNIVK_RETURN_IF_ERROR(make_io(v, /*host_reads=*/!is_input[v]));
     } else if (writer[v] != kNeverRead) {
       const size_t last = last_read[v] == kNeverRead ? writer[v] : std::max(last_read[v], writer[v]);
       requests.push_back({device_size(value.info), writer[v], last});
@@ -236,6 +244,12 @@ Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTenso
   std::vector<HostTensor> outputs;
   outputs.reserve(method_->outputs.size());
   for (uint32_t v : method_->outputs) {
+    // A program input returned as an output: the caller's tensor has the bytes.
+    auto input = std::find(method_->inputs.begin(), method_->inputs.end(), v);
+    if (input != method_->inputs.end()) {
+      outputs.push_back(inputs[static_cast<size_t>(input - method_->inputs.begin())]);
+      continue;
+    }
     const ValueDesc& desc = method_->values[v];
     HostTensor out(desc.info.dtype, desc.info.shape);
     if (out.byte_size() != 0) std::memcpy(out.bytes().data(), locations_[v].host, out.byte_size());

@@ -1,4 +1,5 @@
 // Method: input checks, per_delegate execution and introspection.
+#include <algorithm>
 #include <cstring>
 
 #include "fused_executor.h"
@@ -113,12 +114,16 @@ Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<con
 
   std::vector<HostTensor> outputs;
   outputs.reserve(desc->outputs.size());
-  for (uint32_t v : desc->outputs) {
+  for (size_t i = 0; i < desc->outputs.size(); ++i) {
+    const uint32_t v = desc->outputs[i];
     if (desc->values[v].is_constant()) {
       outputs.push_back(constants[v]);
-    } else {
-      outputs.push_back(values[v]);
+      continue;
     }
+    // The last mention of a value moves it; earlier ones (an output listed twice) copy.
+    const bool listed_again = std::find(desc->outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                        desc->outputs.end(), v) != desc->outputs.end();
+    outputs.push_back(listed_again ? values[v] : std::move(values[v]));
   }
   return outputs;
 }

@@ -11,6 +11,7 @@
 
 #include "fused_executor.h"
 #include "method_impl.h"
+#include "univk/base/logging.h"
 #include "univk/reference/kernels.h"
 #include "univk/vulkan/device.h"
 
@@ -207,10 +208,16 @@ Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, cons
     const char* staging = std::getenv("UNIVK_FUSED_STAGING");
     auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease,
                                        staging != nullptr && std::string(staging) == "1");
-    if (!fused.ok()) return fused.status().with_context("method '" + method->name + "' (fused)");
-    impl->fused = std::move(fused).value();
-    impl->mode = ExecutionMode::kFused;
-    return std::make_unique<Method>(std::move(impl));
+    if (fused.ok()) {
+      impl->fused = std::move(fused).value();
+      impl->mode = ExecutionMode::kFused;
+      return std::make_unique<Method>(std::move(impl));
+    }
+    // In auto mode, a delegate that cannot record (Unsupported) means per_delegate instead.
+    if (options.mode == ExecutionMode::kFused || fused.status().code() != StatusCode::kUnsupported) {
+      return fused.status().with_context("method '" + method->name + "' (fused)");
+    }
+    UNIVK_LOG(kInfo) << "method '" << method->name << "' runs per_delegate: " << fused.status().to_string();
   }
   impl->mode = ExecutionMode::kPerDelegate;
   impl->constants.resize(method->values.size());

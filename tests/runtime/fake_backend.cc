@@ -48,8 +48,8 @@ struct Push {
 
 class FakeDelegate : public Delegate {
  public:
-  FakeDelegate(vulkan::DeviceLease device, Affine affine, TensorInfo info)
-      : device_(std::move(device)), affine_(affine), info_(std::move(info)) {}
+  FakeDelegate(vulkan::DeviceLease device, Affine affine, TensorInfo info, bool can_record)
+      : device_(std::move(device)), affine_(affine), info_(std::move(info)), can_record_(can_record) {}
 
   Status create_pipeline() {
     UNIVK_ASSIGN_OR_RETURN(pipeline_, vulkan::ComputePipeline::create(
@@ -74,6 +74,7 @@ class FakeDelegate : public Delegate {
 
   Status record(VkCommandBuffer cmd, std::span<const DeviceTensor> inputs,
                 std::span<const DeviceTensor> outputs) override {
+    if (!can_record_) return unsupported("fake delegate: recording turned off (fake_no_record)");
     if (inputs.size() != 1 || outputs.size() != 1) return invalid_argument("fake delegate: one input, one output");
     UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, pool_.allocate(pipeline_.set_layouts()[0]));
     const vulkan::BufferRange ranges[2] = {inputs[0].range, outputs[0].range};
@@ -98,6 +99,7 @@ class FakeDelegate : public Delegate {
   TensorInfo info_;
   vulkan::ComputePipeline pipeline_;
   vulkan::DescriptorPool pool_;
+  bool can_record_;
   ExecuteStats stats_;
 };
 
@@ -118,9 +120,10 @@ Result<vulkan::DeviceRequirements> FakeBackend::requirements(const DelegateSpec&
 }
 
 Result<std::unique_ptr<Delegate>> FakeBackend::init(const DelegateSpec& spec, vulkan::DeviceLease device,
-                                                    const BackendOptions&) const {
+                                                    const BackendOptions& options) const {
   UNIVK_ASSIGN_OR_RETURN(Affine affine, parse_payload(spec));
-  auto delegate = std::make_unique<FakeDelegate>(std::move(device), affine, spec.outputs[0]);
+  auto delegate =
+      std::make_unique<FakeDelegate>(std::move(device), affine, spec.outputs[0], options.count("fake_no_record") == 0);
   UNIVK_RETURN_IF_ERROR(delegate->create_pipeline());
   event_log().push_back("init " + id_ + ":" + std::to_string(affine.scale));
   return std::unique_ptr<Delegate>(std::move(delegate));

@@ -7,6 +7,7 @@
 //
 // execute() runs on the host. record() records a real compute dispatch (affine.comp) reading
 // and writing the method's device buffers, so fused mode can be compared with per_delegate.
+// The runtime option "fake_no_record" (any value) makes record() return Unsupported.
 // Each delegate owns its pipeline and descriptor pool and holds its device lease.
 //
 // requirements() and init() append "requirements <id>:<scale>" and "init <id>:<scale>" to

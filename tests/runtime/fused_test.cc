@@ -233,6 +233,27 @@ TEST_F(Fused, ExplicitFusedExplainsWhyNot) {
   EXPECT_EQ(split.status().message(), "method 'forward' cannot run fused: its delegates use more than one device");
 }
 
+TEST_F(Fused, AutoFallsBackWhenADelegateCannotRecord) {
+  auto program = fused_program(Shape{6});
+  LoadOptions options = options_;
+  options.backend_options["FakeB"]["fake_no_record"] = "1";
+  options.mode = ExecutionMode::kAuto;
+  auto automatic = program->load_method("forward", options);
+  ASSERT_TRUE(automatic.ok()) << automatic.status().to_string();
+  EXPECT_EQ((*automatic)->mode(), ExecutionMode::kPerDelegate);
+  const HostTensor x = random_input(Shape{6}, 4);
+  auto y = (*automatic)->execute(std::span<const HostTensor>(&x, 1));
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  EXPECT_EQ(y->size(), 4u);
+
+  options.mode = ExecutionMode::kFused;
+  auto fused = program->load_method("forward", options);
+  ASSERT_FALSE(fused.ok());
+  EXPECT_EQ(fused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(fused.status().message().find("instruction 1 (FakeB) record"), std::string::npos)
+      << fused.status().message();
+}
+
 TEST_F(Fused, MethodsShareTheDeviceAndDestroyInAnyOrder) {
   auto program = fused_program(Shape{2, 3, 4});
   auto first = load(program, ExecutionMode::kFused);
