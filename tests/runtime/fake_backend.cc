@@ -110,9 +110,18 @@ std::vector<std::string>& FakeBackend::event_log() {
   return log;
 }
 
+namespace {
+// Methods may load concurrently (tests do); the log itself is read only by single-threaded tests.
+void log_event(std::string event) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  FakeBackend::event_log().push_back(std::move(event));
+}
+}  // namespace
+
 Result<vulkan::DeviceRequirements> FakeBackend::requirements(const DelegateSpec& spec) const {
   UNIVK_ASSIGN_OR_RETURN(Affine affine, parse_payload(spec));
-  event_log().push_back("requirements " + id_ + ":" + std::to_string(affine.scale));
+  log_event("requirements " + id_ + ":" + std::to_string(affine.scale));
   vulkan::DeviceRequirements r;
   UNIVK_RETURN_IF_ERROR(add_feature(spec, "required_feature", r.required_features));
   UNIVK_RETURN_IF_ERROR(add_feature(spec, "optional_feature", r.optional_features));
@@ -125,7 +134,7 @@ Result<std::unique_ptr<Delegate>> FakeBackend::init(const DelegateSpec& spec, vu
   auto delegate =
       std::make_unique<FakeDelegate>(std::move(device), affine, spec.outputs[0], options.count("fake_no_record") == 0);
   UNIVK_RETURN_IF_ERROR(delegate->create_pipeline());
-  event_log().push_back("init " + id_ + ":" + std::to_string(affine.scale));
+  log_event("init " + id_ + ":" + std::to_string(affine.scale));
   return std::unique_ptr<Delegate>(std::move(delegate));
 }
 

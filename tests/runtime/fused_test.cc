@@ -4,9 +4,11 @@
 // validation) must stay silent, which checks the barriers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include "fake_backend.h"
 #include "runtime/memory_plan.h"
@@ -272,6 +274,58 @@ TEST_F(Fused, MethodsShareTheDeviceAndDestroyInAnyOrder) {
   ASSERT_TRUE(again.ok());
   expect_same(*again, *b);
   second.reset();
+}
+
+// Two threads load and run fused methods of one program at the same time: one device is created
+// (lookup_or_create races), both methods share its queue, and results stay correct.
+TEST_F(Fused, ConcurrentMethodsOnOneDevice) {
+  auto program = fused_program(Shape{5, 9});
+  auto reference = load(program, ExecutionMode::kPerDelegate);
+  ASSERT_TRUE(reference);
+  std::vector<std::vector<HostTensor>> expected;
+  for (uint32_t seed = 0; seed < 4; ++seed) {
+    const HostTensor x = random_input(Shape{5, 9}, seed);
+    expected.push_back(*reference->execute(std::span<const HostTensor>(&x, 1)));
+  }
+  registry_ = std::make_unique<vulkan::DeviceRegistry>();
+  options_.registry = registry_.get();
+  std::vector<Status> results(2);
+  std::vector<VkDevice> devices(2, VK_NULL_HANDLE);
+  auto worker = [&](size_t index) {
+    LoadOptions options = options_;
+    options.mode = ExecutionMode::kFused;
+    auto method = program->load_method("forward", options);
+    if (!method.ok()) {
+      results[index] = method.status();
+      return;
+    }
+    devices[index] = (*method)->delegate_calls()[0].device;
+    for (int round = 0; round < 5; ++round) {
+      for (uint32_t seed = 0; seed < 4; ++seed) {
+        const HostTensor x = random_input(Shape{5, 9}, seed);
+        auto got = (*method)->execute(std::span<const HostTensor>(&x, 1));
+        if (!got.ok()) {
+          results[index] = got.status();
+          return;
+        }
+        auto got_values = (*got)[0].data<float>();
+        auto want_values = expected[seed][0].data<float>();
+        for (size_t e = 0; e < got_values.size(); ++e) {
+          if (std::abs(got_values[e] - want_values[e]) > 1e-5f * (1.f + std::abs(want_values[e]))) {
+            results[index] = internal_error("thread " + std::to_string(index) + ": wrong output at " + std::to_string(e));
+            return;
+          }
+        }
+      }
+    }
+  };
+  std::thread a(worker, 0), b(worker, 1);
+  a.join();
+  b.join();
+  EXPECT_TRUE(results[0].ok()) << results[0].to_string();
+  EXPECT_TRUE(results[1].ok()) << results[1].to_string();
+  EXPECT_EQ(devices[0], devices[1]);
+  EXPECT_EQ(registry_->created_count(), 1u);
 }
 
 }  // namespace
