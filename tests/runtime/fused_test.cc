@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <latch>
 #include <random>
 #include <thread>
 
@@ -291,10 +292,13 @@ TEST_F(Fused, ConcurrentMethodsOnOneDevice) {
   options_.registry = registry_.get();
   std::vector<Status> results(2);
   std::vector<VkDevice> devices(2, VK_NULL_HANDLE);
+  // Both methods are loaded (and hold their leases) before either runs or goes away.
+  std::latch loaded(2);
   auto worker = [&](size_t index) {
     LoadOptions options = options_;
     options.mode = ExecutionMode::kFused;
     auto method = program->load_method("forward", options);
+    loaded.arrive_and_wait();
     if (!method.ok()) {
       results[index] = method.status();
       return;
