@@ -140,6 +140,100 @@ Result<Kernel> emit_reduce(const TosaOperation& op, const std::vector<TensorView
   return k;
 }
 
+// Kind constants of shaders/int8_io.glsl.
+Result<uint32_t> int8_io_kind(DType t) {
+  switch (t) {
+    case DType::kInt8: return 0u;
+    case DType::kUint8: return 1u;
+    case DType::kInt32: return 2u;
+    case DType::kFloat32: return 3u;
+    case DType::kBool: return 4u;
+    default: return unsupported(std::string(dtype_name(t)) + " (int8, uint8, bool, int32 and fp32 only)");
+  }
+}
+
+// Element count, dims, output strides and input strides (rank padded to kMaxRank).
+Status push_strided_unary(std::vector<uint32_t>& params, const TensorView& in, const TensorView& out) {
+  if (in.shape != out.shape) return invalid_argument("input and output shapes differ");
+  UNIVK_RETURN_IF_ERROR(push(params, {Shape(out.shape).numel()}));
+  UNIVK_RETURN_IF_ERROR(push_all(params, out.padded_shape()));
+  UNIVK_RETURN_IF_ERROR(push_all(params, out.padded_strides()));
+  return push_all(params, in.padded_strides());
+}
+
+Result<Kernel> emit_cast(const TensorView& in, const TensorView& out) {
+  UNIVK_ASSIGN_OR_RETURN(uint32_t in_kind, int8_io_kind(in.dtype));
+  UNIVK_ASSIGN_OR_RETURN(uint32_t out_kind, int8_io_kind(out.dtype));
+  Kernel k;
+  k.shader = ShaderId::kCast;
+  k.outputs = {out};
+  k.inputs = {in};
+  UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
+  k.specialization = {{0u, in_kind}, {1u, out_kind}};
+  k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
+  return k;
+}
+
+Result<Kernel> emit_rescale(const TosaOperation& op, const TensorView& in, const TensorView& out) {
+  if (in.dtype != DType::kInt8 && in.dtype != DType::kUint8 && in.dtype != DType::kInt32)
+    return unsupported("RESCALE input " + std::string(dtype_name(in.dtype)) + " (int8, uint8, int32 only)");
+  if (out.dtype != DType::kInt8 && out.dtype != DType::kUint8 && out.dtype != DType::kInt32)
+    return unsupported("RESCALE output " + std::string(dtype_name(out.dtype)) + " (int8, uint8, int32 only)");
+  UNIVK_ASSIGN_OR_RETURN(bool scale32, op.attrs.get_bool_or("scale32", true));
+  UNIVK_ASSIGN_OR_RETURN(int64_t rounding, op.attrs.get_int_or("rounding_mode", spirv::kRoundingSingle));
+  UNIVK_ASSIGN_OR_RETURN(bool per_channel, op.attrs.get_bool_or("per_channel", false));
+  UNIVK_ASSIGN_OR_RETURN(bool in_unsigned, op.attrs.get_bool_or("input_unsigned", false));
+  UNIVK_ASSIGN_OR_RETURN(bool out_unsigned, op.attrs.get_bool_or("output_unsigned", false));
+  UNIVK_ASSIGN_OR_RETURN(auto multiplier, op.attrs.get_ints("multiplier"));
+  UNIVK_ASSIGN_OR_RETURN(auto shift, op.attrs.get_ints("shift"));
+  UNIVK_ASSIGN_OR_RETURN(int64_t in_zp, op.attrs.get_int_or("input_zp", 0));
+  UNIVK_ASSIGN_OR_RETURN(int64_t out_zp, op.attrs.get_int_or("output_zp", 0));
+  if (rounding == spirv::kRoundingDouble && !scale32) return invalid_argument("DOUBLE_ROUND requires scale32");
+  if ((in_unsigned || out_unsigned) && (in.dtype == DType::kInt32 || out.dtype == DType::kInt32))
+    return invalid_argument("unsigned int32 is not allowed");
+  if ((in_zp != 0 && in.dtype == DType::kInt32) || (out_zp != 0 && out.dtype == DType::kInt32))
+    return invalid_argument("int32 zero points must be 0");
+  const int64_t channels = per_channel ? in.shape.back() : 1;
+  if (static_cast<int64_t>(multiplier.size()) != channels || static_cast<int64_t>(shift.size()) != channels)
+    return invalid_argument("multiplier and shift need " + std::to_string(channels) + " values each");
+  for (size_t c = 0; c < multiplier.size(); ++c) {
+    if (shift[c] < 2 || shift[c] > 62) return invalid_argument("shift must be in 2..62");
+    if (multiplier[c] < 0 || multiplier[c] > (scale32 ? INT32_MAX : INT16_MAX))
+      return invalid_argument("multiplier out of range for scale32=" + std::to_string(scale32));
+  }
+  Kernel k;
+  k.shader = ShaderId::kRescale;
+  k.outputs = {out};
+  k.inputs = {in};
+  UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
+  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
+  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(out_zp)));
+  k.params.push_back(static_cast<uint32_t>(channels));
+  for (int64_t m : multiplier) k.params.push_back(static_cast<uint32_t>(m));
+  for (int64_t s : shift) k.params.push_back(static_cast<uint32_t>(s));
+  // Unsigned 8-bit views read/clamp as uint8 whatever the tensor's declared signedness.
+  const uint32_t in_kind = in.dtype == DType::kInt32 ? 2u : (in_unsigned || in.dtype == DType::kUint8 ? 1u : 0u);
+  const uint32_t out_kind = out.dtype == DType::kInt32 ? 2u : (out_unsigned || out.dtype == DType::kUint8 ? 1u : 0u);
+  k.specialization = {{0u, in_kind}, {1u, out_kind}, {2u, rounding == spirv::kRoundingDouble ? 1u : 0u}};
+  k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
+  return k;
+}
+
+Result<Kernel> emit_table(const std::vector<TensorView>& inputs, const TensorView& out) {
+  if (inputs.size() != 2) return invalid_argument("TABLE needs input and table");
+  const TensorView &in = inputs[0], &table = inputs[1];
+  if (in.dtype != DType::kInt8 || table.dtype != DType::kInt8 || out.dtype != DType::kInt8)
+    return unsupported("TABLE on " + std::string(dtype_name(in.dtype)) + " (int8 only)");
+  if (table.shape != std::vector<int64_t>{256} || !table.contiguous()) return invalid_argument("int8 TABLE needs a packed [256] table");
+  Kernel k;
+  k.shader = ShaderId::kTableI8;
+  k.outputs = {out};
+  k.inputs = inputs;
+  UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
+  k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
+  return k;
+}
+
 }  // namespace
 
 Result<std::vector<Kernel>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
@@ -149,6 +243,9 @@ Result<std::vector<Kernel>> emit_compute(const TosaOperation& op, const std::vec
     case TosaOp::kConv2d: case TosaOp::kDepthwiseConv2d: kernel = emit_conv(op, inputs, output); break;
     case TosaOp::kMatmul: kernel = emit_matmul(op, inputs, output); break;
     case TosaOp::kReduceSum: case TosaOp::kReduceMax: case TosaOp::kArgmax: kernel = emit_reduce(op, inputs, output); break;
+    case TosaOp::kCast: kernel = emit_cast(inputs[0], output); break;
+    case TosaOp::kRescale: kernel = emit_rescale(op, inputs[0], output); break;
+    case TosaOp::kTable: kernel = emit_table(inputs, output); break;
     default: {
       std::string types;
       for (const auto& v : inputs) types += (types.empty() ? "" : ", ") + std::string(dtype_name(v.dtype));

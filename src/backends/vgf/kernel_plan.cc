@@ -31,6 +31,9 @@ const char* shader_name(ShaderId id) {
     case ShaderId::kConv2dF32: return "conv2d_f32";
     case ShaderId::kMatmulF32: return "matmul_f32";
     case ShaderId::kReduceF32: return "reduce_f32";
+    case ShaderId::kCast: return "cast";
+    case ShaderId::kRescale: return "rescale";
+    case ShaderId::kTableI8: return "table_i8";
   }
   return "?";
 }
@@ -41,8 +44,9 @@ uint32_t shader_tensor_bindings(ShaderId id) {
     case ShaderId::kConv2dF32:
       return 5;  // output + 4 inputs
     case ShaderId::kCopy32: case ShaderId::kCopy16: case ShaderId::kCopy8: case ShaderId::kReduceF32:
+    case ShaderId::kCast: case ShaderId::kRescale:
       return 2;
-    case ShaderId::kMatmulF32:
+    case ShaderId::kMatmulF32: case ShaderId::kTableI8:
       return 3;
   }
   return 0;

@@ -55,6 +55,9 @@ enum class ShaderId : uint8_t {
   kConv2dF32,       // CONV2D and DEPTHWISE_CONV2D + elementwise epilogue
   kMatmulF32,
   kReduceF32,       // REDUCE_SUM / REDUCE_MAX / ARGMAX
+  kCast,            // CAST between int8/uint8/bool/int32/fp32 (8-bit storage)
+  kRescale,         // RESCALE between int8/uint8/int32 (8-bit storage)
+  kTableI8,         // int8 TABLE (8-bit storage)
 };
 const char* shader_name(ShaderId id);
 // Bindings after params: outputs + inputs.

@@ -4,7 +4,8 @@
 // Lowered GRAPH segments need plain compute (Vulkan 1.1, storage buffers) plus, only when such
 // tensors appear in a graph: int8/uint8/bool -> shaderInt8 + storageBuffer8BitAccess;
 // int16 -> shaderInt16 + storageBuffer16BitAccess; fp16 -> shaderFloat16 + shaderInt16 +
-// storageBuffer16BitAccess. COMPUTE segments need what their SPIR-V declares (OpCapability and
+// storageBuffer16BitAccess; CAST, RESCALE or TABLE operators -> shaderInt8 +
+// storageBuffer8BitAccess (their kernels use 8-bit views). COMPUTE segments need what their SPIR-V declares (OpCapability and
 // OpExtension mapped to features, extensions and a minimum API version).
 #pragma once
 

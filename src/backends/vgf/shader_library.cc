@@ -15,6 +15,9 @@ std::span<const uint32_t> shader_spirv(ShaderId id) {
     case ShaderId::kConv2dF32: return shaders::conv2d_f32_spv();
     case ShaderId::kMatmulF32: return shaders::matmul_f32_spv();
     case ShaderId::kReduceF32: return shaders::reduce_f32_spv();
+    case ShaderId::kCast: return shaders::cast_spv();
+    case ShaderId::kRescale: return shaders::rescale_spv();
+    case ShaderId::kTableI8: return shaders::table_i8_spv();
   }
   return {};
 }

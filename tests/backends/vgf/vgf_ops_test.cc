@@ -33,7 +33,9 @@ void run_case(const OpCase& c, const std::string& what) {
   ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
   auto out = loaded->delegate->execute(c.inputs);
   ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
-  auto want = reference::run_tosa(spirv::tosa_op_name(c.op), reference_attrs(c.attrs), c.inputs);
+  Attributes ref_attrs = reference_attrs(c.attrs);
+  if (c.op == TosaOp::kCast || c.op == TosaOp::kRescale) ref_attrs.set("output_type", std::string(dtype_name(c.out_dtype)));
+  auto want = reference::run_tosa(spirv::tosa_op_name(c.op), ref_attrs, c.inputs);
   ASSERT_TRUE(want.ok()) << what << ": " << want.status().to_string();
   expect_close((*out)[0], (*want)[0], c.tol, what);
 }
@@ -181,6 +183,72 @@ TEST(VgfOps, DataMovement) {
   Attributes cc;
   cc.set("axis", int64_t{1});
   run_case({TosaOp::kConcat, cc, {f32(Shape({2, 3, 4}), 27), f32(Shape({2, 1, 4}), 28)}, {2, 4, 4}}, "CONCAT");
+}
+
+Attributes rescale_attrs(bool per_channel, std::vector<int64_t> multiplier, std::vector<int64_t> shift, int64_t in_zp,
+                         int64_t out_zp, int64_t rounding = spirv::kRoundingSingle) {
+  Attributes a;
+  a.set("scale32", int64_t{1});
+  a.set("rounding_mode", rounding);
+  a.set("per_channel", int64_t{per_channel});
+  a.set("input_unsigned", int64_t{0});
+  a.set("output_unsigned", int64_t{0});
+  a.set("multiplier", multiplier);
+  a.set("shift", shift);
+  a.set("input_zp", in_zp);
+  a.set("output_zp", out_zp);
+  return a;
+}
+
+TEST(VgfOps, Int8RescaleTableCast) {
+  const Shape s({2, 5, 3});
+  HostTensor i8 = random_tensor(DType::kInt8, s, 40);
+  run_case({TosaOp::kRescale, rescale_attrs(false, {1 << 30}, {20}, -3, 0), {i8}, s.dims(), DType::kInt32}, "RESCALE i8->i32");
+  HostTensor i32 = random_tensor(DType::kInt32, s, 41, -200000, 200000);
+  run_case({TosaOp::kRescale, rescale_attrs(true, {1518500250, 1073741824, 2000000000}, {40, 38, 45}, 0, 5,
+                                            spirv::kRoundingDouble),
+            {i32}, s.dims(), DType::kInt8},
+           "RESCALE i32->i8 per channel, double round");
+  run_case({TosaOp::kRescale, rescale_attrs(false, {1234567890}, {31}, 7, -9), {i8}, s.dims(), DType::kInt8}, "RESCALE i8->i8");
+  HostTensor table = random_tensor(DType::kInt8, Shape({256}), 42);
+  run_case({TosaOp::kTable, {}, {i8, table}, s.dims(), DType::kInt8}, "TABLE i8");
+  HostTensor f = random_tensor(DType::kFloat32, s, 43, -300.f, 300.f);
+  run_case({TosaOp::kCast, {}, {f}, s.dims(), DType::kInt8}, "CAST f32->i8");
+  run_case({TosaOp::kCast, {}, {f}, s.dims(), DType::kInt32}, "CAST f32->i32");
+  run_case({TosaOp::kCast, {}, {i8}, s.dims(), DType::kFloat32}, "CAST i8->f32");
+  run_case({TosaOp::kCast, {}, {i32}, s.dims(), DType::kInt8}, "CAST i32->i8");
+  run_case({TosaOp::kCast, {}, {i8}, s.dims(), DType::kBool}, "CAST i8->bool");
+}
+
+// Quantized ADD as TOSA expresses it: RESCALE both int8 inputs to int32, ADD, RESCALE to int8.
+TEST(VgfOps, QuantizedAddChain) {
+  const TosaTensorType i8{DType::kInt8, {1, 4, 4, 3}}, i32{DType::kInt32, {1, 4, 4, 3}};
+  TosaGraph g;
+  ValueId a = g.add_input(i8, 0, 0);
+  ValueId b = g.add_input(i8, 0, 1);
+  Attributes up = rescale_attrs(false, {1 << 30}, {26}, 2, 0);
+  Attributes down = rescale_attrs(false, {1 << 30}, {34}, 0, -4);
+  ValueId a32 = g.add_operation(TosaOp::kRescale, {a}, up, i32);
+  ValueId b32 = g.add_operation(TosaOp::kRescale, {b}, up, i32);
+  ValueId sum = g.add_operation(TosaOp::kAdd, {a32, b32}, {}, i32);
+  ValueId y = g.add_operation(TosaOp::kRescale, {sum}, down, i8);
+  g.add_output(y, 0, 2);
+  auto loaded = load(single_graph_model(g));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  std::vector<HostTensor> in = {random_tensor(DType::kInt8, Shape(i8.shape), 44), random_tensor(DType::kInt8, Shape(i8.shape), 45)};
+  auto out = loaded->delegate->execute(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  auto run = [](const char* op, Attributes attrs, std::vector<HostTensor> inputs, DType to) {
+    attrs = reference_attrs(attrs);
+    attrs.set("output_type", std::string(dtype_name(to)));
+    return (*reference::run_tosa(op, attrs, inputs))[0];
+  };
+  HostTensor want = run("RESCALE", down,
+                        {(*reference::run_tosa("ADD", {}, std::vector<HostTensor>{run("RESCALE", up, {in[0]}, DType::kInt32),
+                                                                                     run("RESCALE", up, {in[1]}, DType::kInt32)}))[0]},
+                        DType::kInt8);
+  expect_close((*out)[0], want, 0.f, "quantized add");
+  EXPECT_EQ(loaded->delegate->stats().dispatches, 4u);  // 2 rescales, 1 fused int32 add, 1 rescale
 }
 
 }  // namespace
