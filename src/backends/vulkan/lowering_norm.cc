@@ -7,11 +7,19 @@
 namespace univk::backends::detail {
 namespace {
 
-// reduce.comp variants: bit 0 = mean, bit 1 = one thread per output (short reductions).
+// Variant bits: softmax.comp bit 0 = log_softmax; reduce.comp bit 0 = mean; bit 1 of both (and
+// layer_norm.comp's variant 1) = one invocation per row instead of one workgroup per row.
+constexpr uint32_t kLogSoftmax = 1;
 constexpr uint32_t kReduceMean = 1;
-constexpr uint32_t kReducePerThread = 2;
-// Reductions shorter than this run one thread per output instead of one workgroup.
-constexpr int64_t kPerThreadReduceLimit = 64;
+constexpr uint32_t kPerThreadRows = 2;
+// Rows shorter than this run one invocation per row: a 256-thread workgroup with its barriers
+// costs more than a short serial loop (badly so on CPU drivers such as lavapipe).
+constexpr int64_t kPerThreadRowLimit = 64;
+
+// Grid for `rows` rows: one invocation or one workgroup per row.
+Result<std::array<uint32_t, 3>> row_grid(int64_t rows, bool per_thread) {
+  return per_thread ? grid_for_threads(static_cast<uint64_t>(rows)) : grid_for_groups(static_cast<uint64_t>(rows));
+}
 
 Result<LoweredOp> lower_softmax(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
@@ -29,10 +37,11 @@ Result<LoweredOp> lower_softmax(std::string_view op, const Attributes& attrs, In
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
   Dispatch d;
   d.shader = Shader::kSoftmax;
-  d.variant = op == "log_softmax" ? 1 : 0;
+  const bool per_thread = size < kPerThreadRowLimit;
+  d.variant = (op == "log_softmax" ? kLogSoftmax : 0) | (per_thread ? kPerThreadRows : 0);
   d.push = {u32(outer * inner), u32(size), u32(inner)};  // Params { rows, D, inner }
   d.bindings = {Operand::input(0), Operand::output()};
-  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_groups(static_cast<uint64_t>(outer * inner)));
+  UNIVK_ASSIGN_OR_RETURN(d.groups, row_grid(outer * inner, per_thread));
   lowered.dispatches.push_back(std::move(d));
   return lowered;
 }
@@ -79,8 +88,8 @@ Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inp
   const int64_t n_out = lowered.output.shape.numel();
   Dispatch d;
   d.shader = Shader::kReduce;
-  const bool per_thread = count < kPerThreadReduceLimit;
-  d.variant = (op == "mean" ? kReduceMean : 0) | (per_thread ? kReducePerThread : 0);
+  const bool per_thread = count < kPerThreadRowLimit;
+  d.variant = (op == "mean" ? kReduceMean : 0) | (per_thread ? kPerThreadRows : 0);
   // Params { n_out, R, kept_rank, red_rank, dims[6], strides[6] }: kept dims first, then reduced.
   d.push = {u32(n_out), u32(count), u32(static_cast<int64_t>(kept.dims.size())),
             u32(static_cast<int64_t>(red.dims.size()))};
@@ -91,11 +100,7 @@ Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inp
     for (uint32_t i = 0; i < kMaxRank; ++i) d.push.push_back(i < list->size() ? u32((*list)[i]) : 0);
   }
   d.bindings = {Operand::input(0), Operand::output()};
-  if (per_thread) {
-    UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n_out)));
-  } else {
-    UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_groups(static_cast<uint64_t>(n_out)));
-  }
+  UNIVK_ASSIGN_OR_RETURN(d.groups, row_grid(n_out, per_thread));
   lowered.dispatches.push_back(std::move(d));
   return lowered;
 }
@@ -121,13 +126,15 @@ Result<LoweredOp> lower_layer_norm(std::string_view, const Attributes& attrs, In
   const int64_t inner = Shape(norm).numel();
   const int64_t rows = s.numel() / inner;
   const bool has_weight = inputs.size() > 1, has_bias = inputs.size() > 2;
+  const bool per_thread = inner < kPerThreadRowLimit;
   Dispatch d;
   d.shader = Shader::kLayerNorm;
+  d.variant = per_thread ? 1 : 0;
   // Params { rows, D, eps, has_weight, has_bias }
   d.push = {u32(rows), u32(inner), float_bits(static_cast<float>(eps)), has_weight, has_bias};
   d.bindings = {Operand::input(0), Operand::input(has_weight ? 1 : 0), Operand::input(has_bias ? 2 : 0),
                 Operand::output()};
-  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_groups(static_cast<uint64_t>(rows)));
+  UNIVK_ASSIGN_OR_RETURN(d.groups, row_grid(rows, per_thread));
   lowered.dispatches.push_back(std::move(d));
   return lowered;
 }

@@ -7,6 +7,7 @@
 
 #include "backends/vulkan/graph_plan.h"
 #include "backends/vulkan/memory_plan.h"
+#include "backends/vulkan/op_lowering.h"
 #include "univk/backends/vulkan/compute_graph.h"
 
 namespace univk::backends {
@@ -158,6 +159,31 @@ TEST(ComputeGraph, SupportQuery) {
   const ComputeTensorType ab[] = {a, b};
   EXPECT_FALSE(vulkan_backend_supports("matmul", {}, ab));  // partial batch broadcasting
   EXPECT_EQ(vulkan_backend_ops().size(), 48u);  // the operator list of issue 3
+}
+
+TEST(OpLowering, LargeGridsGoTwoDimensional) {
+  // 70000 long softmax rows: one workgroup each, 65535 x 2 workgroups.
+  const ComputeTensorType rows{DType::kFloat32, Shape{70000, 300}};
+  Attributes dim;
+  dim.set("dim", int64_t{1});
+  auto softmax = detail::lower_op("softmax", dim, {&rows, 1});
+  ASSERT_TRUE(softmax.ok());
+  EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
+  // Short rows run one invocation per row: 70000 rows / 256 = 274 workgroups.
+  const ComputeTensorType short_rows{DType::kFloat32, Shape{70000, 10}};
+  softmax = detail::lower_op("softmax", dim, {&short_rows, 1});
+  ASSERT_TRUE(softmax.ok());
+  EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{274, 1, 1}));
+  // 64M elements (16x64x256x256): 262144 workgroups as 65535 x 5.
+  const ComputeTensorType big{DType::kFloat32, Shape{16, 64, 256, 256}};
+  auto relu = detail::lower_op("relu", {}, {&big, 1});
+  ASSERT_TRUE(relu.ok());
+  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 5, 1}));
+  // 16x64x1024x1024 (2^30 elements) still lowers: 4194304 workgroups as 65535 x 65.
+  const ComputeTensorType huge{DType::kFloat32, Shape{16, 64, 1024, 1024}};
+  relu = detail::lower_op("relu", {}, {&huge, 1});
+  ASSERT_TRUE(relu.ok());
+  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 65, 1}));
 }
 
 TEST(MemoryPlan, DisjointLifetimesShareBytes) {

@@ -1,0 +1,274 @@
+// The VulkanBackend delegate as a whole: multi-op graphs (aliases, constants, outputs that are
+// inputs or repeated), memory reuse, fused recording into a caller's command buffer, repeated
+// and concurrent execution, large dispatch grids, requirements and error paths.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "backend_test_util.h"
+#include "univk/reference/kernels.h"
+#include "univk/vulkan/buffer.h"
+#include "univk/vulkan/command.h"
+#include "univk/vulkan/queue.h"
+
+namespace univk::backends::testing {
+namespace {
+
+HostTensor ref(const char* op, const Attributes& a, std::vector<HostTensor> in) {
+  auto r = reference::run_op(op, a, in);
+  EXPECT_TRUE(r.ok()) << op << ": " << r.status().to_string();
+  return r.ok() ? (*r)[0] : HostTensor();
+}
+
+Attributes attr(const char* name, AttrValue v) {
+  Attributes a;
+  a.set(name, std::move(v));
+  return a;
+}
+
+// x[2,3,4,4] -> sigmoid -> reshape [2,48] -> linear (const W[5,48], const b[5]) -> relu -> y0
+//                                  \-> (the reshape itself) -> y1 ; y2 = x ; y3 = y0 again
+struct ChainGraph {
+  ComputeGraph graph;
+  HostTensor w, b;
+};
+
+ChainGraph chain_graph() {
+  std::mt19937 rng(99);
+  ChainGraph c;
+  c.w = random_tensor(rng, Shape{5, 48}, -0.5f, 0.5f);
+  c.b = random_tensor(rng, Shape{5}, -0.5f, 0.5f);
+  ComputeGraph& g = c.graph;
+  g.values = {value_of(HostTensor(DType::kFloat32, Shape{2, 3, 4, 4}), false),  // 0 x
+              value_of(HostTensor(DType::kFloat32, Shape{2, 3, 4, 4}), false),  // 1 sigmoid
+              value_of(HostTensor(DType::kFloat32, Shape{2, 48}), false),        // 2 reshape
+              value_of(c.w, true),                                               // 3 W
+              value_of(c.b, true),                                               // 4 b
+              value_of(HostTensor(DType::kFloat32, Shape{2, 5}), false),         // 5 linear
+              value_of(HostTensor(DType::kFloat32, Shape{2, 5}), false)};        // 6 relu
+  g.ops = {{"sigmoid", {}, {0}, {1}},
+           {"reshape", attr("shape", std::vector<int64_t>{2, -1}), {1}, {2}},
+           {"linear", {}, {2, 3, 4}, {5}},
+           {"relu", {}, {5}, {6}}};
+  g.inputs = {0};
+  g.outputs = {6, 2, 0, 6};
+  return c;
+}
+
+std::vector<HostTensor> chain_expected(const ChainGraph& c, const HostTensor& x) {
+  HostTensor s = ref("sigmoid", {}, {x});
+  HostTensor r = ref("reshape", attr("shape", std::vector<int64_t>{2, -1}), {s});
+  HostTensor l = ref("linear", {}, {r, c.w, c.b});
+  HostTensor y = ref("relu", {}, {l});
+  return {y, r, x, y};
+}
+
+struct Loaded {
+  std::vector<uint8_t> payload;
+  runtime::DelegateSpec spec;
+  std::unique_ptr<runtime::Delegate> delegate;
+};
+
+std::unique_ptr<Loaded> load(const ComputeGraph& g) {
+  auto loaded = std::make_unique<Loaded>();
+  auto bytes = serialize_compute_graph(g);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  if (!bytes.ok()) return nullptr;
+  loaded->payload = *bytes;
+  loaded->spec.backend_id = kVulkanBackendId;
+  loaded->spec.payload = loaded->payload;
+  for (uint32_t id : g.inputs) loaded->spec.inputs.push_back({g.values[id].dtype, g.values[id].shape});
+  for (uint32_t id : g.outputs) loaded->spec.outputs.push_back({g.values[id].dtype, g.values[id].shape});
+  auto delegate = make_vulkan_backend()->init(loaded->spec, shared_device(), {});
+  EXPECT_TRUE(delegate.ok()) << delegate.status().to_string();
+  if (!delegate.ok()) return nullptr;
+  loaded->delegate = std::move(delegate).value();
+  return loaded;
+}
+
+TEST(VulkanDelegate, ChainWithAliasesConstantsAndRepeatedOutputs) {
+  const ChainGraph c = chain_graph();
+  auto loaded = load(c.graph);
+  ASSERT_TRUE(loaded);
+  std::mt19937 rng(5);
+  for (int run = 0; run < 3; ++run) {  // the recorded command buffer is resubmitted
+    const HostTensor x = random_tensor(rng, Shape{2, 3, 4, 4}, -3, 3);
+    auto out = loaded->delegate->execute({&x, 1});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    const auto want = chain_expected(c, x);
+    ASSERT_EQ(out->size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(close((*out)[i], want[i], 1e-5, 1e-4)) << "output " << i;
+  }
+  const runtime::ExecuteStats s = loaded->delegate->stats();
+  // sigmoid, linear, relu, plus copies for the reshape output, x and the repeated relu output.
+  EXPECT_EQ(s.dispatches, 6u);
+  EXPECT_GE(s.barriers, 3u);
+  EXPECT_EQ(s.submissions, 1u);
+  EXPECT_EQ(s.bytes_uploaded, 2u * 48 * 4);
+  EXPECT_EQ(s.bytes_downloaded, (10u + 96 + 96 + 10) * 4);
+}
+
+TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
+  const ChainGraph c = chain_graph();
+  auto loaded = load(c.graph);
+  ASSERT_TRUE(loaded);
+  auto device = shared_device();
+  std::mt19937 rng(6);
+  const HostTensor x = random_tensor(rng, Shape{2, 3, 4, 4}, -3, 3);
+  auto per_delegate = loaded->delegate->execute({&x, 1});
+  ASSERT_TRUE(per_delegate.ok());
+
+  // The caller's buffers: one input and four outputs, sub-ranges of one host-visible buffer.
+  const uint64_t align = std::max<uint64_t>(device->properties().limits.minStorageBufferOffsetAlignment, 4);
+  std::vector<runtime::DeviceTensor> ins, outs;
+  uint64_t offset = 0;
+  auto place = [&](const runtime::TensorInfo& info) {
+    runtime::DeviceTensor t{{VK_NULL_HANDLE, offset, info.byte_size()}, info};
+    offset += (info.byte_size() + align - 1) / align * align;
+    return t;
+  };
+  for (const auto& info : loaded->spec.inputs) ins.push_back(place(info));
+  for (const auto& info : loaded->spec.outputs) outs.push_back(place(info));
+  auto io = vulkan::Buffer::create(device, offset, vulkan::MemoryKind::kHostVisible);
+  ASSERT_TRUE(io.ok());
+  for (auto* list : {&ins, &outs}) {
+    for (auto& t : *list) t.range.buffer = io->handle();
+  }
+  std::memcpy(static_cast<uint8_t*>(io->mapped()) + ins[0].range.offset, x.bytes().data(), x.byte_size());
+
+  auto pool = vulkan::CommandPool::create(device);
+  ASSERT_TRUE(pool.ok());
+  auto cmd = pool->allocate();
+  ASSERT_TRUE(cmd.ok());
+  ASSERT_TRUE(vulkan::begin_command_buffer(*device, *cmd).ok());
+  ASSERT_TRUE(loaded->delegate->record(*cmd, ins, outs).ok());
+  vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, offset}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+  ASSERT_TRUE(vulkan::end_command_buffer(*device, *cmd).ok());
+  const VkCommandBuffer cmds[] = {*cmd};
+  auto value = device->queue().submit(cmds);
+  ASSERT_TRUE(value.ok());
+  ASSERT_TRUE(device->queue().wait(*value).ok());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    HostTensor got(outs[i].info.dtype, outs[i].info.shape);
+    std::memcpy(got.bytes().data(), static_cast<uint8_t*>(io->mapped()) + outs[i].range.offset, got.byte_size());
+    EXPECT_TRUE(close(got, (*per_delegate)[i], 0, 0)) << "output " << i;
+  }
+  const runtime::ExecuteStats s = loaded->delegate->stats();
+  EXPECT_EQ(s.dispatches, 6u);
+  EXPECT_EQ(s.bytes_uploaded, 0u);  // the method moves the bytes in fused mode
+
+  // A range that is too small or misaligned is rejected, not recorded.
+  std::vector<runtime::DeviceTensor> small = ins;
+  small[0].range.size = 4;
+  EXPECT_EQ(loaded->delegate->record(*cmd, small, outs).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(loaded->delegate->record(*cmd, {}, outs).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(VulkanDelegate, ConcurrentExecuteIsSerialized) {
+  const ChainGraph c = chain_graph();
+  auto loaded = load(c.graph);
+  ASSERT_TRUE(loaded);
+  std::vector<std::thread> threads;
+  std::vector<int> failures(3, 0);
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(100 + t);
+      for (int i = 0; i < 4; ++i) {
+        const HostTensor x = random_tensor(rng, Shape{2, 3, 4, 4}, -3, 3);
+        auto out = loaded->delegate->execute({&x, 1});
+        if (!out.ok() || !close((*out)[0], chain_expected(c, x)[0], 1e-5, 1e-4)) ++failures[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int f : failures) EXPECT_EQ(f, 0);
+}
+
+TEST(VulkanDelegate, TwoDimensionalGridBeyond65535Workgroups) {
+  // 65537 workgroups of 256 invocations: the dispatch is 65535 x 2 and the last row of the
+  // grid is mostly out of range. relu is exact, so every element must match bit for bit.
+  const int64_t n = int64_t{65537} * 256;
+  std::mt19937 rng(8);
+  const HostTensor x = random_tensor(rng, Shape{n}, -1, 1);
+  const HostTensor want = ref("relu", {}, {x});
+  ComputeGraph g;
+  g.values = {value_of(x, false), value_of(want, false)};
+  g.ops = {{"relu", {}, {0}, {1}}};
+  g.inputs = {0};
+  g.outputs = {1};
+  auto result = run_graph(g, {x});
+  ASSERT_TRUE(result.ok()) << result.status().to_string();
+  EXPECT_EQ(std::memcmp(result->outputs[0].bytes().data(), want.bytes().data(), want.byte_size()), 0);
+}
+
+TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
+  auto bytes = serialize_compute_graph(chain_graph().graph);
+  ASSERT_TRUE(bytes.ok());
+  runtime::DelegateSpec spec;
+  spec.payload = *bytes;
+  spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 4}}};
+  spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
+                  {DType::kFloat32, Shape{2, 5}}};
+  auto r = make_vulkan_backend()->requirements(spec);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->min_api_version, VK_API_VERSION_1_2);
+  EXPECT_EQ(r->required_features, std::set<vulkan::Feature>{vulkan::Feature::kTimelineSemaphore});
+  EXPECT_TRUE(r->required_extensions.empty());
+  EXPECT_EQ(r->queue_flags, VkQueueFlags{VK_QUEUE_COMPUTE_BIT});
+  EXPECT_EQ(make_vulkan_backend()->id(), "VulkanBackend");
+}
+
+TEST(VulkanDelegate, ErrorsNameTheProblem) {
+  auto backend = make_vulkan_backend();
+  const ChainGraph c = chain_graph();
+  auto bytes = serialize_compute_graph(c.graph);
+  ASSERT_TRUE(bytes.ok());
+  runtime::DelegateSpec spec;
+  spec.payload = *bytes;
+  spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 5}}};
+  spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
+                  {DType::kFloat32, Shape{2, 5}}};
+  auto r = backend->requirements(spec);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("input 0"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(backend->init(spec, shared_device(), {}).ok());
+
+  std::vector<uint8_t> truncated(bytes->begin(), bytes->begin() + 40);
+  spec.payload = truncated;
+  EXPECT_EQ(backend->requirements(spec).status().code(), StatusCode::kInvalidArgument);
+
+  ComputeGraph unknown;
+  unknown.values = {value_of(HostTensor(DType::kFloat32, Shape{4}), false),
+                    value_of(HostTensor(DType::kFloat32, Shape{4}), false)};
+  unknown.ops = {{"erfinv", {}, {0}, {1}}};
+  unknown.inputs = {0};
+  unknown.outputs = {1};
+  auto result = run_graph(unknown, {HostTensor(DType::kFloat32, Shape{4})});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(result.status().message().find("erfinv"), std::string::npos);
+
+  auto loaded = load(c.graph);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->delegate->execute({}).status().code(), StatusCode::kInvalidArgument);
+  const HostTensor wrong(DType::kFloat32, Shape{2, 3, 4});
+  auto bad = loaded->delegate->execute({&wrong, 1});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("input 0"), std::string::npos);
+}
+
+TEST(VulkanDelegate, OutlivesItsBackendAndHoldsTheDevice) {
+  std::unique_ptr<Loaded> loaded;
+  {
+    loaded = load(chain_graph().graph);
+    ASSERT_TRUE(loaded);
+  }
+  EXPECT_EQ(loaded->delegate->device().get(), shared_device().get());
+  EXPECT_GE(loaded->delegate->device().use_count(), 2);
+}
+
+}  // namespace
+}  // namespace univk::backends::testing
