@@ -91,15 +91,21 @@ struct ImportedDevice {
 
 class Device {
  public:
-  // Creates a device on the selected physical device with exactly the required items plus the
-  // supported optional ones. Incompatible (naming every missing item) when the physical device
-  // cannot satisfy `requirements`.
+  // Creates a device on the selected physical device (config.device_selector, else UNIVK_DEVICE,
+  // else the first in Instance's order) with exactly the required items plus the supported
+  // optional ones. univk itself adds Vulkan 1.2 with timelineSemaphore (required: Queue's
+  // timeline) and synchronization2 (optional: vkQueueSubmit2 / vkCmdPipelineBarrier2 when the
+  // device has it at Vulkan 1.3). Incompatible, naming every missing item, when the device cannot
+  // satisfy them. Feature structs are chained only for the device's API version (1.1 features
+  // through the Vulkan11Features struct, so from 1.2 on).
   // Creates a new Instance from `config` for the device.
   static Result<std::shared_ptr<Device>> create(const RuntimeConfig& config, const DeviceRequirements& requirements);
   // The same on an existing instance (config.device_selector still picks the physical device).
   static Result<std::shared_ptr<Device>> create(std::shared_ptr<Instance> instance, const RuntimeConfig& config,
                                                 const DeviceRequirements& requirements);
-  // Wraps an application-owned device; never destroys its handles.
+  // Wraps an application-owned device; never destroys its handles (univk's own timeline
+  // semaphore and pipeline cache on it are destroyed after waiting for univk's last submission).
+  // The application must have enabled timelineSemaphore (Vulkan 1.2).
   static Result<std::shared_ptr<Device>> import(const ImportedDevice& imported);
   ~Device();  // waits for the device to be idle only when it owns it, then destroys it
   Device(const Device&) = delete;
