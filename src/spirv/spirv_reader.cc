@@ -81,6 +81,8 @@ class Reader {
   std::map<uint32_t, std::pair<std::optional<uint32_t>, std::optional<uint32_t>>> decorations_;  // set, binding
   std::vector<uint32_t> decorated_ids_;
   uint32_t tosa_import_ = 0;
+  // Bytes that inline constants may still expand to (16 per module byte plus 1 MiB).
+  uint64_t constant_budget_ = 0;
   bool has_graph_cap_ = false;
   bool has_memory_model_ = false;
 
@@ -299,10 +301,18 @@ Status Reader::handle_global(uint16_t opcode, std::span<const uint32_t> o) {
         const Type& elem = types_.at(t->elem);
         uint64_t total = outer;
         if (is_tensor) {
-          for (size_t i = 1; i < t->shape.size(); ++i) total *= static_cast<uint64_t>(t->shape[i]);
+          for (size_t i = 1; i < t->shape.size(); ++i) {
+            const auto d = static_cast<uint64_t>(t->shape[i]);
+            total = total > (uint64_t{1} << 62) / d ? (uint64_t{1} << 62) : total * d;  // saturate
+          }
         }
         const size_t eb = width_bytes(elem);
-        if (total > (uint64_t{1} << 28)) return fail("constant too large");
+        // OpConstantNull and replicated composites are compact: cap what they may expand to.
+        if (total > constant_budget_ / eb) {
+          return fail("constant of " + std::to_string(total) + " elements is too large for a module of " +
+                      std::to_string(w_.size()) + " words");
+        }
+        constant_budget_ -= total * eb;
         if (opcode == op::kConstantNull) {
           c.bytes.assign(total * eb, 0);
         } else if (opcode == op::kConstantComposite || opcode == op::kConstantCompositeReplicateExt) {
@@ -543,6 +553,7 @@ Result<TosaGraph> Reader::run() {
   }
   if (w_[4] != 0) return invalid_argument("spirv: reserved schema word is not zero");
   defined_.assign(bound_, 0);
+  constant_budget_ = uint64_t{w_.size()} * 4 * 16 + (uint64_t{1} << 20);
   int section = kCaps;
   for (at_ = 5; at_ < w_.size();) {
     const uint32_t count = w_[at_] >> 16;

@@ -126,6 +126,28 @@ TEST(SpirvMalformed, MissingDecorationsAndOutputs) {
   EXPECT_NE(error_of(bad).find("no complete OpGraphARM"), std::string::npos) << error_of(bad);
 }
 
+TEST(SpirvMalformed, HugeCompactConstantIsRejected) {
+  // A zero constant is written as OpConstantNull; growing its dimension to 2^20 (patching the
+  // shared integer constant 5) must not make the reader allocate terabytes.
+  TosaGraph g;
+  const TosaTensorType t{DType::kFloat32, {1, 5, 5, 3}};
+  ValueId x = g.add_input(t, 0, 0);
+  ValueId zero = g.add_constant(t, std::vector<uint8_t>(75 * 4, 0));
+  g.add_output(g.add_operation(TosaOp::kAdd, {x, zero}, {}, t), 0, 1);
+  auto words = write_tosa_graph(g);
+  ASSERT_TRUE(words.ok());
+  auto w = *words;
+  bool patched = false;
+  for (size_t at = 5; at < w.size(); at += w[at] >> 16) {
+    if ((w[at] & 0xffff) == 43 && (w[at] >> 16) == 4 && w[at + 3] == 5) {
+      w[at + 3] = 1u << 20;
+      patched = true;
+    }
+  }
+  ASSERT_TRUE(patched);
+  EXPECT_NE(error_of(w).find("too large"), std::string::npos) << error_of(w);
+}
+
 TEST(SpirvMalformed, EveryTruncationIsRejected) {
   for (TosaOp op : {TosaOp::kConv2d, TosaOp::kRescale, TosaOp::kConcat}) {
     auto w = module_for(op);
