@@ -119,6 +119,12 @@ Result<std::shared_ptr<Instance>> Instance::create(const RuntimeConfig& config) 
                             api_version_string(config.api_version));
   }
   std::vector<std::string> extensions = config.instance_extensions;
+  std::vector<std::string> available = instance_extensions(nullptr);
+  std::string missing;
+  for (const auto& e : config.instance_extensions) {
+    if (!contains(available, e.c_str())) missing += (missing.empty() ? "" : ", ") + e;
+  }
+  if (!missing.empty()) return incompatible("the Vulkan loader lacks instance extension(s): " + missing);
   bool validation = validation_requested(config);
   bool sync_validation = false;
   if (validation) {
@@ -127,9 +133,8 @@ Result<std::shared_ptr<Instance>> Instance::create(const RuntimeConfig& config) 
                           << " is not installed; continuing without it";
       validation = false;
     } else {
-      std::vector<std::string> loader_exts = instance_extensions(nullptr);
       std::vector<std::string> layer_exts = instance_extensions(kValidationLayer);
-      if (!contains(loader_exts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) &&
+      if (!contains(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) &&
           !contains(layer_exts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
         UNIVK_LOG(kWarning) << "validation requested but " << VK_EXT_DEBUG_UTILS_EXTENSION_NAME
                             << " is unavailable; continuing without validation";

@@ -69,6 +69,14 @@ TEST(Instance, RejectsVulkan10) {
   EXPECT_EQ(Instance::create(config).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(Instance, MissingInstanceExtensionIsNamed) {
+  RuntimeConfig config = test_config();
+  config.instance_extensions = {"VK_KHR_no_such_instance_extension"};
+  auto instance = Instance::create(config);
+  EXPECT_EQ(instance.status().code(), StatusCode::kIncompatible);
+  EXPECT_NE(instance.status().message().find("VK_KHR_no_such_instance_extension"), std::string::npos);
+}
+
 TEST(Device, EnablesWhatWasAskedAndRecordsIt) {
   DeviceRequirements req;
   req.required_features = {Feature::kStorageBuffer16BitAccess};
@@ -132,45 +140,10 @@ TEST(Dispatch, ScaleAddOutputIsChecked) {
 }
 
 TEST(Dispatch, DeviceLocalBuffersThroughCopiesAndBarriers) {
-  auto dev = Device::create(test_config(), {});
-  ASSERT_TRUE(dev.ok());
-  DeviceLease device = *dev;
-  constexpr uint32_t n = 333;
-  constexpr VkDeviceSize bytes = n * sizeof(float);
-  auto staging = Buffer::create(device, bytes, MemoryKind::kHostVisible);
-  auto in = Buffer::create(device, bytes, MemoryKind::kDeviceLocal);
-  auto out = Buffer::create(device, bytes, MemoryKind::kDeviceLocal);
-  auto readback = Buffer::create(device, bytes, MemoryKind::kHostVisible);
-  ASSERT_TRUE(staging.ok() && in.ok() && out.ok() && readback.ok());
-  auto* x = static_cast<float*>(staging->mapped());
-  for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 17) - 3.0f;
-
-  auto job = ComputeJob::create(device, test_shaders::scale_add_spv(),
-                                {{in->handle(), 0, bytes}, {out->handle(), 0, bytes}}, sizeof(ScaleAddParams),
-                                "scale_add");
-  ASSERT_TRUE(job.ok()) << job.status().to_string();
-  const VolkDeviceTable& vk = device->vk();
-  VkCommandBuffer cmd = job->cmd;
-  ASSERT_TRUE(begin_command_buffer(*device, cmd).ok());
-  record_copy(*device, cmd, {staging->handle(), 0, bytes}, {in->handle(), 0, bytes});
-  record_buffer_barrier(*device, cmd, {in->handle(), 0, bytes}, VK_PIPELINE_STAGE_2_COPY_BIT,
-                        VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, job->pipeline.handle());
-  vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, job->pipeline.layout(), 0, 1, &job->set, 0,
-                             nullptr);
-  ScaleAddParams params{-2.0f, 1.0f, n};
-  vk.vkCmdPushConstants(cmd, job->pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
-  vk.vkCmdDispatch(cmd, (n + 63) / 64, 1, 1);
-  record_full_barrier(*device, cmd);
-  record_copy(*device, cmd, {out->handle(), 0, bytes}, {readback->handle(), 0, bytes});
-  record_host_read_barrier(*device, cmd);
-  ASSERT_TRUE(end_command_buffer(*device, cmd).ok());
-  auto value = job->submit();
-  ASSERT_TRUE(value.ok()) << value.status().to_string();
-  ASSERT_TRUE(device->queue().wait(*value).ok());
-  const auto* y = static_cast<const float*>(readback->mapped());
-  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * -2.0f + 1.0f) << "element " << i;
+  auto device = Device::create(test_config(), {});
+  ASSERT_TRUE(device.ok());
+  Status s = testing::run_staged_scale_add_check(*device, 333);
+  EXPECT_TRUE(s.ok()) << s.to_string();
 }
 
 TEST(Dispatch, TwoDevicesOnTwoInstancesCoexist) {

@@ -330,6 +330,8 @@ TEST_F(ImportTest, BorrowedDeviceIsSharedAndNeverDestroyed) {
     EXPECT_FALSE((*lease)->uses_synchronization2());  // legacy vkQueueSubmit + barriers path
     Status s = run_fill_check(*lease, 200, 11);
     EXPECT_TRUE(s.ok()) << s.to_string();
+    s = testing::run_staged_scale_add_check(*lease, 100);
+    EXPECT_TRUE(s.ok()) << s.to_string();
 
     // What the application did not enable is missing, by name.
     DeviceRequirements needs;

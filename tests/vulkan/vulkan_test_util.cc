@@ -56,6 +56,57 @@ Status run_fill_check(const DeviceLease& device, uint32_t n, uint32_t base) {
   return ok_status();
 }
 
+Status run_staged_scale_add_check(const DeviceLease& device, uint32_t n) {
+  const VkDeviceSize bytes = n * sizeof(float);
+  UNIVK_ASSIGN_OR_RETURN(Buffer staging, Buffer::create(device, bytes, MemoryKind::kHostVisible));
+  UNIVK_ASSIGN_OR_RETURN(Buffer in, Buffer::create(device, bytes, MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(Buffer out, Buffer::create(device, bytes, MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(Buffer readback, Buffer::create(device, bytes, MemoryKind::kHostVisible));
+  auto* x = static_cast<float*>(staging.mapped());
+  for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 17) - 3.0f;
+
+  UNIVK_ASSIGN_OR_RETURN(ComputeJob job, ComputeJob::create(device, test_shaders::scale_add_spv(),
+                                                            {{in.handle(), 0, bytes}, {out.handle(), 0, bytes}},
+                                                            12, "scale_add"));
+  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer upload, job.commands.allocate());
+  UNIVK_RETURN_IF_ERROR(begin_command_buffer(*device, upload));
+  record_copy(*device, upload, {staging.handle(), 0, bytes}, {in.handle(), 0, bytes});
+  UNIVK_RETURN_IF_ERROR(end_command_buffer(*device, upload));
+
+  const VolkDeviceTable& vk = device->vk();
+  VkCommandBuffer cmd = job.cmd;
+  UNIVK_RETURN_IF_ERROR(begin_command_buffer(*device, cmd));
+  record_buffer_barrier(*device, cmd, {in.handle(), 0, bytes}, VK_PIPELINE_STAGE_2_COPY_BIT,
+                        VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, job.pipeline.handle());
+  vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, job.pipeline.layout(), 0, 1, &job.set, 0, nullptr);
+  struct {
+    float a;
+    float b;
+    uint32_t n;
+  } params{-2.0f, 1.0f, n};
+  vk.vkCmdPushConstants(cmd, job.pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+  vk.vkCmdDispatch(cmd, (n + 63) / 64, 1, 1);
+  record_full_barrier(*device, cmd);
+  record_copy(*device, cmd, {out.handle(), 0, bytes}, {readback.handle(), 0, bytes});
+  record_host_read_barrier(*device, cmd);
+  UNIVK_RETURN_IF_ERROR(end_command_buffer(*device, cmd));
+
+  Queue& queue = device->queue();
+  UNIVK_ASSIGN_OR_RETURN(uint64_t uploaded, queue.submit({&upload, 1}));
+  UNIVK_ASSIGN_OR_RETURN(uint64_t done, queue.submit({&cmd, 1}, uploaded));
+  UNIVK_RETURN_IF_ERROR(queue.wait(done));
+  const auto* y = static_cast<const float*>(readback.mapped());
+  for (uint32_t i = 0; i < n; ++i) {
+    if (y[i] != x[i] * -2.0f + 1.0f) {
+      return internal_error("scale_add: element " + std::to_string(i) + " is " + std::to_string(y[i]) +
+                            ", expected " + std::to_string(x[i] * -2.0f + 1.0f));
+    }
+  }
+  return ok_status();
+}
+
 uint32_t lcg_iterate(uint32_t x, uint32_t iterations) {
   // Compose the affine map f(x) = a*x + c with itself by squaring: f^2k = f^k o f^k.
   uint32_t a = 1664525u, c = 1013904223u;

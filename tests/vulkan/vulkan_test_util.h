@@ -48,6 +48,12 @@ std::span<const uint8_t> bytes_of(const T& value) {
 // (Internal naming the first wrong element).
 Status run_fill_check(const DeviceLease& device, uint32_t n, uint32_t base);
 
+// scale_add.comp (y = x * -2 + 1) over `n` floats in device-local buffers, in two submissions:
+// the upload copy, then (waiting on it through the timeline) a buffer barrier, the dispatch, a
+// full barrier, the readback copy and a host-read barrier. Checks every output. Exercises
+// record_* on whichever barrier path the device uses (synchronization2 or legacy).
+Status run_staged_scale_add_check(const DeviceLease& device, uint32_t n);
+
 // What spin.comp computes: x -> x * 1664525 + 1013904223 applied `iterations` times.
 uint32_t lcg_iterate(uint32_t x, uint32_t iterations);
 
