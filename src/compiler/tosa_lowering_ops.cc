@@ -87,8 +87,8 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
   if (o == "sqrt") return op(TosaOp::kReciprocal, {simple(TosaOp::kRsqrt)}, {}, shape);
   if (o == "neg") {
     Attributes a;
-    a.set("input1_zp", 0.0);
-    a.set("output_zp", 0.0);
+    a.set("input1_zp", int64_t{0});
+    a.set("output_zp", int64_t{0});
     return op(TosaOp::kNegate, {x}, std::move(a), shape);
   }
   if (o == "relu") return op(TosaOp::kClamp, {x}, clamp_attrs(0.0, kInf), shape);
@@ -273,8 +273,8 @@ Status TosaLowering::lower_pool(const Node& node) {
   a.set("pad", std::vector<int64_t>{h.pad_before, h.pad_after, w.pad_before, w.pad_after});
   if (avg) {
     a.set("acc_type", spirv::kAccFp32);
-    a.set("input_zp", 0.0);
-    a.set("output_zp", 0.0);
+    a.set("input_zp", int64_t{0});
+    a.set("output_zp", int64_t{0});
   } else {
     a.set("nan_mode", spirv::kNanPropagate);
   }
@@ -299,8 +299,8 @@ Status TosaLowering::lower_adaptive_avg_pool(const Node& node) {
   a.set("stride", std::vector<int64_t>{ih / oh, iw / ow});
   a.set("pad", std::vector<int64_t>{0, 0, 0, 0});
   a.set("acc_type", spirv::kAccFp32);
-  a.set("input_zp", 0.0);
-  a.set("output_zp", 0.0);
+  a.set("input_zp", int64_t{0});
+  a.set("output_zp", int64_t{0});
   set(node.outputs[0], Layout::kNhwc, op(TosaOp::kAvgPool2d, {x}, std::move(a), permuted(out.shape.dims(), kToNhwc)));
   return ok_status();
 }
@@ -367,8 +367,8 @@ Status TosaLowering::lower_conv2d(const Node& node) {
   a.set("dilation", std::vector<int64_t>{dil[0], dil[1]});
   a.set("acc_type", spirv::kAccFp32);
   a.set("local_bound", int64_t{0});
-  a.set("input_zp", 0.0);
-  a.set("weight_zp", 0.0);
+  a.set("input_zp", int64_t{0});
+  a.set("weight_zp", int64_t{0});
   TosaId y = op(tosa_op, {x, constant(weight), constant(bias)}, std::move(a), permuted(od, kToNhwc));
   set(node.outputs[0], Layout::kNhwc, y);
   return ok_status();
@@ -393,8 +393,8 @@ Status TosaLowering::lower_linear(const Node& node) {
     b = reshape(transpose(w, {1, 0}), {1, n_in, n_out});
   }
   Attributes ma;
-  ma.set("a_zp", 0.0);
-  ma.set("b_zp", 0.0);
+  ma.set("a_zp", int64_t{0});
+  ma.set("b_zp", int64_t{0});
   TosaId y = op(TosaOp::kMatmul, {a, b}, std::move(ma), {1, rows, n_out});
   if (node.inputs.size() == 3) {
     UNIVK_ASSIGN_OR_RETURN(TosaId bias, operand(node.inputs[2], 3, Layout::kNatural));
@@ -425,8 +425,8 @@ Status TosaLowering::lower_matmul(const Node& node) {
   UNIVK_ASSIGN_OR_RETURN(TosaId a, get(node.inputs[0], Layout::kNatural));
   UNIVK_ASSIGN_OR_RETURN(TosaId b, get(node.inputs[1], Layout::kNatural));
   Attributes ma;
-  ma.set("a_zp", 0.0);
-  ma.set("b_zp", 0.0);
+  ma.set("a_zp", int64_t{0});
+  ma.set("b_zp", int64_t{0});
   TosaId y = op(TosaOp::kMatmul, {reshape(a, a_shape), reshape(b, b_shape)}, std::move(ma),
                 {a_shape[0], a_shape[1], n});
   set(node.outputs[0], Layout::kNatural, reshape(y, out.shape.dims()));

@@ -1,0 +1,225 @@
+#include "npy.h"
+
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "univk/base/file_map.h"
+
+namespace univk::npy {
+namespace {
+
+constexpr uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+// Limits that no legitimate tensor file reaches; they keep hostile headers cheap to reject.
+constexpr size_t kMaxHeaderLength = 1 << 20;
+constexpr size_t kMaxRank = 16;
+
+struct DescrEntry {
+  std::string_view descr;
+  DType dtype;
+};
+// Little-endian ('<'), or '|' for single bytes ('=' is native, little endian on every univk host).
+constexpr DescrEntry kDescrs[] = {
+    {"<f4", DType::kFloat32}, {"=f4", DType::kFloat32}, {"<f2", DType::kFloat16}, {"=f2", DType::kFloat16},
+    {"|i1", DType::kInt8},    {"<i1", DType::kInt8},    {"|u1", DType::kUint8},   {"<u1", DType::kUint8},
+    {"<i2", DType::kInt16},   {"=i2", DType::kInt16},   {"<i4", DType::kInt32},   {"=i4", DType::kInt32},
+    {"<i8", DType::kInt64},   {"=i8", DType::kInt64},   {"|b1", DType::kBool},
+};
+
+std::string_view descr_of(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "<f4";
+    case DType::kFloat16: return "<f2";
+    case DType::kInt8: return "|i1";
+    case DType::kUint8: return "|u1";
+    case DType::kInt16: return "<i2";
+    case DType::kInt32: return "<i4";
+    case DType::kInt64: return "<i8";
+    case DType::kBool: return "|b1";
+  }
+  return "";
+}
+
+Status header_error(const std::string& what) { return invalid_argument("npy: header: " + what); }
+
+// A minimal parser for the Python dict literal NumPy writes: string keys, and values that are
+// strings, True/False or tuples of non-negative integers.
+class HeaderParser {
+ public:
+  explicit HeaderParser(std::string_view text) : text_(text) {}
+
+  Status parse(std::string& descr, bool& fortran, std::vector<int64_t>& shape) {
+    bool have_descr = false, have_fortran = false, have_shape = false;
+    skip_space();
+    if (!consume('{')) return header_error("does not start with '{'");
+    while (true) {
+      skip_space();
+      if (consume('}')) break;
+      std::string key;
+      UNIVK_RETURN_IF_ERROR(parse_string(key));
+      skip_space();
+      if (!consume(':')) return header_error("expected ':' after key '" + key + "'");
+      skip_space();
+      if (key == "descr") {
+        if (have_descr) return header_error("duplicate key 'descr'");
+        UNIVK_RETURN_IF_ERROR(parse_string(descr));
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        if (have_fortran) return header_error("duplicate key 'fortran_order'");
+        if (text_.substr(pos_, 4) == "True") {
+          fortran = true, pos_ += 4;
+        } else if (text_.substr(pos_, 5) == "False") {
+          fortran = false, pos_ += 5;
+        } else {
+          return header_error("fortran_order is not True or False");
+        }
+        have_fortran = true;
+      } else if (key == "shape") {
+        if (have_shape) return header_error("duplicate key 'shape'");
+        UNIVK_RETURN_IF_ERROR(parse_shape(shape));
+        have_shape = true;
+      } else {
+        return header_error("unknown key '" + key + "'");
+      }
+      skip_space();
+      if (consume(',')) continue;
+      skip_space();
+      if (consume('}')) break;
+      return header_error("expected ',' or '}' after the value of '" + key + "'");
+    }
+    skip_space();
+    if (pos_ != text_.size()) return header_error("unexpected text after the dict");
+    if (!have_descr || !have_fortran || !have_shape) return header_error("needs the keys descr, fortran_order and shape");
+    return ok_status();
+  }
+
+ private:
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool consume(char c) {
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  Status parse_string(std::string& out) {
+    if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) return header_error("expected a string");
+    const char quote = text_[pos_++];
+    const size_t end = text_.find(quote, pos_);
+    if (end == std::string_view::npos) return header_error("unterminated string");
+    out = std::string(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return ok_status();
+  }
+  Status parse_shape(std::vector<int64_t>& shape) {
+    if (!consume('(')) return header_error("shape is not a tuple");
+    while (true) {
+      skip_space();
+      if (consume(')')) return ok_status();
+      if (pos_ >= text_.size()) return header_error("unterminated shape tuple");
+      if (text_[pos_] == '-') return header_error("shape has a negative dimension");
+      if (text_[pos_] < '0' || text_[pos_] > '9') return header_error("shape holds a non-integer");
+      int64_t value = 0;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        const int64_t digit = text_[pos_++] - '0';
+        if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) return header_error("shape dimension overflows");
+        value = value * 10 + digit;
+      }
+      if (shape.size() == kMaxRank) return header_error("shape has more than 16 dimensions");
+      shape.push_back(value);
+      skip_space();
+      if (consume(',')) continue;
+      skip_space();
+      if (consume(')')) return ok_status();
+      return header_error("expected ',' or ')' in shape");
+    }
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Result<HostTensor> parse_npy(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 10) return invalid_argument("npy: file of " + std::to_string(bytes.size()) + " bytes is too short");
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) return invalid_argument("npy: bad magic (not a .npy file)");
+  const uint8_t major = bytes[6];
+  size_t header_length = 0, header_start = 0;
+  if (major == 1) {
+    header_length = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return invalid_argument("npy: truncated header length");
+    header_length = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) |
+                    (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24);
+    header_start = 12;
+  } else {
+    return unsupported("npy: format version " + std::to_string(major) + "." + std::to_string(bytes[7]));
+  }
+  if (header_length > kMaxHeaderLength) return invalid_argument("npy: header length " + std::to_string(header_length) + " is too large");
+  if (header_length > bytes.size() - header_start) {
+    return invalid_argument("npy: header of " + std::to_string(header_length) + " bytes runs past the end of the file");
+  }
+  std::string_view header(reinterpret_cast<const char*>(bytes.data() + header_start), header_length);
+  std::string descr;
+  bool fortran = false;
+  std::vector<int64_t> dims;
+  UNIVK_RETURN_IF_ERROR(HeaderParser(header).parse(descr, fortran, dims));
+  std::optional<DType> dtype;
+  for (const DescrEntry& e : kDescrs) {
+    if (e.descr == descr) dtype = e.dtype;
+  }
+  if (!dtype) return unsupported("npy: dtype '" + descr + "' (supported: <f4 <f2 |i1 |u1 <i2 <i4 <i8 |b1)");
+  if (fortran) return unsupported("npy: Fortran-order arrays");
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, Shape::checked(dims));
+  const uint64_t elem = dtype_size(*dtype);
+  const uint64_t numel = static_cast<uint64_t>(shape.numel());
+  if (numel != 0 && numel > std::numeric_limits<uint64_t>::max() / elem) return invalid_argument("npy: data size overflows");
+  const uint64_t data_size = numel * elem;
+  const uint64_t available = bytes.size() - header_start - header_length;
+  if (available != data_size) {
+    return invalid_argument("npy: shape " + shape.to_string() + " of " + std::string(dtype_name(*dtype)) + " needs " +
+                            std::to_string(data_size) + " data bytes, the file has " + std::to_string(available));
+  }
+  HostTensor tensor(*dtype, shape);
+  if (data_size != 0) std::memcpy(tensor.bytes().data(), bytes.data() + header_start + header_length, data_size);
+  return tensor;
+}
+
+Result<HostTensor> read_npy(const std::string& path) {
+  auto bytes = read_file(path);
+  if (!bytes.ok()) return bytes.status();
+  auto tensor = parse_npy(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+  if (!tensor.ok()) return tensor.status().with_context(path);
+  return tensor;
+}
+
+std::vector<uint8_t> encode_npy(const HostTensor& tensor) {
+  std::string header = "{'descr': '" + std::string(descr_of(tensor.dtype())) + "', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < tensor.shape().rank(); ++i) {
+    header += std::to_string(tensor.shape()[i]);
+    if (tensor.shape().rank() == 1 || i + 1 < tensor.shape().rank()) header += ",";
+    if (i + 1 < tensor.shape().rank()) header += " ";
+  }
+  header += "), }";
+  // Pad with spaces and end with '\n' so that magic + version + length + header is 64-aligned.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::vector<uint8_t> out(kMagic, kMagic + sizeof(kMagic));
+  out.push_back(1);
+  out.push_back(0);
+  out.push_back(static_cast<uint8_t>(header.size() & 0xff));
+  out.push_back(static_cast<uint8_t>(header.size() >> 8));
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), tensor.bytes().begin(), tensor.bytes().end());
+  return out;
+}
+
+Status write_npy(const std::string& path, const HostTensor& tensor) { return write_file(path, encode_npy(tensor)); }
+
+}  // namespace univk::npy

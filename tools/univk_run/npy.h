@@ -1,0 +1,31 @@
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0): reading and writing HostTensors.
+//
+// Reading treats the bytes as untrusted: the magic, version, header length, the header dict
+// ('descr', 'fortran_order', 'shape' and nothing else), the dtype, every dimension and the data
+// size (exactly numel * element size, no trailing bytes) are checked; errors are InvalidArgument
+// naming the problem ("npy: header: shape has a negative dimension"), or Unsupported for valid
+// files univk does not handle (Fortran order, big-endian or unknown dtypes).
+// Supported dtypes: <f4 <f2 |i1 |u1 <i2 <i4 <i8 |b1 (the univk DTypes).
+//
+// Writing produces version 1.0 files with the header padded so the data starts 64-byte aligned.
+//
+// Ownership: parse_npy copies the data into a new HostTensor; nothing borrows the input.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/tensor/tensor.h"
+
+namespace univk::npy {
+
+Result<HostTensor> parse_npy(std::span<const uint8_t> bytes);
+Result<HostTensor> read_npy(const std::string& path);  // read_file + parse_npy, errors name the path
+
+std::vector<uint8_t> encode_npy(const HostTensor& tensor);
+Status write_npy(const std::string& path, const HostTensor& tensor);
+
+}  // namespace univk::npy

@@ -1,0 +1,44 @@
+// The report univk-run prints (text) and writes (--json): what ran where, timings, and how the
+// outputs compare with the references.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "univk/runtime/program.h"
+
+namespace univk::tools {
+
+struct OutputReport {
+  std::string tensor;     // "float32[1,3,4,4]"
+  std::string file;       // written .npy, or empty
+  std::string reference;  // reference .npy, or empty
+  bool compared = false;
+  Comparison comparison;
+};
+
+struct Report {
+  std::string program;
+  std::string method;
+  std::string mode;
+  std::string error;  // set when loading or running failed
+  std::vector<runtime::InstructionInfo> instructions;
+  std::vector<runtime::DelegateCallInfo> delegate_calls;
+  double load_ms = 0.0, first_execute_ms = 0.0, mean_execute_ms = 0.0;
+  int repeat = 0;
+  double atol = 0.0, rtol = 0.0;
+  std::vector<OutputReport> outputs;
+
+  size_t cpu_operators() const;
+  // True when there is at least one delegate call and all of them ran on one VkDevice and VkQueue.
+  bool single_device_and_queue() const;
+  bool all_match() const;  // every compared output matched
+
+  void print_text(FILE* out) const;
+  // `path` "-" is stdout. Returns false when the file cannot be written.
+  bool write_json(const std::string& path) const;
+};
+
+}  // namespace univk::tools
