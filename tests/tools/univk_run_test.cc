@@ -1,0 +1,199 @@
+// univk-run on the mixed VGF/Vulkan example (built here with the C++ compiler, reference from
+// the CPU kernels): exit codes for a match, a mismatch, bad .npy files and bad command lines;
+// the JSON report; outputs written as .npy.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "npy.h"
+#include "univk/base/file_map.h"
+#include "univk/compiler/compiler.h"
+#include "univk/reference/kernels.h"
+
+namespace univk {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+RunResult run_tool(const std::string& args) {
+  const std::string command = std::string(UNIVK_RUN_PATH) + " " + args + " 2>&1";
+  RunResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class UnivkRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("univk_run_test_" + std::to_string(getpid())));
+    fs::create_directories(*dir_);
+    // y = sigmoid(avg_pool2d(x, 2)); out = y * y + 0.25, as VgfBackend -> VulkanBackend -> VgfBackend.
+    compiler::Graph g;
+    const compiler::ValueId x = g.add_input("x", DType::kFloat32, Shape{1, 3, 8, 8}).value();
+    Attributes pool;
+    pool.set("kernel_size", std::vector<int64_t>{2, 2});
+    const compiler::ValueId p = g.add_node_inferred("avg_pool2d", "avg_pool2d", pool, {x}).value();
+    const compiler::ValueId s = g.add_node_inferred("sigmoid", "sigmoid", {}, {p}).value();
+    const compiler::ValueId m = g.add_node_inferred("mul", "mul", {}, {s, s}).value();
+    Attributes add;
+    add.set("other", 0.25);
+    const compiler::ValueId a = g.add_node_inferred("add", "add", add, {m}).value();
+    ASSERT_TRUE(g.add_output(a).ok());
+    compiler::CompileOptions options;
+    options.partition.pins = {{"sigmoid", "VulkanBackend"}};
+    auto compiled = compiler::compile_program(g, options);
+    ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+    ASSERT_TRUE(write_file(path("model.uvk"), compiled->bytes).ok());
+
+    // A program with a CPU kernel call (softmax, with only the VgfBackend in the order).
+    compiler::Graph h;
+    const compiler::ValueId hx = h.add_input("x", DType::kFloat32, Shape{2, 3}).value();
+    Attributes dim;
+    dim.set("dim", int64_t{1});
+    const compiler::ValueId hs = h.add_node_inferred("softmax", "softmax", dim, {hx}).value();
+    ASSERT_TRUE(h.add_output(h.add_node_inferred("relu", "relu", {}, {hs}).value()).ok());
+    compiler::CompileOptions vgf_only;
+    vgf_only.partition.order = {"VgfBackend"};
+    auto with_cpu = compiler::compile_program(h, vgf_only);
+    ASSERT_TRUE(with_cpu.ok()) << with_cpu.status().to_string();
+    ASSERT_TRUE(write_file(path("cpu.uvk"), with_cpu->bytes).ok());
+
+    HostTensor input(DType::kFloat32, Shape{1, 3, 8, 8});
+    std::mt19937 rng(3);
+    std::normal_distribution<float> dist;
+    for (float& v : input.data<float>()) v = dist(rng);
+    ASSERT_TRUE(npy::write_npy(path("input.npy"), input).ok());
+    // The reference: the same model on the CPU reference kernels.
+    HostTensor v = input;
+    for (const compiler::Node& n : g.nodes()) {
+      const std::vector<HostTensor> in(n.inputs.size(), v);  // each node reads the previous result
+      auto out = reference::run_op(n.op, n.attrs, in);
+      ASSERT_TRUE(out.ok());
+      v = (*out)[0];
+    }
+    ASSERT_TRUE(npy::write_npy(path("expected.npy"), v).ok());
+    HostTensor wrong = v;
+    wrong.data<float>()[5] += 0.01f;
+    ASSERT_TRUE(npy::write_npy(path("wrong.npy"), wrong).ok());
+    ASSERT_TRUE(npy::write_npy(path("wrong_shape.npy"), HostTensor(DType::kFloat32, Shape{1, 3, 4, 5})).ok());
+    std::vector<uint8_t> bad = npy::encode_npy(input);
+    bad[1] = 'X';
+    ASSERT_TRUE(write_file(path("bad_magic.npy"), bad).ok());
+    std::vector<uint8_t> truncated = npy::encode_npy(input);
+    truncated.resize(truncated.size() - 4);
+    ASSERT_TRUE(write_file(path("truncated.npy"), truncated).ok());
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(*dir_, ec);
+    delete dir_;
+  }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+  static std::string model_args() { return path("model.uvk") + " --input " + path("input.npy"); }
+
+  static fs::path* dir_;
+};
+fs::path* UnivkRun::dir_ = nullptr;
+
+TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
+  for (const char* mode : {"per_delegate", "auto"}) {
+    SCOPED_TRACE(mode);
+    const std::string json = path(std::string("report_") + mode + ".json");
+    RunResult r = run_tool(model_args() + " --reference " + path("expected.npy") + " --mode " + mode +
+                           " --require-no-cpu-fallback --repeat 2 --json " + json);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("VgfBackend"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("VulkanBackend"), std::string::npos);
+    EXPECT_NE(r.output.find("VkDevice 0x"), std::string::npos);
+    EXPECT_NE(r.output.find("match"), std::string::npos);
+    EXPECT_EQ(r.output.find("VUID"), std::string::npos) << "validation messages: " << r.output;
+    auto report = read_file(json);
+    ASSERT_TRUE(report.ok());
+    EXPECT_NE(report->find("\"single_device_and_queue\": true"), std::string::npos) << *report;
+    EXPECT_NE(report->find("\"cpu_operators\": 0"), std::string::npos);
+    EXPECT_NE(report->find("\"all_match\": true"), std::string::npos);
+    const size_t vgf = report->find("\"backend\": \"VgfBackend\"");
+    const size_t vulkan = report->find("\"backend\": \"VulkanBackend\"");
+    ASSERT_NE(vgf, std::string::npos);
+    ASSERT_NE(vulkan, std::string::npos);
+    EXPECT_LT(vgf, vulkan);
+    EXPECT_NE(report->find("\"backend\": \"VgfBackend\"", vulkan), std::string::npos);
+  }
+}
+
+TEST_F(UnivkRun, MismatchExitsOne) {
+  RunResult r = run_tool(model_args() + " --reference " + path("wrong.npy"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("MISMATCH"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 elements differ, first at 5"), std::string::npos) << r.output;
+  r = run_tool(model_args() + " --reference " + path("wrong.npy") + " --atol 0.1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // within a looser tolerance
+  r = run_tool(model_args() + " --reference " + path("wrong_shape.npy"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("reference is float32[1,3,4,5]"), std::string::npos) << r.output;
+}
+
+TEST_F(UnivkRun, BadNpyFilesFailWithTheReason) {
+  RunResult r = run_tool(path("model.uvk") + " --input " + path("bad_magic.npy"));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("bad magic"), std::string::npos) << r.output;
+  r = run_tool(path("model.uvk") + " --input " + path("truncated.npy"));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("data bytes"), std::string::npos) << r.output;
+  r = run_tool(model_args() + " --reference " + path("truncated.npy"));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  r = run_tool(path("model.uvk") + " --input " + path("wrong_shape.npy"));
+  EXPECT_EQ(r.exit_code, 3) << r.output;  // the method rejects the input shape
+  EXPECT_NE(r.output.find("input 0"), std::string::npos) << r.output;
+}
+
+TEST_F(UnivkRun, RandomInputsAndOutputFiles) {
+  const std::string out_dir = path("outputs");
+  RunResult r = run_tool(path("model.uvk") + " --random-inputs 7 --output-dir " + out_dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  auto out = npy::read_npy(out_dir + "/output_0.npy");
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(out->shape(), (Shape{1, 3, 4, 4}));
+  for (float v : out->data<float>()) {  // sigmoid(..)^2 + 0.25 lies in (0.25, 1.25)
+    EXPECT_GT(v, 0.25f);
+    EXPECT_LT(v, 1.25f);
+  }
+}
+
+TEST_F(UnivkRun, CpuOperatorsAreReportedOrRefused) {
+  RunResult r = run_tool(path("cpu.uvk") + " --random-inputs 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("CPU operator softmax"), std::string::npos) << r.output;
+  r = run_tool(path("cpu.uvk") + " --random-inputs 1 --require-no-cpu-fallback");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("softmax"), std::string::npos) << r.output;
+}
+
+TEST_F(UnivkRun, BadCommandLinesExitTwo) {
+  EXPECT_EQ(run_tool("").exit_code, 2);
+  EXPECT_EQ(run_tool(model_args() + " --bogus").exit_code, 2);
+  EXPECT_EQ(run_tool(model_args() + " --repeat 0").exit_code, 2);
+  EXPECT_EQ(run_tool(model_args() + " --atol -1").exit_code, 2);
+  EXPECT_EQ(run_tool(model_args() + " --random-inputs 1").exit_code, 2);  // both input sources
+  EXPECT_EQ(run_tool(path("missing.uvk") + " --random-inputs 1").exit_code, 3);
+  EXPECT_EQ(run_tool(path("model.uvk") + " --random-inputs 1 --mode sideways").exit_code, 3);
+}
+
+}  // namespace
+}  // namespace univk
