@@ -7,6 +7,7 @@
 
 #include "convert.h"
 #include "univk/runtime/program.h"
+#include "univk/vulkan/validation.h"
 
 namespace univk::python {
 namespace {
@@ -36,6 +37,9 @@ py::list infos_list(const std::vector<runtime::TensorInfo>& infos) {
 }  // namespace
 
 void bind_runtime(py::module_& m) {
+  m.def(
+      "validation_messages", [] { return vulkan::validation_messages_since(0); },
+      "Vulkan validation layer messages recorded in this process (UNIVK_VALIDATION=1 turns the layer on).");
   py::class_<Method, std::shared_ptr<Method>>(m, "Method")
       .def_property_readonly("name", &Method::name)
       .def_property_readonly("mode", [](const Method& me) { return std::string(runtime::execution_mode_name(me.mode())); })

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""univk.export on small modules: every mapped PyTorch construct is exported, run through the
+C++ runtime on the Vulkan device and compared with PyTorch (atol/rtol 1e-5 unless stated);
+partition order and pins decide the delegate calls; unsupported constructs raise an error
+naming the node. Run with PYTHONPATH=<build>/python (ctest sets it)."""
+
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import univk
+
+
+def run_both(test, module, inputs, partition=univk.DEFAULT_PARTITION, pin=None, atol=1e-5, rtol=1e-5,
+             expect_backends=None):
+    module = module.eval()
+    with torch.no_grad():
+        expected = module(*inputs)
+    program = univk.export(module, inputs, partition=partition, pin=pin, require_no_cpu_fallback=True)
+    if expect_backends is not None:
+        test.assertEqual([c["backend"] for c in program.calls], expect_backends, program.summary())
+    method = program.load_method()
+    actual = method(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    actual = actual if isinstance(actual, tuple) else (actual,)
+    test.assertEqual(len(actual), len(expected))
+    for a, e in zip(actual, expected):
+        np.testing.assert_allclose(a.numpy(), e.numpy(), atol=atol, rtol=rtol, err_msg=program.summary())
+    return program, method
+
+
+class Lambda(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+class ConvBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 5)
+        self.drop = nn.Dropout(0.2)
+        with torch.no_grad():  # non-trivial batch norm statistics
+            self.bn.running_mean.uniform_(-0.5, 0.5)
+            self.bn.running_var.uniform_(0.5, 2.0)
+            self.bn.weight.uniform_(0.5, 1.5)
+            self.bn.bias.uniform_(-0.2, 0.2)
+
+    def forward(self, x):
+        y = F.relu6(self.bn(self.conv(x)))
+        y = self.dw(y) + y
+        y = torch.flatten(self.pool(y), 1)
+        return self.fc(self.drop(y))
+
+
+class ExportTest(unittest.TestCase):
+    def setUp(self):
+        torch.manual_seed(0)
+
+    def tearDown(self):
+        self.assertEqual(univk._univk.validation_messages(), [])
+
+    def test_example_model_is_vgf_vulkan_vgf(self):
+        class Example(nn.Module):
+            def forward(self, x):
+                y = torch.sigmoid(F.avg_pool2d(x, 2))
+                return y * y + 0.25
+        program, method = run_both(self, Example(), (torch.randn(1, 3, 8, 8),), pin={"sigmoid": "VulkanBackend"},
+                                   expect_backends=["VgfBackend", "VulkanBackend", "VgfBackend"])
+        calls = method.delegate_calls()
+        self.assertEqual([c["backend"] for c in calls], ["VgfBackend", "VulkanBackend", "VgfBackend"])
+        self.assertEqual(len({c["device"] for c in calls}), 1)
+        self.assertEqual(len({c["queue"] for c in calls}), 1)
+
+    def test_save_and_load(self):
+        class Example(nn.Module):
+            def forward(self, x):
+                return torch.tanh(x) * 2.0 - 1.0
+        x = torch.randn(2, 5)
+        program = univk.export(Example(), (x,))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.uvk")
+            program.save(path)
+            forward = univk.load(path, mode="per_delegate")
+            self.assertEqual(forward.mode, "per_delegate")
+            np.testing.assert_allclose(forward(x.numpy()).numpy(), (torch.tanh(x) * 2.0 - 1.0).numpy(), atol=1e-5,
+                                       rtol=1e-5)
+
+    def test_conv_block_on_each_backend(self):
+        x = torch.randn(1, 3, 9, 9)
+        for partition in (["VgfBackend"], ["VulkanBackend"]):
+            with self.subTest(partition=partition):
+                run_both(self, ConvBlock(), (x,), partition=partition, atol=1e-4, rtol=1e-4,
+                         expect_backends=partition)
+
+    def test_pin_by_node_name_splits_delegates(self):
+        program, _ = run_both(self, ConvBlock(), (torch.randn(1, 3, 9, 9),), pin={"add": "VulkanBackend"},
+                              atol=1e-4, rtol=1e-4)
+        self.assertEqual([c["backend"] for c in program.calls], ["VgfBackend", "VulkanBackend", "VgfBackend"])
+
+    def test_elementwise_and_shape_ops(self):
+        cases = {
+            "scalar_ops": lambda x: (1.0 - x) / 2.0 + x * 3.0 - 0.5,
+            "clamp_hardtanh": lambda x: torch.clamp(x, -0.5, 0.5) + F.hardtanh(x, -0.2, 0.3),
+            "activations": lambda x: F.silu(x) + F.hardswish(x) + F.hardsigmoid(x) + torch.tanh(x) + F.gelu(x),
+            "unary": lambda x: torch.exp(x) + torch.abs(x) + torch.neg(x) + torch.reciprocal(x.abs() + 1)
+            + torch.rsqrt(x.abs() + 1) + torch.log(x.abs() + 1),
+            "max_min_pow": lambda x: torch.maximum(x, x * 0.5) + torch.minimum(x, -x) + x ** 2,
+            "mean_keepdim": lambda x: x.mean([2, 3], keepdim=True) * x,
+            "mean": lambda x: x.mean(dim=-1),
+            "sum": lambda x: torch.sum(x, 1),
+            "view_permute": lambda x: x.view(x.size(0), -1, 4).permute(0, 2, 1),
+            "transpose_reshape": lambda x: torch.reshape(x.transpose(1, 3), (2, -1)),
+            "cat_slice": lambda x: torch.cat([x[:, 1:3], x[:, :2] * 2.0], dim=1),
+            "index": lambda x: x[0, 1] + 1.0,
+            "pools": lambda x: F.max_pool2d(x, 3, 2, 1) + F.avg_pool2d(x, 3, 2, 1),
+            "avg_pool_no_pad_count": lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
+            "matmul": lambda x: torch.matmul(x, x.transpose(2, 3)),
+        }
+        for name, fn in cases.items():
+            for partition in (["VgfBackend"], ["VulkanBackend"]):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, Lambda(fn), (torch.randn(2, 3, 4, 4),), partition=partition, atol=1e-5, rtol=1e-4)
+
+    def test_unsupported_constructs_name_the_node(self):
+        with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
+            univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))
+        with self.assertRaisesRegex(univk.ExportError, "padding_mode 'reflect'"):
+            univk.export(nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect").eval(), (torch.randn(1, 2, 5, 5),))
+        with self.assertRaisesRegex(univk.ExportError, "training mode"):
+            univk.export(nn.Sequential(nn.Linear(3, 3), nn.Dropout()).train(), (torch.randn(2, 3),))
+        with self.assertRaisesRegex(univk.ExportError, "step 2"):
+            univk.export(Lambda(lambda x: x[:, ::2] + 1), (torch.randn(2, 6),))
+
+    def test_require_no_cpu_fallback_and_cpu_leftovers(self):
+        module = Lambda(lambda x: torch.softmax(x, dim=1) * 2.0)
+        x = torch.randn(2, 5)
+        with self.assertRaisesRegex(RuntimeError, "softmax.*require_no_cpu_fallback"):
+            univk.export(module, (x,), partition=["VgfBackend"], require_no_cpu_fallback=True)
+        program = univk.export(module, (x,), partition=["VgfBackend"])
+        self.assertEqual([c["backend"] for c in program.calls], ["cpu", "VgfBackend"])
+        self.assertEqual(len(program.warnings), 1)
+        method = program.load_method()
+        self.assertTrue(method.instructions()[0]["on_cpu"])
+        np.testing.assert_allclose(method(x).numpy(), (torch.softmax(x, dim=1) * 2.0).numpy(), atol=1e-6, rtol=1e-5)
+
+    def test_bad_pin_is_an_error(self):
+        module = Lambda(lambda x: torch.softmax(x, dim=1))
+        with self.assertRaisesRegex(RuntimeError, "pinned to VgfBackend"):
+            univk.export(module, (torch.randn(2, 5),), pin={"softmax": "VgfBackend"})
+        with self.assertRaisesRegex(RuntimeError, "unknown backend 'Nope'"):
+            univk.export(module, (torch.randn(2, 5),), partition=["Nope"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
