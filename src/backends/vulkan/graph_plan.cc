@@ -33,6 +33,16 @@ Status check_io(const ComputeGraph& graph, std::span<const uint32_t> ids, std::s
   return ok_status();
 }
 
+// A copy of a whole value in 32-bit words (the copy shader moves words).
+Result<Dispatch> whole_value_copy(const ComputeValue& v, uint32_t id) {
+  const uint64_t bytes = value_bytes(v);
+  if (bytes % 4 != 0) {
+    return unsupported("value " + std::to_string(id) + " (" + type_string(v.dtype, v.shape) +
+                       ") must be copied into an output buffer, and copies move whole 32-bit words");
+  }
+  return contiguous_copy(static_cast<uint32_t>(bytes / 4));
+}
+
 // Where a value's bytes live, before the arena is laid out.
 struct Storage {
   BufferKind kind = BufferKind::kArena;
@@ -98,7 +108,8 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     if (output_slot[out] == kNone) {
       root[out] = root[graph.ops[o].inputs[0]];
     } else {
-      low.dispatches.push_back(contiguous_copy(static_cast<uint32_t>(graph.values[out].shape.numel())));
+      UNIVK_ASSIGN_OR_RETURN(Dispatch copy, whole_value_copy(graph.values[out], out));
+      low.dispatches.push_back(std::move(copy));
     }
   }
 
@@ -121,8 +132,8 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     }
   }
   for (const auto& [v, slot] : final_copies) {
-    Step step{contiguous_copy(static_cast<uint32_t>(graph.values[v].shape.numel())), {v, v},
-              static_cast<uint32_t>(graph.ops.size()), slot};
+    UNIVK_ASSIGN_OR_RETURN(Dispatch copy, whole_value_copy(graph.values[v], v));
+    Step step{std::move(copy), {v, v}, static_cast<uint32_t>(graph.ops.size()), slot};
     steps.push_back(std::move(step));
   }
 

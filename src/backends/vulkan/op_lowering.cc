@@ -80,10 +80,10 @@ const std::vector<std::string>& lowered_op_names() {
   return names;
 }
 
-Dispatch contiguous_copy(uint32_t numel) {
+Dispatch contiguous_copy(uint32_t words) {
   LoweredOp tmp;
   // A 1-d copy never fails to lower: numel was checked when the value's op was lowered.
-  (void)append_strided_copy(tmp, {numel}, {1}, {1}, 0, 0, 0);
+  (void)append_strided_copy(tmp, {words}, {1}, {1}, 0, 0, 0);
   return tmp.dispatches.front();
 }
 

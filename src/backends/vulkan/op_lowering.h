@@ -87,9 +87,9 @@ struct LoweredOp {
 
 Result<LoweredOp> lower_op(std::string_view op, const Attributes& attrs, std::span<const ComputeTensorType> inputs);
 
-// A contiguous copy of `numel` 32-bit elements from input 0 to the output (used when a
+// A contiguous copy of `words` 32-bit words from input 0 to the output (used when a
 // reshape-like's result must land in a graph output buffer).
-Dispatch contiguous_copy(uint32_t numel);
+Dispatch contiguous_copy(uint32_t words);
 
 const std::vector<std::string>& lowered_op_names();  // sorted
 

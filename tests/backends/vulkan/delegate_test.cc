@@ -204,6 +204,30 @@ TEST(VulkanDelegate, TwoDimensionalGridBeyond65535Workgroups) {
   EXPECT_EQ(std::memcmp(result->outputs[0].bytes().data(), want.bytes().data(), want.byte_size()), 0);
 }
 
+TEST(VulkanDelegate, ReshapesOfOtherDtypesAreCopiedByWords) {
+  // int64 [3,2] -> reshape [6] as a graph output: a copy of 12 words.
+  HostTensor x(DType::kInt64, Shape{3, 2});
+  for (int i = 0; i < 6; ++i) x.data<int64_t>()[i] = (int64_t{1} << 40) * i - 7;
+  ComputeGraph g;
+  g.values = {value_of(x, false), value_of(HostTensor(DType::kInt64, Shape{6}), false)};
+  g.ops = {{"reshape", attr("shape", std::vector<int64_t>{6}), {0}, {1}}};
+  g.inputs = {0};
+  g.outputs = {1};
+  auto result = run_graph(g, {x});
+  ASSERT_TRUE(result.ok()) << result.status().to_string();
+  EXPECT_EQ(std::memcmp(result->outputs[0].bytes().data(), x.bytes().data(), x.byte_size()), 0);
+  // int8 [3] is 3 bytes: not a whole number of words, so the copy is refused at init.
+  ComputeGraph bytes_graph;
+  bytes_graph.values = {value_of(HostTensor(DType::kInt8, Shape{3}), false),
+                        value_of(HostTensor(DType::kInt8, Shape{1, 3}), false)};
+  bytes_graph.ops = {{"unsqueeze", attr("dim", int64_t{0}), {0}, {1}}};
+  bytes_graph.inputs = {0};
+  bytes_graph.outputs = {1};
+  auto refused = run_graph(bytes_graph, {HostTensor(DType::kInt8, Shape{3})});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+}
+
 TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
   auto bytes = serialize_compute_graph(chain_graph().graph);
   ASSERT_TRUE(bytes.ok());
