@@ -1,0 +1,86 @@
+"""The benchmark workloads of issue 7, in plain PyTorch (no univk import).
+
+Shared by bench/export_workloads.py (runs here, with the univk Python module, to write .uvk
+files) and bench/compare_pytorch.py (runs on the GPU machine, with PyTorch only). Works with
+Debian's torch 1.13 and with torch 2.x.
+"""
+
+import torch
+import torch.nn.functional as F
+
+
+class Chain(torch.nn.Module):
+    """The example: sigmoid(avg_pool2d(x, 2)), then y * y + 0.25."""
+
+    def forward(self, x):
+        y = torch.sigmoid(F.avg_pool2d(x, 2))
+        return y * y + 0.25
+
+
+SMALL = [1, 3, 8, 8]
+MID = [16, 64, 128, 128]  # 64 MiB input: under lavapipe's 128 MiB maxStorageBufferRange
+LARGE = [16, 64, 1024, 1024]  # 4 GiB input, 1 GiB output (float32)
+
+# The partition of the example: avg_pool2d on VgfBackend, sigmoid pinned to VulkanBackend,
+# the elementwise tail back on VgfBackend (three delegate calls).
+PARTITIONED = {"partition": ["VgfBackend", "VulkanBackend"], "pin": {"sigmoid": "VulkanBackend"}}
+ALL_VGF = {"partition": ["VgfBackend"], "pin": {}}
+
+
+def _chain(name, shape, placement, description, large=False):
+    return {"name": name, "model": "chain", "inputs": [shape], "bandwidth_bound": shape != SMALL,
+            "large": large, "description": description, **placement}
+
+
+def _mobilenet(name, batch):
+    return {"name": name, "model": "mobilenet_v2", "inputs": [[batch, 3, 224, 224]], "bandwidth_bound": False,
+            "large": False, "description": f"MobileNetV2, batch {batch}, random weights (seed 0), eval",
+            "partition": ["VgfBackend", "VulkanBackend"], "pin": {}}
+
+
+WORKLOADS = [
+    _chain("example", SMALL, PARTITIONED, "the example chain at [1,3,8,8]: Vgf -> Vulkan -> Vgf"),
+    _chain("example_vgf", SMALL, ALL_VGF, "the chain at [1,3,8,8], all VgfBackend"),
+    _chain("chain_mid", MID, PARTITIONED, "the chain at [16,64,128,128]: Vgf -> Vulkan -> Vgf (lavapipe-sized)"),
+    _chain("chain_vgf_mid", MID, ALL_VGF, "the chain at [16,64,128,128], all VgfBackend (lavapipe-sized)"),
+    _chain("chain_large", LARGE, PARTITIONED, "the chain at [16,64,1024,1024]: Vgf -> Vulkan -> Vgf", large=True),
+    _chain("chain_vgf_large", LARGE, ALL_VGF, "the chain at [16,64,1024,1024], all VgfBackend", large=True),
+    _mobilenet("mobilenet_v2_b1", 1),
+    _mobilenet("mobilenet_v2_b32", 32),
+]
+
+MOBILENET_WEIGHTS = "mobilenet_v2_seed0.pt"
+
+
+def mobilenet_v2():
+    """torchvision's MobileNetV2 when available, else bench/mobilenet_v2.py (same state_dict keys)."""
+    try:
+        import torchvision
+        try:
+            return torchvision.models.mobilenet_v2(weights=None)
+        except TypeError:  # torchvision before 0.13
+            return torchvision.models.mobilenet_v2(pretrained=False)
+    except ImportError:
+        from mobilenet_v2 import MobileNetV2
+        return MobileNetV2()
+
+
+def build_model(workload, weights_path=None):
+    """The eval-mode module of a workload. MobileNetV2 gets random weights from seed 0, or the
+    weights saved at export time when `weights_path` is given (so both sides use the same)."""
+    if workload["model"] == "chain":
+        return Chain().eval()
+    if workload["model"] == "mobilenet_v2":
+        torch.manual_seed(0)
+        model = mobilenet_v2()
+        if weights_path is not None:
+            model.load_state_dict(torch.load(weights_path, map_location="cpu"))
+        return model.eval()
+    raise ValueError(f"unknown model '{workload['model']}'")
+
+
+def tensor_bytes(shape, dtype_size=4):
+    n = 1
+    for d in shape:
+        n *= d
+    return n * dtype_size

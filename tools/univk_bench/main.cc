@@ -1,0 +1,268 @@
+// univk-bench: latency of a program's method beside the floors of the device it ran on.
+//
+//   univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]
+//               [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]
+//               [--no-gpu-time] [--option KEY=VALUE ...] [--json]
+//
+// In one run, on the device and queue the method's delegates use:
+//   1. the method: random inputs (fixed seed), W warm-up runs, N timed runs of Method::execute
+//      (host-in to host-out): p50/p90;
+//   2. the floors: an empty submit-and-wait round trip, and device-local copy bandwidth
+//      (vkCmdCopyBuffer timed with timestamp queries);
+//   3. GPU time per delegate and in total, from timestamps around a replay of the delegates'
+//      recorded work (gpu_profile.h says how it differs from the method's own submission);
+// then the ratios: latency p50 / round trip p50, and achieved bandwidth (fewest bytes / GPU
+// time) as a fraction of copy bandwidth, for the model and for each delegate.
+// --json prints one JSON object on stdout instead of the text report.
+// With UNIVK_VALIDATION=1 the validation layers are on (timings then mean little) and any
+// message they record is printed to stderr.
+// Exit status: 0 ok, 1 validation messages were recorded, 2 bad command line, 3 the program
+// failed to load or run, or a measurement failed.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "floors.h"
+#include "gpu_profile.h"
+#include "random_inputs.h"
+#include "report.h"
+#include "univk/runtime/program.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/validation.h"
+
+namespace {
+
+using univk::Result;
+using univk::Status;
+namespace bench = univk::bench;
+namespace runtime = univk::runtime;
+
+constexpr int kExitValidation = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 3;
+
+struct Options {
+  std::string program;
+  std::string method = "forward";
+  std::string mode = "auto";
+  int iterations = 100;
+  int warmup = 10;
+  uint64_t seed = 0;
+  int round_trips = 1000;
+  uint64_t copy_mib = 256;
+  int copy_iterations = 20;
+  bool gpu_time = true;
+  runtime::BackendOptions backend_options;
+  bool json = false;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]\n"
+               "                   [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]\n"
+               "                   [--no-gpu-time] [--option KEY=VALUE ...] [--json]\n"
+               "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run or measurement failure\n");
+}
+
+bool parse_count(const std::string& text, uint64_t min, uint64_t& out) {
+  if (text.empty() || text[0] == '-') return false;
+  char* end = nullptr;
+  out = std::strtoull(text.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' && out >= min && out <= 1000000000ull;
+}
+
+// Returns an empty string on success, else the problem.
+std::string parse_args(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](std::string& out) -> bool {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    auto count = [&](uint64_t min, uint64_t& out) -> std::string {
+      std::string text;
+      if (!value(text)) return arg + " needs a value";
+      if (!parse_count(text, min, out)) return arg + ": '" + text + "' is not an integer >= " + std::to_string(min);
+      return {};
+    };
+    auto int_count = [&](uint64_t min, int& out) -> std::string {
+      uint64_t n = 0;
+      std::string problem = count(min, n);
+      out = static_cast<int>(n);
+      return problem;
+    };
+    std::string problem;
+    if (arg == "--help" || arg == "-h") {
+      usage(stdout);
+      std::exit(0);
+    } else if (arg == "--method") {
+      if (!value(o.method)) return "--method needs a name";
+    } else if (arg == "--mode") {
+      if (!value(o.mode)) return "--mode needs per_delegate, fused or auto";
+      if (!runtime::execution_mode_from_name(o.mode).ok()) return "--mode: '" + o.mode + "' is not per_delegate, fused or auto";
+    } else if (arg == "--iterations") {
+      problem = int_count(1, o.iterations);
+    } else if (arg == "--warmup") {
+      problem = int_count(0, o.warmup);
+    } else if (arg == "--seed") {
+      problem = count(0, o.seed);
+    } else if (arg == "--round-trips") {
+      problem = int_count(1, o.round_trips);
+    } else if (arg == "--copy-mib") {
+      problem = count(1, o.copy_mib);
+    } else if (arg == "--copy-iterations") {
+      problem = int_count(1, o.copy_iterations);
+    } else if (arg == "--no-gpu-time") {
+      o.gpu_time = false;
+    } else if (arg == "--option") {
+      std::string kv;
+      if (!value(kv)) return "--option needs KEY=VALUE";
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) return "--option: '" + kv + "' is not KEY=VALUE";
+      o.backend_options[kv.substr(0, eq)] = kv.substr(eq + 1);
+    } else if (arg == "--json") {
+      o.json = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return "unknown option '" + arg + "'";
+    } else if (o.program.empty()) {
+      o.program = arg;
+    } else {
+      return "more than one PROGRAM ('" + o.program + "', '" + arg + "')";
+    }
+    if (!problem.empty()) return problem;
+  }
+  if (o.program.empty()) return "no PROGRAM given";
+  return {};
+}
+
+uint64_t program_min_bytes(const runtime::MethodDesc& method) {
+  uint64_t bytes = 0;
+  for (uint32_t v : method.inputs) bytes += bench::tensor_bytes(method.values[v].info);
+  for (uint32_t v : method.outputs) bytes += bench::tensor_bytes(method.values[v].info);
+  for (const auto& value : method.values) {
+    if (value.is_constant()) bytes += bench::tensor_bytes(value.info);
+  }
+  return bytes;
+}
+
+const runtime::MethodDesc* find_method(const runtime::ProgramDesc& desc, const std::string& name) {
+  for (const auto& m : desc.methods) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+// The shared device every delegate of the method runs on (the floors are measured there).
+Result<univk::vulkan::DeviceLease> method_device(const runtime::Method& method, const runtime::LoadOptions& options) {
+  const auto calls = method.delegate_calls();
+  if (calls.empty()) return univk::unsupported("the method has no delegate call, so it runs on no device");
+  for (const auto& call : calls) {
+    if (call.standalone_device) {
+      return univk::unsupported("instruction " + std::to_string(call.instruction) +
+                                " runs on a standalone device (vulkan_shared_context_mode=disabled); "
+                                "the floors need the shared device");
+    }
+    if (call.device != calls.front().device) {
+      return univk::unsupported("the method's delegates run on more than one device");
+    }
+  }
+  auto lease = options.registry->find(calls.front().device_key);
+  if (!lease) return univk::not_found("no device registered under " + calls.front().device_key.to_string());
+  return *lease;
+}
+
+Result<std::vector<double>> time_method(runtime::Method& method, const std::vector<univk::HostTensor>& inputs,
+                                        int warmup, int iterations) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> samples;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    const auto start = Clock::now();
+    auto outputs = method.execute(inputs);
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    if (!outputs.ok()) return outputs.status().with_context("run " + std::to_string(i));
+    if (i >= warmup) samples.push_back(ns);
+  }
+  return samples;
+}
+
+Result<bench::BenchResult> run(const Options& o) {
+  bench::BenchResult r;
+  r.program = o.program;
+  r.method = o.method;
+  r.mode_requested = o.mode;
+  r.warmup = o.warmup;
+  r.iterations = o.iterations;
+  r.seed = o.seed;
+
+  UNIVK_ASSIGN_OR_RETURN(auto program, runtime::Program::load(o.program));
+  runtime::LoadOptions load;
+  load.all_backends = o.backend_options;
+  UNIVK_ASSIGN_OR_RETURN(load.mode, runtime::execution_mode_from_name(o.mode));
+  UNIVK_ASSIGN_OR_RETURN(auto method, program->load_method(o.method, load));
+  const runtime::MethodDesc* desc = find_method(program->desc(), o.method);
+  if (desc == nullptr) return univk::internal_error("method '" + o.method + "' loaded but has no description");
+  r.mode = std::string(runtime::execution_mode_name(method->mode()));
+  r.inputs = method->input_infos();
+  r.outputs = method->output_infos();
+  r.min_bytes = program_min_bytes(*desc);
+  r.fused = method->fused_info();
+
+  UNIVK_ASSIGN_OR_RETURN(auto device, method_device(*method, load));
+  const VkPhysicalDeviceProperties& props = device->properties();
+  r.device = {props.deviceName,
+              method->delegate_calls().front().device_key.to_string(),
+              props.vendorID,
+              props.deviceID,
+              props.driverVersion,
+              props.apiVersion,
+              props.limits.timestampPeriod};
+
+  const auto inputs = bench::random_inputs(r.inputs, o.seed);
+  UNIVK_ASSIGN_OR_RETURN(auto samples, time_method(*method, inputs, o.warmup, o.iterations));
+  r.latency_ns = bench::summarize(std::move(samples));
+  r.calls = method->delegate_calls();
+
+  auto round_trip = bench::measure_round_trip(device, {std::min(o.round_trips, 100), o.round_trips});
+  if (!round_trip.ok()) return round_trip.status().with_context("round-trip floor");
+  r.round_trip_ns = *round_trip;
+  auto copy = bench::measure_copy(device, o.copy_mib << 20, {2, o.copy_iterations});
+  if (!copy.ok()) return copy.status().with_context("copy floor");
+  r.copy = *copy;
+
+  if (!o.gpu_time) {
+    r.gpu_error = "--no-gpu-time";
+  } else {
+    auto gpu = bench::profile_gpu(program->desc(), *desc, device, load, inputs, {o.warmup > 0 ? 1 : 0, o.iterations});
+    if (gpu.ok()) {
+      r.gpu = std::move(gpu).value();
+    } else {
+      r.gpu_error = gpu.status().to_string();
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  const std::string problem = parse_args(argc, argv, options);
+  if (!problem.empty()) {
+    std::fprintf(stderr, "univk-bench: %s\n", problem.c_str());
+    usage(stderr);
+    return kExitUsage;
+  }
+  auto result = run(options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "univk-bench: %s: %s\n", options.program.c_str(), result.status().to_string().c_str());
+    return kExitFailure;
+  }
+  const std::string text = options.json ? bench::format_json(*result) : bench::format_text(*result);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  const auto messages = univk::vulkan::validation_messages_since(0);
+  for (const auto& message : messages) std::fprintf(stderr, "univk-bench: validation: %s\n", message.c_str());
+  return messages.empty() ? 0 : kExitValidation;
+}

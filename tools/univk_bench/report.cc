@@ -1,0 +1,195 @@
+#include "report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace univk::bench {
+
+namespace {
+
+std::string printf_string(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+std::string us(double ns) { return printf_string("%.1f us", ns / 1e3); }
+std::string gbps(double bytes_per_second) { return printf_string("%.2f GB/s", bytes_per_second / 1e9); }
+std::string percent(double fraction) { return printf_string("%.1f%%", fraction * 100.0); }
+std::string times(double ratio) { return printf_string("%.2fx", ratio); }
+
+std::string bytes_text(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30)) return printf_string("%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+  if (bytes >= (uint64_t{1} << 20)) return printf_string("%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  if (bytes >= (uint64_t{1} << 10)) return printf_string("%.2f KiB", static_cast<double>(bytes) / (1 << 10));
+  return std::to_string(bytes) + " B";
+}
+
+std::string describe(const runtime::TensorInfo& info) {
+  return std::string(dtype_name(info.dtype)) + info.shape.to_string();
+}
+
+std::string describe_all(const std::vector<runtime::TensorInfo>& infos) {
+  std::string out;
+  for (const auto& info : infos) out += (out.empty() ? "" : ", ") + describe(info);
+  return out;
+}
+
+double bytes_per_second(uint64_t bytes, double ns) { return ns > 0 ? static_cast<double>(bytes) / (ns * 1e-9) : 0.0; }
+
+// --- JSON ---------------------------------------------------------------------------------
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  if (!std::isfinite(value)) return "null";
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.6g", value);
+  return buffer;
+}
+
+// Microseconds, the unit of every time in the JSON object.
+std::string summary_us(const Summary& s) {
+  return "{\"count\": " + std::to_string(s.count) + ", \"min\": " + number(s.min / 1e3) + ", \"p50\": " +
+         number(s.p50 / 1e3) + ", \"p90\": " + number(s.p90 / 1e3) + ", \"mean\": " + number(s.mean / 1e3) +
+         ", \"max\": " + number(s.max / 1e3) + "}";
+}
+
+std::string tensors_json(const std::vector<runtime::TensorInfo>& infos) {
+  std::string out = "[";
+  for (size_t i = 0; i < infos.size(); ++i) {
+    out += (i ? ", " : "") + std::string("{\"dtype\": ") + quote(std::string(dtype_name(infos[i].dtype))) +
+           ", \"shape\": [";
+    for (size_t d = 0; d < infos[i].shape.rank(); ++d) out += (d ? ", " : "") + std::to_string(infos[i].shape[d]);
+    out += "]}";
+  }
+  return out + "]";
+}
+
+std::string stats_json(const runtime::ExecuteStats& s) {
+  return "{\"dispatches\": " + std::to_string(s.dispatches) + ", \"barriers\": " + std::to_string(s.barriers) +
+         ", \"submissions\": " + std::to_string(s.submissions) + ", \"bytes_uploaded\": " +
+         std::to_string(s.bytes_uploaded) + ", \"bytes_downloaded\": " + std::to_string(s.bytes_downloaded) + "}";
+}
+
+}  // namespace
+
+double fraction_of_copy(uint64_t bytes, double gpu_ns, const CopyFloor& copy) {
+  const double floor = copy.bytes_per_second();
+  return floor > 0 && gpu_ns > 0 ? bytes_per_second(bytes, gpu_ns) / floor : 0.0;
+}
+
+std::string format_text(const BenchResult& r) {
+  std::ostringstream o;
+  o << "program    " << r.program << "  method " << r.method << "  mode " << r.mode << " (requested "
+    << r.mode_requested << ")\n";
+  o << "device     " << r.device.name << "  key " << r.device.key << "\n";
+  o << "inputs     " << describe_all(r.inputs) << "  (random, seed " << r.seed << ")\n";
+  o << "outputs    " << describe_all(r.outputs) << "\n";
+  for (const auto& call : r.calls) {
+    o << "  instruction " << call.instruction << "  " << call.backend_id << ": " << call.stats.dispatches
+      << " dispatches, " << call.stats.submissions << " submissions\n";
+  }
+  if (r.mode == "fused") {
+    o << "fused      arena " << bytes_text(r.fused.arena_bytes) << ", " << r.fused.barriers << " barriers, "
+      << (r.fused.staged_io ? "staged IO" : "mapped device-local IO") << "\n";
+  }
+  o << "latency    host-in to host-out, " << r.iterations << " runs after " << r.warmup << " warm-up: p50 "
+    << us(r.latency_ns.p50) << "  p90 " << us(r.latency_ns.p90) << "  min " << us(r.latency_ns.min) << "\n";
+  o << "floor      empty submit+wait (" << r.round_trip_ns.count << " runs): p50 " << us(r.round_trip_ns.p50)
+    << "  p90 " << us(r.round_trip_ns.p90) << "\n";
+  o << "floor      device-local copy of " << bytes_text(r.copy.bytes) << " (" << r.copy.gpu_ns.count
+    << " runs): GPU p50 " << us(r.copy.gpu_ns.p50) << " = " << gbps(r.copy.bytes_per_second())
+    << " (read + write), host p50 " << us(r.copy.host_ns.p50) << "\n";
+  if (r.gpu) {
+    o << "gpu time   p50 " << us(r.gpu->total_ns.p50) << "  p90 " << us(r.gpu->total_ns.p90)
+      << "  (timestamps around a replay of the delegates' recorded work)\n";
+    for (const auto& d : r.gpu->delegates) {
+      o << "  instruction " << d.instruction << "  " << d.backend_id << ": p50 " << us(d.gpu_ns.p50) << ", "
+        << d.stats.dispatches << " dispatches, moves at least " << bytes_text(d.min_bytes) << " -> "
+        << gbps(bytes_per_second(d.min_bytes, d.gpu_ns.p50)) << " = "
+        << percent(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy)) << " of copy\n";
+    }
+  } else {
+    o << "gpu time   not measured: " << r.gpu_error << "\n";
+  }
+  o << "ratios     latency p50 / round trip p50 = " << times(r.latency_ns.p50 / r.round_trip_ns.p50) << "\n";
+  if (r.gpu) {
+    o << "           model moves at least " << bytes_text(r.min_bytes) << ": "
+      << gbps(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50)) << " = "
+      << percent(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy)) << " of copy bandwidth (GPU time)\n";
+  }
+  return o.str();
+}
+
+std::string format_json(const BenchResult& r) {
+  std::ostringstream o;
+  o << "{\"program\": " << quote(r.program) << ", \"method\": " << quote(r.method)
+    << ", \"mode_requested\": " << quote(r.mode_requested) << ", \"mode\": " << quote(r.mode);
+  o << ", \"device\": {\"name\": " << quote(r.device.name) << ", \"key\": " << quote(r.device.key)
+    << ", \"vendor_id\": " << r.device.vendor_id << ", \"device_id\": " << r.device.device_id
+    << ", \"driver_version\": " << r.device.driver_version << ", \"api_version\": " << quote(
+           std::to_string(VK_API_VERSION_MAJOR(r.device.api_version)) + "." +
+           std::to_string(VK_API_VERSION_MINOR(r.device.api_version)) + "." +
+           std::to_string(VK_API_VERSION_PATCH(r.device.api_version)))
+    << ", \"timestamp_period_ns\": " << number(r.device.timestamp_period_ns) << "}";
+  o << ", \"warmup\": " << r.warmup << ", \"iterations\": " << r.iterations << ", \"seed\": " << r.seed;
+  o << ", \"inputs\": " << tensors_json(r.inputs) << ", \"outputs\": " << tensors_json(r.outputs);
+  o << ", \"min_bytes\": " << r.min_bytes;
+  o << ", \"latency_us\": " << summary_us(r.latency_ns);
+  o << ", \"delegate_calls\": [";
+  for (size_t i = 0; i < r.calls.size(); ++i) {
+    o << (i ? ", " : "") << "{\"instruction\": " << r.calls[i].instruction << ", \"backend\": "
+      << quote(r.calls[i].backend_id) << ", \"stats\": " << stats_json(r.calls[i].stats) << "}";
+  }
+  o << "]";
+  o << ", \"fused\": {\"arena_bytes\": " << r.fused.arena_bytes << ", \"barriers\": " << r.fused.barriers
+    << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false") << "}";
+  o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": "
+    << r.copy.bytes << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": "
+    << summary_us(r.copy.host_ns) << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}}";
+  if (r.gpu) {
+    o << ", \"gpu\": {\"source\": \"timestamps around a replay of the delegates' recorded work (full barriers "
+         "between delegates)\", \"total_us\": "
+      << summary_us(r.gpu->total_ns) << ", \"bandwidth_gb_s\": "
+      << number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9) << ", \"fraction_of_copy\": "
+      << number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy)) << ", \"delegates\": [";
+    for (size_t i = 0; i < r.gpu->delegates.size(); ++i) {
+      const DelegateProfile& d = r.gpu->delegates[i];
+      o << (i ? ", " : "") << "{\"instruction\": " << d.instruction << ", \"backend\": " << quote(d.backend_id)
+        << ", \"dispatches\": " << d.stats.dispatches << ", \"min_bytes\": " << d.min_bytes
+        << ", \"gpu_us\": " << summary_us(d.gpu_ns) << ", \"bandwidth_gb_s\": "
+        << number(bytes_per_second(d.min_bytes, d.gpu_ns.p50) / 1e9) << ", \"fraction_of_copy\": "
+        << number(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy)) << "}";
+    }
+    o << "]}";
+  } else {
+    o << ", \"gpu\": null, \"gpu_error\": " << quote(r.gpu_error);
+  }
+  o << ", \"ratios\": {\"p50_over_round_trip\": "
+    << number(r.round_trip_ns.p50 > 0 ? r.latency_ns.p50 / r.round_trip_ns.p50 : NAN) << "}";
+  o << "}\n";
+  return o.str();
+}
+
+}  // namespace univk::bench
