@@ -174,16 +174,23 @@ Result<LoweredOp> lower_conv2d(std::string_view, const Attributes& attrs, Inputs
   const int64_t ow = (w + pl + pr - dil[1] * (kw - 1) - 1) / stride[1] + 1;
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered,
                          with_output(DType::kFloat32, batched ? Shape{n, oc, oh, ow} : Shape{oc, oh, ow}));
-  const int64_t total = lowered.output.shape.numel();
+  // Up to 4 output channels per invocation (each loaded input element feeds all of them).
+  const int64_t ocg = oc / groups;
+  const int64_t ocb = ocg >= 4 ? 4 : 1;
+  const int64_t blocks = (ocg + ocb - 1) / ocb;
+  const int64_t invocations = n * groups * blocks * oh * ow;
+  if (invocations > int64_t{UINT32_MAX}) return unsupported("conv2d output is too large");
   Dispatch d;
   d.shader = Shader::kConv2d;
-  // Params { n, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, groups, has_bias }
-  d.push = {u32(total), u32(n),  u32(c),         u32(h),         u32(w),      u32(oc),
-            u32(oh),    u32(ow), u32(kh),        u32(kw),        u32(stride[0]), u32(stride[1]),
-            u32(pt),    u32(pl), u32(dil[0]),    u32(dil[1]),    u32(groups), has_bias};
+  d.variant = static_cast<uint32_t>(ocb);
+  // Params { n, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, groups, has_bias, blocks }
+  d.push = {u32(invocations), u32(n),  u32(c),         u32(h),         u32(w),      u32(oc),
+            u32(oh),          u32(ow), u32(kh),        u32(kw),        u32(stride[0]), u32(stride[1]),
+            u32(pt),          u32(pl), u32(dil[0]),    u32(dil[1]),    u32(groups), has_bias,
+            u32(blocks)};
   // Without a bias the weight is bound in its place; the shader does not read it.
   d.bindings = {Operand::input(0), Operand::input(1), Operand::input(has_bias ? 2 : 1), Operand::output()};
-  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(total)));
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(invocations)));
   lowered.dispatches.push_back(std::move(d));
   return lowered;
 }

@@ -149,6 +149,8 @@ std::vector<OpCase> conv_cases() {
                {Shape{2, 4, 8, 8}, Shape{4, 1, 3, 3}, Shape{4}}, -1, 1, 0b110});
   c.push_back({"conv_same", "conv2d", attrs({{"padding", AttrValue(std::string("same"))}}),
                {Shape{1, 3, 7, 6}, Shape{2, 3, 4, 3}}});
+  c.push_back({"conv_groups_channel_blocks", "conv2d", attrs({{"groups", i64(2)}, {"stride", i64(2)}}),
+               {Shape{2, 6, 9, 8}, Shape{10, 3, 2, 3}, Shape{10}}});
   c.push_back({"conv_unbatched", "conv2d", attrs({{"stride", AttrValue(I{1, 2})}}),
                {Shape{3, 6, 7}, Shape{5, 3, 1, 3}, Shape{5}}});
   return c;
