@@ -35,7 +35,11 @@ void main() {
       const uint ar = e / KSLICE, ak = e % KSLICE;
       const uint gm = row0 + ar, gk = k0 + ak;
       As[ar][ak] = (gm < p.M && gk < p.K) ? a[a_base + gm * p.a_rs + gk * p.a_cs] : 0.0;
-      const uint bk = e / TILE, bn = e % TILE;
+      // Neighbouring invocations read neighbouring addresses: along N normally, along K when
+      // B is a transposed matrix (b_rs == 1, e.g. a linear layer's weight).
+      const bool b_transposed = p.b_rs == 1 && p.b_cs != 1;
+      const uint bk = b_transposed ? e % KSLICE : e / TILE;
+      const uint bn = b_transposed ? e / KSLICE : e % TILE;
       const uint gk2 = k0 + bk, gn = col0 + bn;
       Bs[bk][bn] = (gk2 < p.K && gn < p.N) ? b[b_base + gk2 * p.b_rs + gn * p.b_cs] : 0.0;
     }
