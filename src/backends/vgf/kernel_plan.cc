@@ -1,5 +1,7 @@
 #include "kernel_plan.h"
 
+#include <algorithm>
+
 #include "univk/tensor/shape.h"
 
 namespace univk::backends::vgf {
@@ -18,6 +20,13 @@ std::vector<int64_t> TensorView::padded_strides() const {
   std::vector<int64_t> out(kMaxRank - std::min(kMaxRank, strides.size()), 0);
   out.insert(out.end(), strides.begin(), strides.end());
   return out;
+}
+
+std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y) {
+  const uint64_t groups = std::max<uint64_t>(1, (work_items + kLocalSize - 1) / kLocalSize);
+  const uint64_t gx = std::min<uint64_t>(groups, std::min<uint32_t>(max_x, 65535));
+  const uint64_t gy = std::min<uint64_t>((groups + gx - 1) / gx, std::min<uint32_t>(max_y, 65535));
+  return {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy)};
 }
 
 const char* shader_name(ShaderId id) {

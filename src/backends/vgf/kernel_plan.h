@@ -8,6 +8,7 @@
 // TRANSPOSE is a permuted stride vector and a broadcast operand has stride 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,6 +78,13 @@ struct Kernel {
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
   uint64_t work_items = 0;  // invocations needed (before grid-stride capping)
 };
+
+// Workgroup size of every VgfBackend shader.
+inline constexpr uint32_t kLocalSize = 64;
+
+// Group counts {x, y} for `work_items` invocations: x capped at min(max_x, 65535), y at
+// min(max_y, 65535); the shaders loop grid-stride over whatever the grid does not cover.
+std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y);
 
 struct SegmentPlan {
   std::vector<Kernel> kernels;

@@ -18,8 +18,6 @@ using vulkan::BufferRange;
 
 namespace {
 
-constexpr uint32_t kLocalSize = 64;  // every VgfBackend shader
-
 std::string resource_name(uint32_t index) { return "resource " + std::to_string(index); }
 
 // Copies a packed host tensor into a (possibly strided) resource, or back.
@@ -405,12 +403,9 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       hazard_barrier(b.reads, b.writes);
       vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->handle());
       vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
-      const uint64_t groups = (kernel.work_items + kLocalSize - 1) / kLocalSize;
-      const uint32_t max_x = std::min<uint32_t>(limits.maxComputeWorkGroupCount[0], 65535);
-      const uint32_t gx = static_cast<uint32_t>(std::min<uint64_t>(groups, max_x));
-      const uint32_t gy = static_cast<uint32_t>(
-          std::min<uint64_t>((groups + gx - 1) / gx, std::min<uint32_t>(limits.maxComputeWorkGroupCount[1], 65535)));
-      vk.vkCmdDispatch(cmd, gx, gy, 1);
+      const auto grid = dispatch_grid(kernel.work_items, limits.maxComputeWorkGroupCount[0],
+                                      limits.maxComputeWorkGroupCount[1]);
+      vk.vkCmdDispatch(cmd, grid[0], grid[1], 1);
       ++recording.stats.dispatches;
     }
   }

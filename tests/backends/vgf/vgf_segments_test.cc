@@ -157,7 +157,9 @@ TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
     auto spec = spec_for(model, bytes);
     if (!backend->requirements(spec).ok()) continue;
     auto delegate = backend->init(spec, *device, {});
-    if (!delegate.ok()) EXPECT_FALSE(delegate.status().message().empty());
+    if (!delegate.ok()) {
+      EXPECT_FALSE(delegate.status().message().empty());
+    }
   }
   // The program's view of the call must match the VGF's interface.
   auto wrong = good_spec;

@@ -48,42 +48,42 @@ inline HostTensor random_tensor(DType dtype, Shape shape, uint32_t seed, float l
 }
 
 // One GRAPH segment; graph inputs bind 0..n-1 and outputs n.. of set 0, each its own resource.
-inline vgf::VgfFile single_graph_model(const TosaGraph& graph) {
-  vgf::VgfFile model;
-  vgf::Module module;
-  module.type = vgf::ModuleType::kGraph;
+inline ::univk::vgf::VgfFile single_graph_model(const TosaGraph& graph) {
+  ::univk::vgf::VgfFile model;
+  ::univk::vgf::Module module;
+  module.type = ::univk::vgf::ModuleType::kGraph;
   module.name = "graph";
   module.entry_point = graph.entry_point;
   auto words = spirv::write_tosa_graph(graph);
   EXPECT_TRUE(words.ok()) << words.status().to_string();
   if (words.ok()) module.set_spirv(*words);
   model.modules.push_back(module);
-  vgf::Segment seg;
-  seg.type = vgf::ModuleType::kGraph;
+  ::univk::vgf::Segment seg;
+  seg.type = ::univk::vgf::ModuleType::kGraph;
   seg.name = "segment0";
   seg.dispatch_shape = {0, 0, 0};
   seg.set_infos.emplace_back();
-  auto add = [&](const spirv::GraphBinding& b, vgf::ResourceCategory cat) {
-    vgf::Resource r;
+  auto add = [&](const spirv::GraphBinding& b, ::univk::vgf::ResourceCategory cat) {
+    ::univk::vgf::Resource r;
     r.category = cat;
-    r.vk_descriptor_type = vgf::vk::kDescriptorTypeTensorArm;
-    r.vk_format = *vgf::vk_format_from_dtype(graph.values[b.value].type.dtype);
+    r.vk_descriptor_type = ::univk::vgf::vk::kDescriptorTypeTensorArm;
+    r.vk_format = *::univk::vgf::vk_format_from_dtype(graph.values[b.value].type.dtype);
     r.shape = graph.values[b.value].type.shape;
     const uint32_t index = static_cast<uint32_t>(model.resources.size());
     model.resources.push_back(r);
-    vgf::BindingSlot slot{b.binding, index};
+    ::univk::vgf::BindingSlot slot{b.binding, index};
     seg.set_infos[0].bindings.push_back(slot);
-    (cat == vgf::ResourceCategory::kInput ? seg.inputs : seg.outputs).push_back(slot);
-    (cat == vgf::ResourceCategory::kInput ? model.inputs : model.outputs).push_back(slot);
+    (cat == ::univk::vgf::ResourceCategory::kInput ? seg.inputs : seg.outputs).push_back(slot);
+    (cat == ::univk::vgf::ResourceCategory::kInput ? model.inputs : model.outputs).push_back(slot);
   };
-  for (const auto& b : graph.inputs) add(b, vgf::ResourceCategory::kInput);
-  for (const auto& b : graph.outputs) add(b, vgf::ResourceCategory::kOutput);
+  for (const auto& b : graph.inputs) add(b, ::univk::vgf::ResourceCategory::kInput);
+  for (const auto& b : graph.outputs) add(b, ::univk::vgf::ResourceCategory::kOutput);
   model.segments.push_back(seg);
   return model;
 }
 
-inline std::vector<uint8_t> encode(const vgf::VgfFile& model) {
-  auto bytes = vgf::encode_vgf(model);
+inline std::vector<uint8_t> encode(const ::univk::vgf::VgfFile& model) {
+  auto bytes = ::univk::vgf::encode_vgf(model);
   EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
@@ -93,34 +93,53 @@ struct Loaded {
   std::unique_ptr<runtime::Delegate> delegate;
 };
 
-inline runtime::DelegateSpec spec_for(const vgf::VgfFile& model, std::span<const uint8_t> payload) {
+inline runtime::DelegateSpec spec_for(const ::univk::vgf::VgfFile& model, std::span<const uint8_t> payload) {
   runtime::DelegateSpec spec;
   spec.backend_id = "VgfBackend";
   spec.payload = payload;
   for (const auto& s : model.inputs) {
     const auto& r = model.resources[s.resource_index];
-    spec.inputs.push_back({*vgf::dtype_from_vk_format(r.vk_format), Shape(r.shape)});
+    spec.inputs.push_back({*::univk::vgf::dtype_from_vk_format(r.vk_format), Shape(r.shape)});
   }
   for (const auto& s : model.outputs) {
     const auto& r = model.resources[s.resource_index];
-    spec.outputs.push_back({*vgf::dtype_from_vk_format(r.vk_format), Shape(r.shape)});
+    spec.outputs.push_back({*::univk::vgf::dtype_from_vk_format(r.vk_format), Shape(r.shape)});
   }
   return spec;
 }
 
 // One device per distinct requirement set for the whole test binary (device creation with the
-// validation layer dominates the run time otherwise).
-inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req) {
-  static std::map<std::string, std::shared_ptr<vulkan::Device>> devices;
-  auto& cached = devices[req.describe()];
-  if (!cached) {
-    UNIVK_ASSIGN_OR_RETURN(cached, vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), req));
+// validation layer dominates the run time otherwise). The devices are released when the test
+// program's environment is torn down, inside RUN_ALL_TESTS, before static destruction.
+class DeviceCache : public ::testing::Environment {
+ public:
+  static DeviceCache& get() {
+    static DeviceCache* cache = [] {
+      auto* c = new DeviceCache();  // owned by gtest once registered
+      ::testing::AddGlobalTestEnvironment(c);
+      return c;
+    }();
+    return *cache;
   }
-  return cached;
+  Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req) {
+    auto& cached = devices_[req.describe()];
+    if (!cached) {
+      UNIVK_ASSIGN_OR_RETURN(cached, vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), req));
+    }
+    return cached;
+  }
+  void TearDown() override { devices_.clear(); }
+
+ private:
+  std::map<std::string, std::shared_ptr<vulkan::Device>> devices_;
+};
+
+inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req) {
+  return DeviceCache::get().device_for(req);
 }
 
 // Encodes, checks requirements, creates a device and inits the delegate.
-inline Result<Loaded> load(const vgf::VgfFile& model) {
+inline Result<Loaded> load(const ::univk::vgf::VgfFile& model) {
   Loaded loaded;
   loaded.payload = encode(model);
   auto backend = make_vgf_backend();
