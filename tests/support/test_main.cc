@@ -3,6 +3,8 @@
 // every instance univk creates; CTest sets it for all tests).
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cstdio>
 
 #include "univk/vulkan/validation.h"
@@ -29,7 +31,18 @@ class ValidationListener : public ::testing::EmptyTestEventListener {
 
 }  // namespace
 
+// The Vulkan loader unloads the driver and layer libraries at vkDestroyInstance, after which
+// LeakSanitizer can no longer attribute (or see the roots of) their allocations and reports them
+// as univk leaks. Keeping the two libraries resident makes the leak check see univk's own leaks
+// only; what the validation layer itself leaks is suppressed in tests/support/lsan.supp.
+void keep_vulkan_libraries_loaded() {
+  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so"}) {
+    dlopen(lib, RTLD_NOW | RTLD_NODELETE);  // absent on some machines: then nothing to keep
+  }
+}
+
 int main(int argc, char** argv) {
+  keep_vulkan_libraries_loaded();
   ::testing::InitGoogleTest(&argc, argv);
   auto* listener = new ValidationListener();
   ::testing::UnitTest::GetInstance()->listeners().Append(listener);  // gtest owns it
