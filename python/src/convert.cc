@@ -37,7 +37,7 @@ DType dtype_of(const py::dtype& dt) {
     default:
       break;
   }
-  throw py::type_error("univk: numpy dtype " + std::string(py::str(dt)) + " has no univk equivalent");
+  throw py::type_error("univk: numpy dtype " + py::repr(dt).cast<std::string>() + " has no univk equivalent");
 }
 
 py::dtype numpy_dtype(DType dtype) {
@@ -96,7 +96,7 @@ Attributes attributes_from_dict(const py::dict& dict) {
           any_float = true;
         } else if (!py::isinstance<py::int_>(item)) {
           throw py::type_error("univk: attribute '" + name + "' holds a list item of type " +
-                               std::string(py::str(item.get_type())));
+                               py::repr(item.get_type()).cast<std::string>());
         }
       }
       if (any_float) {
@@ -108,7 +108,7 @@ Attributes attributes_from_dict(const py::dict& dict) {
       }
     } else {
       throw py::type_error("univk: attribute '" + name + "' has unsupported type " +
-                           std::string(py::str(value.get_type())));
+                           py::repr(value.get_type()).cast<std::string>());
     }
   }
   return attrs;
