@@ -44,10 +44,14 @@ std::string printable(std::span<const uint8_t> bytes) {
   return out;
 }
 
+// Copies bytewise: the verifier checks only 4-byte alignment of a vector, so the elements of an
+// int64/double vector in a hostile file may be misaligned for a direct load.
 template <typename T>
 std::vector<T> to_vector(const flatbuffers::Vector<T>* v) {
   if (v == nullptr) return {};
-  return {v->begin(), v->end()};
+  std::vector<T> out(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 class MethodParser {
