@@ -38,13 +38,19 @@ flatbuffers::Offset<fb::Attribute> write_attribute(flatbuffers::FlatBufferBuilde
   return fb::CreateAttribute(b, name_off, type, off);
 }
 
+// Copies bytewise: the verifier checks only 4-byte alignment of a vector, so the elements of an
+// int64/double vector in a hostile file may be misaligned for a direct load.
 template <typename T>
 std::vector<T> to_vector(const flatbuffers::Vector<T>* v) {
   if (v == nullptr) return {};
-  return std::vector<T>(v->begin(), v->end());
+  std::vector<T> out(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 Result<AttrValue> read_attribute_value(const fb::Attribute& attr, const std::string& where) {
+  // The verifier accepts a union whose type is set but whose table is absent.
+  if (attr.value() == nullptr) return invalid_argument(where + " has no value");
   switch (attr.value_type()) {
     case fb::AttrValue::IntAttr:
       return AttrValue(attr.value_as_IntAttr()->value());
