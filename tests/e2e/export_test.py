@@ -39,8 +39,8 @@ class Lambda(nn.Module):
         super().__init__()
         self.fn = fn
 
-    def forward(self, *xs):
-        return self.fn(*xs)
+    def forward(self, x):
+        return self.fn(x)
 
 
 class ConvBlock(nn.Module):
@@ -138,7 +138,8 @@ class ExportTest(unittest.TestCase):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
             univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))
         with self.assertRaisesRegex(univk.ExportError, "padding_mode 'reflect'"):
-            univk.export(nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect").eval(), (torch.randn(1, 2, 5, 5),))
+            univk.export(nn.Sequential(nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect")).eval(),
+                         (torch.randn(1, 2, 5, 5),))
         with self.assertRaisesRegex(univk.ExportError, "training mode"):
             univk.export(nn.Sequential(nn.Linear(3, 3), nn.Dropout()).train(), (torch.randn(2, 3),))
         with self.assertRaisesRegex(univk.ExportError, "step 2"):

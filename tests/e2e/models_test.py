@@ -2,10 +2,13 @@
 """End-to-end: torchvision MobileNetV2 and ResNet18 exported with univk.export, run through the
 C++ runtime on the Vulkan device (lavapipe in CI) and compared with PyTorch.
 
-Models: random weights from torch.manual_seed(0), eval mode. Input 1x3x64x64 (not 224x224: the
-CPU Vulkan driver in CI runs the full size too slowly for a test). Tolerance: atol 1e-3 and rtol
-1e-3 on the logits; the difference comes from fp32 summation order over deep convolution
-chains (and from batch norms folded into the convolution weights).
+Models: random weights from torch.manual_seed(0), eval mode. torchvision initialises batch norms
+to the identity, which makes MobileNetV2's logits vanish (~1e-9) and the comparison meaningless,
+so the batch norm parameters and running statistics are drawn at random too (same seed). Input
+1x3x224x224 (about 10 s for MobileNetV2 and 25 s for ResNet18 on lavapipe). Tolerance: atol 1e-4 and rtol
+1e-4 on the logits (measured: max abs error ~2e-7 for MobileNetV2, ~1.5e-5 for ResNet18 with
+logits up to ~9); the difference comes from fp32 summation order over deep convolution chains
+and from batch norms folded into the convolution weights.
 
 Run with PYTHONPATH=<build>/python (ctest sets it).
 """
@@ -19,15 +22,22 @@ import torchvision
 
 import univk
 
-ATOL = 1e-3
-RTOL = 1e-3
-INPUT_SHAPE = (1, 3, 64, 64)
+ATOL = 1e-4
+RTOL = 1e-4
+INPUT_SHAPE = (1, 3, 224, 224)
 
 
 def make_model(name):
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None)
-    return model.eval()
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 1.5)
+    return model
 
 
 class ModelsTest(unittest.TestCase):
@@ -53,6 +63,7 @@ class ModelsTest(unittest.TestCase):
         calls = method.delegate_calls()
         self.assertEqual(len({(c["device"], c["queue"]) for c in calls}), 1)
         self.assertEqual(tuple(actual.shape), (1, 1000))
+        self.assertGreater(float(expected.abs().max()), 0.1)  # logits of a meaningful size
         np.testing.assert_allclose(actual.numpy(), expected.numpy(), atol=ATOL, rtol=RTOL)
         self.assertEqual(univk._univk.validation_messages(), [])
 
