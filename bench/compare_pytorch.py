@@ -3,7 +3,7 @@
 
     python3 bench/compare_pytorch.py --bench build/tools/univk_bench/univk-bench \
         --workloads bench/out/workloads.json --out RESULTS_DIR [--iterations N] [--warmup W] \
-        [--skip-large] [--only NAME ...] [--no-compile] [--device cuda|cpu]
+        [--iterations-for NAME=N ...] [--skip-large] [--only NAME ...] [--no-compile] [--device cuda|cpu]
 
 Needs only torch (CUDA when available, else CPU) and the univk-bench binary: no univk Python
 module, so it runs on the GPU machine. For every workload it
@@ -20,6 +20,7 @@ into RESULTS_DIR. Timings are p50 over --iterations runs after --warmup runs.
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -168,6 +169,10 @@ def fmt_us(x):
     return f"{x / 1e3:.2f} ms" if x >= 1e4 else f"{x:.1f} us"
 
 
+def pct(fraction):
+    return f"{fraction * 100:.0f}%" if fraction >= 0.1 else f"{fraction * 100:.2g}%"
+
+
 def kernel_fractions(u):
     gpu = u.get("gpu") if isinstance(u, dict) else None
     if not gpu:
@@ -216,9 +221,9 @@ def table_markdown(rows, device_note):
         kernels = r["kernel_fractions"]
         bw = "n/a"
         if r["model_fraction_of_copy"] is not None:
-            bw = f"{r['model_fraction_of_copy'] * 100:.0f}%"
+            bw = pct(r["model_fraction_of_copy"])
             if kernels:
-                bw += "; " + ", ".join(f"{b[:-len('Backend')] if b.endswith('Backend') else b} {f * 100:.0f}%"
+                bw += "; " + ", ".join(f"{b[:-len('Backend')] if b.endswith('Backend') else b} {pct(f)}"
                                         for b, f in kernels)
         lines.append(
             f"| {r['name']} | {fmt_us(r['fused_p50'])} | {fmt_us(r['per_delegate_p50'])} | {fmt_us(r['gpu_p50'])} "
@@ -251,7 +256,7 @@ def check_targets(rows):
         x = ex["per_delegate_over_fused"]
         out.append(("fused >= 2x faster than per_delegate on the example", verdict(None if x is None else x >= 2),
                     f"per_delegate {fmt_us(ex['per_delegate_p50'])} / fused {fmt_us(ex['fused_p50'])} = {fmt(x, 'x')}"))
-    for name in ("chain_large", "chain_vgf_large"):
+    for name in ("chain_large", "chain_vgf_large", "chain_half", "chain_vgf_half"):
         r = by.get(name)
         if not r:
             continue
@@ -260,11 +265,13 @@ def check_targets(rows):
         ev = ("; ".join(f"{b} {f * 100:.1f}%" for b, f in k) + f" of copy {fmt(r['copy_gb_s'])} GB/s") if k else \
             "; ".join(f"{a}: {b}" for a, b in r["errors"].items()) or "no GPU time"
         out.append((f"{name}: every pooling/elementwise kernel >= 85% of copy bandwidth", verdict(ok), ev))
-    r = by.get("chain_vgf_large")
-    if r:
+    for name in ("chain_vgf_large", "chain_vgf_half"):
+        r = by.get(name)
+        if not r:
+            continue
         host = None if r["compile_p50"] is None or r["fused_p50"] is None else r["fused_p50"] < r["compile_p50"]
         dev = None if r["compile_device_p50"] is None or r["gpu_p50"] is None else r["gpu_p50"] < r["compile_device_p50"]
-        out.append(("all-VgfBackend chain at [16,64,1024,1024] faster than torch.compile",
+        out.append((f"{name}: all-VgfBackend chain faster than torch.compile",
                     verdict(dev if dev is not None else host),
                     f"GPU {fmt_us(r['gpu_p50'])} vs compile device-only {fmt_us(r['compile_device_p50'])}; host-in to "
                     f"host-out {fmt_us(r['fused_p50'])} vs {fmt_us(r['compile_p50'])}"))
@@ -280,15 +287,24 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--large-iterations", type=int, default=None,
                         help="iterations for the [16,64,1024,1024] workloads (default: --iterations)")
+    parser.add_argument("--iterations-for", action="append", default=[], metavar="NAME=N",
+                        help="iterations for one workload (e.g. slow ones on lavapipe); repeatable")
     parser.add_argument("--skip-large", action="store_true", help="skip the [16,64,1024,1024] workloads")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     parser.add_argument("--compile-mode", default=None, help="torch.compile mode (default: torch's default)")
     parser.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
-    parser.add_argument("--bench-arg", action="append", default=[], help="extra argument for univk-bench")
+    parser.add_argument("--bench-args", default="",
+                        help="extra univk-bench arguments, one string (e.g. --bench-args='--copy-mib 64')")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per univk-bench run")
     args = parser.parse_args()
 
+    per_workload = {}
+    for item in args.iterations_for:
+        name, _, count = item.partition("=")
+        if not count.isdigit() or int(count) < 1:
+            parser.error(f"--iterations-for: '{item}' is not NAME=N")
+        per_workload[name] = int(count)
     with open(args.workloads) as f:
         spec = json.load(f)
     base = os.path.dirname(os.path.abspath(args.workloads))
@@ -313,11 +329,13 @@ def main():
             continue
         iterations = args.large_iterations if w.get("large") and args.large_iterations else args.iterations
         warmup = min(args.warmup, 1) if w.get("large") and args.large_iterations else args.warmup
+        if w["name"] in per_workload:
+            iterations, warmup = per_workload[w["name"]], min(args.warmup, 1)
         entry["univk"] = {}
         for mode in MODES:
             print(f"{w['name']}: univk-bench --mode {mode} ...", flush=True)
             entry["univk"][mode] = run_univk(args.bench, os.path.join(base, w["file"]), mode, warmup, iterations,
-                                             args.bench_arg, args.timeout)
+                                             shlex.split(args.bench_args), args.timeout)
             if "error" in entry["univk"][mode]:
                 print(f"  error: {entry['univk'][mode]['error']}", flush=True)
         print(f"{w['name']}: PyTorch ...", flush=True)

@@ -3,7 +3,8 @@
 #
 #   bash bench/run_all.sh RESULTS_DIR [--build-dir DIR] [--bench PATH] [--python PY]
 #        [--export-python PY] [--export | --no-export] [--iterations N] [--warmup W]
-#        [--large-iterations N] [--skip-large] [--no-compile] [--only NAME ...]
+#        [--large-iterations N] [--iterations-for NAME=N ...] [--bench-args 'ARGS'] [--skip-large]
+#        [--no-compile] [--only NAME ...]
 #
 # 1. export (unless --no-export, or bench/out/workloads.json exists and --export is not given):
 #    EXPORT_PY bench/export_workloads.py with the univk Python module of BUILD_DIR
@@ -31,7 +32,8 @@ while [ $# -gt 0 ]; do
     --export-python) EXPORT_PY=$2; shift 2 ;;
     --export) EXPORT=yes; shift ;;
     --no-export) EXPORT=no; shift ;;
-    --iterations|--warmup|--large-iterations) COMPARE_ARGS+=("$1" "$2"); shift 2 ;;
+    --iterations|--warmup|--large-iterations|--iterations-for) COMPARE_ARGS+=("$1" "$2"); shift 2 ;;
+    --bench-args) COMPARE_ARGS+=("--bench-args=$2"); shift 2 ;;
     --skip-large|--no-compile) COMPARE_ARGS+=("$1"); shift ;;
     --only) shift; while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do ONLY+=("$1"); shift; done ;;
     *) echo "run_all.sh: unknown option '$1'" >&2; exit 2 ;;

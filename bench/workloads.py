@@ -20,6 +20,9 @@ class Chain(torch.nn.Module):
 SMALL = [1, 3, 8, 8]
 MID = [16, 64, 128, 128]  # 64 MiB input: under lavapipe's 128 MiB maxStorageBufferRange
 LARGE = [16, 64, 1024, 1024]  # 4 GiB input, 1 GiB output (float32)
+# Half of LARGE: a 2 GiB input stays under a 4 GiB - 1 maxStorageBufferRange (NVIDIA's limit),
+# which LARGE's 4 GiB input exceeds by one byte.
+HALF_LARGE = [8, 64, 1024, 1024]
 
 # The partition of the example: avg_pool2d on VgfBackend, sigmoid pinned to VulkanBackend,
 # the elementwise tail back on VgfBackend (three delegate calls).
@@ -45,6 +48,8 @@ WORKLOADS = [
     _chain("chain_vgf_mid", MID, ALL_VGF, "the chain at [16,64,128,128], all VgfBackend (lavapipe-sized)"),
     _chain("chain_large", LARGE, PARTITIONED, "the chain at [16,64,1024,1024]: Vgf -> Vulkan -> Vgf", large=True),
     _chain("chain_vgf_large", LARGE, ALL_VGF, "the chain at [16,64,1024,1024], all VgfBackend", large=True),
+    _chain("chain_half", HALF_LARGE, PARTITIONED, "the chain at [8,64,1024,1024]: Vgf -> Vulkan -> Vgf", large=True),
+    _chain("chain_vgf_half", HALF_LARGE, ALL_VGF, "the chain at [8,64,1024,1024], all VgfBackend", large=True),
     _mobilenet("mobilenet_v2_b1", 1),
     _mobilenet("mobilenet_v2_b32", 32),
 ]
