@@ -34,8 +34,14 @@ Status require_f32(const std::vector<TensorView>& inputs, const TensorView& outp
 Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   const bool depthwise = op.op == TosaOp::kDepthwiseConv2d;
   if (inputs.size() != 3) return invalid_argument("convolution needs input, weight and bias");
-  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
   const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
+  const bool is_int8 = in.dtype == DType::kInt8;
+  if (is_int8) {
+    if (w.dtype != DType::kInt8 || bias.dtype != DType::kInt32 || output.dtype != DType::kInt32)
+      return unsupported("int8 convolution needs int8 weight, int32 bias and int32 output");
+  } else {
+    UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
+  }
   if (in.shape.size() != 4 || w.shape.size() != 4 || output.shape.size() != 4 || bias.shape.size() != 1)
     return invalid_argument("convolution ranks must be 4 (input, weight, output) and 1 (bias)");
   if (!w.contiguous() || !bias.contiguous()) return unsupported("convolution weight and bias must be packed");
@@ -43,8 +49,10 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
   UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
   UNIVK_ASSIGN_OR_RETURN(auto dilation, op.attrs.get_ints("dilation"));
   if (pad.size() != 4 || stride.size() != 2 || dilation.size() != 2) return invalid_argument("pad/stride/dilation must have 4/2/2 entries");
-  for (double zp : {op.attrs.get_float_or("input_zp", 0.0).value(), op.attrs.get_float_or("weight_zp", 0.0).value()})
-    if (zp != 0.0) return invalid_argument("float convolution needs zero points of 0");
+  UNIVK_ASSIGN_OR_RETURN(double in_zp, op.attrs.get_float_or("input_zp", 0.0));
+  UNIVK_ASSIGN_OR_RETURN(double w_zp, op.attrs.get_float_or("weight_zp", 0.0));
+  if (!is_int8 && (in_zp != 0.0 || w_zp != 0.0)) return invalid_argument("float convolution needs zero points of 0");
+  if (in_zp < -128 || in_zp > 127 || w_zp < -128 || w_zp > 127) return invalid_argument("int8 zero point out of range");
   const int64_t kh = depthwise ? w.shape[0] : w.shape[1];
   const int64_t kw = depthwise ? w.shape[1] : w.shape[2];
   const int64_t ic = depthwise ? w.shape[2] : w.shape[3];
@@ -60,7 +68,7 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
       return invalid_argument("output size does not follow the TOSA convolution formula exactly");
   }
   Kernel k;
-  k.shader = ShaderId::kConv2dF32;
+  k.shader = is_int8 ? ShaderId::kConv2dI8 : ShaderId::kConv2dF32;
   k.outputs = {output};
   k.inputs = inputs;
   UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
@@ -70,6 +78,10 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
   UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[1], in.shape[2], ic, kh, kw, stride[0], stride[1], dilation[0],
                                         dilation[1], pad[0], pad[2], depthwise ? w.shape[3] : 1,
                                         bias.shape[0] == 1 ? 1 : 0}));
+  if (is_int8) {
+    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
+    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(w_zp)));
+  }
   k.specialization = {{0u, depthwise ? 1u : 0u}};
   k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
   return k;

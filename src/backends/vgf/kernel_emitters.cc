@@ -249,6 +249,9 @@ Result<Kernel> emit_elementwise(bool is_int, const std::vector<TensorView>& inpu
 Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output,
                          const EwProgram& epilogue) {
   const TensorView& in = inputs[0];
+  const bool is_int8 = in.dtype == DType::kInt8;
+  if (is_int8 ? output.dtype != DType::kInt8 : (in.dtype != DType::kFloat32 || output.dtype != DType::kFloat32))
+    return unsupported(std::string("pooling on ") + std::string(dtype_name(in.dtype)) + " (fp32 and int8 only)");
   if (in.shape.size() != 4 || output.shape.size() != 4) return invalid_argument("pooling needs rank-4 NHWC tensors");
   UNIVK_ASSIGN_OR_RETURN(auto kernel, op.attrs.get_ints("kernel"));
   UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
@@ -264,13 +267,17 @@ Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>&
   }
   if (in.shape[0] != output.shape[0] || in.shape[3] != output.shape[3]) return invalid_argument("N and C must be preserved");
   const bool is_max = op.op == TosaOp::kMaxPool2d;
+  int64_t in_zp = 0, out_zp = 0;
   if (!is_max) {
     UNIVK_ASSIGN_OR_RETURN(double izp, op.attrs.get_float_or("input_zp", 0.0));
     UNIVK_ASSIGN_OR_RETURN(double ozp, op.attrs.get_float_or("output_zp", 0.0));
-    if (izp != 0.0 || ozp != 0.0) return invalid_argument("float AVG_POOL2D needs zero points of 0");
+    if (!is_int8 && (izp != 0.0 || ozp != 0.0)) return invalid_argument("float AVG_POOL2D needs zero points of 0");
+    in_zp = static_cast<int64_t>(izp);
+    out_zp = static_cast<int64_t>(ozp);
+    if (in_zp < -128 || in_zp > 127 || out_zp < -128 || out_zp > 127) return invalid_argument("int8 zero point out of range");
   }
   Kernel k;
-  k.shader = ShaderId::kPoolF32;
+  k.shader = is_int8 ? ShaderId::kPoolI8 : ShaderId::kPoolF32;
   k.outputs = {output};
   k.inputs = inputs;
   const int64_t total = Shape(output.shape).numel();
@@ -280,6 +287,14 @@ Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>&
   for (int64_t s : in.strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
   for (int64_t v : {in.shape[1], in.shape[2], kernel[0], kernel[1], stride[0], stride[1], pad[0], pad[2]})
     UNIVK_RETURN_IF_ERROR(append_u32(k.params, v, "pool parameter"));
+  if (is_int8) {
+    if (inputs.size() != 1 || !epilogue.steps.empty()) return internal_error("int8 pooling has no epilogue");
+    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
+    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(out_zp)));
+    k.specialization = {{0u, is_max ? 1u : 0u}};
+    k.work_items = static_cast<uint64_t>(total);
+    return k;
+  }
   for (size_t i = 1; i < 4; ++i) {
     if (i >= inputs.size()) {
       k.params.insert(k.params.end(), 4, 0u);
@@ -302,6 +317,12 @@ Result<std::vector<Kernel>> emit_kernels(const TosaOperation& op, const std::vec
     case TosaOp::kTranspose: case TosaOp::kSlice: case TosaOp::kReshape: case TosaOp::kPad:
     case TosaOp::kTile: case TosaOp::kConcat:
       return emit_data_movement(op, inputs, output);
+    case TosaOp::kAvgPool2d: case TosaOp::kMaxPool2d: {
+      // Pools the fusion pass did not take as an anchor (int8), without an epilogue.
+      auto kernel = emit_pool(op, {inputs[0]}, output, EwProgram{});
+      if (!kernel.ok()) return kernel.status();
+      return std::vector<Kernel>{std::move(kernel.value())};
+    }
     default:
       break;
   }

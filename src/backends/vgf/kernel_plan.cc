@@ -43,6 +43,8 @@ const char* shader_name(ShaderId id) {
     case ShaderId::kCast: return "cast";
     case ShaderId::kRescale: return "rescale";
     case ShaderId::kTableI8: return "table_i8";
+    case ShaderId::kPoolI8: return "pool_i8";
+    case ShaderId::kConv2dI8: return "conv2d_i8";
   }
   return "?";
 }
@@ -53,8 +55,10 @@ uint32_t shader_tensor_bindings(ShaderId id) {
     case ShaderId::kConv2dF32:
       return 5;  // output + 4 inputs
     case ShaderId::kCopy32: case ShaderId::kCopy16: case ShaderId::kCopy8: case ShaderId::kReduceF32:
-    case ShaderId::kCast: case ShaderId::kRescale:
+    case ShaderId::kCast: case ShaderId::kRescale: case ShaderId::kPoolI8:
       return 2;
+    case ShaderId::kConv2dI8:
+      return 4;
     case ShaderId::kMatmulF32: case ShaderId::kTableI8:
       return 3;
   }

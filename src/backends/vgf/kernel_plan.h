@@ -59,6 +59,8 @@ enum class ShaderId : uint8_t {
   kCast,            // CAST between int8/uint8/bool/int32/fp32 (8-bit storage)
   kRescale,         // RESCALE between int8/uint8/int32 (8-bit storage)
   kTableI8,         // int8 TABLE (8-bit storage)
+  kPoolI8,          // int8 AVG/MAX_POOL2D
+  kConv2dI8,        // int8 CONV2D / DEPTHWISE_CONV2D, int32 accumulator and output
 };
 const char* shader_name(ShaderId id);
 // Bindings after params: outputs + inputs.

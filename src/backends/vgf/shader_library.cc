@@ -18,6 +18,8 @@ std::span<const uint32_t> shader_spirv(ShaderId id) {
     case ShaderId::kCast: return shaders::cast_spv();
     case ShaderId::kRescale: return shaders::rescale_spv();
     case ShaderId::kTableI8: return shaders::table_i8_spv();
+    case ShaderId::kPoolI8: return shaders::pool_i8_spv();
+    case ShaderId::kConv2dI8: return shaders::conv2d_i8_spv();
   }
   return {};
 }

@@ -220,6 +220,40 @@ TEST(VgfOps, Int8RescaleTableCast) {
   run_case({TosaOp::kCast, {}, {i8}, s.dims(), DType::kBool}, "CAST i8->bool");
 }
 
+TEST(VgfOps, Int8PoolsAndConvolutions) {
+  HostTensor x = random_tensor(DType::kInt8, Shape({1, 7, 6, 3}), 46);
+  for (TosaOp op : {TosaOp::kAvgPool2d, TosaOp::kMaxPool2d}) {
+    OpCase c{op, {}, {x}, {1, 4, 3, 3}, DType::kInt8};
+    c.attrs.set("kernel", std::vector<int64_t>{3, 2});
+    c.attrs.set("stride", std::vector<int64_t>{2, 2});
+    c.attrs.set("pad", std::vector<int64_t>{1, 1, 0, 0});
+    if (op == TosaOp::kAvgPool2d) {
+      c.attrs.set("acc_type", spirv::kAccInt32);
+      c.attrs.set("input_zp", int64_t{-7});
+      c.attrs.set("output_zp", int64_t{3});
+    } else {
+      c.attrs.set("nan_mode", spirv::kNanPropagate);
+    }
+    run_case(c, std::string(spirv::tosa_op_name(op)) + " int8");
+  }
+  Attributes a;
+  a.set("pad", std::vector<int64_t>{1, 1, 1, 1});
+  a.set("stride", std::vector<int64_t>{1, 1});
+  a.set("dilation", std::vector<int64_t>{1, 1});
+  a.set("acc_type", spirv::kAccInt32);
+  a.set("local_bound", int64_t{0});
+  a.set("input_zp", int64_t{-128});
+  a.set("weight_zp", int64_t{2});
+  run_case({TosaOp::kConv2d, a, {x, random_tensor(DType::kInt8, Shape({4, 3, 3, 3}), 47),
+                                 random_tensor(DType::kInt32, Shape({4}), 48, -1000, 1000)},
+            {1, 7, 6, 4}, DType::kInt32},
+           "CONV2D int8");
+  run_case({TosaOp::kDepthwiseConv2d, a, {x, random_tensor(DType::kInt8, Shape({3, 3, 3, 2}), 49),
+                                          random_tensor(DType::kInt32, Shape({6}), 50, -1000, 1000)},
+            {1, 7, 6, 6}, DType::kInt32},
+           "DEPTHWISE_CONV2D int8");
+}
+
 // Quantized ADD as TOSA expresses it: RESCALE both int8 inputs to int32, ADD, RESCALE to int8.
 TEST(VgfOps, QuantizedAddChain) {
   const TosaTensorType i8{DType::kInt8, {1, 4, 4, 3}}, i32{DType::kInt32, {1, 4, 4, 3}};

@@ -1,0 +1,45 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// AVG_POOL2D / MAX_POOL2D (TOSA 1.0, int8). AVG sums (x - input_zp) over the in-bounds taps and
+// divides by their count with the spec's reciprocal_scale/apply_scale_32, which equals rounding
+// half away from zero: (acc +- count/2) / count with truncation; then + output_zp, clamp.
+// Bindings: 1 output, 2 input. Params after 2 base words: P[2] output count, P[3..6] output
+// dims (N,OH,OW,C), P[7..10] output strides, P[11..14] input strides, P[15..16] IH,IW,
+// P[17..18] kernel y,x, P[19..20] stride y,x, P[21..22] pad top,left, P[23] input_zp,
+// P[24] output_zp.
+layout(local_size_x = 64) in;
+#include "shaders/common.glsl"
+#include "shaders/int8_io.glsl"
+
+layout(constant_id = 0) const uint IS_MAX = 0;
+
+void main() {
+  const uint total = P[2];
+  const int in_zp = int(P[23]), out_zp = int(P[24]);
+  for (uint e = invocation_index(); e < total; e += invocation_count()) {
+    uint rest = e;
+    const uint c = rest % P[6]; rest /= P[6];
+    const uint ox = rest % P[5]; rest /= P[5];
+    const uint oy = rest % P[4]; rest /= P[4];
+    const uint n = rest;
+    const int y0 = int(oy * P[19]) - int(P[21]);
+    const int x0 = int(ox * P[20]) - int(P[22]);
+    const uint in_base = P[1] + n * P[11] + c * P[14];
+    int acc = IS_MAX != 0u ? -128 : 0;
+    int count = 0;
+    for (uint ky = 0u; ky < P[17]; ++ky) {
+      const int iy = y0 + int(ky);
+      if (iy < 0 || iy >= int(P[15])) continue;
+      for (uint kx = 0u; kx < P[18]; ++kx) {
+        const int ix = x0 + int(kx);
+        if (ix < 0 || ix >= int(P[16])) continue;
+        const int v = int(I8[in_base + uint(iy) * P[12] + uint(ix) * P[13]]);
+        acc = IS_MAX != 0u ? max(acc, v) : acc + (v - in_zp);
+        ++count;
+      }
+    }
+    int result = acc;
+    if (IS_MAX == 0u) result = clamp((acc >= 0 ? acc + count / 2 : acc - count / 2) / count + out_zp, -128, 127);
+    O8[P[0] + n * P[7] + oy * P[8] + ox * P[9] + c * P[10]] = int8_t(result);
+  }
+}
