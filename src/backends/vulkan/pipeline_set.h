@@ -17,7 +17,6 @@ class PipelineSet {
   static Result<PipelineSet> create(std::shared_ptr<vulkan::Device> device, const GraphPlan& plan);
   // The pipeline of a dispatch of the plan it was created from; null for anything else.
   const vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
-  size_t size() const { return pipelines_.size(); }
 
  private:
   std::map<std::pair<Shader, uint32_t>, vulkan::ComputePipeline> pipelines_;
