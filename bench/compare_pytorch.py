@@ -14,7 +14,12 @@ module, so it runs on the GPU machine. For every workload it
     host-in to host-out (host tensor -> .to(device) -> model -> .cpu(), synchronised) and
     device-only (input already on the device; CUDA events, or host time on the CPU);
 then prints a table of ratios, checks issue 7's targets, and writes results.json and table.md
-into RESULTS_DIR. Timings are p50 over --iterations runs after --warmup runs.
+into RESULTS_DIR (partial.json after each workload, so a run cut short keeps what it measured).
+Timings are p50 over --iterations runs after --warmup runs.
+
+    python3 bench/compare_pytorch.py --render A/results.json B/partial.json ... --out DIR
+
+merges earlier runs into one table without measuring anything.
 """
 
 import argparse
@@ -280,7 +285,9 @@ def check_targets(rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bench", required=True, help="path of the univk-bench binary")
+    parser.add_argument("--bench", help="path of the univk-bench binary")
+    parser.add_argument("--render", nargs="+", metavar="RESULTS_JSON",
+                        help="measure nothing: merge these results.json/partial.json files and print the table")
     parser.add_argument("--workloads", default=os.path.join(HERE, "out", "workloads.json"))
     parser.add_argument("--out", required=True, help="results directory")
     parser.add_argument("--iterations", type=int, default=50)
@@ -299,6 +306,10 @@ def main():
     parser.add_argument("--timeout", type=int, default=900, help="seconds per univk-bench run")
     args = parser.parse_args()
 
+    if args.render:
+        return render(args.render, args.out)
+    if not args.bench:
+        parser.error("--bench is required (unless --render)")
     per_workload = {}
     for item in args.iterations_for:
         name, _, count = item.partition("=")
@@ -344,7 +355,27 @@ def main():
         except Exception as e:  # e.g. out of memory: report and go on
             entry["torch"] = {"error": f"{type(e).__name__}: {e}".splitlines()[0][:300]}
             print(f"  error: {entry['torch']['error']}", flush=True)
+        # What is measured so far survives a run that is cut short (a time limit).
+        with open(os.path.join(args.out, "partial.json"), "w") as f:
+            json.dump({"torch": torch.__version__, "device": device_note, "workloads": entries}, f, indent=1)
 
+    report(entries, device_note, args.out)
+    return 0
+
+
+def render(paths, out_dir):
+    entries, notes = [], []
+    for path in paths:
+        with open(path) as f:
+            results = json.load(f)
+        entries += results["workloads"]
+        if results["device"] not in notes:
+            notes.append(results["device"])
+    report(entries, "; ".join(notes), out_dir)
+    return 0
+
+
+def report(entries, device_note, out_dir):
     rows = [rows_for(e) for e in entries]
     table = table_markdown(rows, device_note)
     targets = check_targets(rows)
@@ -352,13 +383,13 @@ def main():
     print()
     print(table)
     print("\n".join(target_lines))
-    with open(os.path.join(args.out, "table.md"), "w") as f:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(table + "\n" + "\n".join(target_lines) + "\n")
-    with open(os.path.join(args.out, "results.json"), "w") as f:
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump({"torch": torch.__version__, "device": device_note, "workloads": entries, "rows": rows,
                    "targets": [{"target": t, "verdict": v, "evidence": e} for t, v, e in targets]}, f, indent=1)
-    print(f"\nwrote {args.out}/table.md and results.json")
-    return 0
+    print(f"\nwrote {out_dir}/table.md and results.json")
 
 
 if __name__ == "__main__":
