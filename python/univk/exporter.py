@@ -1,10 +1,11 @@
-"""univk.export: capture a PyTorch module with torch.fx and compile it with the C++ compiler.
+"""univk.export: capture a PyTorch module and compile it with the C++ compiler.
 
 Steps:
-  1. torch.fx.symbolic_trace(module), then ShapeProp on the example inputs gives every node's
-     dtype and shape;
-  2. each fx node becomes an IR operator (ops.py); module parameters and buffers become
-     constants; identity ops (eval-mode dropout, contiguous) disappear;
+  1. capture: torch.export.export where it exists (PyTorch 2.x: a graph of ATen operators with
+     shapes in node.meta["val"]); otherwise torch.fx.symbolic_trace plus ShapeProp on the
+     example inputs (Debian's torch 1.13);
+  2. each graph node becomes an IR operator (ops.py, aten.py); module parameters and buffers
+     become constants; identity ops (eval-mode dropout, contiguous) disappear;
   3. eval-mode batch norms that directly follow a convolution are folded into its weights;
   4. the IR goes to the C++ compiler (_univk.compile): partitioning across backends, lowering
      to VGF / VulkanBackend payloads, and the program writer.
@@ -16,6 +17,7 @@ import torch.fx
 from torch.fx.passes.shape_prop import ShapeProp
 
 from . import _univk
+from . import aten
 from .ops import FUNCTIONS, ExportError
 
 _TORCH_TO_UNIVK = {
@@ -47,15 +49,19 @@ class _Node:
 class _Context:
     """Python-side IR under construction (folded before it is handed to C++)."""
 
-    def __init__(self, module):
+    def __init__(self, module, lifted):
         self.module = module
+        self.lifted = {placeholder: tensor for placeholder, (_, tensor) in lifted.items()}
         self.values = []
         self.nodes = []
         self.inputs = []
-        self.env = {}  # fx node -> ("tensor", value id) | ("static", python value)
+        self.outputs = []
+        # fx node -> ("tensor", value id) | ("static", python value) | ("invalid", error message)
+        self.env = {}
         self.names = set()
         self.constants = {}  # id(tensor) -> value id
         self.param_names = {id(t): name for name, t in list(module.named_parameters()) + list(module.named_buffers())}
+        self.param_names.update({id(tensor): name for name, tensor in lifted.values()})
 
     # -- names and values ------------------------------------------------------------------
     def unique(self, name):
@@ -75,11 +81,20 @@ class _Context:
         return self.values[vid].shape
 
     @staticmethod
-    def node_shape(node):
+    def node_meta(node):
+        """(shape, torch dtype) of a node's (first) tensor result, from ShapeProp or torch.export."""
         meta = node.meta.get("tensor_meta")
-        if meta is None or not hasattr(meta, "shape"):
+        if meta is None:
+            meta = node.meta.get("val")
+        if not hasattr(meta, "shape") and isinstance(meta, (tuple, list)) and meta:
+            meta = meta[0]  # ATen ops returning (result, saved statistics...)
+        if meta is None or not hasattr(meta, "shape") or not hasattr(meta, "dtype"):
             raise ExportError(f"node '{node.name}': no tensor shape was recorded (is its result a tensor?)")
-        return list(meta.shape)
+        return list(meta.shape), meta.dtype
+
+    @classmethod
+    def node_shape(cls, node):
+        return cls.node_meta(node)[0]
 
     # -- argument resolution ---------------------------------------------------------------
     def is_static(self, arg):
@@ -110,6 +125,8 @@ class _Context:
     def tensor(self, arg):
         if isinstance(arg, torch.fx.Node):
             kind, value = self.env[arg]
+            if kind == "invalid":
+                raise ExportError(value)
             if kind != "tensor":
                 raise ExportError(f"node '{arg.name}' is a Python value where a tensor is needed")
             return value
@@ -125,9 +142,8 @@ class _Context:
 
     # -- node emission -----------------------------------------------------------------------
     def emit(self, node, op, attrs, inputs):
-        meta = node.meta.get("tensor_meta")
-        dtype = _univk_dtype(meta.dtype, f"node '{node.name}'") if meta is not None else None
-        vid = self.add_value(node.name, "node", dtype, self.node_shape(node))
+        shape, dtype = self.node_meta(node)
+        vid = self.add_value(node.name, "node", _univk_dtype(dtype, f"node '{node.name}'"), shape)
         self.nodes.append(_Node(self.values[vid].name, op, attrs, inputs, vid))
         return vid
 
@@ -194,10 +210,10 @@ def _target_name(target):
 
 def _convert(ctx, gm, node):
     if node.op == "placeholder":
-        meta = node.meta.get("tensor_meta")
-        if meta is None:
-            raise ExportError(f"input '{node.name}' is not a tensor")
-        vid = ctx.add_value(node.name, "input", _univk_dtype(meta.dtype, f"input '{node.name}'"), meta.shape)
+        if node.name in ctx.lifted:  # torch.export: a parameter, buffer or constant tensor
+            return ("tensor", ctx.tensor(ctx.lifted[node.name]))
+        shape, dtype = ctx.node_meta(node)
+        vid = ctx.add_value(node.name, "input", _univk_dtype(dtype, f"input '{node.name}'"), shape)
         ctx.inputs.append(vid)
         return ("tensor", vid)
     if node.op == "get_attr":
@@ -226,6 +242,13 @@ def _convert(ctx, gm, node):
     if node.op == "call_module":
         mod = gm.get_submodule(node.target)
         return ("tensor", _module_call(ctx, node, mod, list(args), kwargs))
+    if node.op == "call_function" and aten.is_aten(node.target):
+        return ("tensor", aten.convert_aten(ctx, node))
+    if node.op == "call_function" and aten.getitem_of_multi_output(node):
+        if args[1] == 0:
+            return ("tensor", ctx.tensor(args[0]))
+        # Extra results (batch norm statistics, pooling indices): an error only if used.
+        return ("invalid", f"node '{node.name}': result {args[1]} of '{args[0].name}' is not supported")
     if node.op in ("call_function", "call_method"):
         name = node.target if node.op == "call_method" else _target_name(node.target)
         handler = FUNCTIONS.get(name)
@@ -299,6 +322,29 @@ def _build_graph(ctx):
     return g
 
 
+def _trace(module, example_inputs):
+    """(graph module with shapes in node.meta, {placeholder name: (qualified name, lifted tensor)})."""
+    export = getattr(getattr(torch, "export", None), "export", None)
+    if export is not None:
+        with torch.no_grad():
+            program = export(module, example_inputs)
+        tensors = dict(program.state_dict)
+        tensors.update(getattr(program, "constants", {}))
+        sig = program.graph_signature
+        lifted = {}
+        for mapping in (sig.inputs_to_parameters, sig.inputs_to_buffers,
+                        getattr(sig, "inputs_to_lifted_tensor_constants", {})):
+            for placeholder, name in mapping.items():
+                if name not in tensors:
+                    raise ExportError(f"torch.export: no tensor for '{name}'")
+                lifted[placeholder] = (name, tensors[name])
+        return program.graph_module, lifted
+    gm = torch.fx.symbolic_trace(module)
+    with torch.no_grad():
+        ShapeProp(gm).propagate(*example_inputs)
+    return gm, {}
+
+
 def capture(module, example_inputs):
     """Traces `module` and returns (graph IR, output structure) without compiling."""
     if not isinstance(module, torch.nn.Module):
@@ -307,11 +353,8 @@ def capture(module, example_inputs):
     for i, x in enumerate(example_inputs):
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"univk.export: example input {i} is a {type(x).__name__}, not a tensor")
-    gm = torch.fx.symbolic_trace(module)
-    with torch.no_grad():
-        ShapeProp(gm).propagate(*example_inputs)
-    ctx = _Context(module)
-    ctx.outputs = []
+    gm, lifted = _trace(module, example_inputs)
+    ctx = _Context(module, lifted)
     structure = None
     for node in gm.graph.nodes:
         if node.op == "output":

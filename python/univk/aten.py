@@ -1,0 +1,167 @@
+"""Mapping of ATen operators (the graphs torch.export produces) to the handlers of ops.py.
+
+torch.export (PyTorch 2.x) records `call_function` nodes whose targets are ATen overloads
+(`aten.conv2d.default`, `aten.add.Tensor`, ...). Their arguments are bound by the overload's
+schema, renamed to the PyTorch-API names the handlers of ops.py take, and handed to them, so
+both capture paths share one set of operator semantics.
+"""
+
+import operator
+
+import torch
+
+from .ops import FUNCTIONS, ExportError
+
+_INT_MAX = 2 ** 63 - 1
+
+
+def bind_schema(node):
+    """The node's arguments as {schema argument name: value}, with `self` renamed to `input`."""
+    schema = node.target._schema
+    bound = {}
+    for arg, value in zip(schema.arguments, node.args):
+        bound[arg.name] = value
+    bound.update(node.kwargs)
+    if "self" in bound:
+        bound["input"] = bound.pop("self")
+    return schema.name.split("::")[-1], bound
+
+
+def _call(name, keep):
+    """Calls FUNCTIONS[name] with the bound arguments named in `keep` (others are dropped)."""
+    def handler(ctx, node, a):
+        return FUNCTIONS[name](ctx, node, [], {k: a[k] for k in keep if k in a})
+    return handler
+
+
+def _convolution(ctx, node, a):
+    if a.get("transposed"):
+        raise ExportError(f"node '{node.name}': transposed convolution is not supported")
+    if len(ctx.shape(ctx.tensor(a["input"]))) != 4:
+        raise ExportError(f"node '{node.name}': only 2-d convolution is supported")
+    return FUNCTIONS["conv2d"](ctx, node, [], {k: a[k] for k in ("input", "weight", "bias", "stride", "padding",
+                                                                   "dilation", "groups")})
+
+
+def _batch_norm_no_training(ctx, node, a):
+    return FUNCTIONS["batch_norm"](ctx, node, [], {"input": a["input"], "running_mean": a["running_mean"],
+                                                   "running_var": a["running_var"], "weight": a["weight"],
+                                                   "bias": a["bias"], "training": False, "eps": a["eps"]})
+
+
+def _reshape(ctx, node, a):
+    return FUNCTIONS["reshape"](ctx, node, [a["input"]], {"shape": a["size"] if "size" in a else a["shape"]})
+
+
+def _slice(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    step = a.get("step", 1)
+    if step != 1:
+        raise ExportError(f"node '{node.name}': slicing with step {step} is not supported")
+    start = a.get("start") or 0
+    end = a.get("end")
+    attrs = {"dim": int(a.get("dim", 0)), "start": int(start), "end": _INT_MAX if end is None else min(int(end), _INT_MAX)}
+    return ctx.emit(node, "slice", attrs, [x])
+
+
+def _select(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    shape = list(ctx.shape(x))
+    dim = a["dim"] % len(shape)
+    index = a["index"] % shape[dim]
+    shape[dim] = 1
+    sliced = ctx.emit_internal(node, "slice", {"dim": dim, "start": index, "end": index + 1}, [x], shape)
+    return ctx.emit(node, "reshape", {"shape": list(ctx.node_shape(node))}, [sliced])
+
+
+def _t(ctx, node, a):
+    return FUNCTIONS["transpose"](ctx, node, [a["input"], 0, 1], {})
+
+
+def _addmm(ctx, node, a):
+    attrs = {"beta": float(a.get("beta", 1)), "alpha": float(a.get("alpha", 1))}
+    return ctx.emit(node, "addmm", attrs, [ctx.tensor(a["input"]), ctx.tensor(a["mat1"]), ctx.tensor(a["mat2"])])
+
+
+def _softmax(name):
+    def handler(ctx, node, a):
+        return FUNCTIONS[name](ctx, node, [a["input"], a["dim"]], {})
+    return handler
+
+
+def _identity(ctx, node, a):
+    return ctx.alias(a["input"])
+
+
+def _dropout(ctx, node, a):
+    if a.get("train", a.get("training", False)):
+        raise ExportError(f"node '{node.name}': dropout in training mode")
+    return ctx.alias(a["input"])
+
+
+_UNARY = ["sigmoid", "tanh", "exp", "log", "neg", "abs", "reciprocal", "rsqrt", "sqrt", "relu", "relu6", "silu",
+          "hardswish", "hardsigmoid"]
+
+ATEN = {name: _call(name, ["input"]) for name in _UNARY}
+ATEN.update({name + "_": _call(name, ["input"]) for name in _UNARY})
+ATEN.update({
+    "hardtanh": _call("hardtanh", ["input", "min_val", "max_val"]),
+    "hardtanh_": _call("hardtanh", ["input", "min_val", "max_val"]),
+    "gelu": _call("gelu", ["input", "approximate"]),
+    "clamp": _call("clamp", ["input", "min", "max"]),
+    "add": _call("add", ["input", "other", "alpha"]), "add_": _call("add", ["input", "other", "alpha"]),
+    "sub": _call("sub", ["input", "other", "alpha"]), "mul": _call("mul", ["input", "other"]),
+    "div": _call("div", ["input", "other", "rounding_mode"]),
+    "maximum": _call("maximum", ["input", "other"]), "minimum": _call("minimum", ["input", "other"]),
+    "pow": _call("pow", ["input", "exponent"]),
+    "conv2d": _call("conv2d", ["input", "weight", "bias", "stride", "padding", "dilation", "groups"]),
+    "convolution": _convolution,
+    "batch_norm": _call("batch_norm", ["input", "running_mean", "running_var", "weight", "bias", "training", "eps"]),
+    "_native_batch_norm_legit_no_training": _batch_norm_no_training,
+    "linear": _call("linear", ["input", "weight", "bias"]),
+    "addmm": _addmm,
+    "mm": lambda ctx, node, a: FUNCTIONS["matmul"](ctx, node, [a["input"], a["mat2"]], {}),
+    "matmul": _call("matmul", ["input", "other"]),
+    "bmm": lambda ctx, node, a: FUNCTIONS["bmm"](ctx, node, [a["input"], a["mat2"]], {}),
+    "avg_pool2d": _call("avg_pool2d", ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                       "divisor_override"]),
+    "max_pool2d": _call("max_pool2d", ["input", "kernel_size", "stride", "padding", "dilation", "ceil_mode"]),
+    "max_pool2d_with_indices": _call("max_pool2d", ["input", "kernel_size", "stride", "padding", "dilation",
+                                                    "ceil_mode"]),
+    "adaptive_avg_pool2d": _call("adaptive_avg_pool2d", ["input", "output_size"]),
+    "_adaptive_avg_pool2d": _call("adaptive_avg_pool2d", ["input", "output_size"]),
+    "mean": _call("mean", ["input", "dim", "keepdim", "dtype"]),
+    "sum": _call("sum", ["input", "dim", "keepdim", "dtype"]),
+    "view": _reshape, "reshape": _reshape, "_unsafe_view": _reshape,
+    "flatten": _call("flatten", ["input", "start_dim", "end_dim"]),
+    "permute": lambda ctx, node, a: FUNCTIONS["permute"](ctx, node, [a["input"]], {"dims": a["dims"]}),
+    "transpose": _call("transpose", ["input", "dim0", "dim1"]), "t": _t,
+    "squeeze": _call("squeeze", ["input", "dim"]), "unsqueeze": _call("unsqueeze", ["input", "dim"]),
+    "cat": _call("cat", ["tensors", "dim"]), "concat": _call("cat", ["tensors", "dim"]),
+    "slice": _slice, "select": _select,
+    "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),
+    "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
+    "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),
+    "dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
+    "lift_fresh_copy": _identity,
+})
+
+
+def is_aten(target):
+    return isinstance(target, torch._ops.OpOverload)
+
+
+def convert_aten(ctx, node):
+    """Returns the IR value of an ATen call_function node."""
+    name, bound = bind_schema(node)
+    handler = ATEN.get(name)
+    if handler is None:
+        raise ExportError(f"node '{node.name}': ATen operator '{node.target}' is not supported")
+    resolved = {k: (ctx.static(v) if ctx.is_static(v) else v) for k, v in bound.items()}
+    return handler(ctx, node, resolved)
+
+
+def getitem_of_multi_output(node):
+    """True for operator.getitem(x, 0) on ATen ops returning (result, extra...) tuples."""
+    return node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node) and \
+        isinstance(node.args[0].meta.get("val"), (tuple, list))
