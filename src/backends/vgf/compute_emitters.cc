@@ -174,6 +174,19 @@ Status push_strided_unary(std::vector<uint32_t>& params, const TensorView& in, c
 }
 
 Result<Kernel> emit_cast(const TensorView& in, const TensorView& out) {
+  const bool f16_in = in.dtype == DType::kFloat16, f16_out = out.dtype == DType::kFloat16;
+  if (f16_in || f16_out) {
+    if ((!f16_in && in.dtype != DType::kFloat32) || (!f16_out && out.dtype != DType::kFloat32))
+      return unsupported("CAST with fp16 is implemented between fp16 and fp32 only");
+    Kernel k;
+    k.shader = ShaderId::kCast16;
+    k.outputs = {out};
+    k.inputs = {in};
+    UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
+    k.specialization = {{0u, f16_in ? 1u : 0u}, {1u, f16_out ? 1u : 0u}};
+    k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
+    return k;
+  }
   UNIVK_ASSIGN_OR_RETURN(uint32_t in_kind, int8_io_kind(in.dtype));
   UNIVK_ASSIGN_OR_RETURN(uint32_t out_kind, int8_io_kind(out.dtype));
   Kernel k;

@@ -219,11 +219,12 @@ Result<Kernel> emit_copy(const TensorView& input, const TensorView& output) {
   return make_copy(input, output, spec);
 }
 
-Result<Kernel> emit_elementwise(bool is_int, const std::vector<TensorView>& inputs, const TensorView& output,
+Result<Kernel> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs, const TensorView& output,
                                 const EwProgram& program) {
   if (inputs.size() > kProgramInputs) return internal_error("too many program inputs");
   Kernel k;
-  k.shader = is_int ? ShaderId::kElementwiseI32 : ShaderId::kElementwiseF32;
+  k.shader = dtype == DType::kInt32 ? ShaderId::kElementwiseI32
+                                    : (dtype == DType::kFloat16 ? ShaderId::kElementwiseF16 : ShaderId::kElementwiseF32);
   k.outputs = {output};
   k.inputs = inputs;
   const int64_t total = Shape(output.shape).numel();
@@ -250,8 +251,9 @@ Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>&
                          const EwProgram& epilogue) {
   const TensorView& in = inputs[0];
   const bool is_int8 = in.dtype == DType::kInt8;
-  if (is_int8 ? output.dtype != DType::kInt8 : (in.dtype != DType::kFloat32 || output.dtype != DType::kFloat32))
-    return unsupported(std::string("pooling on ") + std::string(dtype_name(in.dtype)) + " (fp32 and int8 only)");
+  const bool is_f16 = in.dtype == DType::kFloat16;
+  if (output.dtype != in.dtype || (!is_int8 && !is_f16 && in.dtype != DType::kFloat32))
+    return unsupported(std::string("pooling on ") + std::string(dtype_name(in.dtype)) + " (fp32, fp16 and int8 only)");
   if (in.shape.size() != 4 || output.shape.size() != 4) return invalid_argument("pooling needs rank-4 NHWC tensors");
   UNIVK_ASSIGN_OR_RETURN(auto kernel, op.attrs.get_ints("kernel"));
   UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
@@ -277,7 +279,7 @@ Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>&
     if (in_zp < -128 || in_zp > 127 || out_zp < -128 || out_zp > 127) return invalid_argument("int8 zero point out of range");
   }
   Kernel k;
-  k.shader = is_int8 ? ShaderId::kPoolI8 : ShaderId::kPoolF32;
+  k.shader = is_int8 ? ShaderId::kPoolI8 : (is_f16 ? ShaderId::kPoolF16 : ShaderId::kPoolF32);
   k.outputs = {output};
   k.inputs = inputs;
   const int64_t total = Shape(output.shape).numel();

@@ -16,9 +16,10 @@ Status check_perms(const std::vector<int64_t>& perms, size_t rank);
 
 // Fused elementwise program over `inputs` (program input slots 0..3), broadcasting each input
 // to the output shape.
-Result<Kernel> emit_elementwise(bool is_int, const std::vector<TensorView>& inputs, const TensorView& output,
+// `dtype`: fp32, fp16 or int32 (the program's storage type).
+Result<Kernel> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs, const TensorView& output,
                                 const EwProgram& program);
-// AVG/MAX_POOL2D (fp32): inputs[0] is the pool input, inputs[1..3] the epilogue inputs (slots 1..3).
+// AVG/MAX_POOL2D (fp32/fp16 with epilogue, int8 without): inputs[0] is the pool input, inputs[1..3] the epilogue inputs (slots 1..3).
 Result<Kernel> emit_pool(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                          const TensorView& output, const EwProgram& epilogue);
 // Element-for-element copy between two views of the same shape.

@@ -45,6 +45,9 @@ const char* shader_name(ShaderId id) {
     case ShaderId::kTableI8: return "table_i8";
     case ShaderId::kPoolI8: return "pool_i8";
     case ShaderId::kConv2dI8: return "conv2d_i8";
+    case ShaderId::kElementwiseF16: return "ew_f16";
+    case ShaderId::kPoolF16: return "pool_f16";
+    case ShaderId::kCast16: return "cast16";
   }
   return "?";
 }
@@ -52,10 +55,10 @@ const char* shader_name(ShaderId id) {
 uint32_t shader_tensor_bindings(ShaderId id) {
   switch (id) {
     case ShaderId::kElementwiseF32: case ShaderId::kElementwiseI32: case ShaderId::kPoolF32:
-    case ShaderId::kConv2dF32:
+    case ShaderId::kConv2dF32: case ShaderId::kElementwiseF16: case ShaderId::kPoolF16:
       return 5;  // output + 4 inputs
     case ShaderId::kCopy32: case ShaderId::kCopy16: case ShaderId::kCopy8: case ShaderId::kReduceF32:
-    case ShaderId::kCast: case ShaderId::kRescale: case ShaderId::kPoolI8:
+    case ShaderId::kCast: case ShaderId::kRescale: case ShaderId::kPoolI8: case ShaderId::kCast16:
       return 2;
     case ShaderId::kConv2dI8:
       return 4;

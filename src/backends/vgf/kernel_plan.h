@@ -61,6 +61,9 @@ enum class ShaderId : uint8_t {
   kTableI8,         // int8 TABLE (8-bit storage)
   kPoolI8,          // int8 AVG/MAX_POOL2D
   kConv2dI8,        // int8 CONV2D / DEPTHWISE_CONV2D, int32 accumulator and output
+  kElementwiseF16,  // fused elementwise program over fp16 tensors (fp32 registers)
+  kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
+  kCast16,          // CAST between fp32 and fp16
 };
 const char* shader_name(ShaderId id);
 // Bindings after params: outputs + inputs.

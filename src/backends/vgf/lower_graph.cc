@@ -62,6 +62,7 @@ struct Group {
   std::vector<size_t> ops;       // elementwise operations, topological order
   ValueId output = 0;
   bool is_int = false;
+  DType dtype = DType::kFloat32;  // storage type of every value in the group
 };
 
 class Lowering {
@@ -190,20 +191,21 @@ class Lowering {
     return ok_status();
   }
 
-  bool fusable_member(size_t i, bool* is_int) const {
+  bool fusable_member(size_t i, DType* dtype) const {
     const TosaOperation& op = g_.operations[i];
     const DType dt = type(op.outputs[0]).dtype;
-    if (dt != DType::kFloat32 && dt != DType::kInt32) return false;
+    if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kInt32) return false;
     for (ValueId v : op.inputs) if (type(v).dtype != dt) return false;
     if (!elementwise_op(op.op, dt == DType::kInt32)) return false;
-    *is_int = dt == DType::kInt32;
+    *dtype = dt;
     return true;
   }
 
   bool is_anchor(size_t i) const {
     const TosaOperation& op = g_.operations[i];
-    return (op.op == TosaOp::kAvgPool2d || op.op == TosaOp::kMaxPool2d) && type(op.outputs[0]).dtype == DType::kFloat32 &&
-           type(op.inputs[0]).dtype == DType::kFloat32;
+    const DType dt = type(op.outputs[0]).dtype;
+    return (op.op == TosaOp::kAvgPool2d || op.op == TosaOp::kMaxPool2d) &&
+           (dt == DType::kFloat32 || dt == DType::kFloat16) && type(op.inputs[0]).dtype == dt;
   }
 
   bool is_scalar_constant(ValueId v) const {
@@ -211,9 +213,18 @@ class Lowering {
     return kind == ValueKind::kConstant && type(v).element_count() == 1;
   }
 
+  // A scalar constant as program immediate bits: int32 or fp32 (fp16 widened to fp32).
   uint32_t immediate_bits(ValueId v) const {
+    const auto& data = g_.values[v].data;
     uint32_t bits = 0;
-    std::memcpy(&bits, g_.values[v].data.data(), 4);
+    if (type(v).dtype == DType::kFloat16) {
+      uint16_t half = 0;
+      std::memcpy(&half, data.data(), 2);
+      const float f = half_to_float(half);
+      std::memcpy(&bits, &f, 4);
+      return bits;
+    }
+    std::memcpy(&bits, data.data(), 4);
     return bits;
   }
 
@@ -281,19 +292,21 @@ class Lowering {
         Group grp;
         grp.anchor = i;
         grp.output = out;
+        grp.dtype = type(out).dtype;
         group_of_value[out] = groups_.size();
         group_of_op_[i] = groups_.size();
         groups_.push_back(grp);
         continue;
       }
-      bool is_int = false;
-      if (!fusable_member(i, &is_int)) continue;
+      DType dtype = DType::kFloat32;
+      if (!fusable_member(i, &dtype)) continue;
+      const bool is_int = dtype == DType::kInt32;
       bool joined = false;
       for (ValueId v : op.inputs) {
         if (!group_of_value[v]) continue;
         const size_t gi = *group_of_value[v];
         Group& grp = groups_[gi];
-        if (grp.output != v || grp.is_int != is_int || consumers_[v].size() != 1 || is_output_[v] ||
+        if (grp.output != v || grp.dtype != dtype || consumers_[v].size() != 1 || is_output_[v] ||
             type(v).shape != type(out).shape)
           continue;
         Group trial = grp;
@@ -311,6 +324,7 @@ class Lowering {
       grp.ops.push_back(i);
       grp.output = out;
       grp.is_int = is_int;
+      grp.dtype = dtype;
       if (!program_fits(grp)) continue;  // lowered on its own (reported unsupported below)
       group_of_value[out] = groups_.size();
       group_of_op_[i] = groups_.size();
@@ -426,7 +440,7 @@ class Lowering {
     TensorView output = output_view(grp.output);
     Result<Kernel> kernel = grp.anchor
         ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program)
-        : emit_elementwise(grp.is_int, inputs, output, *program);
+        : emit_elementwise(grp.dtype, inputs, output, *program);
     if (!kernel.ok()) return kernel.status();
     kernel->label = label;
     plan_.kernels.push_back(std::move(kernel.value()));

@@ -20,6 +20,9 @@ std::span<const uint32_t> shader_spirv(ShaderId id) {
     case ShaderId::kTableI8: return shaders::table_i8_spv();
     case ShaderId::kPoolI8: return shaders::pool_i8_spv();
     case ShaderId::kConv2dI8: return shaders::conv2d_i8_spv();
+    case ShaderId::kElementwiseF16: return shaders::ew_f16_spv();
+    case ShaderId::kPoolF16: return shaders::pool_f16_spv();
+    case ShaderId::kCast16: return shaders::cast16_spv();
   }
   return {};
 }

@@ -386,7 +386,8 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       if (kernel.work_items == 0) continue;
       const Bound& b = bound[next_bound++];
       Kernel specialised = kernel;
-      if ((kernel.shader == ShaderId::kElementwiseF32 || kernel.shader == ShaderId::kElementwiseI32) &&
+      if ((kernel.shader == ShaderId::kElementwiseF32 || kernel.shader == ShaderId::kElementwiseI32 ||
+           kernel.shader == ShaderId::kElementwiseF16) &&
           kernel.specialization[0].second == 1) {
         const uint32_t* base = words.data() + b.params_offset / 4;
         bool aligned = kernel.params[0] % 4 == 0;  // element count

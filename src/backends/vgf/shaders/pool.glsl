@@ -1,0 +1,65 @@
+// AVG_POOL2D / MAX_POOL2D (TOSA 1.0, fp32 or fp16 storage, fp32 math) with a fused elementwise
+// epilogue. The includer defines SCALAR (the stored type).
+// Every tensor is addressed through NHWC-logical strides, so a TRANSPOSE before or after the
+// pool (NCHW model boundary) is folded into the indexing.
+// AVG divides by the number of in-bounds taps (padding is not counted); MAX ignores padding.
+// Bindings: 1 output, 2 pool input, 3..5 epilogue inputs (program input slots 1..3).
+// Params after 5 base words: P[5] output count, P[6..9] output dims (N,OH,OW,C),
+// P[10..13] output strides, P[14..17] input strides, P[18..19] IH,IW, P[20..21] kernel y,x,
+// P[22..23] stride y,x, P[24..25] pad top,left, P[26 + 4(k-1) ..] epilogue input k strides.
+layout(local_size_x = 64) in;
+
+layout(constant_id = 0) const uint IS_MAX = 0;
+layout(constant_id = 1) const uint NUM_INPUTS = 1;  // 1 + epilogue inputs
+
+layout(std430, set = 0, binding = 1) writeonly buffer Out { SCALAR O[]; };
+layout(std430, set = 0, binding = 2) readonly buffer In0 { SCALAR I0[]; };
+layout(std430, set = 0, binding = 3) readonly buffer In1 { SCALAR I1[]; };
+layout(std430, set = 0, binding = 4) readonly buffer In2 { SCALAR I2[]; };
+layout(std430, set = 0, binding = 5) readonly buffer In3 { SCALAR I3[]; };
+
+#include "shaders/ew_program.glsl"
+
+float load_epilogue(uint k, uint i) {
+  switch (k) {
+    case 1u: return float(I1[i]);
+    case 2u: return float(I2[i]);
+  }
+  return float(I3[i]);
+}
+
+void main() {
+  const uint total = P[5];
+  for (uint e = invocation_index(); e < total; e += invocation_count()) {
+    uint rest = e;
+    const uint c = rest % P[9]; rest /= P[9];
+    const uint ox = rest % P[8]; rest /= P[8];
+    const uint oy = rest % P[7]; rest /= P[7];
+    const uint n = rest;
+    const int y0 = int(oy * P[22]) - int(P[24]);
+    const int x0 = int(ox * P[23]) - int(P[25]);
+    const uint in_base = P[1] + n * P[14] + c * P[17];
+    float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
+    uint count = 0u;
+    for (uint ky = 0u; ky < P[20]; ++ky) {
+      const int iy = y0 + int(ky);
+      if (iy < 0 || iy >= int(P[18])) continue;
+      for (uint kx = 0u; kx < P[21]; ++kx) {
+        const int ix = x0 + int(kx);
+        if (ix < 0 || ix >= int(P[19])) continue;
+        const float v = float(I0[in_base + uint(iy) * P[15] + uint(ix) * P[16]]);
+        acc = IS_MAX != 0u ? max(acc, v) : acc + v;
+        ++count;
+      }
+    }
+    const float pooled = IS_MAX != 0u ? acc : acc / float(count);
+    R[0] = vec4(pooled);
+    [[unroll]] for (uint k = 1u; k < 4u; ++k) {
+      if (k >= NUM_INPUTS) continue;
+      const uint s = 26u + 4u * (k - 1u);
+      X[k] = vec4(load_epilogue(k, P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u]));
+    }
+    ew_run();
+    O[P[0] + n * P[10] + oy * P[11] + ox * P[12] + c * P[13]] = SCALAR(ew_result().x);
+  }
+}
