@@ -89,6 +89,11 @@ def _softmax(name):
     return handler
 
 
+def _rsub(ctx, node, a):
+    # rsub(x, other, alpha) = other - alpha * x
+    return FUNCTIONS["sub"](ctx, node, [a["other"], a["input"]], {"alpha": a.get("alpha", 1)})
+
+
 def _identity(ctx, node, a):
     return ctx.alias(a["input"])
 
@@ -110,7 +115,7 @@ ATEN.update({
     "gelu": _call("gelu", ["input", "approximate"]),
     "clamp": _call("clamp", ["input", "min", "max"]),
     "add": _call("add", ["input", "other", "alpha"]), "add_": _call("add", ["input", "other", "alpha"]),
-    "sub": _call("sub", ["input", "other", "alpha"]), "mul": _call("mul", ["input", "other"]),
+    "sub": _call("sub", ["input", "other", "alpha"]), "rsub": _rsub, "mul": _call("mul", ["input", "other"]),
     "div": _call("div", ["input", "other", "rounding_mode"]),
     "maximum": _call("maximum", ["input", "other"]), "minimum": _call("minimum", ["input", "other"]),
     "pow": _call("pow", ["input", "exponent"]),

@@ -61,6 +61,7 @@ Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions
       continue;
     }
     const SubgraphIO io = subgraph_io(graph, part.nodes);
+    if (io.outputs.empty()) continue;  // dead code: nothing outside the partition reads its results
     Result<std::vector<uint8_t>> payload = part.backend == "VgfBackend" ? lower_to_vgf(graph, part.nodes, io)
                                                                         : lower_to_vulkan(graph, part.nodes, io);
     if (!payload.ok()) return payload.status().with_context("compile: " + part.backend + " partition");

@@ -91,6 +91,20 @@ TEST(Compile, LeftoversBecomeCpuKernelCallsOrAnError) {
   EXPECT_NE(failed.status().message().find("'softmax'"), std::string::npos) << failed.status().message();
 }
 
+TEST(Compile, DeadPartitionsAreDropped) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::kFloat32, Shape{2, 3}).value();
+  const ValueId r = g.add_node_inferred("relu", "relu", {}, {x}).value();
+  ASSERT_TRUE(g.add_node_inferred("unused", "sigmoid", {}, {x}).ok());
+  ASSERT_TRUE(g.add_output(r).ok());
+  CompileOptions options;
+  options.partition.pins = {{"unused", "VulkanBackend"}};
+  auto compiled = compile_program(g, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  ASSERT_EQ(compiled->calls.size(), 1u);
+  EXPECT_EQ(compiled->calls[0].backend, "VgfBackend");
+}
+
 TEST(Compile, GraphWithoutOutputsIsRejected) {
   Graph g;
   ASSERT_TRUE(g.add_input("x", DType::kFloat32, Shape{2}).ok());
