@@ -260,6 +260,10 @@ class MethodParser {
 Status parse_segments(const fbs::Program& root, std::span<const uint8_t> file, uint64_t first_segment_offset,
                       ProgramDesc& desc) {
   if (root.segments() == nullptr) return ok_status();
+  // The verifier checks only 4-byte alignment of a vector; Segment structs hold uint64 fields.
+  if (reinterpret_cast<uintptr_t>(root.segments()->Data()) % alignof(fbs::Segment) != 0) {
+    return invalid_argument("segment table is not " + std::to_string(alignof(fbs::Segment)) + "-byte aligned");
+  }
   for (uint32_t s = 0; s < root.segments()->size(); ++s) {
     const fbs::Segment& segment = *root.segments()->Get(s);
     const std::string field = "segment " + std::to_string(s);
