@@ -51,16 +51,6 @@ std::optional<EwOp> elementwise_op(TosaOp op, bool is_int) {
   }
 }
 
-uint32_t elementwise_arity(EwOp op) {
-  switch (op) {
-    case EwOp::kAdd: case EwOp::kSub: case EwOp::kMul: case EwOp::kPow: case EwOp::kMaximum:
-    case EwOp::kMinimum: case EwOp::kMulShift:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 void ProgramBuilder::seed_register_value(uint64_t value) { seeded_ = value; }
 void ProgramBuilder::bind_immediate(uint64_t value, uint32_t bits) { immediates_.emplace_back(value, bits); }
 void ProgramBuilder::bind_input(uint64_t value, uint32_t slot) { inputs_.emplace_back(value, slot); }
@@ -78,7 +68,6 @@ void ProgramBuilder::add(uint64_t result, EwOp op, std::vector<uint64_t> operand
 }
 
 std::optional<EwProgram> ProgramBuilder::build(uint64_t result) const {
-  (void)is_int_;
   if (ops_.size() > kMaxProgramSteps) return std::nullopt;
   // Last step reading each register value (the result counts as read after the end).
   std::map<uint64_t, size_t> last_use;

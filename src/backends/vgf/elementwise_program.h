@@ -53,14 +53,11 @@ struct EwProgram {
 // nullopt when the operator is not fusable for that type. CLAMP/MUL take extra immediates from
 // attributes (see ProgramBuilder::add).
 std::optional<EwOp> elementwise_op(spirv::TosaOp op, bool is_int);
-uint32_t elementwise_arity(EwOp op);
 
 // Builds a program from TOSA values in evaluation order. Values are caller-chosen ids; a value
 // is either external (an input slot or an immediate) or the result of an earlier step.
 class ProgramBuilder {
  public:
-  explicit ProgramBuilder(bool is_int) : is_int_(is_int) {}
-
   // Declares `value` as already in a register (the pool/conv result in an epilogue: R0).
   void seed_register_value(uint64_t value);
   // External operands: an immediate scalar, or input slot `slot` (0..3).
@@ -83,7 +80,6 @@ class ProgramBuilder {
     std::vector<uint64_t> operands;
     uint32_t imm0, imm1;
   };
-  bool is_int_;
   std::optional<uint64_t> seeded_;
   std::vector<std::pair<uint64_t, uint32_t>> immediates_;
   std::vector<std::pair<uint64_t, uint32_t>> inputs_;

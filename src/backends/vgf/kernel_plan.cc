@@ -6,8 +6,6 @@
 
 namespace univk::backends::vgf {
 
-int64_t TensorView::numel() const { return Shape(shape).numel(); }
-
 bool TensorView::contiguous() const { return offset == 0 && strides == Shape(shape).contiguous_strides(); }
 
 std::vector<int64_t> TensorView::padded_shape() const {

@@ -38,7 +38,6 @@ struct TensorView {
   std::vector<int64_t> strides;  // elements per step of each logical dim (0 = broadcast)
   int64_t offset = 0;            // elements from the start of the storage
 
-  int64_t numel() const;
   bool contiguous() const;  // row-major packed with offset 0 strides
   // Left-pads shape (with 1) and strides (with 0) to kMaxRank.
   std::vector<int64_t> padded_shape() const;

@@ -230,7 +230,7 @@ class Lowering {
 
   // Builds the program of a group; fills `inputs` with the values read through input slots.
   std::optional<EwProgram> group_program(const Group& grp, std::vector<ValueId>* inputs, bool immediates) const {
-    ProgramBuilder builder(grp.is_int);
+    ProgramBuilder builder;
     uint32_t next_slot = 0;
     std::set<ValueId> internal;
     if (grp.anchor) {

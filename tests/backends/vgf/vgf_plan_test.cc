@@ -67,7 +67,7 @@ TEST(VgfRequirements, ComputeModuleCapabilitiesMapToFeatures) {
 }
 
 TEST(VgfProgramBuilder, SquarePlusQuarter) {
-  ProgramBuilder b(false);
+  ProgramBuilder b;
   b.bind_input(1, 0);
   b.bind_immediate(2, 0x3e800000u);  // 0.25f
   b.add(3, EwOp::kMul, {1, 1});
@@ -84,7 +84,7 @@ TEST(VgfProgramBuilder, SquarePlusQuarter) {
 
 TEST(VgfProgramBuilder, RejectsMoreLiveValuesThanRegisters) {
   // Five values alive at once (a balanced tree needs them all before combining).
-  ProgramBuilder b(false);
+  ProgramBuilder b;
   b.bind_input(0, 0);
   for (uint64_t v = 1; v <= 5; ++v) b.add(v, EwOp::kExp, {0});
   b.add(6, EwOp::kAdd, {1, 2});

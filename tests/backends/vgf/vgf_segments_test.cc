@@ -96,6 +96,20 @@ TEST(VgfSegments, AliasGroupSharesMemory) {
   run_and_check(model, 2);
 }
 
+TEST(VgfSegments, ResourceByteStridesAreHonoured) {
+  // Input rows padded to 8 floats, output planes padded to 64 floats.
+  vgf::VgfFile model;
+  model.resources = {tensor_resource(vgf::ResourceCategory::kInput), tensor_resource(vgf::ResourceCategory::kOutput),
+                     tensor_resource(vgf::ResourceCategory::kIntermediate)};
+  model.resources[0].strides = {3 * 8 * 4, 8 * 4, 4};
+  model.resources[1].strides = {64 * 4, 4 * 4, 4};
+  add_graph_segment(model, true, 0, 0, 2, 2);
+  add_graph_segment(model, false, 2, 2, 1, 1);
+  model.inputs = {{0, 0}};
+  model.outputs = {{1, 1}};
+  run_and_check(model, 2);
+}
+
 TEST(VgfSegments, ComputeSegmentRunsTheModuleShader) {
   vgf::VgfFile model;
   model.resources = {tensor_resource(vgf::ResourceCategory::kInput), tensor_resource(vgf::ResourceCategory::kOutput)};
