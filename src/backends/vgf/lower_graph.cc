@@ -24,7 +24,11 @@ Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& reso
   if (!dtype) return unsupported("resource format " + uvgf::vk_format_name(resource.vk_format) + " has no univk dtype");
   for (int64_t d : resource.shape)
     if (d < 0) return unsupported("resource has a dynamic dimension (shape entry " + std::to_string(d) + ")");
-  if (resource.strides.empty()) return Shape(resource.shape).contiguous_strides();
+  if (resource.strides.empty()) {
+    auto checked = Shape::checked(resource.shape);
+    if (!checked.ok()) return checked.status();
+    return checked->contiguous_strides();
+  }
   if (resource.strides.size() != resource.shape.size())
     return invalid_argument("resource has " + std::to_string(resource.strides.size()) + " strides for rank " +
                             std::to_string(resource.shape.size()));
@@ -41,13 +45,17 @@ Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& reso
 Result<uint64_t> resource_byte_size(const uvgf::Resource& resource) {
   UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(resource));
   const DType dtype = *uvgf::dtype_from_vk_format(resource.vk_format);
+  constexpr uint64_t kMaxBytes = uint64_t{1} << 40;
   uint64_t last = 0;
   for (size_t d = 0; d < resource.shape.size(); ++d) {
     if (resource.shape[d] == 0) return uint64_t{0};
-    last += static_cast<uint64_t>(resource.shape[d] - 1) * static_cast<uint64_t>(strides[d]);
+    uint64_t step = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(resource.shape[d] - 1), static_cast<uint64_t>(strides[d]), &step) ||
+        __builtin_add_overflow(last, step, &last) || last >= kMaxBytes)
+      return unsupported("resource of shape " + Shape(resource.shape).to_string() + " is too large");
   }
   const uint64_t bytes = (last + 1) * dtype_size(dtype);
-  if (bytes > (uint64_t{1} << 40)) return unsupported("resource of " + std::to_string(bytes) + " bytes is too large");
+  if (bytes > kMaxBytes) return unsupported("resource of " + std::to_string(bytes) + " bytes is too large");
   return bytes;
 }
 

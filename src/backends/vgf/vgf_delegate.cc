@@ -94,6 +94,8 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
                             std::to_string(file_.inputs.size()) + " / " + std::to_string(file_.outputs.size()));
   auto check_io = [&](const uvgf::BindingSlot& slot, const runtime::TensorInfo& info, const char* what, size_t i) -> Status {
     const uvgf::Resource& r = file_.resources[slot.resource_index];
+    auto bytes = resource_byte_size(r);
+    if (!bytes.ok()) return bytes.status().with_context(std::string("model ") + what + " " + std::to_string(i));
     const auto dtype = uvgf::dtype_from_vk_format(r.vk_format);
     if (!dtype || *dtype != info.dtype || Shape(r.shape).numel() != info.shape.numel())
       return invalid_argument(std::string("model ") + what + " " + std::to_string(i) + ": VGF has " +
