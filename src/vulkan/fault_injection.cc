@@ -1,6 +1,7 @@
 #include "vulkan/fault_injection.h"
 
 #include <atomic>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -47,10 +48,14 @@ struct Trampoline<Member, VkResult(VKAPI_PTR*)(Args...)> {
   using Fn = VkResult(VKAPI_PTR*)(Args...);
   static inline std::atomic<Fn> original{nullptr};
   static inline std::atomic<const char*> name{""};
+  static inline std::atomic<bool> completes_first{false};
 
   static VkResult VKAPI_PTR call(Args... args) {
     VkResult forced;
-    if (take_fault(name.load(std::memory_order_relaxed), &forced)) return forced;
+    if (take_fault(name.load(std::memory_order_relaxed), &forced)) {
+      if (completes_first.load(std::memory_order_relaxed)) (void)original.load(std::memory_order_acquire)(args...);
+      return forced;
+    }
     return original.load(std::memory_order_acquire)(args...);
   }
 };
@@ -69,6 +74,14 @@ bool compatible(const Table& table) {
   return original == nullptr || original == current;
 }
 
+// Host waits fail only after they completed: a one-shot fault must not leave GPU work running
+// that the caller believes finished or lost (a real lost device never touches memory again;
+// an injected one would, and the caller would free buffers under it).
+bool is_wait(std::string_view name) {
+  return name == "vkWaitSemaphores" || name == "vkWaitForFences" || name == "vkQueueWaitIdle" ||
+         name == "vkDeviceWaitIdle";
+}
+
 template <auto Member, typename Table>
 void wrap(Table& table, const char* name) {
   using T = TrampolineFor<Member, Table>;
@@ -77,6 +90,7 @@ void wrap(Table& table, const char* name) {
   decltype(current) expected = nullptr;
   T::original.compare_exchange_strong(expected, current, std::memory_order_acq_rel);
   T::name.store(name, std::memory_order_relaxed);
+  T::completes_first.store(is_wait(name), std::memory_order_relaxed);
   table.*Member = &T::call;
 }
 

@@ -19,6 +19,11 @@
 //
 // A fault is one-shot: the Nth counted call after arm() returns `result` without reaching the
 // driver (its outputs stay untouched); every other call, before and after, goes through.
+// Host waits (vkWaitSemaphores, vkWaitForFences, vkQueueWaitIdle, vkDeviceWaitIdle) are the
+// exception: they reach the driver and complete, then report `result`. A one-shot fault leaves
+// the device running, so a wait that failed without waiting would let the caller free buffers
+// the GPU still uses, which a really lost device never does. (A wait failing with
+// OUT_OF_*_MEMORY while work is in flight is therefore not simulated.)
 // State is process-wide and atomic (calls from any thread are counted); tests that need a
 // deterministic count run the operation on one thread.
 //
