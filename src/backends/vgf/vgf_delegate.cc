@@ -155,17 +155,65 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
   if (scratch_bytes > 0) {
     UNIVK_ASSIGN_OR_RETURN(scratch_, vulkan::Buffer::create(device_, scratch_bytes, vulkan::MemoryKind::kDeviceLocal));
   }
-  UNIVK_RETURN_IF_ERROR(allocate_resources());
 
-  // per_delegate mode: record once over the delegate's own buffers.
-  UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
-  UNIVK_ASSIGN_OR_RETURN(own_cmd_, command_pool_.allocate());
+  // Buffers of the resources the model interface does not touch; the model's inputs and
+  // outputs get buffers only when execute() needs them (fused mode uses the method's tensors).
+  return allocate_resources(false);
+}
+
+Status VgfDelegate::allocate_resources(bool model_io) {
+  if (resource_buffer_of_.empty()) resource_buffer_of_.assign(file_.resources.size(), -1);
+  // Alias groups share one buffer sized for the largest member; a group holding a model input
+  // or output is "model io".
+  std::map<int64_t, std::vector<uint32_t>> groups;
+  for (uint32_t i = 0; i < file_.resources.size(); ++i) {
+    const uvgf::Resource& r = file_.resources[i];
+    if (r.category == uvgf::ResourceCategory::kConstant) continue;
+    if (r.vk_descriptor_type && *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeStorageBuffer &&
+        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeTensorArm &&
+        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeUniformBuffer)
+      return unsupported(resource_name(i) + ": descriptor type " + uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
+                         " (only buffers and tensors are supported)");
+    groups[r.alias_group_id ? static_cast<int64_t>(*r.alias_group_id) : -1 - static_cast<int64_t>(i)].push_back(i);
+  }
+  auto is_model_io = [&](uint32_t r) {
+    return std::find(input_resources_.begin(), input_resources_.end(), r) != input_resources_.end() ||
+           std::find(output_resources_.begin(), output_resources_.end(), r) != output_resources_.end();
+  };
+  for (const auto& [key, members] : groups) {
+    if (std::any_of(members.begin(), members.end(), is_model_io) != model_io) continue;
+    if (resource_buffer_of_[members[0]] >= 0) continue;
+    uint64_t size = 4;
+    for (uint32_t r : members) {
+      auto bytes = resource_byte_size(file_.resources[r]);
+      if (!bytes.ok()) return bytes.status().with_context(resource_name(r));
+      size = std::max(size, *bytes);
+    }
+    // Model io is host-visible so execute() uploads and downloads with memcpy.
+    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device_, size, model_io
+                                                                                  ? vulkan::MemoryKind::kDeviceLocalHostVisible
+                                                                                  : vulkan::MemoryKind::kDeviceLocal));
+    for (uint32_t r : members) resource_buffer_of_[r] = static_cast<int>(resource_buffers_.size());
+    resource_buffers_.push_back(std::move(buffer));
+  }
+  return ok_status();
+}
+
+std::vector<BufferRange> VgfDelegate::own_resource_ranges() const {
   std::vector<BufferRange> ranges(file_.resources.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (resource_buffer_of_[i] < 0) continue;
     const vulkan::Buffer& b = resource_buffers_[resource_buffer_of_[i]];
     ranges[i] = {b.handle(), 0, b.size()};
   }
+  return ranges;
+}
+
+Status VgfDelegate::prepare_per_delegate() {
+  UNIVK_RETURN_IF_ERROR(allocate_resources(true));
+  UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
+  UNIVK_ASSIGN_OR_RETURN(own_cmd_, command_pool_.allocate());
+  const std::vector<BufferRange> ranges = own_resource_ranges();
   auto recording = std::make_unique<Recording>();
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, own_cmd_));
   UNIVK_RETURN_IF_ERROR(record_work(own_cmd_, ranges, *recording));
@@ -178,42 +226,6 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, own_cmd_));
   own_recording_ = recording.get();
   recordings_.push_back(std::move(recording));
-  return ok_status();
-}
-
-Status VgfDelegate::allocate_resources() {
-  resource_buffer_of_.assign(file_.resources.size(), -1);
-  // Alias groups share one buffer sized for the largest member.
-  std::map<uint32_t, int> group_buffer;
-  std::map<int, uint64_t> sizes;
-  std::vector<std::pair<int, uint32_t>> order;
-  int next = 0;
-  for (uint32_t i = 0; i < file_.resources.size(); ++i) {
-    const uvgf::Resource& r = file_.resources[i];
-    if (r.category == uvgf::ResourceCategory::kConstant) continue;
-    if (r.vk_descriptor_type && *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeStorageBuffer &&
-        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeTensorArm &&
-        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeUniformBuffer)
-      return unsupported(resource_name(i) + ": descriptor type " + uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
-                         " (only buffers and tensors are supported)");
-    auto bytes = resource_byte_size(r);
-    if (!bytes.ok()) return bytes.status().with_context(resource_name(i));
-    int index;
-    if (r.alias_group_id && group_buffer.count(*r.alias_group_id)) {
-      index = group_buffer[*r.alias_group_id];
-    } else {
-      index = next++;
-      if (r.alias_group_id) group_buffer[*r.alias_group_id] = index;
-    }
-    resource_buffer_of_[i] = index;
-    sizes[index] = std::max(sizes[index], *bytes);
-  }
-  for (int i = 0; i < next; ++i) {
-    // Host-visible so execute() uploads and downloads with memcpy.
-    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device_, std::max<uint64_t>(sizes[i], 4),
-                                                               vulkan::MemoryKind::kDeviceLocalHostVisible));
-    resource_buffers_.push_back(std::move(buffer));
-  }
   return ok_status();
 }
 
@@ -465,6 +477,7 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   if (inputs.size() != input_resources_.size())
     return invalid_argument("VgfBackend: execute got " + std::to_string(inputs.size()) + " inputs, expected " +
                             std::to_string(input_resources_.size()));
+  if (!own_recording_) UNIVK_RETURN_IF_ERROR(prepare_per_delegate().with_context("VgfBackend"));
   runtime::ExecuteStats stats = own_recording_->stats;
   stats.submissions = 1;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -509,12 +522,7 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceT
                            std::span<const runtime::DeviceTensor> outputs) {
   if (inputs.size() != input_resources_.size() || outputs.size() != output_resources_.size())
     return invalid_argument("VgfBackend: record got the wrong number of device tensors");
-  std::vector<BufferRange> ranges(file_.resources.size());
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    if (resource_buffer_of_[i] < 0) continue;
-    const vulkan::Buffer& b = resource_buffers_[resource_buffer_of_[i]];
-    ranges[i] = {b.handle(), 0, b.size()};
-  }
+  std::vector<BufferRange> ranges = own_resource_ranges();
   auto bind = [&](uint32_t r, const runtime::DeviceTensor& t) -> Status {
     const uvgf::Resource& res = file_.resources[r];
     UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(res));

@@ -6,8 +6,8 @@
 // delegate's own last submission only, never for the whole queue or device.
 //
 // Execution: at init every segment is prepared (GRAPH: lowered plan; COMPUTE: the module's
-// pipeline) and a command buffer is recorded once over the delegate's own input/output buffers
-// (per_delegate mode). record() records the same work into the method's command buffer over the
+// pipeline). The first execute() (per_delegate mode) allocates the model's input/output buffers
+// and records a command buffer once over them; later calls resubmit it. record() records the same work into the method's command buffer over the
 // method's device tensors (fused mode); both go through VgfDelegate::record_work.
 #pragma once
 
@@ -59,7 +59,12 @@ class VgfDelegate final : public runtime::Delegate {
 
   VgfDelegate() = default;
   Status init(const runtime::DelegateSpec& spec);
-  Status allocate_resources();
+  // Buffers for the resources outside (model_io=false) or inside (true) alias groups that hold a
+  // model input or output.
+  Status allocate_resources(bool model_io);
+  std::vector<vulkan::BufferRange> own_resource_ranges() const;
+  // per_delegate mode, on the first execute(): model io buffers and the recorded command buffer.
+  Status prepare_per_delegate();
   Result<const vulkan::ComputePipeline*> pipeline_for(const Kernel& kernel);
   Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment, const univk::vgf::Module& module);
   // The buffer range resource `index` is bound to: `ranges` for tensors, the constant buffer for
@@ -79,7 +84,7 @@ class VgfDelegate final : public runtime::Delegate {
   std::map<uint32_t, uint64_t> constant_offsets_;  // VGF constant index -> byte offset
   vulkan::Buffer constants_;
   vulkan::Buffer scratch_;
-  // Delegate-owned storage of resources (per_delegate mode: all; fused mode: intermediates).
+  // Delegate-owned storage of resources (intermediates at init; model io on first execute).
   std::vector<vulkan::Buffer> resource_buffers_;
   std::vector<int> resource_buffer_of_;  // resource index -> resource_buffers_ index, -1 none
   std::map<std::pair<ShaderId, std::vector<std::pair<uint32_t, uint32_t>>>, vulkan::ComputePipeline> pipelines_;
