@@ -261,7 +261,9 @@ Status parse_segments(const fbs::Program& root, std::span<const uint8_t> file, u
                       ProgramDesc& desc) {
   if (root.segments() == nullptr) return ok_status();
   // The verifier checks only 4-byte alignment of a vector; Segment structs hold uint64 fields.
-  if (reinterpret_cast<uintptr_t>(root.segments()->Data()) % alignof(fbs::Segment) != 0) {
+  // (An empty table has no element to load, and FlatBuffers does not align it.)
+  if (root.segments()->size() != 0 &&
+      reinterpret_cast<uintptr_t>(root.segments()->Data()) % alignof(fbs::Segment) != 0) {
     return invalid_argument("segment table is not " + std::to_string(alignof(fbs::Segment)) + "-byte aligned");
   }
   for (uint32_t s = 0; s < root.segments()->size(); ++s) {
