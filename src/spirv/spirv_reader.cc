@@ -307,6 +307,7 @@ Status Reader::handle_global(uint16_t opcode, std::span<const uint32_t> o) {
           }
         }
         const size_t eb = width_bytes(elem);
+        if (eb == 0) return fail("composite constant whose element type is not a scalar");
         // OpConstantNull and replicated composites are compact: cap what they may expand to.
         if (total > constant_budget_ / eb) {
           return fail("constant of " + std::to_string(total) + " elements is too large for a module of " +
