@@ -10,6 +10,10 @@ so the batch norm parameters and running statistics are drawn at random too (sam
 logits up to ~9); the difference comes from fp32 summation order over deep convolution chains
 and from batch norms folded into the convolution weights.
 
+Each model runs with the default partition (VgfBackend first: one VGF delegate); MobileNetV2
+also runs mixed, with its residual adds pinned to the VulkanBackend (21 alternating delegate
+calls in fused mode).
+
 Run with PYTHONPATH=<build>/python (ctest sets it).
 """
 
@@ -41,21 +45,22 @@ def make_model(name):
 
 
 class ModelsTest(unittest.TestCase):
-    def check_model(self, name, partition=univk.DEFAULT_PARTITION):
+    def check_model(self, name, partition=univk.DEFAULT_PARTITION, pin=None, mode="auto"):
         model = make_model(name)
         torch.manual_seed(1)
         x = torch.randn(*INPUT_SHAPE)
         with torch.no_grad():
             expected = model(x)
         start = time.time()
-        program = univk.export(model, (x,), partition=partition, require_no_cpu_fallback=True)
+        program = univk.export(model, (x,), partition=partition, pin=pin, require_no_cpu_fallback=True)
         exported = time.time()
-        method = program.load_method()
+        method = program.load_method(mode=mode)
         loaded = time.time()
         actual = method(x)
         done = time.time()
         backends = [c["backend"] for c in program.calls]
-        print(f"{name} {list(partition)}: {len(program.calls)} delegate call(s) {backends}, "
+        print(f"{name} {list(partition)} pin {pin} ({method.mode}): {len(program.calls)} delegate call(s), "
+              f"{backends.count('VgfBackend')} on VgfBackend, "
               f"export {exported - start:.1f}s, load {loaded - exported:.1f}s, run {done - loaded:.1f}s, "
               f"max abs error {float((actual - expected).abs().max()):.3g}", flush=True)
         self.assertEqual(program.warnings, [])
@@ -66,12 +71,21 @@ class ModelsTest(unittest.TestCase):
         self.assertGreater(float(expected.abs().max()), 0.1)  # logits of a meaningful size
         np.testing.assert_allclose(actual.numpy(), expected.numpy(), atol=ATOL, rtol=RTOL)
         self.assertEqual(univk._univk.validation_messages(), [])
+        return program
 
     def test_mobilenet_v2(self):
         self.check_model("mobilenet_v2")
 
     def test_resnet18(self):
         self.check_model("resnet18")
+
+    def test_mobilenet_v2_mixed(self):
+        # Residual adds on the VulkanBackend, everything else on the VgfBackend: 21 delegate
+        # calls alternating between the backends, fused into one submission on one device.
+        program = self.check_model("mobilenet_v2", pin={"add": "VulkanBackend"}, mode="fused")
+        backends = [c["backend"] for c in program.calls]
+        self.assertEqual(backends.count("VulkanBackend"), 10)
+        self.assertEqual(len(backends), 21)
 
 
 if __name__ == "__main__":
