@@ -157,6 +157,7 @@ TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
   fault_injection::disarm();
   ASSERT_GE(calls, 3u);
 
+  uint64_t failed_creations = 0;
   for (VkResult result : {VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED}) {
     for (uint64_t n = 1; n <= calls; ++n) {
       Result<DeviceLease> device = internal_error("not run");
@@ -167,6 +168,7 @@ TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
         if (!device.ok()) expect_clean_outcome(device.status(), result, n);
       }
       if (!device.ok()) {
+        ++failed_creations;
         // A failed creation leaves the key free: the next try creates the device.
         EXPECT_FALSE(registry.find(key.key).has_value());
         device = registry.acquire(key, {}, test_config());
@@ -175,6 +177,10 @@ TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
       EXPECT_TRUE(run_job(*device, static_cast<uint32_t>(n)).ok());
     }
   }
+  EXPECT_GT(failed_creations, 0u);
+  std::printf("device creation: %llu calls, %llu faults injected, %llu creations failed cleanly\n",
+              static_cast<unsigned long long>(calls), static_cast<unsigned long long>(2 * calls),
+              static_cast<unsigned long long>(failed_creations));
 }
 
 }  // namespace
