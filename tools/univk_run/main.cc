@@ -9,7 +9,7 @@
 // Prints, per instruction, the backend (or CPU operator), the device key and the VkDevice and
 // VkQueue each delegate ran on, the delegate's counters and the timings; writes the outputs as
 // output_<i>.npy into DIR; compares them with the references. --json writes the same report
-// as JSON (for scripts). Exit status: 0 all good, 1 an output differs from its reference,
+// as JSON (for scripts; `--json -` prints only the JSON). Exit status: 0 all good, 1 an output differs from its reference,
 // 2 bad command line, 3 the program failed to load or run.
 #include <chrono>
 #include <cinttypes>
@@ -252,7 +252,7 @@ int run(const Options& o) {
   }
   report.atol = o.atol;
   report.rtol = o.rtol;
-  if (!o.quiet) report.print_text(stdout);
+  if (!o.quiet && o.json_path != "-") report.print_text(stdout);  // --json - keeps stdout pure JSON
   if (!o.json_path.empty() && !report.write_json(o.json_path)) {
     std::fprintf(stderr, "univk-run: cannot write %s\n", o.json_path.c_str());
     return kExitFailure;
