@@ -9,8 +9,8 @@
 // Prints, per instruction, the backend (or CPU operator), the device key and the VkDevice and
 // VkQueue each delegate ran on, the delegate's counters and the timings; writes the outputs as
 // output_<i>.npy into DIR; compares them with the references. --json writes the same report
-// as JSON (for scripts; `--json -` prints only the JSON). Exit status: 0 all good, 1 an output differs from its reference,
-// 2 bad command line, 3 the program failed to load or run.
+// as JSON (for scripts; `--json -` prints only the JSON). Exit status: 0 all good, 1 an output
+// differs from its reference, 2 bad command line, 3 the program failed to load or run.
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
