@@ -5,8 +5,6 @@ the IR value of the node's result. Op and attribute names are those of univk's C
 kernels (docs/OPERATORS.md): the IR keeps PyTorch's meaning, the C++ lowerings translate it.
 """
 
-import operator
-
 import torch
 
 _NO_DEFAULT = object()
@@ -337,7 +335,3 @@ FUNCTIONS = {
     "dropout": _dropout, "contiguous": _identity, "clone": _identity, "detach": _identity,
     "layer_norm": _layer_norm,
 }
-
-# Functions whose result is a Python value computed at export time from static arguments.
-STATIC_FUNCTIONS = {operator.getitem, operator.add, operator.sub, operator.mul, operator.floordiv,
-                    operator.truediv, operator.neg}
