@@ -2,7 +2,7 @@
 # Builds univk's libFuzzer targets (clang, ASan+UBSan, coverage-instrumented parsers) and runs
 # each for a bounded time; any crash, sanitizer report, leak or timeout fails the run.
 #
-#   fuzz/run_fuzzers.sh [seconds per target]      default 25 (CI), e.g. 300 for a longer session
+#   fuzz/run_fuzzers.sh [seconds per target]      default 20 (CI), e.g. 300 for a longer session
 #
 # Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_SECONDS (same as the argument),
 # FUZZ_ONLY (run only the fuzzers whose name contains this string).
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/bin:$PATH
-seconds=${1:-${FUZZ_SECONDS:-25}}
+seconds=${1:-${FUZZ_SECONDS:-20}}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 # Optimised with line tables only: quick to build, symbolized stacks in reports.
