@@ -4,9 +4,7 @@
 // including this file, and fills X[] with its input tensors' values (4 consecutive output
 // elements per invocation). Steps come from specialization constants 8.. (layout written by
 // EwProgram::specialization), so after specialization every branch below is resolved.
-// GLSL has no arrays of specialization constants, so each step's constants are declared one by
-// one and gathered into constant arrays; the step loop has a constant trip count after
-// specialization, so drivers unroll it and fold every branch.
+// This file lists the 12 steps explicitly because GLSL has no arrays of specialization constants.
 layout(constant_id = 8) const uint STEP_COUNT = 0;
 layout(constant_id = 9) const uint RESULT_REG = 0;
 
@@ -35,7 +33,6 @@ layout(constant_id = 73) const uint SB_10 = 0; layout(constant_id = 74) const ui
 layout(constant_id = 76) const uint OP_11 = 0; layout(constant_id = 77) const uint DST_11 = 0; layout(constant_id = 78) const uint SA_11 = 0;
 layout(constant_id = 79) const uint SB_11 = 0; layout(constant_id = 80) const uint IMMA_11 = 0; layout(constant_id = 81) const uint IMMB_11 = 0;
 
-
 REG R[4];
 REG X[4];
 
@@ -45,17 +42,23 @@ REG ew_src(uint s, uint imm0, uint imm1) {
   return ew_imm(s == 8u ? imm0 : imm1);
 }
 
+void ew_step(uint op, uint dst, uint a, uint b, uint imm0, uint imm1) {
+  R[dst] = ew_apply(op, ew_src(a, imm0, imm1), ew_src(b, imm0, imm1), imm0, imm1);
+}
+
 void ew_run() {
-  const uint ops[12] = uint[](OP_0, OP_1, OP_2, OP_3, OP_4, OP_5, OP_6, OP_7, OP_8, OP_9, OP_10, OP_11);
-  const uint dsts[12] = uint[](DST_0, DST_1, DST_2, DST_3, DST_4, DST_5, DST_6, DST_7, DST_8, DST_9, DST_10, DST_11);
-  const uint sas[12] = uint[](SA_0, SA_1, SA_2, SA_3, SA_4, SA_5, SA_6, SA_7, SA_8, SA_9, SA_10, SA_11);
-  const uint sbs[12] = uint[](SB_0, SB_1, SB_2, SB_3, SB_4, SB_5, SB_6, SB_7, SB_8, SB_9, SB_10, SB_11);
-  const uint immas[12] = uint[](IMMA_0, IMMA_1, IMMA_2, IMMA_3, IMMA_4, IMMA_5, IMMA_6, IMMA_7, IMMA_8, IMMA_9, IMMA_10, IMMA_11);
-  const uint immbs[12] = uint[](IMMB_0, IMMB_1, IMMB_2, IMMB_3, IMMB_4, IMMB_5, IMMB_6, IMMB_7, IMMB_8, IMMB_9, IMMB_10, IMMB_11);
-  for (uint i = 0u; i < STEP_COUNT; ++i) {
-    const uint imm0 = immas[i], imm1 = immbs[i];
-    R[dsts[i]] = ew_apply(ops[i], ew_src(sas[i], imm0, imm1), ew_src(sbs[i], imm0, imm1), imm0, imm1);
-  }
+  if (STEP_COUNT > 0u) ew_step(OP_0, DST_0, SA_0, SB_0, IMMA_0, IMMB_0);
+  if (STEP_COUNT > 1u) ew_step(OP_1, DST_1, SA_1, SB_1, IMMA_1, IMMB_1);
+  if (STEP_COUNT > 2u) ew_step(OP_2, DST_2, SA_2, SB_2, IMMA_2, IMMB_2);
+  if (STEP_COUNT > 3u) ew_step(OP_3, DST_3, SA_3, SB_3, IMMA_3, IMMB_3);
+  if (STEP_COUNT > 4u) ew_step(OP_4, DST_4, SA_4, SB_4, IMMA_4, IMMB_4);
+  if (STEP_COUNT > 5u) ew_step(OP_5, DST_5, SA_5, SB_5, IMMA_5, IMMB_5);
+  if (STEP_COUNT > 6u) ew_step(OP_6, DST_6, SA_6, SB_6, IMMA_6, IMMB_6);
+  if (STEP_COUNT > 7u) ew_step(OP_7, DST_7, SA_7, SB_7, IMMA_7, IMMB_7);
+  if (STEP_COUNT > 8u) ew_step(OP_8, DST_8, SA_8, SB_8, IMMA_8, IMMB_8);
+  if (STEP_COUNT > 9u) ew_step(OP_9, DST_9, SA_9, SB_9, IMMA_9, IMMB_9);
+  if (STEP_COUNT > 10u) ew_step(OP_10, DST_10, SA_10, SB_10, IMMA_10, IMMB_10);
+  if (STEP_COUNT > 11u) ew_step(OP_11, DST_11, SA_11, SB_11, IMMA_11, IMMB_11);
 }
 
 REG ew_result() { return R[RESULT_REG]; }
