@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "univk/base/json.h"
+
 namespace univk::bench {
 
 namespace {
@@ -40,33 +42,8 @@ double bytes_per_second(uint64_t bytes, double ns) { return ns > 0 ? static_cast
 
 // --- JSON ---------------------------------------------------------------------------------
 
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string number(double value) {
-  if (!std::isfinite(value)) return "null";
-  char buffer[40];
-  std::snprintf(buffer, sizeof(buffer), "%.6g", value);
-  return buffer;
-}
+std::string quote(const std::string& s) { return json_quote(s); }
+std::string number(double value) { return json_number(value, 6); }
 
 // Microseconds, the unit of every time in the JSON object.
 std::string summary_us(const Summary& s) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "univk/base/json.h"
+
 namespace univk::dump {
 
 void JsonWriter::newline() {
@@ -61,27 +63,7 @@ void JsonWriter::value(std::string_view s) {
   write_string(s);
 }
 
-void JsonWriter::write_string(std::string_view s) {
-  out_ += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\t': out_ += "\\t"; break;
-      case '\r': out_ += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out_ += buf;
-        } else {
-          out_ += static_cast<char>(c);
-        }
-    }
-  }
-  out_ += '"';
-}
+void JsonWriter::write_string(std::string_view s) { out_ += json_quote(s); }
 
 void JsonWriter::value(int64_t v) {
   before_value();

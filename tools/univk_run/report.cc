@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <sstream>
 
+#include "univk/base/json.h"
+
 namespace univk::tools {
 namespace {
 
@@ -14,33 +16,7 @@ std::string hex_handle(const void* handle) {
   return buf;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.9g", v);
-  return buf;
-}
+std::string json_string(const std::string& s) { return json_quote(s); }
 
 const char* json_bool(bool b) { return b ? "true" : "false"; }
 
