@@ -56,6 +56,8 @@ TEST(Result, OkStatusWithoutValueIsInternalError) {
 }  // namespace
 }  // namespace univk
 
+#include <cmath>
+
 #include "univk/base/json.h"
 
 namespace univk {
