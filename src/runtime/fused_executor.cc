@@ -43,7 +43,7 @@ FusedExecutor::~FusedExecutor() { release_commands(); }
 
 void FusedExecutor::release_commands() {
   if (device_ && last_submitted_ > last_completed_) {
-    Status waited = device_->queue().wait(last_submitted_);
+    Status waited = device_->queue().wait_before_release(last_submitted_);
     if (!waited.ok()) {
       UNIVK_LOG(kError) << "fused method: waiting for the last submission: " << waited.to_string();
     }

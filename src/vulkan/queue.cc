@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "univk/base/logging.h"
 #include "univk/vulkan/device.h"
 
 namespace univk::vulkan {
@@ -100,6 +101,17 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
   if (r == VK_TIMEOUT) return timeout_error("timeline value " + std::to_string(value) + " not reached in time");
   if (r != VK_SUCCESS) return vk_status(r, "vkWaitSemaphores");
   return ok_status();
+}
+
+Status Queue::wait_before_release(uint64_t value) const {
+  Status waited = wait(value);
+  if (waited.ok() || waited.code() == StatusCode::kInvalidArgument) return waited;
+  std::lock_guard<std::mutex> lock(submit_mutex_);
+  VkResult idle = device_.vk().vkQueueWaitIdle(queue_);
+  if (idle != VK_SUCCESS) {
+    UNIVK_LOG(kError) << "vkQueueWaitIdle after a failed timeline wait: " << vk_result_name(idle);
+  }
+  return waited;
 }
 
 Result<uint64_t> Queue::completed_value() const {

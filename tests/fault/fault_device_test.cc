@@ -141,6 +141,39 @@ TEST_F(FaultInjection, EveryCallOfAComputeJob) {
               static_cast<unsigned long long>(failed_runs));
 }
 
+// A destructor's wait that fails (out of host memory here) must not let the caller free memory
+// the GPU may still use: wait_before_release falls back to vkQueueWaitIdle, which the call count
+// shows (the injector makes the failing wait complete first, so the hazard itself is not seen).
+TEST_F(FaultInjection, FailedWaitBeforeReleaseFallsBackToQueueIdle) {
+  DeviceRegistry registry;
+  auto device = registry.acquire({{"fault_release", 0}, SharedMode::kLookupOrCreate}, {}, test_config());
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  auto out = Buffer::create(*device, kCount * sizeof(uint32_t), MemoryKind::kHostVisible);
+  ASSERT_TRUE(out.ok());
+  auto job = ComputeJob::create(*device, test_shaders::fill_spv(), {{out->handle(), 0, out->size()}}, 8, "fill");
+  ASSERT_TRUE(job.ok()) << job.status().to_string();
+  uint32_t params[2] = {7, kCount};
+  ASSERT_TRUE(job->record(bytes_of(params), kCount / 64).ok());
+  auto value = job->submit();
+  ASSERT_TRUE(value.ok());
+
+  fault_injection::count_calls();
+  Status waited;
+  {
+    fault_injection::ScopedFault fault(1, VK_ERROR_OUT_OF_HOST_MEMORY);
+    waited = (*device)->queue().wait_before_release(*value);
+    EXPECT_TRUE(fault.fired());
+  }
+  EXPECT_EQ(waited.code(), StatusCode::kOutOfMemory) << waited.to_string();
+  EXPECT_EQ(fault_injection::calls(), 2u) << "the failed vkWaitSemaphores is followed by vkQueueWaitIdle";
+  auto completed = (*device)->queue().completed_value();
+  ASSERT_TRUE(completed.ok());
+  EXPECT_GE(*completed, *value);
+  EXPECT_EQ(static_cast<const uint32_t*>(out->mapped())[kCount - 1], 7 + kCount - 1);
+  // Without a fault it is a plain wait.
+  EXPECT_TRUE((*device)->queue().wait_before_release(*value).ok());
+}
+
 TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
   // Instance + device creation through the registry. Instance functions are instrumented only
   // after vkCreateInstance (a loader-level call), so this covers physical device enumeration,

@@ -39,6 +39,11 @@ class Queue {
   // Blocks until the timeline reaches `value` (or timeout: Timeout). Holds no lock.
   // InvalidArgument for a value never handed out (it would never be signalled).
   Status wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX) const;
+  // For destructors, before they free what the work up to `value` uses. Waits like wait(); if
+  // that wait fails with a driver error (out of memory, say), falls back to vkQueueWaitIdle
+  // under the queue mutex, so other submitters stall on this error path only: freeing memory
+  // the GPU may still read would be worse. Returns the first error, for the caller to log.
+  Status wait_before_release(uint64_t value) const;
   // The last value the GPU has signalled.
   Result<uint64_t> completed_value() const;
   // The highest value handed out by submit() so far.

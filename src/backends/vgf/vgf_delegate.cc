@@ -65,7 +65,7 @@ Result<std::unique_ptr<VgfDelegate>> VgfDelegate::create(const runtime::Delegate
 VgfDelegate::~VgfDelegate() {
   // Wait only for this delegate's own work; the queue's other users are not our business.
   if (last_submission_ != 0) {
-    Status s = device_->queue().wait(last_submission_);
+    Status s = device_->queue().wait_before_release(last_submission_);
     if (!s.ok()) {
       UNIVK_LOG(kError) << "VgfBackend: waiting for the last submission failed: " << s.to_string();
     }

@@ -66,7 +66,7 @@ Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const runtime::De
 VulkanDelegate::~VulkanDelegate() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (last_submitted_ == 0) return;
-  Status s = device_->queue().wait(last_submitted_);
+  Status s = device_->queue().wait_before_release(last_submitted_);
   if (!s.ok()) {
     UNIVK_LOG(kError) << "VulkanBackend: waiting for the last submission at destroy: " << s.to_string();
   }
