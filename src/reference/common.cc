@@ -39,25 +39,6 @@ Status check_all_float(Inputs inputs) {
   return ok_status();
 }
 
-Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name) {
-  const int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r) {
-    return invalid_argument("attribute '" + name + "'=" + std::to_string(dim) + " is out of range for rank " +
-                            std::to_string(rank));
-  }
-  return dim < 0 ? dim + r : dim;
-}
-
-std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
-  std::vector<int64_t> strides(out.rank(), 0);
-  const std::vector<int64_t> in_strides = in.contiguous_strides();
-  const size_t lead = out.rank() - in.rank();
-  for (size_t d = 0; d < in.rank(); ++d) {
-    strides[lead + d] = in[d] == 1 ? 0 : in_strides[d];
-  }
-  return strides;
-}
-
 HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm) {
   const Shape& s = in.shape();
   std::vector<int64_t> out_dims(perm.size());

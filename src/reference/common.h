@@ -11,9 +11,14 @@
 
 #include "univk/base/status.h"
 #include "univk/tensor/attributes.h"
+#include "univk/reference/shape_rules.h"
 #include "univk/tensor/tensor.h"
 
 namespace univk::reference::detail {
+
+using reference::broadcast_strides;
+using reference::pooled_size;
+using reference::wrap_dim;
 
 using Tensors = std::vector<HostTensor>;
 using Inputs = std::span<const HostTensor>;
@@ -42,13 +47,7 @@ Status check_dtype(const HostTensor& t, size_t index, DType expected);
 // the op does not implement).
 Status check_all_float(Inputs inputs);
 
-// PyTorch dim wrapping: dim in [-rank, rank) -> [0, rank). rank 0 is treated as rank 1 like
-// PyTorch does for reductions. `name` is the attribute name used in the error.
-Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name);
 
-// Element offsets of a tensor of shape `in` broadcast (right-aligned) to `out`: stride 0 on
-// broadcast dims. Returns strides of length out.rank().
-std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
 
 // Visits every index of `shape` in row-major order, calling fn(flat_index, offsets) where
 // offsets[k] is the element offset into operand k computed from strides[k].

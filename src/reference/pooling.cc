@@ -32,16 +32,6 @@ Result<Planes> planes_of(const HostTensor& x) {
   return p;
 }
 
-// PyTorch's pooling_output_shape, including the ceil_mode rule that the last window must
-// start inside the input or left padding.
-Result<int64_t> pooled_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  const int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  if (out <= 0) return invalid_argument("output size " + std::to_string(out) + " is not positive");
-  return out;
-}
-
 Result<PoolParams> pool_params(const Attributes& attrs, bool with_dilation) {
   PoolParams p;
   UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, attrs.ints_expanded("kernel_size", 2, {}));

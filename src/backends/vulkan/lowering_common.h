@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "op_lowering.h"
+#include "univk/reference/shape_rules.h"
 
 namespace univk::backends::detail {
 
@@ -34,10 +35,10 @@ Status check_word_dtype(Inputs inputs);
 // Unsupported for empty tensors and for more than 2^32-1 elements (shaders index with uint).
 Status check_extent(const Shape& shape, const std::string& what);
 
-// PyTorch dim wrapping (rank 0 behaves as rank 1).
-Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name);
-// Strides of `in` broadcast (right-aligned) to `out`: 0 on broadcast dims.
-std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
+// PyTorch's shape rules, the same functions the reference kernels use.
+using reference::broadcast_strides;
+using reference::pooled_size;
+using reference::wrap_dim;
 
 // Dims plus one stride list per operand, with size-1 dims dropped and adjacent dims merged
 // where every operand is contiguous across them. Never empty: a scalar becomes one dim of 1.

@@ -123,23 +123,6 @@ Status check_extent(const Shape& shape, const std::string& what) {
   return ok_status();
 }
 
-Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name) {
-  const int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r) {
-    return invalid_argument("attribute '" + name + "'=" + std::to_string(dim) + " is out of range for rank " +
-                            std::to_string(rank));
-  }
-  return dim < 0 ? dim + r : dim;
-}
-
-std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
-  std::vector<int64_t> strides(out.rank(), 0);
-  const std::vector<int64_t> contiguous = in.contiguous_strides();
-  const size_t lead = out.rank() - in.rank();
-  for (size_t d = 0; d < in.rank(); ++d) strides[lead + d] = in[d] == 1 ? 0 : contiguous[d];
-  return strides;
-}
-
 StridedLayout coalesce(const std::vector<int64_t>& dims, const std::vector<std::vector<int64_t>>& strides) {
   StridedLayout out;
   out.strides.resize(strides.size());

@@ -1,0 +1,27 @@
+// PyTorch's shape rules, shared by the CPU reference kernels and the backends' lowerings so that
+// a backend computes exactly the shapes the oracle does. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/tensor/shape.h"
+
+namespace univk::reference {
+
+// PyTorch dim wrapping: dim in [-rank, rank) (rank 0 behaves as rank 1); InvalidArgument naming
+// the attribute otherwise.
+Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name);
+
+// Strides (in elements) of contiguous `in` broadcast, right-aligned, to `out`: 0 on broadcast
+// dims.
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
+
+// PyTorch's pooling output size for one spatial dim (input `in`, kernel `k`, stride `s`,
+// padding `p`, dilation `d`), with the ceil_mode rule that the last window must start inside
+// the input or the left padding. InvalidArgument when the result is not positive.
+Result<int64_t> pooled_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
+
+}  // namespace univk::reference
