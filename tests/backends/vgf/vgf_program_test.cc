@@ -1,52 +1,12 @@
 // VgfBackend delegates inside a univk program: the main example's two VGF pieces
 // (NCHW avg_pool2d; x*x+0.25) in one method, per_delegate and fused (record() into the
 // method's command buffer over its device tensors), each checked against the TOSA reference.
-#include "vgf_test_util.h"
+#include "example_vgfs.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 
 namespace univk::backends::vgf_test {
 namespace {
-
-Attributes perms(std::vector<int64_t> p) {
-  Attributes a;
-  a.set("perms", p);
-  return a;
-}
-
-// NCHW [1,3,8,8] -> avg_pool2d(2, stride 2) -> NCHW [1,3,4,4], with boundary transposes.
-std::vector<uint8_t> pool_vgf() {
-  TosaGraph g;
-  ValueId x = g.add_input({DType::kFloat32, {1, 3, 8, 8}}, 0, 0);
-  ValueId t = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 8, 8, 3}});
-  Attributes a;
-  a.set("kernel", std::vector<int64_t>{2, 2});
-  a.set("stride", std::vector<int64_t>{2, 2});
-  a.set("pad", std::vector<int64_t>{0, 0, 0, 0});
-  a.set("acc_type", spirv::kAccFp32);
-  a.set("input_zp", 0.0);
-  a.set("output_zp", 0.0);
-  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {t}, a, {DType::kFloat32, {1, 4, 4, 3}});
-  ValueId y = g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, 4, 4}});
-  g.add_output(y, 0, 1);
-  return encode(single_graph_model(g));
-}
-
-// NCHW [1,3,4,4] -> x*x + 0.25.
-std::vector<uint8_t> square_vgf() {
-  TosaGraph g;
-  const TosaTensorType nchw{DType::kFloat32, {1, 3, 4, 4}}, nhwc{DType::kFloat32, {1, 4, 4, 3}};
-  ValueId x = g.add_input(nchw, 0, 0);
-  ValueId t = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), nhwc);
-  Attributes mul;
-  mul.set("shift", int64_t{0});
-  ValueId sq = g.add_operation(TosaOp::kMul, {t, t}, mul, nhwc);
-  ValueId c = g.add_constant({DType::kFloat32, {1, 1, 1, 1}}, floats_bytes({0.25f}));
-  ValueId s = g.add_operation(TosaOp::kAdd, {sq, c}, {}, nhwc);
-  ValueId y = g.add_operation(TosaOp::kTranspose, {s}, perms({0, 3, 1, 2}), nchw);
-  g.add_output(y, 0, 1);
-  return encode(single_graph_model(g));
-}
 
 HostTensor expected(const HostTensor& in) {
   HostTensor out(DType::kFloat32, Shape({1, 3, 4, 4}));
