@@ -30,6 +30,33 @@ VkAccessFlags legacy_access(VkAccessFlags2 access) {
 
 constexpr VkPipelineStageFlags2 kComputeAndTransfer =
     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT;
+constexpr VkAccessFlags2 kComputeAndTransferWrites = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+
+// A global memory barrier, through vkCmdPipelineBarrier2 when synchronization2 is enabled, else
+// the legacy call with the bits mapped down.
+void record_memory_barrier(const Device& device, VkCommandBuffer cmd, VkPipelineStageFlags2 src_stage,
+                           VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+  if (device.uses_synchronization2()) {
+    VkMemoryBarrier2 barrier{};
+    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2;
+    barrier.srcStageMask = src_stage;
+    barrier.srcAccessMask = src_access;
+    barrier.dstStageMask = dst_stage;
+    barrier.dstAccessMask = dst_access;
+    VkDependencyInfo dep{};
+    dep.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO;
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &barrier;
+    device.vk().vkCmdPipelineBarrier2(cmd, &dep);
+    return;
+  }
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = legacy_access(src_access);
+  barrier.dstAccessMask = legacy_access(dst_access);
+  device.vk().vkCmdPipelineBarrier(cmd, legacy_stages(src_stage, 0), legacy_stages(dst_stage, 0), 0, 1, &barrier, 0,
+                                   nullptr, 0, nullptr);
+}
 
 }  // namespace
 
@@ -89,54 +116,13 @@ Status end_command_buffer(const Device& device, VkCommandBuffer cmd) {
 }
 
 void record_full_barrier(const Device& device, VkCommandBuffer cmd) {
-  constexpr VkAccessFlags2 kWrites = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  constexpr VkAccessFlags2 kReadsWrites =
-      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |
-      VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  if (device.uses_synchronization2()) {
-    VkMemoryBarrier2 barrier{};
-    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2;
-    barrier.srcStageMask = kComputeAndTransfer;
-    barrier.srcAccessMask = kWrites;
-    barrier.dstStageMask = kComputeAndTransfer;
-    barrier.dstAccessMask = kReadsWrites;
-    VkDependencyInfo dep{};
-    dep.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO;
-    dep.memoryBarrierCount = 1;
-    dep.pMemoryBarriers = &barrier;
-    device.vk().vkCmdPipelineBarrier2(cmd, &dep);
-    return;
-  }
-  VkMemoryBarrier barrier{};
-  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  barrier.srcAccessMask = legacy_access(kWrites);
-  barrier.dstAccessMask = legacy_access(kReadsWrites);
-  VkPipelineStageFlags stages = legacy_stages(kComputeAndTransfer, 0);
-  device.vk().vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  record_memory_barrier(device, cmd, kComputeAndTransfer, kComputeAndTransferWrites, kComputeAndTransfer,
+                        kComputeAndTransferWrites | VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
 }
 
 void record_host_read_barrier(const Device& device, VkCommandBuffer cmd) {
-  constexpr VkAccessFlags2 kWrites = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  if (device.uses_synchronization2()) {
-    VkMemoryBarrier2 barrier{};
-    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2;
-    barrier.srcStageMask = kComputeAndTransfer;
-    barrier.srcAccessMask = kWrites;
-    barrier.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
-    barrier.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
-    VkDependencyInfo dep{};
-    dep.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO;
-    dep.memoryBarrierCount = 1;
-    dep.pMemoryBarriers = &barrier;
-    device.vk().vkCmdPipelineBarrier2(cmd, &dep);
-    return;
-  }
-  VkMemoryBarrier barrier{};
-  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  barrier.srcAccessMask = legacy_access(kWrites);
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  device.vk().vkCmdPipelineBarrier(cmd, legacy_stages(kComputeAndTransfer, 0), VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                   &barrier, 0, nullptr, 0, nullptr);
+  record_memory_barrier(device, cmd, kComputeAndTransfer, kComputeAndTransferWrites, VK_PIPELINE_STAGE_2_HOST_BIT,
+                        VK_ACCESS_2_HOST_READ_BIT);
 }
 
 void record_buffer_barrier(const Device& device, VkCommandBuffer cmd, const BufferRange& range,
