@@ -5,6 +5,10 @@
 //   copy        vkCmdCopyBuffer between two device-local buffers, timed with timestamp queries
 //               (GPU time) and on the host (submit + wait). Bandwidth counts the bytes read plus
 //               the bytes written (2 x size), the same way a kernel's fewest bytes are counted.
+//   dispatches  a command buffer of 0, 1 or 3 dispatches of a one-workgroup kernel with a full
+//               barrier between them (the shape of a chain of tiny delegates): host time of
+//               submit + wait and GPU time between timestamps. Against the empty round trip it
+//               shows what the least real work adds per submission and per dispatch.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,14 @@ struct CopyFloor {
   Summary host_ns;      // submit + wait
   double bytes_per_second() const;  // 2 * bytes / gpu_ns.p50
 };
+
+struct DispatchFloor {
+  uint32_t dispatches = 0;
+  Summary gpu_ns;   // from a timestamp before the first dispatch to one after the last
+  Summary host_ns;  // submit + wait
+};
+
+Result<DispatchFloor> measure_dispatches(const vulkan::DeviceLease& device, uint32_t dispatches, RepeatCounts counts);
 
 Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes, RepeatCounts counts);
 

@@ -7,8 +7,9 @@
 // In one run, on the device and queue the method's delegates use:
 //   1. the method: random inputs (fixed seed), W warm-up runs, N timed runs of Method::execute
 //      (host-in to host-out): p50/p90;
-//   2. the floors: an empty submit-and-wait round trip, and device-local copy bandwidth
-//      (vkCmdCopyBuffer timed with timestamp queries);
+//   2. the floors: an empty submit-and-wait round trip, device-local copy bandwidth
+//      (vkCmdCopyBuffer timed with timestamp queries), and submissions of 0, 1 and 3 one-workgroup
+//      dispatches (host and GPU time);
 //   3. GPU time per delegate and in total, from timestamps around a replay of the delegates'
 //      recorded work (gpu_profile.h says how it differs from the method's own submission);
 // then the ratios: latency p50 / round trip p50, and achieved bandwidth (fewest bytes / GPU
@@ -231,6 +232,11 @@ Result<bench::BenchResult> run(const Options& o) {
   auto copy = bench::measure_copy(device, o.copy_mib << 20, {2, o.copy_iterations});
   if (!copy.ok()) return copy.status().with_context("copy floor");
   r.copy = *copy;
+  for (uint32_t dispatches : {0u, 1u, 3u}) {
+    auto floor = bench::measure_dispatches(device, dispatches, {std::min(o.round_trips, 100), o.round_trips});
+    if (!floor.ok()) return floor.status().with_context("dispatch floor");
+    r.dispatch_floors.push_back(*floor);
+  }
 
   if (!o.gpu_time) {
     r.gpu_error = "--no-gpu-time";

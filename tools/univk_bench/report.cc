@@ -98,6 +98,10 @@ std::string format_text(const BenchResult& r) {
   o << "floor      device-local copy of " << bytes_text(r.copy.bytes) << " (" << r.copy.gpu_ns.count
     << " runs): GPU p50 " << us(r.copy.gpu_ns.p50) << " = " << gbps(r.copy.bytes_per_second())
     << " (read + write), host p50 " << us(r.copy.host_ns.p50) << "\n";
+  for (const auto& f : r.dispatch_floors) {
+    o << "floor      " << f.dispatches << " one-workgroup dispatches (" << f.host_ns.count << " runs): submit+wait p50 "
+      << us(f.host_ns.p50) << ", GPU p50 " << us(f.gpu_ns.p50) << "\n";
+  }
   if (r.gpu) {
     o << "gpu time   p50 " << us(r.gpu->total_ns.p50) << "  p90 " << us(r.gpu->total_ns.p90)
       << "  (timestamps around a replay of the delegates' recorded work)\n";
@@ -144,7 +148,14 @@ std::string format_json(const BenchResult& r) {
     << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false") << "}";
   o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": "
     << r.copy.bytes << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": "
-    << summary_us(r.copy.host_ns) << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}}";
+    << summary_us(r.copy.host_ns) << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}";
+  o << ", \"dispatches\": [";
+  for (size_t i = 0; i < r.dispatch_floors.size(); ++i) {
+    const DispatchFloor& f = r.dispatch_floors[i];
+    o << (i ? ", " : "") << "{\"dispatches\": " << f.dispatches << ", \"host_us\": " << summary_us(f.host_ns)
+      << ", \"gpu_us\": " << summary_us(f.gpu_ns) << "}";
+  }
+  o << "]}";
   if (r.gpu) {
     o << ", \"gpu\": {\"source\": \"timestamps around a replay of the delegates' recorded work (full barriers "
          "between delegates)\", \"total_us\": "

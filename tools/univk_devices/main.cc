@@ -43,6 +43,33 @@ Status list_devices(const RuntimeConfig& config) {
   return selected.status();
 }
 
+std::string memory_flags(VkMemoryPropertyFlags flags) {
+  std::string out;
+  const std::pair<VkMemoryPropertyFlags, const char*> names[] = {
+      {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"}, {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE"},
+      {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "HOST_COHERENT"}, {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "HOST_CACHED"}};
+  for (const auto& [bit, name] : names) {
+    if ((flags & bit) == 0) continue;
+    if (!out.empty()) out += '|';
+    out += name;
+  }
+  return out.empty() ? "-" : out;
+}
+
+// The memory heaps and types univk picks buffers from: whether the device has device-local
+// memory the host can map (and read cached) decides between mapped and staged program IO.
+void print_memory(const Device& device) {
+  const VkPhysicalDeviceMemoryProperties& memory = device.memory_properties();
+  for (uint32_t h = 0; h < memory.memoryHeapCount; ++h) {
+    std::printf("  memory heap %u: %.1f MiB%s\n", h, static_cast<double>(memory.memoryHeaps[h].size) / (1 << 20),
+                (memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? " DEVICE_LOCAL" : "");
+  }
+  for (uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
+    std::printf("  memory type %u: heap %u %s\n", t, memory.memoryTypes[t].heapIndex,
+                memory_flags(memory.memoryTypes[t].propertyFlags).c_str());
+  }
+}
+
 // Two leases on one registered device, as two delegates of one method hold them.
 Status share_and_dispatch(const RuntimeConfig& config) {
   DeviceRegistry& registry = DeviceRegistry::process_default();
@@ -55,6 +82,7 @@ Status share_and_dispatch(const RuntimeConfig& config) {
   std::printf("shared device %s: '%s', 2 leases, same VkDevice and VkQueue (family %u), devices created: %llu\n",
               options.key.to_string().c_str(), first->enabled().device_name.c_str(), first->queue().family_index(),
               static_cast<unsigned long long>(registry.created_count()));
+  print_memory(*first);
 
   constexpr uint32_t n = 1000, base = 7, step = 3;
   // The first lease's holder owns the pipeline; the second records and submits, like a second
