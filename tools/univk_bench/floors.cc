@@ -1,5 +1,6 @@
 #include "floors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -29,11 +30,41 @@ Result<double> submit_and_wait(vulkan::Queue& queue, VkCommandBuffer cmd) {
   return elapsed_ns(start);
 }
 
+// GPU time of `record_work` between two timestamps, the work ordered after the previous
+// submission of the same command buffer by a full barrier; returns {gpu ns, host ns} samples.
+template <typename RecordWork>
+Result<std::pair<Summary, Summary>> time_work(const vulkan::DeviceLease& device, RepeatCounts counts,
+                                              RecordWork record_work) {
+  UNIVK_ASSIGN_OR_RETURN(auto timestamps, TimestampPool::create(device, 2));
+  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
+  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
+  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
+  timestamps.record_reset(cmd);
+  vulkan::record_full_barrier(*device, cmd);
+  timestamps.record_write(cmd, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+  record_work(cmd);
+  timestamps.record_write(cmd, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
+  std::vector<double> gpu, host;
+  for (int i = 0; i < counts.warmup + counts.iterations; ++i) {
+    UNIVK_ASSIGN_OR_RETURN(const double host_ns, submit_and_wait(device->queue(), cmd));
+    UNIVK_ASSIGN_OR_RETURN(auto stamps, timestamps.read_ns());
+    if (i < counts.warmup) continue;
+    host.push_back(host_ns);
+    gpu.push_back(stamps[1]);
+  }
+  return std::make_pair(summarize(std::move(gpu)), summarize(std::move(host)));
+}
+
+double copy_rate(uint64_t bytes, const Summary& ns) {
+  return ns.p50 > 0 ? 2.0 * static_cast<double>(bytes) / (ns.p50 * 1e-9) : 0.0;
+}
+
 }  // namespace
 
-double CopyFloor::bytes_per_second() const {
-  return gpu_ns.p50 > 0 ? 2.0 * static_cast<double>(bytes) / (gpu_ns.p50 * 1e-9) : 0.0;
-}
+double CopyFloor::transfer_bytes_per_second() const { return copy_rate(bytes, gpu_ns); }
+double CopyFloor::shader_bytes_per_second() const { return copy_rate(shader_bytes, shader_gpu_ns); }
+double CopyFloor::bytes_per_second() const { return std::max(transfer_bytes_per_second(), shader_bytes_per_second()); }
 
 Result<Summary> measure_round_trip(const vulkan::DeviceLease& device, RepeatCounts counts) {
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
@@ -59,70 +90,60 @@ Result<DispatchFloor> measure_dispatches(const vulkan::DeviceLease& device, uint
   UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
   const vulkan::BufferRange range{out.handle(), 0, kBytes};
   descriptors.write_storage_buffers(set, std::span<const vulkan::BufferRange>(&range, 1));
-  UNIVK_ASSIGN_OR_RETURN(auto timestamps, TimestampPool::create(device, 2));
-  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
-  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
-
   const VolkDeviceTable& vk = device->vk();
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
-  timestamps.record_reset(cmd);
-  // Orders this submission's writes after the previous one's (write-after-write on `out`).
-  vulkan::record_full_barrier(*device, cmd);
-  timestamps.record_write(cmd, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-  vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
-  for (uint32_t d = 0; d < dispatches; ++d) {
-    if (d > 0) vulkan::record_full_barrier(*device, cmd);
-    vk.vkCmdDispatch(cmd, 1, 1, 1);
-  }
-  timestamps.record_write(cmd, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
-
+  UNIVK_ASSIGN_OR_RETURN(auto times, time_work(device, counts, [&](VkCommandBuffer cmd) {
+                           vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+                           vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1,
+                                                      &set, 0, nullptr);
+                           for (uint32_t d = 0; d < dispatches; ++d) {
+                             if (d > 0) vulkan::record_full_barrier(*device, cmd);
+                             vk.vkCmdDispatch(cmd, 1, 1, 1);
+                           }
+                         }));
   DispatchFloor floor;
   floor.dispatches = dispatches;
-  std::vector<double> gpu, host;
-  for (int i = 0; i < counts.warmup + counts.iterations; ++i) {
-    UNIVK_ASSIGN_OR_RETURN(const double host_ns, submit_and_wait(device->queue(), cmd));
-    UNIVK_ASSIGN_OR_RETURN(auto stamps, timestamps.read_ns());
-    if (i < counts.warmup) continue;
-    host.push_back(host_ns);
-    gpu.push_back(stamps[1]);
-  }
-  floor.gpu_ns = summarize(std::move(gpu));
-  floor.host_ns = summarize(std::move(host));
+  floor.gpu_ns = times.first;
+  floor.host_ns = times.second;
   return floor;
 }
 
 Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes, RepeatCounts counts) {
-  if (bytes == 0) return invalid_argument("copy floor: 0 bytes");
+  bytes = bytes / 16 * 16;
+  if (bytes == 0) return invalid_argument("copy floor: less than 16 bytes");
   UNIVK_ASSIGN_OR_RETURN(auto src, vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kDeviceLocal));
   UNIVK_ASSIGN_OR_RETURN(auto dst, vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kDeviceLocal));
-  UNIVK_ASSIGN_OR_RETURN(auto timestamps, TimestampPool::create(device, 2));
-  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
-  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
-
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
-  timestamps.record_reset(cmd);
-  // Copies of earlier submissions of this buffer (write-after-write on dst, write-after-read on
-  // src) finish before this one starts.
-  vulkan::record_full_barrier(*device, cmd);
-  timestamps.record_write(cmd, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-  vulkan::record_copy(*device, cmd, {src.handle(), 0, bytes}, {dst.handle(), 0, bytes});
-  timestamps.record_write(cmd, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
 
   CopyFloor floor;
   floor.bytes = bytes;
-  std::vector<double> gpu, host;
-  for (int i = 0; i < counts.warmup + counts.iterations; ++i) {
-    UNIVK_ASSIGN_OR_RETURN(const double host_ns, submit_and_wait(device->queue(), cmd));
-    UNIVK_ASSIGN_OR_RETURN(auto stamps, timestamps.read_ns());
-    if (i < counts.warmup) continue;
-    host.push_back(host_ns);
-    gpu.push_back(stamps[1]);
-  }
-  floor.gpu_ns = summarize(std::move(gpu));
-  floor.host_ns = summarize(std::move(host));
+  UNIVK_ASSIGN_OR_RETURN(auto transfer, time_work(device, counts, [&](VkCommandBuffer cmd) {
+                           vulkan::record_copy(*device, cmd, {src.handle(), 0, bytes}, {dst.handle(), 0, bytes});
+                         }));
+  floor.gpu_ns = transfer.first;
+  floor.host_ns = transfer.second;
+
+  auto desc = vulkan::ComputePipelineDesc::storage_buffers(shaders::copy_vec4_spv(), 2, sizeof(uint32_t),
+                                                           "shader copy floor");
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::ComputePipeline::create(device, desc));
+  UNIVK_ASSIGN_OR_RETURN(auto descriptors, vulkan::DescriptorPool::create(device, 1, 2));
+  UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
+  // One binding covers at most maxStorageBufferRange bytes (lavapipe: 128 MiB).
+  floor.shader_bytes = std::min<uint64_t>(bytes, device->properties().limits.maxStorageBufferRange) / 16 * 16;
+  const uint64_t elements = floor.shader_bytes / 16;
+  const vulkan::BufferRange ranges[] = {{src.handle(), 0, floor.shader_bytes}, {dst.handle(), 0, floor.shader_bytes}};
+  descriptors.write_storage_buffers(set, ranges);
+  const uint32_t count = static_cast<uint32_t>(elements);
+  const uint32_t groups = static_cast<uint32_t>(std::min<uint64_t>(
+      {(elements + 255) / 256, 65535, device->properties().limits.maxComputeWorkGroupCount[0]}));
+  const VolkDeviceTable& vk = device->vk();
+  UNIVK_ASSIGN_OR_RETURN(auto shader, time_work(device, counts, [&](VkCommandBuffer cmd) {
+                           vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+                           vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1,
+                                                      &set, 0, nullptr);
+                           vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                                 sizeof(count), &count);
+                           vk.vkCmdDispatch(cmd, groups, 1, 1);
+                         }));
+  floor.shader_gpu_ns = shader.first;
   return floor;
 }
 

@@ -2,9 +2,12 @@
 // queue the model ran on, in the same process run:
 //   round trip  an empty command buffer through Queue::submit + Queue::wait (host time): the
 //               least any submit-and-wait execution can cost;
-//   copy        vkCmdCopyBuffer between two device-local buffers, timed with timestamp queries
-//               (GPU time) and on the host (submit + wait). Bandwidth counts the bytes read plus
-//               the bytes written (2 x size), the same way a kernel's fewest bytes are counted.
+//   copy        a copy between two device-local buffers, done twice: by vkCmdCopyBuffer, and by
+//               a compute shader with 16-byte loads and stores; GPU time from timestamp queries,
+//               and the host time (submit + wait) of vkCmdCopyBuffer. Bandwidth counts the bytes
+//               read plus the bytes written (2 x size), the same way a kernel's fewest bytes are
+//               counted; the floor is the faster of the two (on NVIDIA's driver the transfer
+//               path reached about a fifth of what a shader copy does).
 //   dispatches  a command buffer of 0, 1 or 3 dispatches of a one-workgroup kernel with a full
 //               barrier between them (the shape of a chain of tiny delegates): host time of
 //               submit + wait and GPU time between timestamps. Against the empty round trip it
@@ -29,9 +32,13 @@ Result<Summary> measure_round_trip(const vulkan::DeviceLease& device, RepeatCoun
 
 struct CopyFloor {
   uint64_t bytes = 0;   // size of one buffer
-  Summary gpu_ns;       // from timestamps around the copy
-  Summary host_ns;      // submit + wait
-  double bytes_per_second() const;  // 2 * bytes / gpu_ns.p50
+  Summary gpu_ns;         // vkCmdCopyBuffer, from timestamps around the copy
+  Summary host_ns;        // vkCmdCopyBuffer, submit + wait
+  uint64_t shader_bytes = 0;  // the shader copies min(bytes, maxStorageBufferRange)
+  Summary shader_gpu_ns;      // the compute-shader copy, from timestamps
+  double transfer_bytes_per_second() const;  // 2 * bytes / gpu_ns.p50
+  double shader_bytes_per_second() const;    // 2 * shader_bytes / shader_gpu_ns.p50
+  double bytes_per_second() const;           // the faster of the two
 };
 
 struct DispatchFloor {
@@ -42,6 +49,7 @@ struct DispatchFloor {
 
 Result<DispatchFloor> measure_dispatches(const vulkan::DeviceLease& device, uint32_t dispatches, RepeatCounts counts);
 
+// `bytes` is rounded down to a multiple of 16 (the shader copies 16-byte elements).
 Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes, RepeatCounts counts);
 
 }  // namespace univk::bench

@@ -96,8 +96,11 @@ std::string format_text(const BenchResult& r) {
   o << "floor      empty submit+wait (" << r.round_trip_ns.count << " runs): p50 " << us(r.round_trip_ns.p50)
     << "  p90 " << us(r.round_trip_ns.p90) << "\n";
   o << "floor      device-local copy of " << bytes_text(r.copy.bytes) << " (" << r.copy.gpu_ns.count
-    << " runs): GPU p50 " << us(r.copy.gpu_ns.p50) << " = " << gbps(r.copy.bytes_per_second())
+    << " runs): vkCmdCopyBuffer GPU p50 " << us(r.copy.gpu_ns.p50) << " = " << gbps(r.copy.transfer_bytes_per_second())
     << " (read + write), host p50 " << us(r.copy.host_ns.p50) << "\n";
+  o << "floor      shader copy of " << bytes_text(r.copy.shader_bytes) << ": GPU p50 " << us(r.copy.shader_gpu_ns.p50)
+    << " = " << gbps(r.copy.shader_bytes_per_second()) << "; copy bandwidth = the faster, "
+    << gbps(r.copy.bytes_per_second()) << "\n";
   for (const auto& f : r.dispatch_floors) {
     o << "floor      " << f.dispatches << " one-workgroup dispatches (" << f.host_ns.count << " runs): submit+wait p50 "
       << us(f.host_ns.p50) << ", GPU p50 " << us(f.gpu_ns.p50) << "\n";
@@ -148,7 +151,10 @@ std::string format_json(const BenchResult& r) {
     << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false") << "}";
   o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": "
     << r.copy.bytes << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": "
-    << summary_us(r.copy.host_ns) << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}";
+    << summary_us(r.copy.host_ns) << ", \"transfer_gb_s\": " << number(r.copy.transfer_bytes_per_second() / 1e9)
+    << ", \"shader_bytes\": " << r.copy.shader_bytes << ", \"shader_gpu_us\": " << summary_us(r.copy.shader_gpu_ns)
+    << ", \"shader_gb_s\": " << number(r.copy.shader_bytes_per_second() / 1e9)
+    << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}";
   o << ", \"dispatches\": [";
   for (size_t i = 0; i < r.dispatch_floors.size(); ++i) {
     const DispatchFloor& f = r.dispatch_floors[i];
