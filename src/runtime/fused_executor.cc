@@ -26,15 +26,22 @@ bool ranges_overlap(const vulkan::BufferRange& a, const vulkan::BufferRange& b) 
 
 }  // namespace
 
+Result<FusedIo> fused_io_from_name(std::string_view name) {
+  if (name == "auto") return FusedIo::kAuto;
+  if (name == "staged") return FusedIo::kStaged;
+  if (name == "host_outputs") return FusedIo::kHostOutputs;
+  return invalid_argument("fused IO '" + std::string(name) + "' is not auto, staged or host_outputs");
+}
+
 Result<std::unique_ptr<FusedExecutor>> FusedExecutor::create(const MethodDesc& method,
                                                              std::span<DelegateSlot> delegates,
-                                                             vulkan::DeviceLease device, bool force_staging) {
+                                                             vulkan::DeviceLease device, FusedIo io) {
   std::unique_ptr<FusedExecutor> executor(new FusedExecutor());
   executor->device_ = std::move(device);
   executor->method_ = &method;
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(executor->device_));
   executor->pool_.emplace(std::move(pool));
-  UNIVK_RETURN_IF_ERROR(executor->allocate(method, force_staging));
+  UNIVK_RETURN_IF_ERROR(executor->allocate(method, io));
   UNIVK_RETURN_IF_ERROR(executor->record(method, delegates));
   return executor;
 }
@@ -53,36 +60,57 @@ void FusedExecutor::release_commands() {
   pool_.reset();
 }
 
-Status FusedExecutor::allocate(const MethodDesc& method, bool force_staging) {
+Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
   const size_t value_count = method.values.size();
   locations_.assign(value_count, {});
   std::vector<bool> is_input(value_count, false), is_output(value_count, false);
   for (uint32_t v : method.inputs) is_input[v] = true;
   for (uint32_t v : method.outputs) is_output[v] = true;
 
-  // The host reads outputs back: uncached memory (a discrete GPU's BAR) is very slow to read, so
-  // outputs go direct only when device-local host-visible memory is also host-cached.
+  // The host reads outputs back, and uncached memory (a discrete GPU's BAR) is very slow to
+  // read: outputs go to device-local memory only when it is also host-cached.
   const bool cached_device_memory =
       device_
           ->find_memory_type(~0u, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
           .ok();
 
-  // Program inputs, outputs and constants: persistently mapped, device-local where possible.
+  // Binds `buffer` as the value's memory when it was created; false when it could not be (no
+  // such memory type, or not enough of it: the caller tries the next placement).
+  auto place_mapped = [&](uint32_t v, Result<vulkan::Buffer> buffer, bool need_device_local) -> Result<bool> {
+    if (!buffer.ok()) {
+      const StatusCode code = buffer.status().code();
+      if (code != StatusCode::kOutOfMemory && code != StatusCode::kNotFound) return buffer.status();
+      return false;
+    }
+    if (need_device_local && !buffer->device_local()) return false;
+    locations_[v].range = {buffer->handle(), 0, buffer->size()};
+    locations_[v].host = buffer->mapped();
+    buffers_.push_back(std::move(buffer).value());
+    return true;
+  };
+
+  // Program inputs, outputs and constants: persistently mapped; see FusedIo for the placement.
   auto make_io = [&](uint32_t v, bool host_reads) -> Status {
     const uint64_t size = device_size(method.values[v].info);
-    Location& loc = locations_[v];
-    if (!force_staging && (!host_reads || cached_device_memory)) {
-      auto direct = vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocalHostVisible);
-      if (direct.ok() && direct->device_local()) {
-        loc.range = {direct->handle(), 0, size};
-        loc.host = direct->mapped();
-        buffers_.push_back(std::move(direct).value());
-        return ok_status();
+    if (io != FusedIo::kStaged) {
+      const bool host_memory = host_reads && (io == FusedIo::kHostOutputs || !cached_device_memory);
+      if (host_memory) {
+        UNIVK_ASSIGN_OR_RETURN(bool placed,
+                               place_mapped(v, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kHostVisible),
+                                            /*need_device_local=*/false));
+        if (placed) {
+          host_outputs_ = true;
+          return ok_status();
+        }
+      } else {
+        UNIVK_ASSIGN_OR_RETURN(
+            bool placed, place_mapped(v, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocalHostVisible),
+                                      /*need_device_local=*/true));
+        if (placed) return ok_status();
       }
-      // No DEVICE_LOCAL|HOST_VISIBLE memory (or not enough of it): stage through host memory.
-      if (!direct.ok() && direct.status().code() != StatusCode::kOutOfMemory) return direct.status();
     }
+    Location& loc = locations_[v];
     UNIVK_ASSIGN_OR_RETURN(auto host, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kHostVisible));
     UNIVK_ASSIGN_OR_RETURN(auto local, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocal));
     loc.staged = true;

@@ -33,13 +33,24 @@ namespace univk::runtime {
 
 struct DelegateSlot;
 
+// Where a fused method keeps program inputs and outputs (UNIVK_FUSED_IO picks; default auto).
+enum class FusedIo {
+  // Inputs in mapped DEVICE_LOCAL|HOST_VISIBLE memory. Outputs there too when that memory is also
+  // HOST_CACHED (integrated GPUs, lavapipe); otherwise (a discrete GPU's BAR, which the CPU reads
+  // at a small fraction of its speed) in mapped HOST_CACHED host memory that the delegates write
+  // directly, which needs no copy command and no extra barrier. Staging where neither exists.
+  kAuto,
+  kStaged,       // every input and output through a staging copy recorded in the submission
+  kHostOutputs,  // outputs in host memory even where device-local memory is host-cached (tests)
+};
+Result<FusedIo> fused_io_from_name(std::string_view name);  // "auto", "staged", "host_outputs"
+
 class FusedExecutor {
  public:
   // `delegates` are the method's initialised delegates in instruction order, all on `device`;
-  // the method has no KernelCall. `force_staging` uses staging copies even when the device has
-  // DEVICE_LOCAL|HOST_VISIBLE memory (UNIVK_FUSED_STAGING=1; tests the staging path).
+  // the method has no KernelCall.
   static Result<std::unique_ptr<FusedExecutor>> create(const MethodDesc& method, std::span<DelegateSlot> delegates,
-                                                       vulkan::DeviceLease device, bool force_staging);
+                                                       vulkan::DeviceLease device, FusedIo io);
   ~FusedExecutor();
 
   // Inputs were checked by the Method. Not reentrant (one execute at a time per Method).
@@ -50,6 +61,7 @@ class FusedExecutor {
 
   uint64_t arena_bytes() const { return arena_bytes_; }
   bool uses_staging() const { return staging_; }
+  bool host_outputs() const { return host_outputs_; }
   uint32_t barrier_count() const { return barriers_; }
 
  private:
@@ -62,7 +74,7 @@ class FusedExecutor {
   };
 
   FusedExecutor() = default;
-  Status allocate(const MethodDesc& method, bool force_staging);
+  Status allocate(const MethodDesc& method, FusedIo io);
   Status record(const MethodDesc& method, std::span<DelegateSlot> delegates);
   void barrier(VkCommandBuffer cmd, const vulkan::BufferRange& range, VkPipelineStageFlags2 src_stage,
                VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
@@ -73,6 +85,7 @@ class FusedExecutor {
   std::vector<Location> locations_;      // per value id
   uint64_t arena_bytes_ = 0;
   bool staging_ = false;
+  bool host_outputs_ = false;
   uint32_t barriers_ = 0;
   std::optional<vulkan::CommandPool> pool_;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;

@@ -190,6 +190,7 @@ FusedInfo Method::fused_info() const {
     info.arena_bytes = impl_->fused->arena_bytes();
     info.barriers = impl_->fused->barrier_count();
     info.staged_io = impl_->fused->uses_staging();
+    info.host_outputs = impl_->fused->host_outputs();
   }
   return info;
 }

@@ -205,9 +205,10 @@ Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, cons
     return unsupported("method '" + method->name + "' cannot run fused: " + not_fusable);
   }
   if (options.mode != ExecutionMode::kPerDelegate && not_fusable.empty()) {
-    const char* staging = std::getenv("UNIVK_FUSED_STAGING");
-    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease,
-                                       staging != nullptr && std::string(staging) == "1");
+    const char* io_name = std::getenv("UNIVK_FUSED_IO");
+    auto io = fused_io_from_name(io_name != nullptr && *io_name != '\0' ? io_name : "auto");
+    if (!io.ok()) return io.status().with_context("UNIVK_FUSED_IO");
+    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease, *io);
     if (fused.ok()) {
       impl->fused = std::move(fused).value();
       impl->mode = ExecutionMode::kFused;

@@ -184,22 +184,40 @@ TEST_F(Fused, MatchesPerDelegateAndSubmitsOnce) {
   }
 }
 
-TEST_F(Fused, StagingPathMatchesToo) {
+// Every IO placement (UNIVK_FUSED_IO) gives the per_delegate result.
+TEST_F(Fused, EveryIoPlacementMatches) {
   auto program = fused_program(Shape{3, 5, 7});
-  ASSERT_EQ(setenv("UNIVK_FUSED_STAGING", "1", 1), 0);
-  auto staged = load(program, ExecutionMode::kFused);
-  unsetenv("UNIVK_FUSED_STAGING");
   auto per_delegate = load(program, ExecutionMode::kPerDelegate);
-  ASSERT_TRUE(staged && per_delegate);
-  EXPECT_TRUE(staged->fused_info().staged_io);
-  for (uint32_t seed = 10; seed < 12; ++seed) {
-    const HostTensor x = random_input(Shape{3, 5, 7}, seed);
-    auto got = staged->execute(std::span<const HostTensor>(&x, 1));
-    auto want = per_delegate->execute(std::span<const HostTensor>(&x, 1));
-    ASSERT_TRUE(got.ok()) << got.status().to_string();
-    ASSERT_TRUE(want.ok());
-    expect_same(*got, *want);
+  ASSERT_TRUE(per_delegate);
+  for (const char* io : {"staged", "host_outputs", "auto"}) {
+    SCOPED_TRACE(io);
+    ASSERT_EQ(setenv("UNIVK_FUSED_IO", io, 1), 0);
+    auto fused = load(program, ExecutionMode::kFused);
+    unsetenv("UNIVK_FUSED_IO");
+    ASSERT_TRUE(fused);
+    EXPECT_EQ(fused->fused_info().staged_io, std::string(io) == "staged");
+    EXPECT_EQ(fused->fused_info().host_outputs, std::string(io) == "host_outputs");
+    for (uint32_t seed = 10; seed < 12; ++seed) {
+      const HostTensor x = random_input(Shape{3, 5, 7}, seed);
+      auto got = fused->execute(std::span<const HostTensor>(&x, 1));
+      auto want = per_delegate->execute(std::span<const HostTensor>(&x, 1));
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      ASSERT_TRUE(want.ok());
+      expect_same(*got, *want);
+    }
   }
+}
+
+TEST_F(Fused, UnknownIoPlacementIsALoadError) {
+  auto program = fused_program(Shape{4});
+  ASSERT_EQ(setenv("UNIVK_FUSED_IO", "sideways", 1), 0);
+  LoadOptions options = options_;
+  options.mode = ExecutionMode::kFused;
+  auto method = program->load_method("forward", options);
+  unsetenv("UNIVK_FUSED_IO");
+  ASSERT_FALSE(method.ok());
+  EXPECT_NE(method.status().to_string().find("UNIVK_FUSED_IO"), std::string::npos) << method.status().to_string();
+  EXPECT_NE(method.status().to_string().find("sideways"), std::string::npos);
 }
 
 TEST_F(Fused, ExplicitFusedExplainsWhyNot) {

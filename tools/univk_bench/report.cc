@@ -89,7 +89,10 @@ std::string format_text(const BenchResult& r) {
   }
   if (r.mode == "fused") {
     o << "fused      arena " << bytes_text(r.fused.arena_bytes) << ", " << r.fused.barriers << " barriers, "
-      << (r.fused.staged_io ? "staged IO" : "mapped device-local IO") << "\n";
+      << (r.fused.staged_io ? "staged IO"
+                            : (r.fused.host_outputs ? "inputs mapped device-local, outputs in host memory"
+                                                    : "mapped device-local IO"))
+      << "\n";
   }
   o << "latency    host-in to host-out, " << r.iterations << " runs after " << r.warmup << " warm-up: p50 "
     << us(r.latency_ns.p50) << "  p90 " << us(r.latency_ns.p90) << "  min " << us(r.latency_ns.min) << "\n";
@@ -148,7 +151,8 @@ std::string format_json(const BenchResult& r) {
   }
   o << "]";
   o << ", \"fused\": {\"arena_bytes\": " << r.fused.arena_bytes << ", \"barriers\": " << r.fused.barriers
-    << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false") << "}";
+    << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false")
+    << ", \"host_outputs\": " << (r.fused.host_outputs ? "true" : "false") << "}";
   o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": "
     << r.copy.bytes << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": "
     << summary_us(r.copy.host_ns) << ", \"transfer_gb_s\": " << number(r.copy.transfer_bytes_per_second() / 1e9)

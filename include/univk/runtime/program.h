@@ -95,6 +95,7 @@ struct FusedInfo {
   uint64_t arena_bytes = 0;  // device memory for values passed between delegates
   uint32_t barriers = 0;     // buffer barriers the method recorded between/after delegates
   bool staged_io = false;    // inputs/outputs go through staging copies (no DEVICE_LOCAL|HOST_VISIBLE)
+  bool host_outputs = false; // outputs live in host-cached memory the delegates write directly
 };
 
 class Method {
