@@ -1,5 +1,7 @@
 #include "univk/vulkan/queue.h"
 
+#include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "univk/base/logging.h"
@@ -7,10 +9,13 @@
 
 namespace univk::vulkan {
 
-Result<std::unique_ptr<Queue>> Queue::create(const Device& device, VkQueue queue, uint32_t family_index) {
+Result<std::unique_ptr<Queue>> Queue::create(const Device& device, VkQueue queue, uint32_t family_index,
+                                             int64_t spin_us) {
   std::unique_ptr<Queue> q(new Queue(device));
   q->queue_ = queue;
   q->family_index_ = family_index;
+  if (spin_us < 0) spin_us = device.properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 100;
+  q->spin_ns_ = static_cast<uint64_t>(spin_us) * 1000;
   VkSemaphoreTypeCreateInfo type_info{};
   type_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
   type_info.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
@@ -92,6 +97,22 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
                             std::to_string(last) + ")");
   }
   if (value == 0) return ok_status();
+  if (spin_ns_ > 0 && timeout_ns > 0) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const uint64_t spin = std::min(spin_ns_, timeout_ns);
+    for (;;) {
+      uint64_t reached = 0;
+      VkResult r = device_.vk().vkGetSemaphoreCounterValue(device_.handle(), timeline_, &reached);
+      if (r != VK_SUCCESS) return vk_status(r, "vkGetSemaphoreCounterValue");
+      if (reached >= value) return ok_status();
+      const auto spent = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+      if (spent >= spin) {
+        timeout_ns = timeout_ns == UINT64_MAX ? timeout_ns : timeout_ns - spent;
+        break;
+      }
+    }
+  }
   VkSemaphoreWaitInfo info{};
   info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
   info.semaphoreCount = 1;

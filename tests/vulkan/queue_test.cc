@@ -156,5 +156,39 @@ TEST(Queue, ValuesNeverSubmittedAreRejected) {
   EXPECT_TRUE(queue.wait(0).ok());
 }
 
+// The spin phase of wait(): a job longer than the spin budget (8 groups, about 24 ms on lavapipe)
+// ends in the blocking wait, a short one inside the spin; both see the finished work.
+TEST(Queue, SpinThenBlockWaitsForTheWork) {
+  RuntimeConfig config = test_config();
+  config.wait_spin_us = 200;
+  auto created = Device::create(config, {});
+  ASSERT_TRUE(created.ok()) << created.status().to_string();
+  DeviceLease device = *created;
+  EXPECT_EQ(device->queue().spin_ns(), 200'000u);
+  for (uint32_t groups : {1u, 8u}) {
+    auto job = SpinJob::create(device, groups);
+    ASSERT_TRUE(job.ok()) << job.status().to_string();
+    auto value = job->job.submit();
+    ASSERT_TRUE(value.ok());
+    ASSERT_TRUE(device->queue().wait(*value).ok());
+    job->expect_output();
+  }
+}
+
+TEST(Queue, SpinDefaultsFromTheDeviceTypeAndTheEnvironment) {
+  auto created = Device::create(test_config(), {});
+  ASSERT_TRUE(created.ok());
+  const bool cpu = (*created)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  EXPECT_EQ((*created)->queue().spin_ns(), cpu ? 0u : 100'000u);
+
+  ASSERT_EQ(setenv("UNIVK_WAIT_SPIN_US", "25", 1), 0);
+  EXPECT_EQ(RuntimeConfig::from_environment().wait_spin_us, 25);
+  ASSERT_EQ(setenv("UNIVK_WAIT_SPIN_US", "-3", 1), 0);
+  EXPECT_EQ(RuntimeConfig::from_environment().wait_spin_us, -1);
+  ASSERT_EQ(setenv("UNIVK_WAIT_SPIN_US", "fast", 1), 0);
+  EXPECT_EQ(RuntimeConfig::from_environment().wait_spin_us, -1);
+  unsetenv("UNIVK_WAIT_SPIN_US");
+}
+
 }  // namespace
 }  // namespace univk::vulkan

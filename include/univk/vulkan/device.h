@@ -87,6 +87,7 @@ struct ImportedDevice {
   uint32_t api_version = VK_API_VERSION_1_3;  // the instance/device API version the app used
   std::set<std::string> enabled_extensions;
   std::set<Feature> enabled_features;
+  int64_t wait_spin_us = -1;  // RuntimeConfig::wait_spin_us for the imported queue
 };
 
 class Device {
@@ -142,7 +143,7 @@ class Device {
 
  private:
   Device() = default;
-  Status finish_setup(VkQueue queue, uint32_t queue_family_index);
+  Status finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us);
   std::shared_ptr<Instance> instance_;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;

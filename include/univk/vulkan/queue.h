@@ -26,7 +26,9 @@ class Device;
 
 class Queue {
  public:
-  static Result<std::unique_ptr<Queue>> create(const Device& device, VkQueue queue, uint32_t family_index);
+  // `spin_us`: RuntimeConfig::wait_spin_us (-1: chosen from the device type).
+  static Result<std::unique_ptr<Queue>> create(const Device& device, VkQueue queue, uint32_t family_index,
+                                               int64_t spin_us = -1);
   ~Queue();
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
@@ -36,7 +38,8 @@ class Queue {
   // timeline value first; it must not exceed last_submitted_value() (InvalidArgument).
   // On failure no value is consumed.
   Result<uint64_t> submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value = 0);
-  // Blocks until the timeline reaches `value` (or timeout: Timeout). Holds no lock.
+  // Blocks until the timeline reaches `value` (or timeout: Timeout): polls the timeline for up
+  // to spin_ns() first, then blocks in vkWaitSemaphores. Holds no lock.
   // InvalidArgument for a value never handed out (it would never be signalled).
   Status wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX) const;
   // For destructors, before they free what the work up to `value` uses. Waits like wait(); if
@@ -52,6 +55,7 @@ class Queue {
   VkQueue handle() const { return queue_; }
   uint32_t family_index() const { return family_index_; }
   VkSemaphore timeline() const { return timeline_; }
+  uint64_t spin_ns() const { return spin_ns_; }
 
  private:
   Queue(const Device& device) : device_(device) {}
@@ -59,6 +63,7 @@ class Queue {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t family_index_ = 0;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
+  uint64_t spin_ns_ = 0;
   mutable std::mutex submit_mutex_;
   // Written only under submit_mutex_; atomic so wait() and readers take no lock.
   std::atomic<uint64_t> last_submitted_{0};

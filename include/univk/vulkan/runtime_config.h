@@ -22,8 +22,13 @@ struct RuntimeConfig {
   // Empty: UNIVK_DEVICE from the environment, else the first device in the deterministic order
   // (discrete, integrated, virtual, CPU; then by index).
   std::string device_selector;
+  // How long Queue::wait polls the timeline before it blocks in vkWaitSemaphores, in
+  // microseconds. Blocking costs a thread wake-up (about 10-20 us on the H200's driver) on every
+  // wait, which small models feel. -1 (the default): 0 on CPU devices (lavapipe, where a spinning
+  // waiter takes a core from the driver's own threads), 100 elsewhere. UNIVK_WAIT_SPIN_US sets it.
+  int64_t wait_spin_us = -1;
 
-  // Defaults with the environment applied (UNIVK_VALIDATION, UNIVK_DEVICE).
+  // Defaults with the environment applied (UNIVK_VALIDATION, UNIVK_DEVICE, UNIVK_WAIT_SPIN_US).
   static RuntimeConfig from_environment();
 };
 
