@@ -1,7 +1,10 @@
 #include "kernel_emitters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <string>
 
 namespace univk::backends::vgf {
@@ -55,6 +58,78 @@ Result<std::vector<int64_t>> broadcast_strides(const TensorView& input, const st
   return strides;
 }
 
+// More kernels than this for one operator means the binding limit is absurdly small.
+constexpr size_t kMaxSlices = 4096;
+
+TensorView slice_dim(TensorView view, size_t dim, int64_t start, int64_t count) {
+  view.offset += start * view.strides[dim];
+  view.shape[dim] = count;
+  return view;
+}
+
+// The views of rows [start, start + count) of one iteration dim.
+using SliceViews = std::function<std::vector<TensorView>(int64_t start, int64_t count)>;
+
+// Slices of [0, n) whose views fit `limit`: the fewest equal slices the first slice allows
+// (rounded up to a multiple of 64 rows where that still fits, so slices of a packed dim start
+// aligned and keep vector access), shrunk where a later start binds more alignment slack.
+// Empty when a single row does not fit.
+std::vector<std::pair<int64_t, int64_t>> plan_slices(int64_t n, const SliceViews& views, const BindingLimit& limit) {
+  auto fits = [&](int64_t start, int64_t count) { return views_fit(views(start, count), limit); };
+  auto largest = [&](int64_t start) -> int64_t {
+    if (!fits(start, 1)) return 0;
+    int64_t lo = 1, hi = n - start;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(start, mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const int64_t first = largest(0);
+  if (first == 0) return {};
+  const int64_t slices = (n + first - 1) / first;
+  int64_t rows = (n + slices - 1) / slices;
+  if ((rows + 63) / 64 * 64 <= first) rows = (rows + 63) / 64 * 64;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t start = 0; start < n;) {
+    int64_t count = std::min(rows, n - start);
+    if (!fits(start, count)) count = largest(start);
+    if (count == 0) return {};
+    out.emplace_back(start, count);
+    start += count;
+  }
+  return out;
+}
+
+// Splits views sharing one iteration shape (output first) until every piece fits `limit`:
+// along `dim`, and row by row along the next dim where one row of `dim` is too big.
+Status split_iteration(const std::vector<TensorView>& views, size_t dim, const BindingLimit& limit,
+                       const std::string& what, std::vector<std::vector<TensorView>>& pieces) {
+  if (views_fit(views, limit)) {
+    pieces.push_back(views);
+    return ok_status();
+  }
+  const size_t rank = views[0].shape.size();
+  if (dim >= rank) return binding_limit_error(views, limit, what);
+  auto slice = [&](int64_t start, int64_t count) {
+    std::vector<TensorView> out;
+    for (const TensorView& v : views) out.push_back(slice_dim(v, dim, start, count));
+    return out;
+  };
+  const int64_t n = views[0].shape[dim];
+  const auto slices = plan_slices(n, slice, limit);
+  if (!slices.empty()) {
+    if (pieces.size() + slices.size() > kMaxSlices) return binding_limit_error(views, limit, what);
+    for (auto [start, count] : slices) pieces.push_back(slice(start, count));
+    return ok_status();
+  }
+  if (pieces.size() + static_cast<size_t>(n) > kMaxSlices) return binding_limit_error(views, limit, what);
+  for (int64_t row = 0; row < n; ++row)
+    UNIVK_RETURN_IF_ERROR(split_iteration(slice(row, 1), dim + 1, limit, what, pieces));
+  return ok_status();
+}
+
 ShaderId copy_shader(DType dtype) {
   switch (dtype_size(dtype)) {
     case 1: return ShaderId::kCopy8;
@@ -74,9 +149,7 @@ struct CopySpec {
   uint32_t pad_bits = 0;
 };
 
-Result<Kernel> make_copy(const TensorView& input, const TensorView& output, const CopySpec& spec) {
-  if (dtype_size(input.dtype) != dtype_size(output.dtype) || dtype_size(input.dtype) > 4)
-    return unsupported(std::string("copy of ") + std::string(dtype_name(input.dtype)) + " to " + std::string(dtype_name(output.dtype)));
+Result<Kernel> copy_kernel(const TensorView& input, const TensorView& output, const CopySpec& spec) {
   Kernel k;
   k.shader = copy_shader(input.dtype);
   TensorView out = output;
@@ -96,6 +169,41 @@ Result<Kernel> make_copy(const TensorView& input, const TensorView& output, cons
   return k;
 }
 
+// A plain copy (no padding, no wrapping) runs over the canonical iteration space of its two
+// views and is split like an elementwise kernel; PAD and TILE run as one kernel.
+Result<std::vector<Kernel>> make_copy(const TensorView& input, const TensorView& output, const CopySpec& spec,
+                                      const BindingLimit& limit) {
+  if (dtype_size(input.dtype) != dtype_size(output.dtype) || dtype_size(input.dtype) > 4)
+    return unsupported("copy of " + std::string(dtype_name(input.dtype)) + " to " + std::string(dtype_name(output.dtype)));
+  const bool plain = !spec.wrap && spec.in_dims == spec.iter_dims &&
+                     std::all_of(spec.low.begin(), spec.low.end(), [](int64_t v) { return v == 0; });
+  if (!plain) {
+    UNIVK_ASSIGN_OR_RETURN(Kernel k, copy_kernel(input, output, spec));
+    return std::vector<Kernel>{std::move(k)};
+  }
+  TensorView out = output, in = input;
+  out.offset += spec.out_offset;
+  out.shape = spec.iter_dims;
+  out.strides = spec.out_strides;
+  in.shape = spec.iter_dims;
+  in.strides = spec.in_strides;
+  UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(out, {in}));
+  std::vector<std::vector<TensorView>> pieces;
+  UNIVK_RETURN_IF_ERROR(split_iteration(views, 0, limit, "copy", pieces));
+  std::vector<Kernel> kernels;
+  for (const auto& piece : pieces) {
+    CopySpec s;
+    s.iter_dims = piece[0].shape;
+    s.in_dims = piece[0].shape;
+    s.out_strides = piece[0].strides;
+    s.in_strides = piece[1].strides;
+    s.low.assign(piece[0].shape.size(), 0);
+    UNIVK_ASSIGN_OR_RETURN(Kernel k, copy_kernel(piece[1], piece[0], s));
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
 // Pad value bits for the element type of `view` from a float or int attribute.
 Result<uint32_t> pad_bits(const TosaOperation& op, DType dtype) {
   if (dtype == DType::kFloat32 || dtype == DType::kFloat16) {
@@ -110,13 +218,8 @@ Result<uint32_t> pad_bits(const TosaOperation& op, DType dtype) {
   return static_cast<uint32_t>(v);
 }
 
-Result<std::vector<Kernel>> one(Result<Kernel> k) {
-  if (!k.ok()) return k.status();
-  return std::vector<Kernel>{std::move(k.value())};
-}
-
 Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                               const TensorView& output) {
+                                               const TensorView& output, const BindingLimit& limit) {
   const TensorView& in = inputs[0];
   CopySpec spec;
   spec.iter_dims = output.shape;
@@ -132,7 +235,7 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
         if (output.shape[d] != in.shape[perms[d]]) return invalid_argument("TRANSPOSE output shape does not match perms");
         spec.in_strides[d] = in.strides[perms[d]];
       }
-      return one(make_copy(in, output, spec));
+      return make_copy(in, output, spec, limit);
     }
     case TosaOp::kSlice: {
       UNIVK_ASSIGN_OR_RETURN(auto start, op.attrs.get_ints("start"));
@@ -143,7 +246,7 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
         src.offset += start[d] * in.strides[d];
       }
       spec.in_strides = in.strides;
-      return one(make_copy(src, output, spec));
+      return make_copy(src, output, spec, limit);
     }
     case TosaOp::kReshape: {
       if (Shape(in.shape).numel() != Shape(output.shape).numel()) return invalid_argument("RESHAPE changes the element count");
@@ -154,7 +257,7 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
       spec.in_strides = in.strides;
       spec.out_strides = Shape(in.shape).contiguous_strides();
       spec.low.assign(in.shape.size(), 0);
-      return one(make_copy(in, output, spec));
+      return make_copy(in, output, spec, limit);
     }
     case TosaOp::kPad: {
       UNIVK_ASSIGN_OR_RETURN(auto padding, op.attrs.get_ints("padding"));
@@ -167,7 +270,7 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
       spec.in_dims = in.shape;
       spec.in_strides = in.strides;
       UNIVK_ASSIGN_OR_RETURN(spec.pad_bits, pad_bits(op, in.dtype));
-      return one(make_copy(in, output, spec));
+      return make_copy(in, output, spec, limit);
     }
     case TosaOp::kTile: {
       UNIVK_ASSIGN_OR_RETURN(auto multiples, op.attrs.get_ints("multiples"));
@@ -177,7 +280,7 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
       spec.in_dims = in.shape;
       spec.in_strides = in.strides;
       spec.wrap = true;
-      return one(make_copy(in, output, spec));
+      return make_copy(in, output, spec, limit);
     }
     case TosaOp::kConcat: {
       UNIVK_ASSIGN_OR_RETURN(int64_t axis, op.attrs.get_int("axis"));
@@ -195,8 +298,8 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
         s.out_offset = at * output.strides[axis];
         at += part.shape[axis];
         if (Shape(part.shape).numel() == 0) continue;
-        UNIVK_ASSIGN_OR_RETURN(Kernel k, make_copy(part, output, s));
-        kernels.push_back(std::move(k));
+        UNIVK_ASSIGN_OR_RETURN(auto part_kernels, make_copy(part, output, s, limit));
+        for (auto& k : part_kernels) kernels.push_back(std::move(k));
       }
       if (at != output.shape[axis]) return invalid_argument("CONCAT output shape mismatch");
       return kernels;
@@ -208,7 +311,54 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
 
 }  // namespace
 
-Result<Kernel> emit_copy(const TensorView& input, const TensorView& output) {
+Status binding_limit_error(const std::vector<TensorView>& views, const BindingLimit& limit, const std::string& what) {
+  uint64_t largest = 0;
+  for (const TensorView& v : views) largest = std::max(largest, view_binding_bytes(v, 0, limit.offset_alignment));
+  return unsupported(what + ": a tensor view of " + std::to_string(largest) + " bytes exceeds the binding limit of " +
+                     std::to_string(limit.max_bytes) +
+                     " bytes (maxStorageBufferRange, or the max_binding_bytes option) and cannot be split into "
+                     "slices that fit");
+}
+
+Result<std::vector<TensorView>> canonical_iteration(const TensorView& output, const std::vector<TensorView>& inputs) {
+  std::vector<std::vector<int64_t>> strides = {output.strides};
+  for (const TensorView& in : inputs) {
+    UNIVK_ASSIGN_OR_RETURN(auto s, broadcast_strides(in, output.shape));
+    strides.push_back(std::move(s));
+  }
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < output.shape.size(); ++d)
+    if (output.shape[d] != 1) dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(), [&](size_t a, size_t b) { return output.strides[a] > output.strides[b]; });
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> merged(strides.size());
+  for (size_t d : dims) {
+    const int64_t n = output.shape[d];
+    bool contiguous = !shape.empty() && n != 0 && shape.back() != 0;
+    for (size_t v = 0; v < strides.size() && contiguous; ++v) contiguous = merged[v].back() == strides[v][d] * n;
+    if (contiguous) {
+      shape.back() *= n;
+      for (size_t v = 0; v < strides.size(); ++v) merged[v].back() = strides[v][d];
+      continue;
+    }
+    shape.push_back(n);
+    for (size_t v = 0; v < strides.size(); ++v) merged[v].push_back(strides[v][d]);
+  }
+  if (shape.empty()) {  // one element
+    shape = {1};
+    for (auto& m : merged) m = {1};
+  }
+  std::vector<TensorView> views;
+  for (size_t v = 0; v < strides.size(); ++v) {
+    TensorView view = v == 0 ? output : inputs[v - 1];
+    view.shape = shape;
+    view.strides = merged[v];
+    views.push_back(std::move(view));
+  }
+  return views;
+}
+
+Result<std::vector<Kernel>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit) {
   if (input.shape != output.shape) return invalid_argument("copy between different shapes");
   CopySpec spec;
   spec.iter_dims = output.shape;
@@ -216,39 +366,110 @@ Result<Kernel> emit_copy(const TensorView& input, const TensorView& output) {
   spec.in_strides = input.strides;
   spec.in_dims = input.shape;
   spec.low.assign(output.shape.size(), 0);
-  return make_copy(input, output, spec);
+  return make_copy(input, output, spec, limit);
 }
 
-Result<Kernel> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs, const TensorView& output,
-                                const EwProgram& program) {
-  if (inputs.size() > kProgramInputs) return internal_error("too many program inputs");
+namespace {
+
+// One elementwise kernel over views in canonical form (output first).
+Result<Kernel> elementwise_kernel(DType dtype, const std::vector<TensorView>& views, const EwProgram& program) {
+  const TensorView& output = views[0];
+  const size_t num_inputs = views.size() - 1;
   Kernel k;
   k.shader = dtype == DType::kInt32 ? ShaderId::kElementwiseI32
                                     : (dtype == DType::kFloat16 ? ShaderId::kElementwiseF16 : ShaderId::kElementwiseF32);
   k.outputs = {output};
-  k.inputs = inputs;
+  k.inputs.assign(views.begin() + 1, views.end());
   const int64_t total = Shape(output.shape).numel();
   UNIVK_RETURN_IF_ERROR(append_u32(k.params, total, "element count"));
   UNIVK_RETURN_IF_ERROR(append_padded(k.params, output.shape, 1, "dimension"));
   UNIVK_RETURN_IF_ERROR(append_padded(k.params, output.strides, 0, "stride"));
-  bool linear = output.contiguous();
+  // Linear: one packed dim for every operand (no broadcast); the recorder's base words carry
+  // the views' offsets.
+  bool linear = output.shape.size() == 1;
+  for (const TensorView& v : views) linear = linear && v.strides[0] == 1;
   for (size_t i = 0; i < kProgramInputs; ++i) {
-    if (i >= inputs.size()) {
+    if (i >= num_inputs) {
       k.params.insert(k.params.end(), kMaxRank, 0u);
       continue;
     }
-    UNIVK_ASSIGN_OR_RETURN(auto strides, broadcast_strides(inputs[i], output.shape));
-    UNIVK_RETURN_IF_ERROR(append_padded(k.params, strides, 0, "stride"));
-    linear = linear && inputs[i].contiguous() && inputs[i].shape == output.shape;
+    UNIVK_RETURN_IF_ERROR(append_padded(k.params, views[1 + i].strides, 0, "stride"));
   }
-  k.specialization = {{0u, linear ? 1u : 0u}, {1u, static_cast<uint32_t>(inputs.size())}};
+  k.specialization = {{0u, linear ? 1u : 0u}, {1u, static_cast<uint32_t>(num_inputs)}};
   for (auto& s : program.specialization(8)) k.specialization.push_back(s);
   k.work_items = (static_cast<uint64_t>(total) + 3) / 4;
   return k;
 }
 
-Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output,
-                         const EwProgram& epilogue) {
+struct PoolGeometry {
+  int64_t in_h = 0, in_w = 0, kernel_y = 0, kernel_x = 0, stride_y = 0, stride_x = 0, pad_top = 0, pad_left = 0;
+  bool is_max = false;
+  int64_t in_zp = 0, out_zp = 0;  // int8 AVG only
+};
+
+// One pool kernel over views {output, input, epilogue inputs...}; the epilogue views have the
+// output's shape (broadcast dims have stride 0).
+Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::vector<TensorView>& views,
+                           const EwProgram& epilogue) {
+  const TensorView& output = views[0];
+  const TensorView& in = views[1];
+  Kernel k;
+  k.shader = shader;
+  k.outputs = {output};
+  k.inputs.assign(views.begin() + 1, views.end());
+  const int64_t total = Shape(output.shape).numel();
+  UNIVK_RETURN_IF_ERROR(append_u32(k.params, total, "element count"));
+  for (int64_t d : output.shape) UNIVK_RETURN_IF_ERROR(append_u32(k.params, d, "dimension"));
+  for (int64_t s : output.strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
+  for (int64_t s : in.strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
+  for (int64_t v : {g.in_h, g.in_w, g.kernel_y, g.kernel_x, g.stride_y, g.stride_x, g.pad_top, g.pad_left})
+    UNIVK_RETURN_IF_ERROR(append_u32(k.params, v, "pool parameter"));
+  // NCHW memory (W stride below C stride): consecutive invocations take consecutive ox.
+  const uint32_t nchw_order = output.strides[2] < output.strides[3] ? 1u : 0u;
+  k.work_items = static_cast<uint64_t>(total);
+  if (shader == ShaderId::kPoolI8) {
+    if (views.size() != 2 || !epilogue.steps.empty()) return internal_error("int8 pooling has no epilogue");
+    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.in_zp)));
+    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.out_zp)));
+    k.specialization = {{0u, g.is_max ? 1u : 0u}, {1u, nchw_order}};
+    return k;
+  }
+  for (size_t i = 2; i < 5; ++i) {
+    if (i >= views.size()) {
+      k.params.insert(k.params.end(), 4, 0u);
+      continue;
+    }
+    for (int64_t s : views[i].strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
+  }
+  k.specialization = {{0u, g.is_max ? 1u : 0u},
+                      {1u, static_cast<uint32_t>(views.size() - 1)},
+                      {2u, nchw_order}};
+  for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
+  return k;
+}
+
+}  // namespace
+
+Result<std::vector<Kernel>> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs,
+                                             const TensorView& output, const EwProgram& program,
+                                             const BindingLimit& limit) {
+  if (inputs.size() > kProgramInputs) return internal_error("too many program inputs");
+  UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(output, inputs));
+  std::vector<std::vector<TensorView>> pieces;
+  UNIVK_RETURN_IF_ERROR(split_iteration(views, 0, limit, "elementwise program", pieces));
+  std::vector<Kernel> kernels;
+  for (const auto& piece : pieces) {
+    // A slice may have size-1 dims or newly mergeable ones.
+    std::vector<TensorView> piece_inputs(piece.begin() + 1, piece.end());
+    UNIVK_ASSIGN_OR_RETURN(auto canonical, canonical_iteration(piece[0], piece_inputs));
+    UNIVK_ASSIGN_OR_RETURN(Kernel k, elementwise_kernel(dtype, canonical, program));
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                      const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit) {
   const TensorView& in = inputs[0];
   const bool is_int8 = in.dtype == DType::kInt8;
   const bool is_f16 = in.dtype == DType::kFloat16;
@@ -268,63 +489,98 @@ Result<Kernel> emit_pool(const TosaOperation& op, const std::vector<TensorView>&
       return invalid_argument("output size does not follow (I + pad - kernel) / stride + 1 exactly");
   }
   if (in.shape[0] != output.shape[0] || in.shape[3] != output.shape[3]) return invalid_argument("N and C must be preserved");
-  const bool is_max = op.op == TosaOp::kMaxPool2d;
-  int64_t in_zp = 0, out_zp = 0;
-  if (!is_max) {
+  PoolGeometry geom;
+  geom.is_max = op.op == TosaOp::kMaxPool2d;
+  if (!geom.is_max) {
     UNIVK_ASSIGN_OR_RETURN(double izp, op.attrs.get_float_or("input_zp", 0.0));
     UNIVK_ASSIGN_OR_RETURN(double ozp, op.attrs.get_float_or("output_zp", 0.0));
     if (!is_int8 && (izp != 0.0 || ozp != 0.0)) return invalid_argument("float AVG_POOL2D needs zero points of 0");
-    in_zp = static_cast<int64_t>(izp);
-    out_zp = static_cast<int64_t>(ozp);
-    if (in_zp < -128 || in_zp > 127 || out_zp < -128 || out_zp > 127) return invalid_argument("int8 zero point out of range");
+    geom.in_zp = static_cast<int64_t>(izp);
+    geom.out_zp = static_cast<int64_t>(ozp);
+    if (geom.in_zp < -128 || geom.in_zp > 127 || geom.out_zp < -128 || geom.out_zp > 127)
+      return invalid_argument("int8 zero point out of range");
   }
-  Kernel k;
-  k.shader = is_int8 ? ShaderId::kPoolI8 : (is_f16 ? ShaderId::kPoolF16 : ShaderId::kPoolF32);
-  k.outputs = {output};
-  k.inputs = inputs;
-  const int64_t total = Shape(output.shape).numel();
-  UNIVK_RETURN_IF_ERROR(append_u32(k.params, total, "element count"));
-  for (int64_t d : output.shape) UNIVK_RETURN_IF_ERROR(append_u32(k.params, d, "dimension"));
-  for (int64_t s : output.strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
-  for (int64_t s : in.strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
-  for (int64_t v : {in.shape[1], in.shape[2], kernel[0], kernel[1], stride[0], stride[1], pad[0], pad[2]})
-    UNIVK_RETURN_IF_ERROR(append_u32(k.params, v, "pool parameter"));
-  if (is_int8) {
-    if (inputs.size() != 1 || !epilogue.steps.empty()) return internal_error("int8 pooling has no epilogue");
-    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
-    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(out_zp)));
-    k.specialization = {{0u, is_max ? 1u : 0u}};
-    k.work_items = static_cast<uint64_t>(total);
-    return k;
+  geom.in_h = in.shape[1];
+  geom.in_w = in.shape[2];
+  geom.kernel_y = kernel[0];
+  geom.kernel_x = kernel[1];
+  geom.stride_y = stride[0];
+  geom.stride_x = stride[1];
+  geom.pad_top = pad[0];
+  geom.pad_left = pad[2];
+  if (is_int8 && inputs.size() != 1) return internal_error("int8 pooling has no epilogue");
+  const ShaderId shader = is_int8 ? ShaderId::kPoolI8 : (is_f16 ? ShaderId::kPoolF16 : ShaderId::kPoolF32);
+
+  // {output, input, epilogue inputs at the output's shape}.
+  std::vector<TensorView> views = {output, in};
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    TensorView v = inputs[i];
+    UNIVK_ASSIGN_OR_RETURN(v.strides, broadcast_strides(inputs[i], output.shape));
+    v.shape = output.shape;
+    views.push_back(std::move(v));
   }
-  for (size_t i = 1; i < 4; ++i) {
-    if (i >= inputs.size()) {
-      k.params.insert(k.params.end(), 4, 0u);
-      continue;
+  const std::string what(spirv::tosa_op_name(op.op));
+  std::vector<Kernel> kernels;
+  auto add = [&](const PoolGeometry& g, const std::vector<TensorView>& slice) -> Status {
+    UNIVK_ASSIGN_OR_RETURN(Kernel k, pool_kernel(shader, g, slice, epilogue));
+    kernels.push_back(std::move(k));
+    return ok_status();
+  };
+  if (views_fit(views, limit)) {
+    UNIVK_RETURN_IF_ERROR(add(geom, views));
+    return kernels;
+  }
+  // Whole images: every view is sliced along N.
+  auto batch = [&](int64_t start, int64_t count) {
+    std::vector<TensorView> out;
+    for (const TensorView& v : views) out.push_back(slice_dim(v, 0, start, count));
+    return out;
+  };
+  const auto images = plan_slices(output.shape[0], batch, limit);
+  if (!images.empty()) {
+    for (auto [start, count] : images) UNIVK_RETURN_IF_ERROR(add(geom, batch(start, count)));
+    return kernels;
+  }
+  // Bands of output rows of one image: the input rows their windows cover, with the top
+  // padding that is left above the band.
+  auto band = [&](int64_t n, int64_t start, int64_t count) {
+    const int64_t top = start * geom.stride_y - geom.pad_top;
+    const int64_t first_row = std::max<int64_t>(0, top);
+    const int64_t end_row = std::min(geom.in_h, (start + count - 1) * geom.stride_y - geom.pad_top + geom.kernel_y);
+    PoolGeometry g = geom;
+    g.in_h = end_row - first_row;
+    g.pad_top = first_row - top;
+    std::vector<TensorView> out;
+    for (size_t i = 0; i < views.size(); ++i) {
+      TensorView v = slice_dim(views[i], 0, n, 1);
+      out.push_back(i == 1 ? slice_dim(v, 1, first_row, g.in_h) : slice_dim(v, 1, start, count));
     }
-    UNIVK_ASSIGN_OR_RETURN(auto strides, broadcast_strides(inputs[i], output.shape));
-    for (int64_t s : strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
+    return std::make_pair(g, out);
+  };
+  const int64_t out_h = output.shape[1];
+  for (int64_t n = 0; n < output.shape[0]; ++n) {
+    const auto rows = plan_slices(out_h, [&](int64_t start, int64_t count) { return band(n, start, count).second; }, limit);
+    if (rows.empty()) return binding_limit_error(band(n, 0, 1).second, limit, what + " (one output row)");
+    if (kernels.size() + rows.size() > kMaxSlices) return binding_limit_error(views, limit, what);
+    for (auto [start, count] : rows) {
+      auto [g, slice] = band(n, start, count);
+      UNIVK_RETURN_IF_ERROR(add(g, slice));
+    }
   }
-  k.specialization = {{0u, is_max ? 1u : 0u}, {1u, static_cast<uint32_t>(inputs.size())}};
-  for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
-  k.work_items = static_cast<uint64_t>(total);
-  return k;
+  return kernels;
 }
 
 Result<std::vector<Kernel>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                         const TensorView& output) {
+                                         const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
   if (Shape(output.shape).numel() == 0) return std::vector<Kernel>{};
   switch (op.op) {
     case TosaOp::kTranspose: case TosaOp::kSlice: case TosaOp::kReshape: case TosaOp::kPad:
     case TosaOp::kTile: case TosaOp::kConcat:
-      return emit_data_movement(op, inputs, output);
-    case TosaOp::kAvgPool2d: case TosaOp::kMaxPool2d: {
+      return emit_data_movement(op, inputs, output, limit);
+    case TosaOp::kAvgPool2d: case TosaOp::kMaxPool2d:
       // Pools the fusion pass did not take as an anchor (int8), without an epilogue.
-      auto kernel = emit_pool(op, {inputs[0]}, output, EwProgram{});
-      if (!kernel.ok()) return kernel.status();
-      return std::vector<Kernel>{std::move(kernel.value())};
-    }
+      return emit_pool(op, {inputs[0]}, output, EwProgram{}, limit);
     default:
       break;
   }

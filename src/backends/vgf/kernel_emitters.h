@@ -3,6 +3,7 @@
 // each shader under shaders/). Pure data.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "elementwise_program.h"
@@ -14,21 +15,38 @@ namespace univk::backends::vgf {
 
 Status check_perms(const std::vector<int64_t>& perms, size_t rank);
 
+// The iteration space of an elementwise kernel or plain copy in memory order. Returns the
+// output's view first, then each input's, all with one shape (inputs broadcast through stride
+// 0): dims ordered by descending output stride, size-1 dims dropped, and neighbouring dims
+// merged where they are contiguous for every view. An NCHW tensor seen through an NHWC
+// TRANSPOSE, read and written in place, comes back as one packed dim.
+Result<std::vector<TensorView>> canonical_iteration(const TensorView& output, const std::vector<TensorView>& inputs);
+
+// Every emitter below returns several kernels when a view would exceed `limit` (the binding
+// limit of one descriptor): the work is split along its outermost iteration dim into slices
+// (views with offsets), and Unsupported names the sizes when even one row does not fit.
+
 // Fused elementwise program over `inputs` (program input slots 0..3), broadcasting each input
-// to the output shape.
+// to the output shape, over the canonical iteration space (linear MODE when one packed dim
+// is left for every operand).
 // `dtype`: fp32, fp16 or int32 (the program's storage type).
-Result<Kernel> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs, const TensorView& output,
-                                const EwProgram& program);
-// AVG/MAX_POOL2D (fp32/fp16 with epilogue, int8 without): inputs[0] is the pool input, inputs[1..3] the epilogue inputs (slots 1..3).
-Result<Kernel> emit_pool(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
-                         const TensorView& output, const EwProgram& epilogue);
+Result<std::vector<Kernel>> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs,
+                                             const TensorView& output, const EwProgram& program,
+                                             const BindingLimit& limit);
+// AVG/MAX_POOL2D (fp32/fp16 with epilogue, int8 without): inputs[0] is the pool input,
+// inputs[1..3] the epilogue inputs (slots 1..3). Iterates (n, c, oy, ox) when the output's W
+// stride is below its C stride (NCHW memory), else (n, oy, ox, c). Splits along N, then OH.
+Result<std::vector<Kernel>> emit_pool(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
+                                      const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit);
 // Element-for-element copy between two views of the same shape.
-Result<Kernel> emit_copy(const TensorView& input, const TensorView& output);
-// CONV2D, DEPTHWISE_CONV2D, MATMUL, REDUCE_SUM/MAX, ARGMAX (compute_emitters.cc).
+Result<std::vector<Kernel>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit);
+// CONV2D, DEPTHWISE_CONV2D, MATMUL, REDUCE_SUM/MAX, ARGMAX (compute_emitters.cc; not split).
 Result<std::vector<Kernel>> emit_compute(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                          const TensorView& output);
 // Every operation that is not part of a fused group.
 Result<std::vector<Kernel>> emit_kernels(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
-                                         const TensorView& output);
+                                         const TensorView& output, const BindingLimit& limit);
+// Unsupported naming the largest view's binding bytes and the limit (`what`: the operator).
+Status binding_limit_error(const std::vector<TensorView>& views, const BindingLimit& limit, const std::string& what);
 
 }  // namespace univk::backends::vgf

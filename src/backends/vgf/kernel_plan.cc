@@ -20,6 +20,30 @@ std::vector<int64_t> TensorView::padded_strides() const {
   return out;
 }
 
+ByteSpan view_byte_span(const TensorView& view) {
+  const uint64_t elem = dtype_size(view.dtype);
+  uint64_t last = static_cast<uint64_t>(view.offset);
+  bool empty = false;
+  for (size_t d = 0; d < view.shape.size(); ++d) {
+    if (view.shape[d] <= 0) empty = true;
+    else last += static_cast<uint64_t>(view.shape[d] - 1) * static_cast<uint64_t>(view.strides[d]);
+  }
+  if (empty) last = static_cast<uint64_t>(view.offset);
+  return {static_cast<uint64_t>(view.offset) * elem, (last + 1) * elem};
+}
+
+uint64_t view_binding_bytes(const TensorView& view, uint64_t storage_offset, uint64_t offset_alignment) {
+  const ByteSpan span = view_byte_span(view);
+  const uint64_t start = storage_offset + span.begin;
+  return storage_offset + span.end - start / offset_alignment * offset_alignment;
+}
+
+bool views_fit(const std::vector<TensorView>& views, const BindingLimit& limit) {
+  for (const TensorView& v : views)
+    if (view_binding_bytes(v, 0, limit.offset_alignment) > limit.max_bytes) return false;
+  return true;
+}
+
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y) {
   const uint64_t groups = std::max<uint64_t>(1, (work_items + kLocalSize - 1) / kLocalSize);
   const uint64_t gx = std::min<uint64_t>(groups, std::min<uint32_t>(max_x, 65535));

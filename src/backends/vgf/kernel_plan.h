@@ -44,6 +44,30 @@ struct TensorView {
   std::vector<int64_t> padded_strides() const;
 };
 
+// The bytes of its storage a view touches, relative to the storage's start: [begin, end) from
+// its first to one past its last element (strides are non-negative). An empty view touches
+// one element's worth at its offset, so it still binds a valid range.
+struct ByteSpan {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+ByteSpan view_byte_span(const TensorView& view);
+
+// What one descriptor may cover on the device: min(maxStorageBufferRange, the
+// `max_binding_bytes` option), and minStorageBufferOffsetAlignment (descriptor offsets are
+// aligned down to it, so a view's binding also covers the bytes between the aligned offset and
+// its first element).
+struct BindingLimit {
+  uint64_t max_bytes = UINT64_MAX;
+  uint64_t offset_alignment = 4;
+};
+// Bytes the descriptor of `view` covers when its storage starts `storage_offset` bytes into
+// its buffer.
+uint64_t view_binding_bytes(const TensorView& view, uint64_t storage_offset, uint64_t offset_alignment);
+// Whether every view fits `limit` assuming aligned storage starts (the lowering's view: scratch
+// and resources start aligned; the recorder checks the real offsets again).
+bool views_fit(const std::vector<TensorView>& views, const BindingLimit& limit);
+
 // The embedded shaders (one pipeline layout each: binding 0 = params, 1 = output, 2.. = inputs).
 enum class ShaderId : uint8_t {
   kElementwiseF32,  // fused elementwise program, float registers

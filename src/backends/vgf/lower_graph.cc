@@ -89,6 +89,7 @@ class Lowering {
     UNIVK_RETURN_IF_ERROR(copy_unproduced_outputs());
     plan_.operator_count = static_cast<uint32_t>(g_.operations.size());
     plan_scratch();
+    UNIVK_RETURN_IF_ERROR(check_binding_limit());
     return std::move(plan_);
   }
 
@@ -393,7 +394,7 @@ class Lowering {
       inputs.push_back(view);
     }
     TensorView output = output_view(out);
-    UNIVK_ASSIGN_OR_RETURN(std::vector<Kernel> kernels, emit_kernels(op, inputs, output));
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Kernel> kernels, emit_kernels(op, inputs, output, ctx_.binding_limit));
     for (auto& k : kernels) {
       if (k.label.empty()) k.label = op_label(op);
       plan_.kernels.push_back(std::move(k));
@@ -446,12 +447,14 @@ class Lowering {
     if (grp.anchor) label = op_label(g_.operations[*grp.anchor]);
     for (size_t i : grp.ops) label += (label.empty() ? "" : "+") + op_label(g_.operations[i]);
     TensorView output = output_view(grp.output);
-    Result<Kernel> kernel = grp.anchor
-        ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program)
-        : emit_elementwise(grp.dtype, inputs, output, *program);
-    if (!kernel.ok()) return kernel.status();
-    kernel->label = label;
-    plan_.kernels.push_back(std::move(kernel.value()));
+    Result<std::vector<Kernel>> kernels =
+        grp.anchor ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program, ctx_.binding_limit)
+                   : emit_elementwise(grp.dtype, inputs, output, *program, ctx_.binding_limit);
+    if (!kernels.ok()) return kernels.status();
+    for (Kernel& k : *kernels) {
+      k.label = label;
+      plan_.kernels.push_back(std::move(k));
+    }
     return ok_status();
   }
 
@@ -466,9 +469,22 @@ class Lowering {
         continue;
       }
       UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(v));
-      UNIVK_ASSIGN_OR_RETURN(Kernel k, emit_copy(in, out_views_[i]));
-      k.label = "output copy";
-      plan_.kernels.push_back(std::move(k));
+      UNIVK_ASSIGN_OR_RETURN(auto kernels, emit_copy(in, out_views_[i], ctx_.binding_limit));
+      for (Kernel& k : kernels) {
+        k.label = "output copy";
+        plan_.kernels.push_back(std::move(k));
+      }
+    }
+    return ok_status();
+  }
+
+  // Kernels the emitters do not split (convolutions, MATMUL, reductions, PAD/TILE) must fit
+  // the binding limit whole; scratch offsets are 256-byte aligned, like resources.
+  Status check_binding_limit() const {
+    for (const Kernel& k : plan_.kernels) {
+      std::vector<TensorView> views = k.outputs;
+      views.insert(views.end(), k.inputs.begin(), k.inputs.end());
+      if (!views_fit(views, ctx_.binding_limit)) return binding_limit_error(views, ctx_.binding_limit, k.label);
     }
     return ok_status();
   }

@@ -22,6 +22,8 @@ struct LoweringContext {
   std::map<uint32_t, uint64_t> constant_offsets;
   // The constant buffer's contents; inline TOSA constants are appended (16-byte aligned).
   std::vector<uint8_t>* constant_blob = nullptr;
+  // Kernels whose views would exceed it are split into slices (see kernel_emitters.h).
+  BindingLimit binding_limit;
 };
 
 Result<SegmentPlan> lower_graph(const spirv::TosaGraph& graph, LoweringContext& context);

@@ -53,10 +53,12 @@ bool any_overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<VgfDelegate>> VgfDelegate::create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device) {
+Result<std::unique_ptr<VgfDelegate>> VgfDelegate::create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device,
+                                                         const DelegateOptions& options) {
   if (!device) return invalid_argument("VgfBackend: no device");
   std::unique_ptr<VgfDelegate> delegate(new VgfDelegate());
   delegate->device_ = std::move(device);
+  delegate->options_ = options;
   Status s = delegate->init(spec);
   if (!s.ok()) return s.with_context("VgfBackend");
   return delegate;
@@ -70,6 +72,28 @@ VgfDelegate::~VgfDelegate() {
       UNIVK_LOG(kError) << "VgfBackend: waiting for the last submission failed: " << s.to_string();
     }
   }
+}
+
+size_t VgfDelegate::staged_outputs() const {
+  return static_cast<size_t>(std::count_if(output_staging_.begin(), output_staging_.end(),
+                                           [](const vulkan::Buffer& b) { return static_cast<bool>(b); }));
+}
+
+uint64_t VgfDelegate::binding_limit() const {
+  return std::min<uint64_t>(device_->properties().limits.maxStorageBufferRange, options_.max_binding_bytes);
+}
+
+Result<bool> VgfDelegate::host_cached(const vulkan::Buffer& buffer) const {
+  // Buffer does not report its memory type: ask for it the way its allocator does
+  // (src/vulkan/buffer.cc: device-local host-visible first, else host-visible preferring cached).
+  VkMemoryRequirements req{};
+  device_->vk().vkGetBufferMemoryRequirements(device_->handle(), buffer.handle(), &req);
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  auto type = buffer.device_local()
+                  ? device_->find_memory_type(req.memoryTypeBits, kHost | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+                  : device_->find_memory_type(req.memoryTypeBits, kHost, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  if (!type.ok()) return type.status();
+  return (device_->memory_properties().memoryTypes[*type].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
 }
 
 std::vector<std::string> VgfDelegate::kernel_labels() const {
@@ -130,6 +154,8 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
       auto graph = spirv::read_tosa_graph(module.spirv());
       if (!graph.ok()) return graph.status().with_context(where);
       LoweringContext context;
+      context.binding_limit = {binding_limit(),
+                               std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4)};
       context.file = &file_;
       context.segment = &seg;
       context.constant_offsets = constant_offsets_;
@@ -217,11 +243,30 @@ Status VgfDelegate::prepare_per_delegate() {
   auto recording = std::make_unique<Recording>();
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, own_cmd_));
   UNIVK_RETURN_IF_ERROR(record_work(own_cmd_, ranges, *recording));
-  // Make the outputs visible to the host reads after the wait.
-  for (uint32_t r : output_resources_) {
+  // Make the outputs visible to the host reads after the wait: in place when the mapped memory
+  // is cached, else through a copy into cached host memory (uncached BAR reads crawl).
+  output_staging_.clear();
+  output_staging_.resize(output_resources_.size());
+  for (size_t i = 0; i < output_resources_.size(); ++i) {
+    const uint32_t r = output_resources_[i];
+    const vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
+    UNIVK_ASSIGN_OR_RETURN(bool cached, host_cached(buffer));
+    if (cached && !options_.always_stage_outputs) {
+      vulkan::record_buffer_barrier(*device_, own_cmd_, ranges[r], VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                    VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+      ++recording->stats.barriers;
+      continue;
+    }
+    UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(file_.resources[r]));
+    UNIVK_ASSIGN_OR_RETURN(output_staging_[i], vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kHostVisible));
+    const BufferRange staging{output_staging_[i].handle(), 0, output_staging_[i].size()};
     vulkan::record_buffer_barrier(*device_, own_cmd_, ranges[r], VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    ++recording->stats.barriers;
+                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                  VK_ACCESS_2_TRANSFER_READ_BIT);
+    vulkan::record_copy(*device_, own_cmd_, ranges[r], staging);
+    vulkan::record_buffer_barrier(*device_, own_cmd_, staging, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                  VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    recording->stats.barriers += 2;
   }
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, own_cmd_));
   own_recording_ = recording.get();
@@ -246,6 +291,7 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
                                 Recording& recording) {
   const auto& limits = device_->properties().limits;
   const uint64_t align = std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 4);
+  const uint64_t limit = binding_limit();
   const VolkDeviceTable& vk = device_->vk();
 
   // Where a TensorView's storage lives in this recording.
@@ -286,19 +332,24 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       for (size_t i = 0; i < views.size(); ++i) {
         const TensorView& v = *views[i];
         UNIVK_ASSIGN_OR_RETURN(BufferRange r, storage_range(v.storage));
+        // Bind only the bytes the view touches, from its first element aligned down to the
+        // descriptor alignment: the base word stays below the alignment and a tensor larger
+        // than one binding can be covered by several kernels over slices.
         const uint64_t elem = dtype_size(v.dtype);
-        const uint64_t start = r.offset;
+        const ByteSpan span = view_byte_span(v);
+        if (span.end > r.size)
+          return internal_error(kernel.label + ": a tensor view reaches past its storage (" + std::to_string(span.end) +
+                                " > " + std::to_string(r.size) + " bytes)");
+        const uint64_t start = r.offset + span.begin, end = r.offset + span.end;
         const uint64_t bind = start / align * align;
         if ((start - bind) % elem != 0) return unsupported("a tensor offset is not a multiple of its element size");
-        const uint64_t base = (start - bind) / elem + static_cast<uint64_t>(v.offset);
-        const uint64_t end = r.offset + r.size;
-        if (end - bind > limits.maxStorageBufferRange)
-          return unsupported("a tensor of " + std::to_string(end - bind) + " bytes exceeds maxStorageBufferRange " +
-                             std::to_string(limits.maxStorageBufferRange));
-        if (base > UINT32_MAX) return unsupported("tensor offset exceeds 32-bit indexing");
-        bases.push_back(static_cast<uint32_t>(base));
+        if (end - bind > limit)
+          return unsupported(kernel.label + ": a tensor view of " + std::to_string(end - bind) +
+                             " bytes exceeds the binding limit of " + std::to_string(limit) +
+                             " bytes (maxStorageBufferRange, or the max_binding_bytes option)");
+        bases.push_back(static_cast<uint32_t>((start - bind) / elem));
         b.tensors.push_back({r.buffer, bind, end - bind});
-        (i < kernel.outputs.size() ? b.writes : b.reads).push_back({r.buffer, r.offset, end});
+        (i < kernel.outputs.size() ? b.writes : b.reads).push_back({r.buffer, start, end});
       }
       // Unused bindings of the shader get the first input's range (never accessed).
       const uint32_t wanted = shader_tensor_bindings(kernel.shader);
@@ -366,6 +417,10 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       for (size_t i = 0; i < info.set_infos.size(); ++i) {
         for (const auto& slot : info.set_infos[i].bindings) {
           UNIVK_ASSIGN_OR_RETURN(BufferRange r, resource_range(slot.resource_index, resource_ranges));
+          if (r.size > limit)
+            return unsupported("COMPUTE segment " + std::to_string(s) + ": " + resource_name(slot.resource_index) + " of " +
+                               std::to_string(r.size) + " bytes exceeds the binding limit of " + std::to_string(limit) +
+                               " bytes (maxStorageBufferRange, or the max_binding_bytes option)");
           const auto type = file_.resources[slot.resource_index].vk_descriptor_type;
           buffer_infos.push_back({r.buffer, r.offset, r.size});
           VkWriteDescriptorSet w{};
@@ -502,7 +557,8 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   for (size_t i = 0; i < output_resources_.size(); ++i) {
     const uint32_t r = output_resources_[i];
     const uvgf::Resource& res = file_.resources[r];
-    const vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
+    const vulkan::Buffer& buffer =
+        output_staging_[i] ? output_staging_[i] : resource_buffers_[resource_buffer_of_[r]];
     HostTensor out(spec_.outputs[i].dtype, spec_.outputs[i].shape);
     if (res.strides.empty()) {
       std::memcpy(out.bytes().data(), buffer.mapped(), out.byte_size());

@@ -9,6 +9,10 @@
 // pipeline). The first execute() (per_delegate mode) allocates the model's input/output buffers
 // and records a command buffer once over them; later calls resubmit it. record() records the same work into the method's command buffer over the
 // method's device tensors (fused mode); both go through VgfDelegate::record_work.
+// per_delegate outputs are read from host memory: straight from their device-local mapped
+// buffers when that memory is HOST_CACHED (integrated GPUs, lavapipe), else (discrete GPUs,
+// where it is uncached BAR memory) from HOST_CACHED staging buffers that the command buffer
+// fills with vkCmdCopyBuffer after the last dispatch.
 #pragma once
 
 #include <array>
@@ -26,9 +30,20 @@
 
 namespace univk::backends::vgf {
 
+// Load-time settings from the backend's runtime options (parsed in vgf_backend.cc).
+struct DelegateOptions {
+  // Bytes one descriptor may cover, on top of the device's maxStorageBufferRange (option
+  // `max_binding_bytes`); kernels over larger views are split into slices.
+  uint64_t max_binding_bytes = UINT64_MAX;
+  // per_delegate outputs through staging copies even when the mapped memory is HOST_CACHED
+  // (option `vgf_output_staging=always`; default `auto`).
+  bool always_stage_outputs = false;
+};
+
 class VgfDelegate final : public runtime::Delegate {
  public:
-  static Result<std::unique_ptr<VgfDelegate>> create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device);
+  static Result<std::unique_ptr<VgfDelegate>> create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device,
+                                                     const DelegateOptions& options = {});
   ~VgfDelegate() override;
 
   const vulkan::DeviceLease& device() const override { return device_; }
@@ -39,6 +54,8 @@ class VgfDelegate final : public runtime::Delegate {
 
   // Kernel labels of the lowered GRAPH segments in dispatch order (tests, tools, logs).
   std::vector<std::string> kernel_labels() const;
+  // per_delegate outputs read through staging copies (known after the first execute()).
+  size_t staged_outputs() const;
 
  private:
   struct ComputeSegment {
@@ -73,8 +90,13 @@ class VgfDelegate final : public runtime::Delegate {
   // Records every segment into `cmd`, resolving resource i to resource_ranges[i].
   Status record_work(VkCommandBuffer cmd, const std::vector<vulkan::BufferRange>& resource_ranges,
                      Recording& recording);
+  // Whether host reads of `buffer`'s mapped memory are cached.
+  Result<bool> host_cached(const vulkan::Buffer& buffer) const;
+  // min(maxStorageBufferRange, max_binding_bytes).
+  uint64_t binding_limit() const;
 
   vulkan::DeviceLease device_;
+  DelegateOptions options_;
   univk::vgf::VgfFile file_;
   runtime::DelegateSpec spec_;
   std::vector<uint32_t> input_resources_;   // model input i -> resource index
@@ -92,6 +114,8 @@ class VgfDelegate final : public runtime::Delegate {
   vulkan::CommandPool command_pool_;
   VkCommandBuffer own_cmd_ = VK_NULL_HANDLE;
   Recording* own_recording_ = nullptr;
+  // per_delegate: model output i -> its staging buffer (empty when read from the mapped buffer).
+  std::vector<vulkan::Buffer> output_staging_;
   uint64_t last_submission_ = 0;
   runtime::ExecuteStats last_stats_;
 };

@@ -138,15 +138,15 @@ inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRe
   return DeviceCache::get().device_for(req);
 }
 
-// Encodes, checks requirements, creates a device and inits the delegate.
-inline Result<Loaded> load(const ::univk::vgf::VgfFile& model) {
+// Encodes, checks requirements, creates a device and inits the delegate with `options`.
+inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, const runtime::BackendOptions& options = {}) {
   Loaded loaded;
   loaded.payload = encode(model);
   auto backend = make_vgf_backend();
   auto spec = spec_for(model, loaded.payload);
   UNIVK_ASSIGN_OR_RETURN(auto req, backend->requirements(spec));
   UNIVK_ASSIGN_OR_RETURN(auto device, device_for(req));
-  UNIVK_ASSIGN_OR_RETURN(loaded.delegate, backend->init(spec, device, {}));
+  UNIVK_ASSIGN_OR_RETURN(loaded.delegate, backend->init(spec, device, options));
   return loaded;
 }
 

@@ -7,10 +7,14 @@
 // Params after 5 base words: P[5] output count, P[6..9] output dims (N,OH,OW,C),
 // P[10..13] output strides, P[14..17] input strides, P[18..19] IH,IW, P[20..21] kernel y,x,
 // P[22..23] stride y,x, P[24..25] pad top,left, P[26 + 4(k-1) ..] epilogue input k strides.
+// NCHW_ORDER picks how the linear invocation index maps to output coordinates: 1 = (n, c, oy, ox)
+// with ox fastest, for outputs stored NCHW (the TOSA graph's NHWC seen through folded
+// TRANSPOSEs), so neighbouring invocations touch neighbouring addresses; 0 = (n, oy, ox, c).
 layout(local_size_x = 64) in;
 
 layout(constant_id = 0) const uint IS_MAX = 0;
 layout(constant_id = 1) const uint NUM_INPUTS = 1;  // 1 + epilogue inputs
+layout(constant_id = 2) const uint NCHW_ORDER = 0;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { SCALAR O[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0 { SCALAR I0[]; };
@@ -31,10 +35,16 @@ float load_epilogue(uint k, uint i) {
 void main() {
   const uint total = P[5];
   for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e;
-    const uint c = rest % P[9]; rest /= P[9];
-    const uint ox = rest % P[8]; rest /= P[8];
-    const uint oy = rest % P[7]; rest /= P[7];
+    uint rest = e, c, ox, oy;
+    if (NCHW_ORDER != 0u) {
+      ox = rest % P[8]; rest /= P[8];
+      oy = rest % P[7]; rest /= P[7];
+      c = rest % P[9]; rest /= P[9];
+    } else {
+      c = rest % P[9]; rest /= P[9];
+      ox = rest % P[8]; rest /= P[8];
+      oy = rest % P[7]; rest /= P[7];
+    }
     const uint n = rest;
     const int y0 = int(oy * P[22]) - int(P[24]);
     const int x0 = int(ox * P[23]) - int(P[25]);

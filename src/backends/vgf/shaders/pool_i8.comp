@@ -6,21 +6,28 @@
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] output count, P[3..6] output
 // dims (N,OH,OW,C), P[7..10] output strides, P[11..14] input strides, P[15..16] IH,IW,
 // P[17..18] kernel y,x, P[19..20] stride y,x, P[21..22] pad top,left, P[23] input_zp,
-// P[24] output_zp.
+// P[24] output_zp. NCHW_ORDER: as in pool.glsl, 1 = (n, c, oy, ox) with ox fastest, 0 = (n, oy, ox, c).
 layout(local_size_x = 64) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"
 
 layout(constant_id = 0) const uint IS_MAX = 0;
+layout(constant_id = 1) const uint NCHW_ORDER = 0;
 
 void main() {
   const uint total = P[2];
   const int in_zp = int(P[23]), out_zp = int(P[24]);
   for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e;
-    const uint c = rest % P[6]; rest /= P[6];
-    const uint ox = rest % P[5]; rest /= P[5];
-    const uint oy = rest % P[4]; rest /= P[4];
+    uint rest = e, c, ox, oy;
+    if (NCHW_ORDER != 0u) {
+      ox = rest % P[5]; rest /= P[5];
+      oy = rest % P[4]; rest /= P[4];
+      c = rest % P[6]; rest /= P[6];
+    } else {
+      c = rest % P[6]; rest /= P[6];
+      ox = rest % P[5]; rest /= P[5];
+      oy = rest % P[4]; rest /= P[4];
+    }
     const uint n = rest;
     const int y0 = int(oy * P[19]) - int(P[21]);
     const int x0 = int(ox * P[20]) - int(P[22]);

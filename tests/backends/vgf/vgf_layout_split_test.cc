@@ -1,0 +1,319 @@
+// Memory-order iteration, binding-limit slicing and per_delegate output staging of the
+// VgfBackend: plans (kernel counts, linear mode, pool order) and results, each checked against
+// univk::reference::run_tosa and, for split kernels, against the unsplit run. The binding limit
+// is forced down with the `max_binding_bytes` option so every case stays small.
+#include "backends/vgf/kernel_emitters.h"
+#include "backends/vgf/lower_graph.h"
+#include "backends/vgf/vgf_delegate.h"
+#include "vgf_test_util.h"
+
+namespace univk::backends::vgf_test {
+namespace {
+
+using backends::vgf::BindingLimit;
+using backends::vgf::Kernel;
+using backends::vgf::ShaderId;
+using backends::vgf::TensorView;
+
+Attributes mul_attrs() {
+  Attributes a;
+  a.set("shift", int64_t{0});
+  return a;
+}
+
+Attributes perms(std::vector<int64_t> p) {
+  Attributes a;
+  a.set("perms", p);
+  return a;
+}
+
+// AVG_POOL2D (fp32 zero points 0, or int8 ones) or MAX_POOL2D attributes.
+Attributes pool_attrs(TosaOp op, std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad,
+                      bool int8 = false) {
+  Attributes a;
+  a.set("kernel", kernel);
+  a.set("stride", stride);
+  a.set("pad", pad);
+  if (op == TosaOp::kMaxPool2d) {
+    a.set("nan_mode", spirv::kNanPropagate);
+    return a;
+  }
+  a.set("acc_type", int8 ? spirv::kAccInt32 : spirv::kAccFp32);
+  if (int8) {  // zero points in the element type's kind
+    a.set("input_zp", int64_t{-3});
+    a.set("output_zp", int64_t{2});
+  } else {
+    a.set("input_zp", 0.0);
+    a.set("output_zp", 0.0);
+  }
+  return a;
+}
+
+// The reference takes zero points as ints whatever the element type.
+Attributes ref_pool_attrs(Attributes a) {
+  for (const char* name : {"input_zp", "output_zp"})
+    if (a.has(name)) a.set(name, static_cast<int64_t>(a.get_float(name).value()));
+  return a;
+}
+
+HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostTensor> inputs) {
+  auto out = reference::run_tosa(op, attrs, inputs);
+  EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
+  return out.ok() ? (*out)[0] : HostTensor();
+}
+
+// The lowered plan of a single-segment model, as the delegate would build it under `limit`.
+Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, BindingLimit limit = {}) {
+  static ::univk::vgf::VgfFile model;  // the plan borrows nothing from it after lowering
+  model = single_graph_model(g);
+  std::vector<uint8_t> blob;
+  backends::vgf::LoweringContext ctx;
+  ctx.file = &model;
+  ctx.segment = &model.segments[0];
+  ctx.constant_blob = &blob;
+  ctx.binding_limit = limit;
+  return backends::vgf::lower_graph(g, ctx);
+}
+
+uint32_t spec_value(const Kernel& k, uint32_t id) {
+  for (auto [cid, value] : k.specialization)
+    if (cid == id) return value;
+  ADD_FAILURE() << "no specialization constant " << id;
+  return 0;
+}
+
+struct Run {
+  HostTensor out;
+  uint32_t dispatches = 0;
+};
+
+// Loads `g` with `options`, runs it on `inputs` and returns output 0 and the dispatch count.
+Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs, const runtime::BackendOptions& options = {}) {
+  UNIVK_ASSIGN_OR_RETURN(Loaded loaded, load(single_graph_model(g), options));
+  UNIVK_ASSIGN_OR_RETURN(auto out, loaded.delegate->execute(inputs));
+  return Run{out[0], loaded.delegate->stats().dispatches};
+}
+
+// Runs `g` unsplit and with max_binding_bytes=`limit`; both must match `want`, and each other
+// exactly; the split run must take `dispatches` dispatches.
+void check_split(const TosaGraph& g, const std::vector<HostTensor>& inputs, const HostTensor& want, uint64_t limit,
+                 uint32_t dispatches, float tol, const std::string& what) {
+  auto whole = run(g, inputs);
+  ASSERT_TRUE(whole.ok()) << what << ": " << whole.status().to_string();
+  EXPECT_EQ(whole->dispatches, 1u) << what;
+  expect_close(whole->out, want, tol, what + " unsplit");
+  auto split = run(g, inputs, {{"max_binding_bytes", std::to_string(limit)}});
+  ASSERT_TRUE(split.ok()) << what << ": " << split.status().to_string();
+  EXPECT_EQ(split->dispatches, dispatches) << what;
+  expect_close(split->out, want, tol, what + " split");
+  expect_close(split->out, whole->out, 0.f, what + " split vs unsplit");
+}
+
+// x*x + 0.25 between NCHW<->NHWC transposes, the example's tail.
+TosaGraph transposed_square_plus_quarter(std::vector<int64_t> nchw) {
+  TosaGraph g;
+  const std::vector<int64_t> nhwc = {nchw[0], nchw[2], nchw[3], nchw[1]};
+  const TosaTensorType t{DType::kFloat32, nhwc};
+  ValueId x = g.add_input({DType::kFloat32, nchw}, 0, 0);
+  ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), t);
+  ValueId c = g.add_constant({DType::kFloat32, {1, 1, 1, 1}}, floats_bytes({0.25f}));
+  ValueId sq = g.add_operation(TosaOp::kMul, {v, v}, mul_attrs(), t);
+  ValueId a = g.add_operation(TosaOp::kAdd, {sq, c}, {}, t);
+  g.add_output(g.add_operation(TosaOp::kTranspose, {a}, perms({0, 3, 1, 2}), {DType::kFloat32, nchw}), 0, 1);
+  return g;
+}
+
+TEST(VgfLayout, TransposedElementwiseChainRunsLinear) {
+  auto plan = plan_of(transposed_square_plus_quarter({2, 3, 5, 7}));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->kernels.size(), 1u);
+  const Kernel& k = plan->kernels[0];
+  EXPECT_EQ(spec_value(k, 0), 1u) << "MODE linear";
+  EXPECT_EQ(k.outputs[0].shape, (std::vector<int64_t>{2 * 3 * 5 * 7}));
+  EXPECT_EQ(k.inputs[0].strides, (std::vector<int64_t>{1}));
+}
+
+TEST(VgfLayout, CanonicalIterationKeepsBroadcastDims) {
+  // NHWC views over NCHW memory [2,3,4,5]; the second input is per-channel.
+  TensorView out;
+  out.shape = {2, 4, 5, 3};
+  out.strides = {60, 5, 1, 20};
+  TensorView x = out;
+  TensorView bias;
+  bias.shape = {1, 1, 1, 3};
+  bias.strides = {3, 3, 3, 1};
+  auto views = backends::vgf::canonical_iteration(out, {x, bias});
+  ASSERT_TRUE(views.ok()) << views.status().to_string();
+  // N and C merge for out and x but not for the bias (stride 0 then 1); H and W merge.
+  EXPECT_EQ((*views)[0].shape, (std::vector<int64_t>{2, 3, 20}));
+  EXPECT_EQ((*views)[0].strides, (std::vector<int64_t>{60, 20, 1}));
+  EXPECT_EQ((*views)[1].strides, (std::vector<int64_t>{60, 20, 1}));
+  EXPECT_EQ((*views)[2].strides, (std::vector<int64_t>{0, 1, 0}));
+}
+
+TEST(VgfLayout, TransposedChainWithPerChannelInputMatchesReference) {
+  TosaGraph g;
+  const std::vector<int64_t> nchw = {3, 3, 4, 5};
+  const TosaTensorType t{DType::kFloat32, {3, 4, 5, 3}};
+  ValueId x = g.add_input({DType::kFloat32, nchw}, 0, 0);
+  ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), t);
+  ValueId bias = g.add_constant({DType::kFloat32, {1, 1, 1, 3}}, floats_bytes({0.5f, -1.f, 2.f}));
+  ValueId a = g.add_operation(TosaOp::kAdd, {g.add_operation(TosaOp::kSigmoid, {v}, {}, t), bias}, {}, t);
+  g.add_output(g.add_operation(TosaOp::kTranspose, {a}, perms({0, 3, 1, 2}), {DType::kFloat32, nchw}), 0, 1);
+  HostTensor in = random_tensor(DType::kFloat32, Shape(nchw), 11);
+  HostTensor b = HostTensor::from_floats(Shape({1, 1, 1, 3}), std::vector<float>{0.5f, -1.f, 2.f});
+  HostTensor want = ref("TRANSPOSE", perms({0, 3, 1, 2}),
+                        {ref("ADD", {}, {ref("SIGMOID", {}, {ref("TRANSPOSE", perms({0, 2, 3, 1}), {in})}), b})});
+  // Canonical dims [3, 3, 20] (see above): one image is 240 bytes, so 2 fit in 480: 2 + 1.
+  check_split(g, {in}, want, 480, 2, 1e-6f, "per-channel chain");
+}
+
+// TRANSPOSE -> pool -> TRANSPOSE over NCHW memory iterates (n, c, oy, ox); a plain NHWC pool
+// iterates (n, oy, ox, c).
+TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
+  for (bool nchw : {true, false}) {
+    for (TosaOp op : {TosaOp::kAvgPool2d, TosaOp::kMaxPool2d}) {
+      for (DType dtype : {DType::kFloat32, DType::kInt8}) {
+        const bool int8 = dtype == DType::kInt8;
+        TosaGraph g;
+        Attributes pa = pool_attrs(op, {3, 3}, {2, 2}, {1, 1, 1, 0}, int8);
+        ValueId x = g.add_input({dtype, nchw ? std::vector<int64_t>{2, 3, 9, 8} : std::vector<int64_t>{2, 9, 8, 3}}, 0, 0);
+        ValueId in = nchw ? g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {dtype, {2, 9, 8, 3}}) : x;
+        ValueId p = g.add_operation(op, {in}, pa, {dtype, {2, 5, 4, 3}});
+        g.add_output(nchw ? g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 5, 4}}) : p, 0, 1);
+        const std::string what = std::string(spirv::tosa_op_name(op)) + (int8 ? " int8" : " fp32") + (nchw ? " NCHW" : " NHWC");
+        auto plan = plan_of(g);
+        ASSERT_TRUE(plan.ok()) << what << ": " << plan.status().to_string();
+        ASSERT_EQ(plan->kernels.size(), 1u) << what;
+        EXPECT_EQ(spec_value(plan->kernels[0], int8 ? 1u : 2u), nchw ? 1u : 0u) << what;
+
+        HostTensor x_host = random_tensor(dtype, Shape(g.values[x].type.shape), 21);
+        const std::string name(spirv::tosa_op_name(op));
+        HostTensor want = nchw ? ref("TRANSPOSE", perms({0, 3, 1, 2}),
+                                     {ref(name, ref_pool_attrs(pa), {ref("TRANSPOSE", perms({0, 2, 3, 1}), {x_host})})})
+                               : ref(name, ref_pool_attrs(pa), {x_host});
+        auto got = run(g, {x_host});
+        ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
+        expect_close(got->out, want, 1e-6f, what);
+      }
+    }
+  }
+}
+
+TEST(VgfSplit, LinearChainSplitsIntoAlignedSlices) {
+  const std::vector<int64_t> nchw = {5, 3, 4, 5};  // 300 elements
+  TosaGraph g = transposed_square_plus_quarter(nchw);
+  HostTensor in = random_tensor(DType::kFloat32, Shape(nchw), 31);
+  HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
+                                    HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+  // 100 elements per binding: three slices of one packed dim.
+  check_split(g, {in}, want, 400, 3, 1e-6f, "x*x+0.25");
+}
+
+TEST(VgfSplit, TransposedPoolSplitsAlongNUnevenly) {
+  // NCHW [5,3,8,8]: one image is 768 bytes, so a 1536-byte limit gives slices of 2, 2 and 1.
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {5, 3, 8, 8}}, 0, 0);
+  ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {5, 8, 8, 3}});
+  Attributes pa = pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0});
+  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {v}, pa, {DType::kFloat32, {5, 4, 4, 3}});
+  g.add_output(g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {5, 3, 4, 4}}), 0, 1);
+  HostTensor in = random_tensor(DType::kFloat32, Shape({5, 3, 8, 8}), 41);
+  HostTensor want = ref("TRANSPOSE", perms({0, 3, 1, 2}),
+                        {ref("AVG_POOL2D", ref_pool_attrs(pa), {ref("TRANSPOSE", perms({0, 2, 3, 1}), {in})})});
+  check_split(g, {in}, want, 1536, 3, 1e-6f, "NCHW avg pool");
+}
+
+TEST(VgfSplit, PoolWithEpilogueSplitsAlongN) {
+  // NHWC [5,9,9,4] input: 1296 bytes per image; 2600 bytes hold 2 images.
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {5, 9, 9, 4}}, 0, 0);
+  Attributes pa = pool_attrs(TosaOp::kAvgPool2d, {3, 3}, {2, 2}, {1, 1, 1, 1});
+  const TosaTensorType t{DType::kFloat32, {5, 5, 5, 4}};
+  ValueId bias = g.add_constant({DType::kFloat32, {1, 1, 1, 4}}, floats_bytes({0.1f, 0.2f, -0.3f, 0.4f}));
+  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {x}, pa, t);
+  ValueId s = g.add_operation(TosaOp::kSigmoid, {p}, {}, t);
+  g.add_output(g.add_operation(TosaOp::kAdd, {s, bias}, {}, t), 0, 1);
+  HostTensor in = random_tensor(DType::kFloat32, Shape({5, 9, 9, 4}), 51);
+  HostTensor b = HostTensor::from_floats(Shape({1, 1, 1, 4}), std::vector<float>{0.1f, 0.2f, -0.3f, 0.4f});
+  HostTensor want = ref("ADD", {}, {ref("SIGMOID", {}, {ref("AVG_POOL2D", ref_pool_attrs(pa), {in})}), b});
+  check_split(g, {in}, want, 2600, 3, 1e-5f, "pool + epilogue");
+}
+
+TEST(VgfSplit, PoolSplitsOneImageIntoRowBands) {
+  // NHWC [2,16,16,3]: a band of r input rows is 192 r bytes, so 1024 bytes hold 5 input rows,
+  // i.e. 2 output rows of a 3x3 stride-2 window: 4 bands per image (padding at both ends).
+  for (TosaOp op : {TosaOp::kAvgPool2d, TosaOp::kMaxPool2d}) {
+    TosaGraph g;
+    ValueId x = g.add_input({DType::kFloat32, {2, 16, 16, 3}}, 0, 0);
+    Attributes pa = pool_attrs(op, {3, 3}, {2, 2}, {1, 2, 1, 2});
+    g.add_output(g.add_operation(op, {x}, pa, {DType::kFloat32, {2, 9, 9, 3}}), 0, 1);
+    HostTensor in = random_tensor(DType::kFloat32, Shape({2, 16, 16, 3}), 61);
+    HostTensor want = ref(std::string(spirv::tosa_op_name(op)), ref_pool_attrs(pa), {in});
+    // 9 output rows in bands of 2 (the last one 1), per image.
+    check_split(g, {in}, want, 1024, 10, 1e-6f, std::string(spirv::tosa_op_name(op)) + " row bands");
+  }
+}
+
+TEST(VgfSplit, LimitThatCannotBeMetIsAClearError) {
+  // NCHW memory: one output row band of the pool still spans every channel plane.
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {1, 3, 16, 16}}, 0, 0);
+  ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 16, 16, 3}});
+  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {v}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}),
+                               {DType::kFloat32, {1, 8, 8, 3}});
+  g.add_output(g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, 8, 8}}), 0, 1);
+  auto loaded = load(single_graph_model(g), {{"max_binding_bytes", "1024"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kUnsupported) << loaded.status().to_string();
+  EXPECT_NE(loaded.status().message().find("exceeds the binding limit of 1024 bytes"), std::string::npos)
+      << loaded.status().to_string();
+}
+
+TEST(VgfSplit, MaxBindingBytesMustBeAPositiveCount) {
+  TosaGraph g = transposed_square_plus_quarter({1, 2, 2, 2});
+  for (const char* bad : {"", "0", "-5", "12kB", "99999999999999999999999"}) {
+    auto loaded = load(single_graph_model(g), {{"max_binding_bytes", bad}});
+    ASSERT_FALSE(loaded.ok()) << bad;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument) << loaded.status().to_string();
+  }
+  auto staging = load(single_graph_model(g), {{"vgf_output_staging", "sometimes"}});
+  EXPECT_EQ(staging.status().code(), StatusCode::kInvalidArgument) << staging.status().to_string();
+  auto path = load(single_graph_model(g), {{"vgf_execution_path", "native"}});
+  EXPECT_EQ(path.status().code(), StatusCode::kUnsupported) << path.status().to_string();
+}
+
+// Forced staging: outputs come back through a vkCmdCopyBuffer into HOST_CACHED memory, also
+// for a strided output resource (copy_strided reads the staging copy).
+TEST(VgfStaging, OutputsThroughStagingCopies) {
+  for (bool strided : {false, true}) {
+    TosaGraph g = transposed_square_plus_quarter({2, 3, 4, 5});
+    ::univk::vgf::VgfFile model = single_graph_model(g);
+    if (strided) model.resources[1].strides = {3 * 4 * 8 * 4, 4 * 8 * 4, 8 * 4, 4};  // rows padded to 8
+    for (const char* mode : {"auto", "always"}) {
+      const std::string what = std::string(strided ? "strided " : "packed ") + mode;
+      auto loaded = load(model, {{"vgf_output_staging", mode}});
+      ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+      HostTensor in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 71);
+      HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
+                                        HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+      for (int repeat = 0; repeat < 2; ++repeat) {  // the recorded command buffer is resubmitted
+        auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
+        ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+        expect_close((*out)[0], want, 1e-6f, what);
+        in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 72 + repeat);
+        want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
+                               HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+      }
+      auto* delegate = dynamic_cast<backends::vgf::VgfDelegate*>(loaded->delegate.get());
+      ASSERT_NE(delegate, nullptr);
+      // lavapipe's device-local host-visible memory is HOST_CACHED, so auto reads in place.
+      if (std::string(mode) == "always") {
+        EXPECT_EQ(delegate->staged_outputs(), 1u) << what;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace univk::backends::vgf_test
