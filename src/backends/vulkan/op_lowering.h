@@ -34,7 +34,9 @@ inline constexpr int kShaderCount = 10;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 
-// Spec constant 0 of unary.comp.
+// Spec constant 0 of unary.comp: the UnaryOp in the low 16 bits, or'ed with kUnaryVec4 for the
+// 4-elements-per-invocation form.
+inline constexpr uint32_t kUnaryVec4 = 1u << 16;
 enum class UnaryOp : uint32_t {
   kSigmoid = 0, kTanh, kRelu, kClamp, kGeluErf, kGeluTanh, kSilu, kHardswish, kHardsigmoid, kExp, kLog, kNeg,
   kAbs, kSqrt, kRsqrt, kReciprocal,

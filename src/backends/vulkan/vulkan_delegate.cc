@@ -166,7 +166,8 @@ Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTens
 
 Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
                               std::span<const runtime::DeviceTensor> outputs) {
-  const uint64_t alignment = device_->properties().limits.minStorageBufferOffsetAlignment;
+  // 16 bytes at least: the vec4 kernels (unary.comp) read and write 16-byte elements.
+  const uint64_t alignment = storage_alignment(*device_);
   auto check = [&](std::span<const runtime::DeviceTensor> given, const std::vector<uint64_t>& bytes,
                    const char* what, std::vector<vulkan::BufferRange>& ranges) -> Status {
     if (given.size() != bytes.size()) {

@@ -174,16 +174,23 @@ TEST(OpLowering, LargeGridsGoTwoDimensional) {
   softmax = detail::lower_op("softmax", dim, {&short_rows, 1});
   ASSERT_TRUE(softmax.ok());
   EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{274, 1, 1}));
-  // 64M elements (16x64x256x256): 262144 workgroups as 65535 x 5.
+  // 64M elements (16x64x256x256), 4 per invocation: 65536 workgroups as 65535 x 2.
   const ComputeTensorType big{DType::kFloat32, Shape{16, 64, 256, 256}};
   auto relu = detail::lower_op("relu", {}, {&big, 1});
   ASSERT_TRUE(relu.ok());
-  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 5, 1}));
-  // 16x64x1024x1024 (2^30 elements) still lowers: 4194304 workgroups as 65535 x 65.
+  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
+  EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(detail::UnaryOp::kRelu) | detail::kUnaryVec4);
+  // 16x64x1024x1024 (2^30 elements) still lowers: 1048576 workgroups as 65535 x 17.
   const ComputeTensorType huge{DType::kFloat32, Shape{16, 64, 1024, 1024}};
   relu = detail::lower_op("relu", {}, {&huge, 1});
   ASSERT_TRUE(relu.ok());
-  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 65, 1}));
+  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 17, 1}));
+  // An element count that is not a multiple of 4 runs one element per invocation.
+  const ComputeTensorType odd{DType::kFloat32, Shape{16777219}};
+  relu = detail::lower_op("relu", {}, {&odd, 1});
+  ASSERT_TRUE(relu.ok());
+  EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
+  EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(detail::UnaryOp::kRelu));
 }
 
 TEST(MemoryPlan, DisjointLifetimesShareBytes) {

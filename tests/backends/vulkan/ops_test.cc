@@ -65,9 +65,12 @@ std::vector<OpCase> unary_cases() {
                          "abs", "reciprocal"}) {
     cases.push_back({std::string(op) + "_1d", op, {}, {Shape{7}}, -8.0f, 8.0f});
     cases.push_back({std::string(op) + "_4d", op, {}, {Shape{2, 3, 5, 17}}, -8.0f, 8.0f});
+    // 4 elements per invocation (element count a multiple of 4).
+    cases.push_back({std::string(op) + "_vec4", op, {}, {Shape{2, 3, 4, 17}}, -8.0f, 8.0f});
   }
   for (const char* op : {"log", "sqrt", "rsqrt"}) {
     cases.push_back({std::string(op) + "_3d", op, {}, {Shape{3, 5, 17}}, 0.05f, 5.0f});
+    cases.push_back({std::string(op) + "_vec4", op, {}, {Shape{3, 4, 17}}, 0.05f, 5.0f});
   }
   cases.push_back({"gelu_tanh", "gelu", attrs({{"approximate", AttrValue(std::string("tanh"))}}), {Shape{3, 67}}, -6, 6});
   cases.push_back({"hardtanh_custom", "hardtanh", attrs({{"min_val", f64(-0.5)}, {"max_val", f64(1.5)}}), {Shape{41}}});

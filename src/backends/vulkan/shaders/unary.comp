@@ -1,14 +1,19 @@
 #version 450
 // Elementwise unary operators and tensor-scalar binary operators; the operator is a
-// specialization constant (UnaryOp in op_lowering.h).
+// specialization constant (UnaryOp in op_lowering.h), with bit 16 set (kUnaryVec4) for the form
+// that runs 4 elements per invocation through 16-byte loads and stores (n a multiple of 4).
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
 #include "shaders/common.glsl"
 
-layout(constant_id = 0) const uint OP = 0;
+layout(constant_id = 0) const uint VARIANT = 0;
+const uint OP = VARIANT & 0xffffu;
+const bool VEC4 = (VARIANT >> 16) != 0u;
 
 layout(set = 0, binding = 0) readonly buffer In { float x[]; };
+layout(set = 0, binding = 0) readonly buffer In4 { vec4 x4[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { float y[]; };
+layout(set = 0, binding = 1) writeonly buffer Out4 { vec4 y4[]; };
 layout(push_constant) uniform Params { uint n; float p0; float p1; } params;
 
 float sigmoid(float v) { return 1.0 / (1.0 + exp(-v)); }
@@ -66,6 +71,12 @@ float apply(float v) {
 
 void main() {
   const uint i = linear_index();
+  if (VEC4) {
+    if (i >= params.n / 4u) return;
+    const vec4 v = x4[i];
+    y4[i] = vec4(apply(v.x), apply(v.y), apply(v.z), apply(v.w));
+    return;
+  }
   if (i >= params.n) return;
   y[i] = apply(x[i]);
 }
