@@ -104,14 +104,16 @@ struct Kernel {
   // offset below the descriptor alignment).
   std::vector<uint32_t> params;
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
-  uint64_t work_items = 0;  // invocations needed (before grid-stride capping)
+  uint64_t work_items = 0;  // invocations needed (one per work item)
 };
 
 // Workgroup size of every VgfBackend shader.
 inline constexpr uint32_t kLocalSize = 64;
 
 // Group counts {x, y} for `work_items` invocations: x capped at min(max_x, 65535), y at
-// min(max_y, 65535); the shaders loop grid-stride over whatever the grid does not cover.
+// min(max_y, 65535). The shaders run one invocation per work item (no grid-stride loop), so the
+// recorder refuses a grid that does not cover `work_items` (impossible for 32-bit counts on a
+// device with the spec's minimum limits: 65535 x 65535 x 64 invocations).
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y);
 
 struct SegmentPlan {

@@ -475,6 +475,9 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
       const auto grid = dispatch_grid(kernel.work_items, limits.maxComputeWorkGroupCount[0],
                                       limits.maxComputeWorkGroupCount[1]);
+      if (uint64_t{grid[0]} * grid[1] * kLocalSize < kernel.work_items)
+        return unsupported(kernel.label + ": " + std::to_string(kernel.work_items) +
+                           " invocations exceed the device's workgroup-count limits");
       vk.vkCmdDispatch(cmd, grid[0], grid[1], 1);
       ++recording.stats.dispatches;
     }

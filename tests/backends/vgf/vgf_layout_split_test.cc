@@ -200,6 +200,34 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
   }
 }
 
+// The H200 workload, as data only: a [16,64,1024,1024] fp32 input is 4294967296 bytes, one
+// more than NVIDIA's maxStorageBufferRange, so the pool runs as two kernels of 8 images.
+TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
+  const BindingLimit nvidia{4294967295u, 64};
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {16, 64, 1024, 1024}}, 0, 0);
+  ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {16, 1024, 1024, 64}});
+  const TosaTensorType t{DType::kFloat32, {16, 512, 512, 64}};
+  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {v}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}), t);
+  ValueId s = g.add_operation(TosaOp::kSigmoid, {p}, {}, t);
+  g.add_output(g.add_operation(TosaOp::kTranspose, {s}, perms({0, 3, 1, 2}), {DType::kFloat32, {16, 64, 512, 512}}), 0, 1);
+  auto whole = plan_of(g);
+  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
+  EXPECT_EQ(whole->kernels.size(), 1u);
+  auto plan = plan_of(g, nvidia);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->kernels.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const Kernel& k = plan->kernels[i];
+    EXPECT_EQ(k.label, "AVG_POOL2D+SIGMOID");
+    EXPECT_EQ(k.inputs[0].shape[0], 8);
+    EXPECT_EQ(k.inputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 1024 * 1024);
+    EXPECT_EQ(k.outputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 512 * 512);
+    EXPECT_EQ(spec_value(k, 2), 1u) << "NCHW order";
+    EXPECT_LE(backends::vgf::view_binding_bytes(k.inputs[0], 0, 64), nvidia.max_bytes);
+  }
+}
+
 TEST(VgfSplit, LinearChainSplitsIntoAlignedSlices) {
   const std::vector<int64_t> nchw = {5, 3, 4, 5};  // 300 elements
   TosaGraph g = transposed_square_plus_quarter(nchw);

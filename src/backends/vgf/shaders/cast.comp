@@ -13,24 +13,24 @@ layout(constant_id = 1) const uint OUT_KIND = 2;
 
 void main() {
   const uint total = P[2];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    const uint o = P[0] + strided_offset(e, 3u, 9u);
-    const uint i = P[1] + strided_offset(e, 3u, 15u);
-    if (IN_KIND == KIND_FP32) {
-      const float v = IF[i];
-      if (OUT_KIND == KIND_FP32) { OF[o] = v; continue; }
-      if (OUT_KIND == KIND_BOOL) { store_int(OUT_KIND, o, v != 0.0 ? 1 : 0); continue; }
-      const float r = roundEven(v);
-      int result;
-      if (isnan(v)) result = 0;
-      else if (OUT_KIND == KIND_INT32) result = r >= 2147483648.0 ? 0x7fffffff : (r <= -2147483648.0 ? int(0x80000000u) : int(r));
-      else result = int(clamp(r, OUT_KIND == KIND_INT8 ? -128.0 : 0.0, OUT_KIND == KIND_INT8 ? 127.0 : 255.0));
-      store_int(OUT_KIND, o, result);
-      continue;
-    }
-    const int v = load_int(IN_KIND, i);
-    if (OUT_KIND == KIND_FP32) OF[o] = float(v);
-    else if (OUT_KIND == KIND_BOOL) store_int(OUT_KIND, o, v != 0 ? 1 : 0);
-    else store_int(OUT_KIND, o, v);
+  const uint e = invocation_index();
+  if (e >= total) return;
+  const uint o = P[0] + strided_offset(e, 3u, 9u);
+  const uint i = P[1] + strided_offset(e, 3u, 15u);
+  if (IN_KIND == KIND_FP32) {
+    const float v = IF[i];
+    if (OUT_KIND == KIND_FP32) { OF[o] = v; return; }
+    if (OUT_KIND == KIND_BOOL) { store_int(OUT_KIND, o, v != 0.0 ? 1 : 0); return; }
+    const float r = roundEven(v);
+    int result;
+    if (isnan(v)) result = 0;
+    else if (OUT_KIND == KIND_INT32) result = r >= 2147483648.0 ? 0x7fffffff : (r <= -2147483648.0 ? int(0x80000000u) : int(r));
+    else result = int(clamp(r, OUT_KIND == KIND_INT8 ? -128.0 : 0.0, OUT_KIND == KIND_INT8 ? 127.0 : 255.0));
+    store_int(OUT_KIND, o, result);
+    return;
   }
+  const int v = load_int(IN_KIND, i);
+  if (OUT_KIND == KIND_FP32) OF[o] = float(v);
+  else if (OUT_KIND == KIND_BOOL) store_int(OUT_KIND, o, v != 0 ? 1 : 0);
+  else store_int(OUT_KIND, o, v);
 }

@@ -18,11 +18,11 @@ layout(std430, set = 0, binding = 2) readonly buffer InH { float16_t IH[]; };
 
 void main() {
   const uint total = P[2];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    const uint o = P[0] + strided_offset(e, 3u, 9u);
-    const uint i = P[1] + strided_offset(e, 3u, 15u);
-    const float v = IN_F16 != 0u ? float(IH[i]) : IF[i];
-    if (OUT_F16 != 0u) OH[o] = float16_t(v);
-    else OF[o] = v;
-  }
+  const uint e = invocation_index();
+  if (e >= total) return;
+  const uint o = P[0] + strided_offset(e, 3u, 9u);
+  const uint i = P[1] + strided_offset(e, 3u, 15u);
+  const float v = IN_F16 != 0u ? float(IH[i]) : IF[i];
+  if (OUT_F16 != 0u) OH[o] = float16_t(v);
+  else OF[o] = v;
 }

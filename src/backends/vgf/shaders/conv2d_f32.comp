@@ -20,34 +20,34 @@ layout(std430, set = 0, binding = 4) readonly buffer Bias { float B[]; };
 
 void main() {
   const uint total = P[5];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e;
-    const uint oc = rest % P[9]; rest /= P[9];
-    const uint ox = rest % P[8]; rest /= P[8];
-    const uint oy = rest % P[7]; rest /= P[7];
-    const uint n = rest;
-    const int y0 = int(oy * P[23]) - int(P[27]);
-    const int x0 = int(ox * P[24]) - int(P[28]);
-    const uint kh = P[21], kw = P[22], ic_count = P[20];
-    float acc = 0.0;
-    for (uint ky = 0u; ky < kh; ++ky) {
-      const int iy = y0 + int(ky * P[25]);
-      if (iy < 0 || iy >= int(P[18])) continue;
-      for (uint kx = 0u; kx < kw; ++kx) {
-        const int ix = x0 + int(kx * P[26]);
-        if (ix < 0 || ix >= int(P[19])) continue;
-        const uint in_base = P[1] + n * P[14] + uint(iy) * P[15] + uint(ix) * P[16];
-        if (DEPTHWISE != 0u) {
-          const uint m = P[29];
-          const uint c = oc / m;
-          acc += I[in_base + c * P[17]] * W[P[2] + ((ky * kw + kx) * ic_count + c) * m + oc % m];
-        } else {
-          const uint w_base = P[2] + ((oc * kh + ky) * kw + kx) * ic_count;
-          for (uint ic = 0u; ic < ic_count; ++ic) acc += I[in_base + ic * P[17]] * W[w_base + ic];
-        }
+  const uint e = invocation_index();
+  if (e >= total) return;
+  uint rest = e;
+  const uint oc = rest % P[9]; rest /= P[9];
+  const uint ox = rest % P[8]; rest /= P[8];
+  const uint oy = rest % P[7]; rest /= P[7];
+  const uint n = rest;
+  const int y0 = int(oy * P[23]) - int(P[27]);
+  const int x0 = int(ox * P[24]) - int(P[28]);
+  const uint kh = P[21], kw = P[22], ic_count = P[20];
+  float acc = 0.0;
+  for (uint ky = 0u; ky < kh; ++ky) {
+    const int iy = y0 + int(ky * P[25]);
+    if (iy < 0 || iy >= int(P[18])) continue;
+    for (uint kx = 0u; kx < kw; ++kx) {
+      const int ix = x0 + int(kx * P[26]);
+      if (ix < 0 || ix >= int(P[19])) continue;
+      const uint in_base = P[1] + n * P[14] + uint(iy) * P[15] + uint(ix) * P[16];
+      if (DEPTHWISE != 0u) {
+        const uint m = P[29];
+        const uint c = oc / m;
+        acc += I[in_base + c * P[17]] * W[P[2] + ((ky * kw + kx) * ic_count + c) * m + oc % m];
+      } else {
+        const uint w_base = P[2] + ((oc * kh + ky) * kw + kx) * ic_count;
+        for (uint ic = 0u; ic < ic_count; ++ic) acc += I[in_base + ic * P[17]] * W[w_base + ic];
       }
     }
-    acc += B[P[3] + (P[30] != 0u ? 0u : oc)];
-    O[P[0] + n * P[10] + oy * P[11] + ox * P[12] + oc * P[13]] = acc;
   }
+  acc += B[P[3] + (P[30] != 0u ? 0u : oc)];
+  O[P[0] + n * P[10] + oy * P[11] + ox * P[12] + oc * P[13]] = acc;
 }

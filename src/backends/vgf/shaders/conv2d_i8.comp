@@ -17,36 +17,36 @@ layout(std430, set = 0, binding = 4) readonly buffer Bias { int B[]; };
 void main() {
   const uint total = P[4];
   const int in_zp = int(P[30]), w_zp = int(P[31]);
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e;
-    const uint oc = rest % P[8]; rest /= P[8];
-    const uint ox = rest % P[7]; rest /= P[7];
-    const uint oy = rest % P[6]; rest /= P[6];
-    const uint n = rest;
-    const int y0 = int(oy * P[22]) - int(P[26]);
-    const int x0 = int(ox * P[23]) - int(P[27]);
-    const uint kh = P[20], kw = P[21], ic_count = P[19];
-    int acc = 0;
-    for (uint ky = 0u; ky < kh; ++ky) {
-      const int iy = y0 + int(ky * P[24]);
-      if (iy < 0 || iy >= int(P[17])) continue;
-      for (uint kx = 0u; kx < kw; ++kx) {
-        const int ix = x0 + int(kx * P[25]);
-        if (ix < 0 || ix >= int(P[18])) continue;
-        const uint in_base = P[1] + n * P[13] + uint(iy) * P[14] + uint(ix) * P[15];
-        if (DEPTHWISE != 0u) {
-          const uint m = P[28];
-          const uint c = oc / m;
-          acc += (int(I8[in_base + c * P[16]]) - in_zp) *
-                 (int(W[P[2] + ((ky * kw + kx) * ic_count + c) * m + oc % m]) - w_zp);
-        } else {
-          const uint w_base = P[2] + ((oc * kh + ky) * kw + kx) * ic_count;
-          for (uint ic = 0u; ic < ic_count; ++ic)
-            acc += (int(I8[in_base + ic * P[16]]) - in_zp) * (int(W[w_base + ic]) - w_zp);
-        }
+  const uint e = invocation_index();
+  if (e >= total) return;
+  uint rest = e;
+  const uint oc = rest % P[8]; rest /= P[8];
+  const uint ox = rest % P[7]; rest /= P[7];
+  const uint oy = rest % P[6]; rest /= P[6];
+  const uint n = rest;
+  const int y0 = int(oy * P[22]) - int(P[26]);
+  const int x0 = int(ox * P[23]) - int(P[27]);
+  const uint kh = P[20], kw = P[21], ic_count = P[19];
+  int acc = 0;
+  for (uint ky = 0u; ky < kh; ++ky) {
+    const int iy = y0 + int(ky * P[24]);
+    if (iy < 0 || iy >= int(P[17])) continue;
+    for (uint kx = 0u; kx < kw; ++kx) {
+      const int ix = x0 + int(kx * P[25]);
+      if (ix < 0 || ix >= int(P[18])) continue;
+      const uint in_base = P[1] + n * P[13] + uint(iy) * P[14] + uint(ix) * P[15];
+      if (DEPTHWISE != 0u) {
+        const uint m = P[28];
+        const uint c = oc / m;
+        acc += (int(I8[in_base + c * P[16]]) - in_zp) *
+               (int(W[P[2] + ((ky * kw + kx) * ic_count + c) * m + oc % m]) - w_zp);
+      } else {
+        const uint w_base = P[2] + ((oc * kh + ky) * kw + kx) * ic_count;
+        for (uint ic = 0u; ic < ic_count; ++ic)
+          acc += (int(I8[in_base + ic * P[16]]) - in_zp) * (int(W[w_base + ic]) - w_zp);
       }
     }
-    acc += B[P[3] + (P[29] != 0u ? 0u : oc)];
-    O32[P[0] + n * P[9] + oy * P[10] + ox * P[11] + oc * P[12]] = acc;
   }
+  acc += B[P[3] + (P[29] != 0u ? 0u : oc)];
+  O32[P[0] + n * P[9] + oy * P[10] + ox * P[11] + oc * P[12]] = acc;
 }

@@ -12,22 +12,22 @@ layout(std430, set = 0, binding = 2) readonly buffer In0 { ELEM I0[]; };
 
 void main() {
   const uint total = P[2];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e;
-    uint out_off = P[0];
-    uint in_off = P[1];
-    bool inside = true;
-    [[unroll]] for (int d = 5; d >= 0; --d) {
-      const uint n = P[3u + uint(d)];
-      const uint coord = rest % n;
-      rest /= n;
-      out_off += coord * P[9u + uint(d)];
-      int src = int(coord) - int(P[27u + uint(d)]);
-      const int in_dim = int(P[21u + uint(d)]);
-      if (P[33] != 0u) src = src % in_dim;
-      inside = inside && src >= 0 && src < in_dim;
-      in_off += uint(max(src, 0)) * P[15u + uint(d)];
-    }
-    O[out_off] = inside ? I0[in_off] : ELEM_FROM_BITS(P[34]);
+  const uint e = invocation_index();
+  if (e >= total) return;
+  uint rest = e;
+  uint out_off = P[0];
+  uint in_off = P[1];
+  bool inside = true;
+  [[unroll]] for (int d = 5; d >= 0; --d) {
+    const uint n = P[3u + uint(d)];
+    const uint coord = rest % n;
+    rest /= n;
+    out_off += coord * P[9u + uint(d)];
+    int src = int(coord) - int(P[27u + uint(d)]);
+    const int in_dim = int(P[21u + uint(d)]);
+    if (P[33] != 0u) src = src % in_dim;
+    inside = inside && src >= 0 && src < in_dim;
+    in_off += uint(max(src, 0)) * P[15u + uint(d)];
   }
+  O[out_off] = inside ? I0[in_off] : ELEM_FROM_BITS(P[34]);
 }

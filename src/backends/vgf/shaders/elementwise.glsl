@@ -46,30 +46,30 @@ REG load_vec(uint k, uint i4) {
 void main() {
   const uint total = P[5];
   const uint groups = (total + 3u) / 4u;
-  for (uint g = invocation_index(); g < groups; g += invocation_count()) {
-    const uint e0 = g * 4u;
-    if (MODE == 2u) {
-      [[unroll]] for (uint k = 0u; k < 4u; ++k)
-        if (k < NUM_INPUTS) X[k] = load_vec(k, P[1u + k] / 4u + g);
-      ew_run();
-      OV[P[0] / 4u + g] = VEC_FROM_REG(ew_result());
-      continue;
-    }
-    const uint n = min(4u, total - e0);
-    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
-      if (k >= NUM_INPUTS) continue;
-      REG v = REG(0);
-      for (uint j = 0u; j < n; ++j) {
-        uint off = MODE == 1u ? e0 + j : strided_offset(e0 + j, 6u, 18u + 6u * k);
-        v[j] = TO_REG(load_scalar(k, P[1u + k] + off));
-      }
-      X[k] = v;
-    }
+  const uint g = invocation_index();
+  if (g >= groups) return;
+  const uint e0 = g * 4u;
+  if (MODE == 2u) {
+    [[unroll]] for (uint k = 0u; k < 4u; ++k)
+      if (k < NUM_INPUTS) X[k] = load_vec(k, P[1u + k] / 4u + g);
     ew_run();
-    REG r = ew_result();
+    OV[P[0] / 4u + g] = VEC_FROM_REG(ew_result());
+    return;
+  }
+  const uint n = min(4u, total - e0);
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+    if (k >= NUM_INPUTS) continue;
+    REG v = REG(0);
     for (uint j = 0u; j < n; ++j) {
-      uint off = MODE == 1u ? e0 + j : strided_offset(e0 + j, 6u, 12u);
-      O[P[0] + off] = FROM_REG(r[j]);
+      uint off = MODE == 1u ? e0 + j : strided_offset(e0 + j, 6u, 18u + 6u * k);
+      v[j] = TO_REG(load_scalar(k, P[1u + k] + off));
     }
+    X[k] = v;
+  }
+  ew_run();
+  REG r = ew_result();
+  for (uint j = 0u; j < n; ++j) {
+    uint off = MODE == 1u ? e0 + j : strided_offset(e0 + j, 6u, 12u);
+    O[P[0] + off] = FROM_REG(r[j]);
   }
 }

@@ -12,19 +12,19 @@ layout(std430, set = 0, binding = 3) readonly buffer B { float BV[]; };
 
 void main() {
   const uint total = P[3];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e;
-    const uint w = rest % P[6]; rest /= P[6];
-    const uint h = rest % P[5]; rest /= P[5];
-    const uint n = rest;
-    uint a = P[1] + n * P[10] + h * P[11];
-    uint b = P[2] + n * P[13] + w * P[15];
-    float acc = 0.0;
-    for (uint c = 0u; c < P[16]; ++c) {
-      acc += AV[a] * BV[b];
-      a += P[12];
-      b += P[14];
-    }
-    O[P[0] + n * P[7] + h * P[8] + w * P[9]] = acc;
+  const uint e = invocation_index();
+  if (e >= total) return;
+  uint rest = e;
+  const uint w = rest % P[6]; rest /= P[6];
+  const uint h = rest % P[5]; rest /= P[5];
+  const uint n = rest;
+  uint a = P[1] + n * P[10] + h * P[11];
+  uint b = P[2] + n * P[13] + w * P[15];
+  float acc = 0.0;
+  for (uint c = 0u; c < P[16]; ++c) {
+    acc += AV[a] * BV[b];
+    a += P[12];
+    b += P[14];
   }
+  O[P[0] + n * P[7] + h * P[8] + w * P[9]] = acc;
 }

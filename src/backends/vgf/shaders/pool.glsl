@@ -34,42 +34,42 @@ float load_epilogue(uint k, uint i) {
 
 void main() {
   const uint total = P[5];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e, c, ox, oy;
-    if (NCHW_ORDER != 0u) {
-      ox = rest % P[8]; rest /= P[8];
-      oy = rest % P[7]; rest /= P[7];
-      c = rest % P[9]; rest /= P[9];
-    } else {
-      c = rest % P[9]; rest /= P[9];
-      ox = rest % P[8]; rest /= P[8];
-      oy = rest % P[7]; rest /= P[7];
-    }
-    const uint n = rest;
-    const int y0 = int(oy * P[22]) - int(P[24]);
-    const int x0 = int(ox * P[23]) - int(P[25]);
-    const uint in_base = P[1] + n * P[14] + c * P[17];
-    float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
-    uint count = 0u;
-    for (uint ky = 0u; ky < P[20]; ++ky) {
-      const int iy = y0 + int(ky);
-      if (iy < 0 || iy >= int(P[18])) continue;
-      for (uint kx = 0u; kx < P[21]; ++kx) {
-        const int ix = x0 + int(kx);
-        if (ix < 0 || ix >= int(P[19])) continue;
-        const float v = float(I0[in_base + uint(iy) * P[15] + uint(ix) * P[16]]);
-        acc = IS_MAX != 0u ? max(acc, v) : acc + v;
-        ++count;
-      }
-    }
-    const float pooled = IS_MAX != 0u ? acc : acc / float(count);
-    R[0] = vec4(pooled);
-    [[unroll]] for (uint k = 1u; k < 4u; ++k) {
-      if (k >= NUM_INPUTS) continue;
-      const uint s = 26u + 4u * (k - 1u);
-      X[k] = vec4(load_epilogue(k, P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u]));
-    }
-    ew_run();
-    O[P[0] + n * P[10] + oy * P[11] + ox * P[12] + c * P[13]] = SCALAR(ew_result().x);
+  const uint e = invocation_index();
+  if (e >= total) return;
+  uint rest = e, c, ox, oy;
+  if (NCHW_ORDER != 0u) {
+    ox = rest % P[8]; rest /= P[8];
+    oy = rest % P[7]; rest /= P[7];
+    c = rest % P[9]; rest /= P[9];
+  } else {
+    c = rest % P[9]; rest /= P[9];
+    ox = rest % P[8]; rest /= P[8];
+    oy = rest % P[7]; rest /= P[7];
   }
+  const uint n = rest;
+  const int y0 = int(oy * P[22]) - int(P[24]);
+  const int x0 = int(ox * P[23]) - int(P[25]);
+  const uint in_base = P[1] + n * P[14] + c * P[17];
+  float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
+  uint count = 0u;
+  for (uint ky = 0u; ky < P[20]; ++ky) {
+    const int iy = y0 + int(ky);
+    if (iy < 0 || iy >= int(P[18])) continue;
+    for (uint kx = 0u; kx < P[21]; ++kx) {
+      const int ix = x0 + int(kx);
+      if (ix < 0 || ix >= int(P[19])) continue;
+      const float v = float(I0[in_base + uint(iy) * P[15] + uint(ix) * P[16]]);
+      acc = IS_MAX != 0u ? max(acc, v) : acc + v;
+      ++count;
+    }
+  }
+  const float pooled = IS_MAX != 0u ? acc : acc / float(count);
+  R[0] = vec4(pooled);
+  [[unroll]] for (uint k = 1u; k < 4u; ++k) {
+    if (k >= NUM_INPUTS) continue;
+    const uint s = 26u + 4u * (k - 1u);
+    X[k] = vec4(load_epilogue(k, P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u]));
+  }
+  ew_run();
+  O[P[0] + n * P[10] + oy * P[11] + ox * P[12] + c * P[13]] = SCALAR(ew_result().x);
 }

@@ -17,36 +17,36 @@ layout(constant_id = 1) const uint NCHW_ORDER = 0;
 void main() {
   const uint total = P[2];
   const int in_zp = int(P[23]), out_zp = int(P[24]);
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    uint rest = e, c, ox, oy;
-    if (NCHW_ORDER != 0u) {
-      ox = rest % P[5]; rest /= P[5];
-      oy = rest % P[4]; rest /= P[4];
-      c = rest % P[6]; rest /= P[6];
-    } else {
-      c = rest % P[6]; rest /= P[6];
-      ox = rest % P[5]; rest /= P[5];
-      oy = rest % P[4]; rest /= P[4];
-    }
-    const uint n = rest;
-    const int y0 = int(oy * P[19]) - int(P[21]);
-    const int x0 = int(ox * P[20]) - int(P[22]);
-    const uint in_base = P[1] + n * P[11] + c * P[14];
-    int acc = IS_MAX != 0u ? -128 : 0;
-    int count = 0;
-    for (uint ky = 0u; ky < P[17]; ++ky) {
-      const int iy = y0 + int(ky);
-      if (iy < 0 || iy >= int(P[15])) continue;
-      for (uint kx = 0u; kx < P[18]; ++kx) {
-        const int ix = x0 + int(kx);
-        if (ix < 0 || ix >= int(P[16])) continue;
-        const int v = int(I8[in_base + uint(iy) * P[12] + uint(ix) * P[13]]);
-        acc = IS_MAX != 0u ? max(acc, v) : acc + (v - in_zp);
-        ++count;
-      }
-    }
-    int result = acc;
-    if (IS_MAX == 0u) result = clamp((acc >= 0 ? acc + count / 2 : acc - count / 2) / count + out_zp, -128, 127);
-    O8[P[0] + n * P[7] + oy * P[8] + ox * P[9] + c * P[10]] = int8_t(result);
+  const uint e = invocation_index();
+  if (e >= total) return;
+  uint rest = e, c, ox, oy;
+  if (NCHW_ORDER != 0u) {
+    ox = rest % P[5]; rest /= P[5];
+    oy = rest % P[4]; rest /= P[4];
+    c = rest % P[6]; rest /= P[6];
+  } else {
+    c = rest % P[6]; rest /= P[6];
+    ox = rest % P[5]; rest /= P[5];
+    oy = rest % P[4]; rest /= P[4];
   }
+  const uint n = rest;
+  const int y0 = int(oy * P[19]) - int(P[21]);
+  const int x0 = int(ox * P[20]) - int(P[22]);
+  const uint in_base = P[1] + n * P[11] + c * P[14];
+  int acc = IS_MAX != 0u ? -128 : 0;
+  int count = 0;
+  for (uint ky = 0u; ky < P[17]; ++ky) {
+    const int iy = y0 + int(ky);
+    if (iy < 0 || iy >= int(P[15])) continue;
+    for (uint kx = 0u; kx < P[18]; ++kx) {
+      const int ix = x0 + int(kx);
+      if (ix < 0 || ix >= int(P[16])) continue;
+      const int v = int(I8[in_base + uint(iy) * P[12] + uint(ix) * P[13]]);
+      acc = IS_MAX != 0u ? max(acc, v) : acc + (v - in_zp);
+      ++count;
+    }
+  }
+  int result = acc;
+  if (IS_MAX == 0u) result = clamp((acc >= 0 ? acc + count / 2 : acc - count / 2) / count + out_zp, -128, 127);
+  O8[P[0] + n * P[7] + oy * P[8] + ox * P[9] + c * P[10]] = int8_t(result);
 }

@@ -16,18 +16,18 @@ layout(std430, set = 0, binding = 2) readonly buffer In { float I[]; };
 
 void main() {
   const uint total = P[2];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    const uint out_off = P[0] + strided_offset(e, 3u, 9u);
-    uint in_off = P[1] + strided_offset(e, 3u, 15u);
-    float acc = MODE == 0u ? 0.0 : uintBitsToFloat(0xff800000u);
-    int best = 0;
-    for (uint i = 0u; i < P[21]; ++i) {
-      const float v = I[in_off];
-      if (MODE == 0u) acc += v;
-      else if (v > acc) { acc = v; best = int(i); }
-      in_off += P[22];
-    }
-    if (MODE == 2u) OI[out_off] = best;
-    else O[out_off] = acc;
+  const uint e = invocation_index();
+  if (e >= total) return;
+  const uint out_off = P[0] + strided_offset(e, 3u, 9u);
+  uint in_off = P[1] + strided_offset(e, 3u, 15u);
+  float acc = MODE == 0u ? 0.0 : uintBitsToFloat(0xff800000u);
+  int best = 0;
+  for (uint i = 0u; i < P[21]; ++i) {
+    const float v = I[in_off];
+    if (MODE == 0u) acc += v;
+    else if (v > acc) { acc = v; best = int(i); }
+    in_off += P[22];
   }
+  if (MODE == 2u) OI[out_off] = best;
+  else O[out_off] = acc;
 }

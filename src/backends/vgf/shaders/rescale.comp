@@ -53,14 +53,14 @@ void main() {
   const int in_zp = int(P[21]);
   const int out_zp = int(P[22]);
   const uint channels = P[23];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    const uint o = P[0] + strided_offset(e, 3u, 9u);
-    const uint i = P[1] + strided_offset(e, 3u, 15u);
-    const uint ch = e % channels;
-    const int scaled = apply_scale(load_int(IN_KIND, i) - in_zp, int(P[24u + ch]), P[24u + channels + ch]);
-    // Saturating add of the zero point before the final clamp.
-    const int with_zp = (out_zp > 0 && scaled > 0x7fffffff - out_zp) ? 0x7fffffff
-                      : (out_zp < 0 && scaled < int(0x80000000u) - out_zp) ? int(0x80000000u) : scaled + out_zp;
-    store_int(OUT_KIND, o, clamp_to(OUT_KIND, with_zp));
-  }
+  const uint e = invocation_index();
+  if (e >= total) return;
+  const uint o = P[0] + strided_offset(e, 3u, 9u);
+  const uint i = P[1] + strided_offset(e, 3u, 15u);
+  const uint ch = e % channels;
+  const int scaled = apply_scale(load_int(IN_KIND, i) - in_zp, int(P[24u + ch]), P[24u + channels + ch]);
+  // Saturating add of the zero point before the final clamp.
+  const int with_zp = (out_zp > 0 && scaled > 0x7fffffff - out_zp) ? 0x7fffffff
+                    : (out_zp < 0 && scaled < int(0x80000000u) - out_zp) ? int(0x80000000u) : scaled + out_zp;
+  store_int(OUT_KIND, o, clamp_to(OUT_KIND, with_zp));
 }

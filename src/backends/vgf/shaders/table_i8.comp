@@ -11,9 +11,9 @@ layout(std430, set = 0, binding = 3) readonly buffer Table { int8_t T[]; };
 
 void main() {
   const uint total = P[3];
-  for (uint e = invocation_index(); e < total; e += invocation_count()) {
-    const uint o = P[0] + strided_offset(e, 4u, 10u);
-    const uint i = P[1] + strided_offset(e, 4u, 16u);
-    O8[o] = T[P[2] + uint(int(I8[i]) + 128)];
-  }
+  const uint e = invocation_index();
+  if (e >= total) return;
+  const uint o = P[0] + strided_offset(e, 4u, 10u);
+  const uint i = P[1] + strided_offset(e, 4u, 16u);
+  O8[o] = T[P[2] + uint(int(I8[i]) + 128)];
 }
