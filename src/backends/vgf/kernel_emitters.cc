@@ -425,13 +425,20 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
   for (int64_t v : {g.in_h, g.in_w, g.kernel_y, g.kernel_x, g.stride_y, g.stride_x, g.pad_top, g.pad_left})
     UNIVK_RETURN_IF_ERROR(append_u32(k.params, v, "pool parameter"));
   // NCHW memory (W stride below C stride): consecutive invocations take consecutive ox.
+  // Kernel sizes and output dims are also specialization constants (see pool.glsl).
   const uint32_t nchw_order = output.strides[2] < output.strides[3] ? 1u : 0u;
   k.work_items = static_cast<uint64_t>(total);
   if (shader == ShaderId::kPoolI8) {
     if (views.size() != 2 || !epilogue.steps.empty()) return internal_error("int8 pooling has no epilogue");
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.in_zp)));
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.out_zp)));
-    k.specialization = {{0u, g.is_max ? 1u : 0u}, {1u, nchw_order}};
+    k.specialization = {{0u, g.is_max ? 1u : 0u},
+                        {1u, nchw_order},
+                        {2u, static_cast<uint32_t>(g.kernel_y)},
+                        {3u, static_cast<uint32_t>(g.kernel_x)},
+                        {4u, static_cast<uint32_t>(output.shape[1])},
+                        {5u, static_cast<uint32_t>(output.shape[2])},
+                        {6u, static_cast<uint32_t>(output.shape[3])}};
     return k;
   }
   for (size_t i = 2; i < 5; ++i) {
@@ -443,7 +450,12 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
   }
   k.specialization = {{0u, g.is_max ? 1u : 0u},
                       {1u, static_cast<uint32_t>(views.size() - 1)},
-                      {2u, nchw_order}};
+                      {2u, nchw_order},
+                      {3u, static_cast<uint32_t>(g.kernel_y)},
+                      {4u, static_cast<uint32_t>(g.kernel_x)},
+                      {5u, static_cast<uint32_t>(output.shape[1])},
+                      {6u, static_cast<uint32_t>(output.shape[2])},
+                      {7u, static_cast<uint32_t>(output.shape[3])}};
   for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
   return k;
 }

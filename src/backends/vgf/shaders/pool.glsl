@@ -10,11 +10,19 @@
 // NCHW_ORDER picks how the linear invocation index maps to output coordinates: 1 = (n, c, oy, ox)
 // with ox fastest, for outputs stored NCHW (the TOSA graph's NHWC seen through folded
 // TRANSPOSEs), so neighbouring invocations touch neighbouring addresses; 0 = (n, oy, ox, c).
+// KERNEL_Y/KERNEL_X repeat P[20..21] and OUT_H/OUT_W/OUT_C repeat P[7..9] as specialization
+// constants, so the tap loops unroll (runtime-bounded loops are several times slower on
+// lavapipe) and the index decomposition divides by constants (multiply-shift, not a udiv).
 layout(local_size_x = 64) in;
 
 layout(constant_id = 0) const uint IS_MAX = 0;
 layout(constant_id = 1) const uint NUM_INPUTS = 1;  // 1 + epilogue inputs
 layout(constant_id = 2) const uint NCHW_ORDER = 0;
+layout(constant_id = 3) const uint KERNEL_Y = 1;
+layout(constant_id = 4) const uint KERNEL_X = 1;
+layout(constant_id = 5) const uint OUT_H = 1;
+layout(constant_id = 6) const uint OUT_W = 1;
+layout(constant_id = 7) const uint OUT_C = 1;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { SCALAR O[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0 { SCALAR I0[]; };
@@ -38,13 +46,13 @@ void main() {
   if (e >= total) return;
   uint rest = e, c, ox, oy;
   if (NCHW_ORDER != 0u) {
-    ox = rest % P[8]; rest /= P[8];
-    oy = rest % P[7]; rest /= P[7];
-    c = rest % P[9]; rest /= P[9];
+    ox = rest % OUT_W; rest /= OUT_W;
+    oy = rest % OUT_H; rest /= OUT_H;
+    c = rest % OUT_C; rest /= OUT_C;
   } else {
-    c = rest % P[9]; rest /= P[9];
-    ox = rest % P[8]; rest /= P[8];
-    oy = rest % P[7]; rest /= P[7];
+    c = rest % OUT_C; rest /= OUT_C;
+    ox = rest % OUT_W; rest /= OUT_W;
+    oy = rest % OUT_H; rest /= OUT_H;
   }
   const uint n = rest;
   const int y0 = int(oy * P[22]) - int(P[24]);
@@ -52,10 +60,10 @@ void main() {
   const uint in_base = P[1] + n * P[14] + c * P[17];
   float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
   uint count = 0u;
-  for (uint ky = 0u; ky < P[20]; ++ky) {
+  [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
     const int iy = y0 + int(ky);
     if (iy < 0 || iy >= int(P[18])) continue;
-    for (uint kx = 0u; kx < P[21]; ++kx) {
+    [[unroll]] for (uint kx = 0u; kx < KERNEL_X; ++kx) {
       const int ix = x0 + int(kx);
       if (ix < 0 || ix >= int(P[19])) continue;
       const float v = float(I0[in_base + uint(iy) * P[15] + uint(ix) * P[16]]);

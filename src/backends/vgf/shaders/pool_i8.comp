@@ -13,6 +13,13 @@ layout(local_size_x = 64) in;
 
 layout(constant_id = 0) const uint IS_MAX = 0;
 layout(constant_id = 1) const uint NCHW_ORDER = 0;
+// P[17..18] and P[4..6] again, so the tap loops unroll and the decomposition divides by
+// constants (see pool.glsl).
+layout(constant_id = 2) const uint KERNEL_Y = 1;
+layout(constant_id = 3) const uint KERNEL_X = 1;
+layout(constant_id = 4) const uint OUT_H = 1;
+layout(constant_id = 5) const uint OUT_W = 1;
+layout(constant_id = 6) const uint OUT_C = 1;
 
 void main() {
   const uint total = P[2];
@@ -21,13 +28,13 @@ void main() {
   if (e >= total) return;
   uint rest = e, c, ox, oy;
   if (NCHW_ORDER != 0u) {
-    ox = rest % P[5]; rest /= P[5];
-    oy = rest % P[4]; rest /= P[4];
-    c = rest % P[6]; rest /= P[6];
+    ox = rest % OUT_W; rest /= OUT_W;
+    oy = rest % OUT_H; rest /= OUT_H;
+    c = rest % OUT_C; rest /= OUT_C;
   } else {
-    c = rest % P[6]; rest /= P[6];
-    ox = rest % P[5]; rest /= P[5];
-    oy = rest % P[4]; rest /= P[4];
+    c = rest % OUT_C; rest /= OUT_C;
+    ox = rest % OUT_W; rest /= OUT_W;
+    oy = rest % OUT_H; rest /= OUT_H;
   }
   const uint n = rest;
   const int y0 = int(oy * P[19]) - int(P[21]);
@@ -35,10 +42,10 @@ void main() {
   const uint in_base = P[1] + n * P[11] + c * P[14];
   int acc = IS_MAX != 0u ? -128 : 0;
   int count = 0;
-  for (uint ky = 0u; ky < P[17]; ++ky) {
+  [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
     const int iy = y0 + int(ky);
     if (iy < 0 || iy >= int(P[15])) continue;
-    for (uint kx = 0u; kx < P[18]; ++kx) {
+    [[unroll]] for (uint kx = 0u; kx < KERNEL_X; ++kx) {
       const int ix = x0 + int(kx);
       if (ix < 0 || ix >= int(P[16])) continue;
       const int v = int(I8[in_base + uint(iy) * P[12] + uint(ix) * P[13]]);
