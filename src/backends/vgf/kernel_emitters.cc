@@ -582,6 +582,41 @@ Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector
   return kernels;
 }
 
+namespace {
+
+// Operators whose work is independent along dim 0 of the output and of the inputs marked in
+// `sliced` (batch of CONV2D/MATMUL, rows of CAST/TABLE): split along it when a view exceeds
+// `limit`.
+Result<std::vector<Kernel>> emit_batch_split(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                             const TensorView& output, const std::vector<bool>& sliced,
+                                             const BindingLimit& limit) {
+  std::vector<TensorView> views = {output};
+  views.insert(views.end(), inputs.begin(), inputs.end());
+  if (views_fit(views, limit) || output.shape.empty()) return emit_compute(op, inputs, output);
+  const std::string what(spirv::tosa_op_name(op.op));
+  auto is_sliced = [&](size_t i) { return i < sliced.size() && sliced[i]; };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (is_sliced(i) && (inputs[i].shape.empty() || inputs[i].shape[0] != output.shape[0]))
+      return binding_limit_error(views, limit, what);
+  auto slice = [&](int64_t start, int64_t count) {
+    std::vector<TensorView> out = {slice_dim(output, 0, start, count)};
+    for (size_t i = 0; i < inputs.size(); ++i)
+      out.push_back(is_sliced(i) ? slice_dim(inputs[i], 0, start, count) : inputs[i]);
+    return out;
+  };
+  const auto slices = plan_slices(output.shape[0], slice, limit);
+  if (slices.empty()) return binding_limit_error(views, limit, what);
+  std::vector<Kernel> kernels;
+  for (auto [start, count] : slices) {
+    std::vector<TensorView> piece = slice(start, count);
+    UNIVK_ASSIGN_OR_RETURN(auto part, emit_compute(op, std::vector<TensorView>(piece.begin() + 1, piece.end()), piece[0]));
+    for (auto& k : part) kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+}  // namespace
+
 Result<std::vector<Kernel>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                          const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
@@ -593,6 +628,12 @@ Result<std::vector<Kernel>> emit_kernels(const TosaOperation& op, const std::vec
     case TosaOp::kAvgPool2d: case TosaOp::kMaxPool2d:
       // Pools the fusion pass did not take as an anchor (int8), without an epilogue.
       return emit_pool(op, {inputs[0]}, output, EwProgram{}, limit);
+    case TosaOp::kConv2d: case TosaOp::kDepthwiseConv2d:  // input, weight, bias
+      return emit_batch_split(op, inputs, output, {true, false, false}, limit);
+    case TosaOp::kMatmul:  // A [B,M,K], B [B,K,N]
+      return emit_batch_split(op, inputs, output, {true, true}, limit);
+    case TosaOp::kCast: case TosaOp::kTable:  // input (and the 256-entry table)
+      return emit_batch_split(op, inputs, output, {true, false}, limit);
     default:
       break;
   }

@@ -40,7 +40,9 @@ Result<std::vector<Kernel>> emit_pool(const spirv::TosaOperation& op, const std:
                                       const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit);
 // Element-for-element copy between two views of the same shape.
 Result<std::vector<Kernel>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit);
-// CONV2D, DEPTHWISE_CONV2D, MATMUL, REDUCE_SUM/MAX, ARGMAX (compute_emitters.cc; not split).
+// CONV2D, DEPTHWISE_CONV2D, MATMUL, REDUCE_SUM/MAX, ARGMAX, CAST, RESCALE, TABLE
+// (compute_emitters.cc), one kernel over the given views (emit_kernels splits CONV2D,
+// DEPTHWISE_CONV2D and MATMUL along the batch, CAST and TABLE along dim 0).
 Result<std::vector<Kernel>> emit_compute(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                          const TensorView& output);
 // Every operation that is not part of a fused group.

@@ -478,8 +478,8 @@ class Lowering {
     return ok_status();
   }
 
-  // Kernels the emitters do not split (convolutions, MATMUL, reductions, PAD/TILE) must fit
-  // the binding limit whole; scratch offsets are 256-byte aligned, like resources.
+  // Kernels the emitters do not split (reductions, RESCALE, PAD/TILE) must fit the binding
+  // limit whole; scratch offsets are 256-byte aligned, like resources.
   Status check_binding_limit() const {
     for (const Kernel& k : plan_.kernels) {
       std::vector<TensorView> views = k.outputs;

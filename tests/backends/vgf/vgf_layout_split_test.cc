@@ -283,6 +283,50 @@ TEST(VgfSplit, PoolSplitsOneImageIntoRowBands) {
   }
 }
 
+// One operator over graph inputs, split along the batch: weights, bias and tables stay whole.
+void check_batch_split(TosaOp op, const Attributes& attrs, const std::vector<HostTensor>& inputs,
+                       std::vector<int64_t> out_shape, uint64_t limit, uint32_t dispatches, const std::string& what) {
+  TosaGraph g;
+  std::vector<ValueId> ins;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    ins.push_back(g.add_input({inputs[i].dtype(), inputs[i].shape().dims()}, 0, static_cast<uint32_t>(i)));
+  g.add_output(g.add_operation(op, ins, attrs, {DType::kFloat32, out_shape}), 0, static_cast<uint32_t>(inputs.size()));
+  Attributes ref_attrs = attrs;
+  for (const char* name : {"input_zp", "weight_zp", "a_zp", "b_zp"})
+    if (ref_attrs.has(name)) ref_attrs.set(name, static_cast<int64_t>(ref_attrs.get_float(name).value()));
+  check_split(g, inputs, ref(std::string(spirv::tosa_op_name(op)), ref_attrs, inputs), limit, dispatches, 1e-5f, what);
+}
+
+TEST(VgfSplit, ConvolutionAndMatmulSplitAlongTheBatch) {
+  Attributes conv;
+  conv.set("pad", std::vector<int64_t>{1, 1, 1, 1});
+  conv.set("stride", std::vector<int64_t>{1, 1});
+  conv.set("dilation", std::vector<int64_t>{1, 1});
+  conv.set("acc_type", spirv::kAccFp32);
+  conv.set("local_bound", int64_t{0});
+  conv.set("input_zp", 0.0);
+  conv.set("weight_zp", 0.0);
+  // Output images of 576 bytes, 2 per 1200-byte binding: 2 + 2 + 1.
+  check_batch_split(TosaOp::kConv2d, conv,
+                    {random_tensor(DType::kFloat32, Shape({5, 6, 6, 3}), 81),
+                     random_tensor(DType::kFloat32, Shape({4, 3, 3, 3}), 82),
+                     random_tensor(DType::kFloat32, Shape({4}), 83)},
+                    {5, 6, 6, 4}, 1200, 3, "CONV2D");
+  check_batch_split(TosaOp::kDepthwiseConv2d, conv,
+                    {random_tensor(DType::kFloat32, Shape({5, 6, 6, 3}), 84),
+                     random_tensor(DType::kFloat32, Shape({3, 3, 3, 2}), 85),
+                     random_tensor(DType::kFloat32, Shape({6}), 86)},
+                    {5, 6, 6, 6}, 1800, 3, "DEPTHWISE_CONV2D");
+  Attributes mm;
+  mm.set("a_zp", 0.0);
+  mm.set("b_zp", 0.0);
+  // A is 48 bytes per batch: 2 per 100-byte binding.
+  check_batch_split(TosaOp::kMatmul, mm,
+                    {random_tensor(DType::kFloat32, Shape({5, 3, 4}), 87),
+                     random_tensor(DType::kFloat32, Shape({5, 4, 2}), 88)},
+                    {5, 3, 2}, 100, 3, "MATMUL");
+}
+
 TEST(VgfSplit, LimitThatCannotBeMetIsAClearError) {
   // NCHW memory: one output row band of the pool still spans every channel plane.
   TosaGraph g;
