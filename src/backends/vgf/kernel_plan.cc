@@ -46,8 +46,11 @@ bool views_fit(const std::vector<TensorView>& views, const BindingLimit& limit) 
 
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y) {
   const uint64_t groups = std::max<uint64_t>(1, (work_items + kLocalSize - 1) / kLocalSize);
-  const uint64_t gx = std::min<uint64_t>(groups, std::min<uint32_t>(max_x, 65535));
-  const uint64_t gy = std::min<uint64_t>((groups + gx - 1) / gx, std::min<uint32_t>(max_y, 65535));
+  const uint64_t cap_x = std::min<uint32_t>(max_x, 65535);
+  // The fewest rows, then the narrowest rows that hold every group: fewer than one row's worth
+  // of idle groups (65535 x 2 groups for 65536 would leave 65534 idle; lavapipe pays ~1 us each).
+  const uint64_t gy = std::min<uint64_t>((groups + cap_x - 1) / cap_x, std::min<uint32_t>(max_y, 65535));
+  const uint64_t gx = std::min<uint64_t>((groups + gy - 1) / gy, cap_x);
   return {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy)};
 }
 

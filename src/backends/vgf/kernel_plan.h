@@ -111,7 +111,7 @@ struct Kernel {
 inline constexpr uint32_t kLocalSize = 64;
 
 // Group counts {x, y} for `work_items` invocations: x capped at min(max_x, 65535), y at
-// min(max_y, 65535). The shaders run one invocation per work item (no grid-stride loop), so the
+// min(max_y, 65535), rows as few and as narrow as possible (less than one row of idle groups). The shaders run one invocation per work item (no grid-stride loop), so the
 // recorder refuses a grid that does not cover `work_items` (impossible for 32-bit counts on a
 // device with the spec's minimum limits: 65535 x 65535 x 64 invocations).
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y);

@@ -119,8 +119,21 @@ TEST(VgfLowering, LargeTensorElementwiseIsOneKernelWithA2DGrid) {
   EXPECT_EQ(plan->kernels[0].work_items, uint64_t{16} * 64 * 1024 * 1024 / 4);
   EXPECT_EQ(plan->scratch_bytes, 0u);
   const auto grid = backends::vgf::dispatch_grid(plan->kernels[0].work_items, 65535, 65535);
-  EXPECT_EQ(grid[0], 65535u);
-  EXPECT_GE(uint64_t{grid[0]} * grid[1] * backends::vgf::kLocalSize, plan->kernels[0].work_items);
+  const uint64_t groups = plan->kernels[0].work_items / backends::vgf::kLocalSize;
+  EXPECT_LE(grid[0], 65535u);
+  EXPECT_GE(uint64_t{grid[0]} * grid[1], groups);
+  EXPECT_LT(uint64_t{grid[0]} * grid[1] - groups, grid[1]) << "less than one row of idle groups";
+}
+
+TEST(VgfLowering, DispatchGridLeavesFewIdleGroups) {
+  using backends::vgf::dispatch_grid;
+  using backends::vgf::kLocalSize;
+  EXPECT_EQ(dispatch_grid(1, 65535, 65535), (std::array<uint32_t, 2>{1, 1}));
+  EXPECT_EQ(dispatch_grid(65535 * kLocalSize, 65535, 65535), (std::array<uint32_t, 2>{65535, 1}));
+  // 65536 groups: two rows of 32768, not 65535 + 1.
+  EXPECT_EQ(dispatch_grid(65536 * kLocalSize, 65535, 65535), (std::array<uint32_t, 2>{32768, 2}));
+  // A device limit below 65535 in x.
+  EXPECT_EQ(dispatch_grid(1000 * kLocalSize, 300, 65535), (std::array<uint32_t, 2>{250, 4}));
 }
 
 TEST(VgfLowering, ScratchIsReusedAcrossKernels) {
