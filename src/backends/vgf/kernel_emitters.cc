@@ -73,7 +73,7 @@ using SliceViews = std::function<std::vector<TensorView>(int64_t start, int64_t 
 // Slices of [0, n) whose views fit `limit`: the fewest equal slices the first slice allows
 // (rounded up to a multiple of 64 rows where that still fits, so slices of a packed dim start
 // aligned and keep vector access), shrunk where a later start binds more alignment slack.
-// Empty when a single row does not fit.
+// Empty when a single row does not fit or more than kMaxSlices slices would be needed.
 std::vector<std::pair<int64_t, int64_t>> plan_slices(int64_t n, const SliceViews& views, const BindingLimit& limit) {
   auto fits = [&](int64_t start, int64_t count) { return views_fit(views(start, count), limit); };
   auto largest = [&](int64_t start) -> int64_t {
@@ -89,13 +89,14 @@ std::vector<std::pair<int64_t, int64_t>> plan_slices(int64_t n, const SliceViews
   const int64_t first = largest(0);
   if (first == 0) return {};
   const int64_t slices = (n + first - 1) / first;
+  if (slices > static_cast<int64_t>(kMaxSlices)) return {};
   int64_t rows = (n + slices - 1) / slices;
   if ((rows + 63) / 64 * 64 <= first) rows = (rows + 63) / 64 * 64;
   std::vector<std::pair<int64_t, int64_t>> out;
   for (int64_t start = 0; start < n;) {
     int64_t count = std::min(rows, n - start);
     if (!fits(start, count)) count = largest(start);
-    if (count == 0) return {};
+    if (count == 0 || out.size() >= kMaxSlices) return {};
     out.emplace_back(start, count);
     start += count;
   }
@@ -572,7 +573,7 @@ Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector
   const int64_t out_h = output.shape[1];
   for (int64_t n = 0; n < output.shape[0]; ++n) {
     const auto rows = plan_slices(out_h, [&](int64_t start, int64_t count) { return band(n, start, count).second; }, limit);
-    if (rows.empty()) return binding_limit_error(band(n, 0, 1).second, limit, what + " (one output row)");
+    if (rows.empty()) return binding_limit_error(band(n, 0, 1).second, limit, what + " (bands of output rows)");
     if (kernels.size() + rows.size() > kMaxSlices) return binding_limit_error(views, limit, what);
     for (auto [start, count] : rows) {
       auto [g, slice] = band(n, start, count);

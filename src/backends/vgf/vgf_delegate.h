@@ -1,7 +1,7 @@
 // VgfDelegate: one VGF payload initialised on a device.
 //
 // Ownership: the delegate owns every Vulkan object it creates (resource/constant/scratch/
-// parameter buffers, pipelines, descriptor pools, its command pool) and holds a DeviceLease.
+// parameter/output staging buffers, pipelines, descriptor pools, its command pool) and holds a DeviceLease.
 // It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
 // delegate's own last submission only, never for the whole queue or device.
 //

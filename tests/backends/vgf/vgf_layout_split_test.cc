@@ -64,8 +64,7 @@ HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostT
 
 // The lowered plan of a single-segment model, as the delegate would build it under `limit`.
 Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, BindingLimit limit = {}) {
-  static ::univk::vgf::VgfFile model;  // the plan borrows nothing from it after lowering
-  model = single_graph_model(g);
+  const ::univk::vgf::VgfFile model = single_graph_model(g);  // borrowed only while lowering
   std::vector<uint8_t> blob;
   backends::vgf::LoweringContext ctx;
   ctx.file = &model;
@@ -340,6 +339,10 @@ TEST(VgfSplit, LimitThatCannotBeMetIsAClearError) {
   EXPECT_EQ(loaded.status().code(), StatusCode::kUnsupported) << loaded.status().to_string();
   EXPECT_NE(loaded.status().message().find("exceeds the binding limit of 1024 bytes"), std::string::npos)
       << loaded.status().to_string();
+  // A limit that would need more than 4096 slices is refused (quickly) rather than planned.
+  auto plan = plan_of(transposed_square_plus_quarter({64, 64, 8, 8}), BindingLimit{16, 16});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnsupported) << plan.status().to_string();
 }
 
 TEST(VgfSplit, MaxBindingBytesMustBeAPositiveCount) {
