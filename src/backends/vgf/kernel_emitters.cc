@@ -449,6 +449,10 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
     }
     for (int64_t s : views[i].strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
   }
+  // Two taps per load (see pool.glsl): the recorder clears it when the base word is odd.
+  const bool pair_x = g.kernel_x == 2 && g.stride_x == 2 && g.pad_left == 0 && g.in_w == 2 * output.shape[2] &&
+                      in.strides[2] == 1 && in.strides[0] % 2 == 0 && in.strides[1] % 2 == 0 &&
+                      in.strides[3] % 2 == 0 && in.offset % 2 == 0;
   k.specialization = {{0u, g.is_max ? 1u : 0u},
                       {1u, static_cast<uint32_t>(views.size() - 1)},
                       {2u, nchw_order},
@@ -456,7 +460,8 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
                       {4u, static_cast<uint32_t>(g.kernel_x)},
                       {5u, static_cast<uint32_t>(output.shape[1])},
                       {6u, static_cast<uint32_t>(output.shape[2])},
-                      {7u, static_cast<uint32_t>(output.shape[3])}};
+                      {7u, static_cast<uint32_t>(output.shape[3])},
+                      {kPoolPairXConstant, pair_x ? 1u : 0u}};
   for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
   return k;
 }

@@ -107,6 +107,9 @@ struct Kernel {
   uint64_t work_items = 0;  // invocations needed (one per work item)
 };
 
+// pool_f32/pool_f16's PAIR_X specialization constant (two taps per load; pool.glsl).
+inline constexpr uint32_t kPoolPairXConstant = 90;
+
 // Workgroup size of every VgfBackend shader.
 inline constexpr uint32_t kLocalSize = 64;
 

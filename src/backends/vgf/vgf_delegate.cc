@@ -463,6 +463,11 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
         for (size_t i = 0; i < 1 + kernel.inputs.size(); ++i) aligned = aligned && base[i] % 4 == 0;
         if (aligned) specialised.specialization[0].second = 2;
       }
+      if (kernel.shader == ShaderId::kPoolF32 || kernel.shader == ShaderId::kPoolF16) {
+        const uint32_t* base = words.data() + b.params_offset / 4;
+        for (auto& [id, value] : specialised.specialization)
+          if (id == kPoolPairXConstant && base[1] % 2 != 0) value = 0;  // pair loads need an even base
+      }
       UNIVK_ASSIGN_OR_RETURN(const vulkan::ComputePipeline* pipeline, pipeline_for(specialised));
       UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(pipeline->set_layouts()[0]));
       std::vector<BufferRange> ranges;

@@ -201,6 +201,61 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
 
 // The H200 workload, as data only: a [16,64,1024,1024] fp32 input is 4294967296 bytes, one
 // more than NVIDIA's maxStorageBufferRange, so the pool runs as two kernels of 8 images.
+// 2x2 stride-2 windows over NCHW memory read each row's two taps with one load (PAIR_X), unless
+// the input view starts at an odd element (a SLICE along W by 1). fp16 results are compared
+// with the fp32 reference on the fp16 inputs.
+TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    for (TosaOp op : {TosaOp::kAvgPool2d, TosaOp::kMaxPool2d}) {
+      for (int64_t start : {0, 1}) {
+        const std::string what = std::string(spirv::tosa_op_name(op)) + (dtype == DType::kFloat16 ? " fp16" : " fp32") +
+                                 " W slice at " + std::to_string(start);
+        TosaGraph g;
+        ValueId x = g.add_input({dtype, {2, 3, 6, 10}}, 0, 0);
+        ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {dtype, {2, 6, 10, 3}});
+        Attributes sa;
+        sa.set("start", std::vector<int64_t>{0, 0, start, 0});
+        sa.set("size", std::vector<int64_t>{2, 6, 8, 3});
+        ValueId sl = g.add_operation(TosaOp::kSlice, {v}, sa, {dtype, {2, 6, 8, 3}});
+        Attributes pa = pool_attrs(op, {2, 2}, {2, 2}, {0, 0, 0, 0});
+        ValueId p = g.add_operation(op, {sl}, pa, {dtype, {2, 3, 4, 3}});
+        g.add_output(g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 3, 4}}), 0, 1);
+        auto plan = plan_of(g);
+        ASSERT_TRUE(plan.ok()) << what << ": " << plan.status().to_string();
+        ASSERT_EQ(plan->kernels.size(), 1u) << what;
+        EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolPairXConstant), start == 0 ? 1u : 0u) << what;
+
+        HostTensor in32 = random_tensor(DType::kFloat32, Shape({2, 3, 6, 10}), 91);
+        HostTensor in = in32;
+        if (dtype == DType::kFloat16) {
+          in = HostTensor(DType::kFloat16, in32.shape());
+          for (int64_t i = 0; i < in32.numel(); ++i) {
+            in.data<uint16_t>()[i] = float_to_half(in32.data<float>()[i]);
+            in32.data<float>()[i] = half_to_float(in.data<uint16_t>()[i]);
+          }
+        }
+        HostTensor want = ref("TRANSPOSE", perms({0, 3, 1, 2}),
+                              {ref(std::string(spirv::tosa_op_name(op)), ref_pool_attrs(pa),
+                                   {ref("SLICE", sa, {ref("TRANSPOSE", perms({0, 2, 3, 1}), {in32})})})});
+        auto loaded = load(single_graph_model(g));
+        if (!loaded.ok() && loaded.status().code() == StatusCode::kIncompatible) {
+          GTEST_SKIP() << "device lacks fp16 support: " << loaded.status().to_string();
+        }
+        ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+        auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
+        ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+        HostTensor got = (*out)[0];
+        if (dtype == DType::kFloat16) {
+          HostTensor widened(DType::kFloat32, got.shape());
+          for (int64_t i = 0; i < got.numel(); ++i) widened.data<float>()[i] = half_to_float(got.data<uint16_t>()[i]);
+          got = widened;
+        }
+        expect_close(got, want, dtype == DType::kFloat16 ? 1e-3f : 1e-6f, what);
+      }
+    }
+  }
+}
+
 TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
   const BindingLimit nvidia{4294967295u, 64};
   TosaGraph g;
@@ -223,6 +278,7 @@ TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
     EXPECT_EQ(k.inputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 1024 * 1024);
     EXPECT_EQ(k.outputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 512 * 512);
     EXPECT_EQ(spec_value(k, 2), 1u) << "NCHW order";
+    EXPECT_EQ(spec_value(k, backends::vgf::kPoolPairXConstant), 1u) << "tap pairs";
     EXPECT_LE(backends::vgf::view_binding_bytes(k.inputs[0], 0, 64), nvidia.max_bytes);
   }
 }

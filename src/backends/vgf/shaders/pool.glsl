@@ -1,5 +1,5 @@
 // AVG_POOL2D / MAX_POOL2D (TOSA 1.0, fp32 or fp16 storage, fp32 math) with a fused elementwise
-// epilogue. The includer defines SCALAR (the stored type).
+// epilogue. The includer defines SCALAR (the stored type) and PAIR (its 2-vector).
 // Every tensor is addressed through NHWC-logical strides, so a TRANSPOSE before or after the
 // pool (NCHW model boundary) is folded into the indexing.
 // AVG divides by the number of in-bounds taps (padding is not counted); MAX ignores padding.
@@ -13,6 +13,9 @@
 // KERNEL_Y/KERNEL_X repeat P[20..21] and OUT_H/OUT_W/OUT_C repeat P[7..9] as specialization
 // constants, so the tap loops unroll (runtime-bounded loops are several times slower on
 // lavapipe) and the index decomposition divides by constants (multiply-shift, not a udiv).
+// PAIR_X: 2-wide windows at stride 2 with no horizontal padding over an input whose W stride
+// is 1 and whose other strides and base are even: a row's two taps are one PAIR load (the
+// emitter sets it from the geometry, the recorder clears it when the input's base word is odd).
 layout(local_size_x = 64) in;
 
 layout(constant_id = 0) const uint IS_MAX = 0;
@@ -23,9 +26,11 @@ layout(constant_id = 4) const uint KERNEL_X = 1;
 layout(constant_id = 5) const uint OUT_H = 1;
 layout(constant_id = 6) const uint OUT_W = 1;
 layout(constant_id = 7) const uint OUT_C = 1;
+layout(constant_id = 90) const uint PAIR_X = 0;  // 8.. belong to the epilogue program
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { SCALAR O[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0 { SCALAR I0[]; };
+layout(std430, set = 0, binding = 2) readonly buffer In0Pair { PAIR I0P[]; };
 layout(std430, set = 0, binding = 3) readonly buffer In1 { SCALAR I1[]; };
 layout(std430, set = 0, binding = 4) readonly buffer In2 { SCALAR I2[]; };
 layout(std430, set = 0, binding = 5) readonly buffer In3 { SCALAR I3[]; };
@@ -63,6 +68,12 @@ void main() {
   [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
     const int iy = y0 + int(ky);
     if (iy < 0 || iy >= int(P[18])) continue;
+    if (PAIR_X != 0u) {
+      const vec2 v = vec2(I0P[(in_base + uint(iy) * P[15] + uint(x0)) / 2u]);
+      acc = IS_MAX != 0u ? max(max(acc, v.x), v.y) : acc + v.x + v.y;
+      count += 2u;
+      continue;
+    }
     [[unroll]] for (uint kx = 0u; kx < KERNEL_X; ++kx) {
       const int ix = x0 + int(kx);
       if (ix < 0 || ix >= int(P[19])) continue;

@@ -6,4 +6,5 @@
 #include "shaders/common.glsl"
 #include "shaders/ew_float_ops.glsl"
 #define SCALAR float16_t
+#define PAIR f16vec2
 #include "shaders/pool.glsl"

@@ -4,4 +4,5 @@
 #include "shaders/common.glsl"
 #include "shaders/ew_float_ops.glsl"
 #define SCALAR float
+#define PAIR vec2
 #include "shaders/pool.glsl"
