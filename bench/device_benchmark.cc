@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "univk/base/parallel_copy.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/device.h"
@@ -43,7 +44,9 @@ void submit_wait(benchmark::State& state, const std::shared_ptr<Device>& device)
   }
 }
 
-void mapped_copy(benchmark::State& state, const std::shared_ptr<Device>& device, MemoryKind kind, bool write) {
+// memcpy (threads == 1) or univk::parallel_memcpy between host memory and mapped memory of `kind`.
+void mapped_copy(benchmark::State& state, const std::shared_ptr<Device>& device, MemoryKind kind, bool write,
+                 unsigned threads) {
   const size_t bytes = static_cast<size_t>(state.range(0));
   auto buffer = Buffer::create(device, bytes, kind);
   if (!buffer.ok()) return state.SkipWithError(buffer.status().to_string().c_str());
@@ -51,9 +54,9 @@ void mapped_copy(benchmark::State& state, const std::shared_ptr<Device>& device,
   auto* mapped = static_cast<uint8_t*>(buffer->mapped());
   for (auto _ : state) {
     if (write) {
-      std::memcpy(mapped, host.data(), bytes);
+      univk::parallel_memcpy(mapped, host.data(), bytes, threads);
     } else {
-      std::memcpy(host.data(), mapped, bytes);
+      univk::parallel_memcpy(host.data(), mapped, bytes, threads);
     }
     benchmark::DoNotOptimize(host.data());
     benchmark::ClobberMemory();
@@ -75,12 +78,23 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("SubmitWait", [dev](benchmark::State& s) { submit_wait(s, dev); })
       ->ThreadRange(1, 4)
       ->UseRealTime();
-  benchmark::RegisterBenchmark("MappedWrite", [dev](benchmark::State& s) {
-    mapped_copy(s, dev, MemoryKind::kDeviceLocalHostVisible, true);
-  })->RangeMultiplier(16)->Range(64 << 10, 64 << 20)->UseRealTime();
-  benchmark::RegisterBenchmark("MappedRead", [dev](benchmark::State& s) {
-    mapped_copy(s, dev, MemoryKind::kHostVisible, false);
-  })->RangeMultiplier(16)->Range(64 << 10, 64 << 20)->UseRealTime();
+  // Program inputs are written into device-local host-visible memory (a discrete GPU's BAR) or
+  // host memory, outputs read from host memory; 1 thread (memcpy) against parallel_memcpy.
+  struct Case {
+    const char* name;
+    MemoryKind kind;
+    bool write;
+  };
+  for (const Case c : {Case{"WriteDeviceLocal", MemoryKind::kDeviceLocalHostVisible, true},
+                       Case{"WriteHost", MemoryKind::kHostVisible, true},
+                       Case{"ReadHost", MemoryKind::kHostVisible, false}}) {
+    for (unsigned threads : {1u, 0u}) {
+      const std::string name = std::string(c.name) + (threads == 1 ? "/memcpy" : "/parallel_memcpy");
+      benchmark::RegisterBenchmark(name.c_str(), [dev, c, threads](benchmark::State& s) {
+        mapped_copy(s, dev, c.kind, c.write, threads);
+      })->RangeMultiplier(64)->Range(64 << 10, 1 << 30)->UseRealTime();
+    }
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
