@@ -6,6 +6,7 @@
 #include "memory_plan.h"
 #include "method_impl.h"
 #include "univk/base/logging.h"
+#include "univk/base/parallel_copy.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
@@ -259,7 +260,7 @@ Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTenso
   if (cmd_ == VK_NULL_HANDLE) return internal_error("fused method: executed after release");
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].byte_size() != 0) {
-      std::memcpy(locations_[method_->inputs[i]].host, inputs[i].bytes().data(), inputs[i].byte_size());
+      parallel_memcpy(locations_[method_->inputs[i]].host, inputs[i].bytes().data(), inputs[i].byte_size());
     }
   }
   vulkan::Queue& queue = device_->queue();
@@ -280,7 +281,7 @@ Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTenso
     }
     const ValueDesc& desc = method_->values[v];
     HostTensor out(desc.info.dtype, desc.info.shape);
-    if (out.byte_size() != 0) std::memcpy(out.bytes().data(), locations_[v].host, out.byte_size());
+    parallel_memcpy(out.bytes().data(), locations_[v].host, out.byte_size());
     outputs.push_back(std::move(out));
   }
   return outputs;

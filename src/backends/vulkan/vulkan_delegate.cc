@@ -6,6 +6,7 @@
 
 #include "recorder.h"
 #include "univk/base/logging.h"
+#include "univk/base/parallel_copy.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
@@ -147,7 +148,7 @@ Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTens
   }
   std::lock_guard<std::mutex> lock(mutex_);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::memcpy(input_buffers_[i].mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
+    parallel_memcpy(input_buffers_[i].mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
   }
   const VkCommandBuffer cmds[] = {command_buffer_};
   vulkan::Queue& queue = device_->queue();
@@ -158,7 +159,7 @@ Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTens
   outputs.reserve(output_infos_.size());
   for (size_t i = 0; i < output_infos_.size(); ++i) {
     HostTensor t(output_infos_[i].dtype, output_infos_[i].shape);
-    std::memcpy(t.bytes().data(), output_buffers_[i].mapped(), t.byte_size());
+    parallel_memcpy(t.bytes().data(), output_buffers_[i].mapped(), t.byte_size());
     outputs.push_back(std::move(t));
   }
   return outputs;
