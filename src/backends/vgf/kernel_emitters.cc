@@ -408,6 +408,14 @@ struct PoolGeometry {
   int64_t in_zp = 0, out_zp = 0;  // int8 AVG only
 };
 
+// Whether every stride of `v` but dim `skip` is a multiple of `m`, ignoring dims of size 1
+// (their index is always 0).
+bool strides_divisible(const TensorView& v, size_t skip, int64_t m) {
+  for (size_t d = 0; d < v.strides.size(); ++d)
+    if (d != skip && v.shape[d] > 1 && v.strides[d] % m != 0) return false;
+  return true;
+}
+
 // One pool kernel over views {output, input, epilogue inputs...}; the epilogue views have the
 // output's shape (broadcast dims have stride 0).
 Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::vector<TensorView>& views,
@@ -451,8 +459,14 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
   }
   // Two taps per load (see pool.glsl): the recorder clears it when the base word is odd.
   const bool pair_x = g.kernel_x == 2 && g.stride_x == 2 && g.pad_left == 0 && g.in_w == 2 * output.shape[2] &&
-                      in.strides[2] == 1 && in.strides[0] % 2 == 0 && in.strides[1] % 2 == 0 &&
-                      in.strides[3] % 2 == 0 && in.offset % 2 == 0;
+                      in.strides[2] == 1 && strides_divisible(in, 2, 2) && in.offset % 2 == 0;
+  // Four outputs along ox per invocation, one 4-vector store; with pair geometry and 4-aligned
+  // input strides, each row's 8 taps are two 4-vector loads. The recorder clears both when
+  // the output's base word is not a multiple of 4 (and QUAD_LOAD when the input's is not).
+  const bool quad_x = output.shape[2] % 4 == 0 && output.strides[2] == 1 && strides_divisible(output, 2, 4) &&
+                      output.offset % 4 == 0;
+  const bool quad_load = quad_x && pair_x && strides_divisible(in, 2, 4) && in.offset % 4 == 0;
+  if (quad_x) k.work_items = static_cast<uint64_t>(total) / 4;
   k.specialization = {{0u, g.is_max ? 1u : 0u},
                       {1u, static_cast<uint32_t>(views.size() - 1)},
                       {2u, nchw_order},
@@ -461,7 +475,9 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
                       {5u, static_cast<uint32_t>(output.shape[1])},
                       {6u, static_cast<uint32_t>(output.shape[2])},
                       {7u, static_cast<uint32_t>(output.shape[3])},
-                      {kPoolPairXConstant, pair_x ? 1u : 0u}};
+                      {kPoolPairXConstant, pair_x ? 1u : 0u},
+                      {kPoolQuadXConstant, quad_x ? 1u : 0u},
+                      {kPoolQuadLoadConstant, quad_load ? 1u : 0u}};
   for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
   return k;
 }

@@ -107,8 +107,12 @@ struct Kernel {
   uint64_t work_items = 0;  // invocations needed (one per work item)
 };
 
-// pool_f32/pool_f16's PAIR_X specialization constant (two taps per load; pool.glsl).
+// pool_f32/pool_f16's specialization constants for vector access (pool.glsl): PAIR_X (a
+// row's two taps per load), QUAD_X (4 outputs along ox per invocation; work_items counts
+// groups of 4 while it is set) and QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads).
 inline constexpr uint32_t kPoolPairXConstant = 90;
+inline constexpr uint32_t kPoolQuadXConstant = 91;
+inline constexpr uint32_t kPoolQuadLoadConstant = 92;
 
 // Workgroup size of every VgfBackend shader.
 inline constexpr uint32_t kLocalSize = 64;

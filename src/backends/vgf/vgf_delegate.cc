@@ -465,9 +465,17 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
         if (aligned) specialised.specialization[0].second = 2;
       }
       if (kernel.shader == ShaderId::kPoolF32 || kernel.shader == ShaderId::kPoolF16) {
+        // Vector loads and stores need bases aligned to their width (pool.glsl).
         const uint32_t* base = words.data() + b.params_offset / 4;
-        for (auto& [id, value] : specialised.specialization)
-          if (id == kPoolPairXConstant && base[1] % 2 != 0) value = 0;  // pair loads need an even base
+        const bool quad_out = base[0] % 4 == 0;
+        for (auto& [id, value] : specialised.specialization) {
+          if (id == kPoolPairXConstant && base[1] % 2 != 0) value = 0;
+          if (id == kPoolQuadLoadConstant && (!quad_out || base[1] % 4 != 0)) value = 0;
+          if (id == kPoolQuadXConstant && value != 0 && !quad_out) {
+            value = 0;
+            specialised.work_items = kernel.params[0];  // one invocation per output again
+          }
+        }
       }
       UNIVK_ASSIGN_OR_RETURN(const vulkan::ComputePipeline* pipeline, pipeline_for(specialised));
       UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(pipeline->set_layouts()[0]));
@@ -479,10 +487,10 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       hazard_barrier(b.reads, b.writes);
       vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->handle());
       vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
-      const auto grid = dispatch_grid(kernel.work_items, limits.maxComputeWorkGroupCount[0],
+      const auto grid = dispatch_grid(specialised.work_items, limits.maxComputeWorkGroupCount[0],
                                       limits.maxComputeWorkGroupCount[1]);
-      if (uint64_t{grid[0]} * grid[1] * kLocalSize < kernel.work_items)
-        return unsupported(kernel.label + ": " + std::to_string(kernel.work_items) +
+      if (uint64_t{grid[0]} * grid[1] * kLocalSize < specialised.work_items)
+        return unsupported(kernel.label + ": " + std::to_string(specialised.work_items) +
                            " invocations exceed the device's workgroup-count limits");
       vk.vkCmdDispatch(cmd, grid[0], grid[1], 1);
       ++recording.stats.dispatches;

@@ -1,5 +1,5 @@
 // AVG_POOL2D / MAX_POOL2D (TOSA 1.0, fp32 or fp16 storage, fp32 math) with a fused elementwise
-// epilogue. The includer defines SCALAR (the stored type) and PAIR (its 2-vector).
+// epilogue. The includer defines SCALAR (the stored type), PAIR and QUAD (its 2- and 4-vectors).
 // Every tensor is addressed through NHWC-logical strides, so a TRANSPOSE before or after the
 // pool (NCHW model boundary) is folded into the indexing.
 // AVG divides by the number of in-bounds taps (padding is not counted); MAX ignores padding.
@@ -16,6 +16,13 @@
 // PAIR_X: 2-wide windows at stride 2 with no horizontal padding over an input whose W stride
 // is 1 and whose other strides and base are even: a row's two taps are one PAIR load (the
 // emitter sets it from the geometry, the recorder clears it when the input's base word is odd).
+// QUAD_X: each invocation computes 4 consecutive outputs along ox (order (n, c, oy, ox/4)) and
+// writes them with one QUAD store; needs output W stride 1, OW % 4 == 0 and every other output
+// stride and the output base divisible by 4 (the recorder clears it, and dispatches 4x the
+// invocations, when the base is not). The epilogue runs once on the 4 lanes.
+// QUAD_LOAD (with QUAD_X and PAIR_X's geometry, input strides and base divisible by 4): a row's
+// 8 taps of the 4 windows are two QUAD loads. Every path adds and compares the taps of a window
+// in the same order (rows, then columns), so the results are bitwise those of the scalar path.
 layout(local_size_x = 64) in;
 
 layout(constant_id = 0) const uint IS_MAX = 0;
@@ -26,11 +33,19 @@ layout(constant_id = 4) const uint KERNEL_X = 1;
 layout(constant_id = 5) const uint OUT_H = 1;
 layout(constant_id = 6) const uint OUT_W = 1;
 layout(constant_id = 7) const uint OUT_C = 1;
-layout(constant_id = 90) const uint PAIR_X = 0;  // 8.. belong to the epilogue program
+// 8..81 belong to the epilogue program.
+layout(constant_id = 90) const uint PAIR_X = 0;
+layout(constant_id = 91) const uint QUAD_X = 0;
+layout(constant_id = 92) const uint QUAD_LOAD = 0;
+
+// Invocations per output row in QUAD_X mode (1 otherwise, so no division by 0 is specialised).
+const uint QUADS_W = QUAD_X != 0u ? OUT_W / 4u : 1u;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { SCALAR O[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer OutQuad { QUAD OQ[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0 { SCALAR I0[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0Pair { PAIR I0P[]; };
+layout(std430, set = 0, binding = 2) readonly buffer In0Quad { QUAD I0Q[]; };
 layout(std430, set = 0, binding = 3) readonly buffer In1 { SCALAR I1[]; };
 layout(std430, set = 0, binding = 4) readonly buffer In2 { SCALAR I2[]; };
 layout(std430, set = 0, binding = 5) readonly buffer In3 { SCALAR I3[]; };
@@ -45,12 +60,59 @@ float load_epilogue(uint k, uint i) {
   return float(I3[i]);
 }
 
+float fold_tap(float acc, float v) { return IS_MAX != 0u ? max(acc, v) : acc + v; }
+vec4 fold_tap4(vec4 acc, vec4 v) { return IS_MAX != 0u ? max(acc, v) : acc + v; }
+
+// One output window at (y0, x0) of the image/channel starting at in_base.
+float pool_window(uint in_base, int y0, int x0, out uint count) {
+  float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
+  count = 0u;
+  [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
+    const int iy = y0 + int(ky);
+    if (iy < 0 || iy >= int(P[18])) continue;
+    if (PAIR_X != 0u) {
+      const vec2 v = vec2(I0P[(in_base + uint(iy) * P[15] + uint(x0)) / 2u]);
+      acc = fold_tap(fold_tap(acc, v.x), v.y);
+      count += 2u;
+      continue;
+    }
+    [[unroll]] for (uint kx = 0u; kx < KERNEL_X; ++kx) {
+      const int ix = x0 + int(kx);
+      if (ix < 0 || ix >= int(P[19])) continue;
+      acc = fold_tap(acc, float(I0[in_base + uint(iy) * P[15] + uint(ix) * P[16]]));
+      ++count;
+    }
+  }
+  return acc;
+}
+
+// The 4 windows at x0, x0 + stride, ... of a QUAD_LOAD row pair: taps (2j, 2j+1) of each row
+// belong to window j.
+vec4 pool_quad_windows(uint in_base, int y0, int x0, out uint count) {
+  vec4 acc = IS_MAX != 0u ? vec4(uintBitsToFloat(0xff800000u)) : vec4(0.0);
+  count = 0u;
+  [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
+    const int iy = y0 + int(ky);
+    if (iy < 0 || iy >= int(P[18])) continue;
+    const uint q = (in_base + uint(iy) * P[15] + uint(x0)) / 4u;
+    const vec4 a = vec4(I0Q[q]), b = vec4(I0Q[q + 1u]);
+    acc = fold_tap4(fold_tap4(acc, vec4(a.x, a.z, b.x, b.z)), vec4(a.y, a.w, b.y, b.w));
+    count += 2u;
+  }
+  return acc;
+}
+
 void main() {
   const uint total = P[5];
   const uint e = invocation_index();
-  if (e >= total) return;
+  const uint lanes = QUAD_X != 0u ? 4u : 1u;
+  if (e >= total / lanes) return;
   uint rest = e, c, ox, oy;
-  if (NCHW_ORDER != 0u) {
+  if (QUAD_X != 0u) {
+    ox = (rest % QUADS_W) * 4u; rest /= QUADS_W;
+    oy = rest % OUT_H; rest /= OUT_H;
+    c = rest % OUT_C; rest /= OUT_C;
+  } else if (NCHW_ORDER != 0u) {
     ox = rest % OUT_W; rest /= OUT_W;
     oy = rest % OUT_H; rest /= OUT_H;
     c = rest % OUT_C; rest /= OUT_C;
@@ -63,32 +125,32 @@ void main() {
   const int y0 = int(oy * P[22]) - int(P[24]);
   const int x0 = int(ox * P[23]) - int(P[25]);
   const uint in_base = P[1] + n * P[14] + c * P[17];
-  float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
-  uint count = 0u;
-  [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
-    const int iy = y0 + int(ky);
-    if (iy < 0 || iy >= int(P[18])) continue;
-    if (PAIR_X != 0u) {
-      const vec2 v = vec2(I0P[(in_base + uint(iy) * P[15] + uint(x0)) / 2u]);
-      acc = IS_MAX != 0u ? max(max(acc, v.x), v.y) : acc + v.x + v.y;
-      count += 2u;
-      continue;
-    }
-    [[unroll]] for (uint kx = 0u; kx < KERNEL_X; ++kx) {
-      const int ix = x0 + int(kx);
-      if (ix < 0 || ix >= int(P[19])) continue;
-      const float v = float(I0[in_base + uint(iy) * P[15] + uint(ix) * P[16]]);
-      acc = IS_MAX != 0u ? max(acc, v) : acc + v;
-      ++count;
+  vec4 pooled = vec4(0.0);
+  if (QUAD_X != 0u && QUAD_LOAD != 0u) {
+    uint count;
+    const vec4 acc = pool_quad_windows(in_base, y0, x0, count);
+    pooled = IS_MAX != 0u ? acc : acc / float(count);
+  } else {
+    [[unroll]] for (uint j = 0u; j < lanes; ++j) {
+      uint count;
+      const float acc = pool_window(in_base, y0, x0 + int(j * P[23]), count);
+      pooled[j] = IS_MAX != 0u ? acc : acc / float(count);
     }
   }
-  const float pooled = IS_MAX != 0u ? acc : acc / float(count);
-  R[0] = vec4(pooled);
+  R[0] = QUAD_X != 0u ? pooled : vec4(pooled.x);
   [[unroll]] for (uint k = 1u; k < 4u; ++k) {
     if (k >= NUM_INPUTS) continue;
     const uint s = 26u + 4u * (k - 1u);
-    X[k] = vec4(load_epilogue(k, P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u]));
+    const uint base = P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u];
+    vec4 x = vec4(load_epilogue(k, base));
+    if (QUAD_X != 0u)
+      [[unroll]] for (uint j = 1u; j < 4u; ++j) x[j] = load_epilogue(k, base + j * P[s + 2u]);
+    X[k] = x;
   }
   ew_run();
-  O[P[0] + n * P[10] + oy * P[11] + ox * P[12] + c * P[13]] = SCALAR(ew_result().x);
+  const uint out_index = P[0] + n * P[10] + oy * P[11] + ox * P[12] + c * P[13];
+  if (QUAD_X != 0u)
+    OQ[out_index / 4u] = QUAD(ew_result());
+  else
+    O[out_index] = SCALAR(ew_result().x);
 }

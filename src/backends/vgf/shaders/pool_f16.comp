@@ -7,4 +7,5 @@
 #include "shaders/ew_float_ops.glsl"
 #define SCALAR float16_t
 #define PAIR f16vec2
+#define QUAD f16vec4
 #include "shaders/pool.glsl"

@@ -5,4 +5,5 @@
 #include "shaders/ew_float_ops.glsl"
 #define SCALAR float
 #define PAIR vec2
+#define QUAD vec4
 #include "shaders/pool.glsl"
