@@ -14,6 +14,12 @@
 
 namespace univk::bench {
 
+bool warming_up(const RepeatCounts& counts, int i, std::chrono::steady_clock::time_point start) {
+  if (i < counts.warmup) return true;
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() <
+         counts.min_warmup_ms;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -46,12 +52,14 @@ Result<std::pair<Summary, Summary>> time_work(const vulkan::DeviceLease& device,
   timestamps.record_write(cmd, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
   std::vector<double> gpu, host;
-  for (int i = 0; i < counts.warmup + counts.iterations; ++i) {
+  const auto start = Clock::now();
+  for (int i = 0, measured = 0; measured < counts.iterations; ++i) {
     UNIVK_ASSIGN_OR_RETURN(const double host_ns, submit_and_wait(device->queue(), cmd));
     UNIVK_ASSIGN_OR_RETURN(auto stamps, timestamps.read_ns());
-    if (i < counts.warmup) continue;
+    if (warming_up(counts, i, start)) continue;
     host.push_back(host_ns);
     gpu.push_back(stamps[1]);
+    ++measured;
   }
   return std::make_pair(summarize(std::move(gpu)), summarize(std::move(host)));
 }

@@ -14,6 +14,7 @@
 //               shows what the least real work adds per submission and per dispatch.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 #include "stats.h"
@@ -25,7 +26,14 @@ namespace univk::bench {
 struct RepeatCounts {
   int warmup = 0;
   int iterations = 1;
+  // Warm-up runs continue until this much time has passed too: a GPU left idle (the host
+  // copying gigabytes, say) drops its clocks, and short bursts of work do not bring them back
+  // (on the H200 the floors measured half their bandwidth right after such a phase).
+  double min_warmup_ms = 0;
 };
+
+// True while run `i` is still a warm-up run, given when the runs started.
+bool warming_up(const RepeatCounts& counts, int i, std::chrono::steady_clock::time_point start);
 
 // Nanoseconds per empty submit-and-wait.
 Result<Summary> measure_round_trip(const vulkan::DeviceLease& device, RepeatCounts counts);

@@ -1,6 +1,7 @@
 #include "gpu_profile.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <variant>
 
@@ -135,11 +136,13 @@ Result<GpuProfile> profile_gpu(const runtime::ProgramDesc& program, const runtim
   std::vector<std::vector<double>> per_delegate(delegates.size());
   std::vector<double> totals;
   vulkan::Queue& queue = device->queue();
-  for (int i = 0; i < counts.warmup + counts.iterations; ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0, measured = 0; measured < counts.iterations; ++i) {
     UNIVK_ASSIGN_OR_RETURN(const uint64_t value, queue.submit(std::span<const VkCommandBuffer>(&cmd, 1)));
     UNIVK_RETURN_IF_ERROR(queue.wait(value));
     UNIVK_ASSIGN_OR_RETURN(auto ns, timestamps.read_ns());
-    if (i < counts.warmup) continue;
+    if (warming_up(counts, i, start)) continue;
+    ++measured;
     for (size_t d = 0; d < delegates.size(); ++d) per_delegate[d].push_back(ns[d + 1] - ns[d]);
     totals.push_back(ns.back());
   }

@@ -2,7 +2,7 @@
 //
 //   univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]
 //               [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]
-//               [--no-gpu-time] [--option KEY=VALUE ...] [--json]
+//               [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]
 //
 // In one run, on the device and queue the method's delegates use:
 //   1. the method: random inputs (fixed seed), W warm-up runs, N timed runs of Method::execute
@@ -14,6 +14,8 @@
 //      recorded work (gpu_profile.h says how it differs from the method's own submission);
 // then the ratios: latency p50 / round trip p50, and achieved bandwidth (fewest bytes / GPU
 // time) as a fraction of copy bandwidth, for the model and for each delegate.
+// The copy floor and the GPU replay keep warming up for --gpu-warmup-ms (default 300) besides
+// their warm-up runs, so a GPU whose clocks dropped while the host copied is measured at speed.
 // --json prints one JSON object on stdout instead of the text report.
 // With UNIVK_VALIDATION=1 the validation layers are on (timings then mean little) and any
 // message they record is printed to stderr.
@@ -55,6 +57,7 @@ struct Options {
   uint64_t copy_mib = 256;
   int copy_iterations = 20;
   bool gpu_time = true;
+  double gpu_warmup_ms = 300;
   runtime::BackendOptions backend_options;
   bool json = false;
 };
@@ -63,7 +66,7 @@ void usage(FILE* out) {
   std::fprintf(out,
                "usage: univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]\n"
                "                   [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]\n"
-               "                   [--no-gpu-time] [--option KEY=VALUE ...] [--json]\n"
+               "                   [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]\n"
                "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run or measurement failure\n");
 }
 
@@ -116,6 +119,10 @@ std::string parse_args(int argc, char** argv, Options& o) {
       problem = count(1, o.copy_mib);
     } else if (arg == "--copy-iterations") {
       problem = int_count(1, o.copy_iterations);
+    } else if (arg == "--gpu-warmup-ms") {
+      uint64_t ms = 0;
+      problem = count(0, ms);
+      o.gpu_warmup_ms = static_cast<double>(ms);
     } else if (arg == "--no-gpu-time") {
       o.gpu_time = false;
     } else if (arg == "--option") {
@@ -229,7 +236,7 @@ Result<bench::BenchResult> run(const Options& o) {
   auto round_trip = bench::measure_round_trip(device, {std::min(o.round_trips, 100), o.round_trips});
   if (!round_trip.ok()) return round_trip.status().with_context("round-trip floor");
   r.round_trip_ns = *round_trip;
-  auto copy = bench::measure_copy(device, o.copy_mib << 20, {2, o.copy_iterations});
+  auto copy = bench::measure_copy(device, o.copy_mib << 20, {2, o.copy_iterations, o.gpu_warmup_ms});
   if (!copy.ok()) return copy.status().with_context("copy floor");
   r.copy = *copy;
   for (uint32_t dispatches : {0u, 1u, 3u}) {
@@ -241,7 +248,8 @@ Result<bench::BenchResult> run(const Options& o) {
   if (!o.gpu_time) {
     r.gpu_error = "--no-gpu-time";
   } else {
-    auto gpu = bench::profile_gpu(program->desc(), *desc, device, load, inputs, {o.warmup > 0 ? 1 : 0, o.iterations});
+    auto gpu = bench::profile_gpu(program->desc(), *desc, device, load, inputs,
+                                  {o.warmup > 0 ? 1 : 0, o.iterations, o.gpu_warmup_ms});
     if (gpu.ok()) {
       r.gpu = std::move(gpu).value();
     } else {
