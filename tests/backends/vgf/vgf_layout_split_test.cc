@@ -199,8 +199,177 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
   }
 }
 
-// The H200 workload, as data only: a [16,64,1024,1024] fp32 input is 4294967296 bytes, one
-// more than NVIDIA's maxStorageBufferRange, so the pool runs as two kernels of 8 images.
+// Pool geometries for the 4-outputs-per-invocation tests: an NCHW [3,3,H,W] input, optionally
+// sliced along W (start `start`, width `w`), pooled to [3,3,OH,OW].
+struct QuadCase {
+  const char* name;
+  int64_t h, w_total, start, w;
+  std::vector<int64_t> kernel, stride, pad;
+  uint32_t quad_x, quad_load, pair_x;  // expected specialization constants (NCHW output)
+};
+
+int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t pad_lo, int64_t pad_hi) {
+  return (in + pad_lo + pad_hi - k) / s + 1;
+}
+
+// NHWC [N,H,W,C] -> NCHW, any element size (a byte copy, so comparisons stay bitwise).
+HostTensor nhwc_to_nchw(const HostTensor& t) {
+  const auto d = t.shape().dims();
+  HostTensor out(t.dtype(), Shape({d[0], d[3], d[1], d[2]}));
+  const size_t es = dtype_size(t.dtype());
+  const uint8_t* src = t.bytes().data();
+  uint8_t* dst = out.bytes().data();
+  for (int64_t n = 0; n < d[0]; ++n)
+    for (int64_t y = 0; y < d[1]; ++y)
+      for (int64_t x = 0; x < d[2]; ++x)
+        for (int64_t c = 0; c < d[3]; ++c)
+          std::memcpy(dst + (((n * d[3] + c) * d[1] + y) * d[2] + x) * es, src + (((n * d[1] + y) * d[2] + x) * d[3] + c) * es, es);
+  return out;
+}
+
+// fp16 copy of `t` (fp32); `t` is rounded to the fp16 values so the fp32 reference sees them.
+HostTensor to_half(HostTensor& t) {
+  HostTensor h(DType::kFloat16, t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    h.data<uint16_t>()[i] = float_to_half(t.data<float>()[i]);
+    t.data<float>()[i] = half_to_float(h.data<uint16_t>()[i]);
+  }
+  return h;
+}
+
+HostTensor widen(const HostTensor& t) {
+  if (t.dtype() != DType::kFloat16) return t;
+  HostTensor w(DType::kFloat32, t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i) w.data<float>()[i] = half_to_float(t.data<uint16_t>()[i]);
+  return w;
+}
+
+// Output rows as wide as a multiple of 4 run 4 outputs per invocation (QUAD_X), with two
+// 4-vector loads per input row for 4-aligned 2x2 stride-2 windows (QUAD_LOAD); other widths
+// and offsets fall back. AVG/MAX x fp32/fp16 x no epilogue / SIGMOID*y+0.25 (y an NCHW graph
+// input behind a TRANSPOSE), each against the reference and bitwise against the same graph with
+// an NHWC output (W stride 3: one output per invocation, same math); the aligned 2x2 case with
+// the epilogue also split along N and into row bands with max_binding_bytes (bitwise against
+// the unsplit run, 4-wide in every slice).
+TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
+  using backends::vgf::kPoolPairXConstant;
+  using backends::vgf::kPoolQuadLoadConstant;
+  using backends::vgf::kPoolQuadXConstant;
+  const std::vector<QuadCase> cases = {
+      {"2x2 aligned", 6, 16, 0, 16, {2, 2}, {2, 2}, {0, 0, 0, 0}, 1, 1, 1},
+      {"2x2 W offset 1", 6, 17, 1, 16, {2, 2}, {2, 2}, {0, 0, 0, 0}, 1, 0, 0},
+      {"2x2 W offset 2", 6, 18, 2, 16, {2, 2}, {2, 2}, {0, 0, 0, 0}, 1, 0, 1},
+      {"3x3 padded", 9, 16, 0, 16, {3, 3}, {2, 2}, {1, 1, 1, 0}, 1, 0, 0},
+      {"OW 6", 6, 12, 0, 12, {2, 2}, {2, 2}, {0, 0, 0, 0}, 0, 0, 1},
+  };
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    const bool f16 = dtype == DType::kFloat16;
+    for (TosaOp op : {TosaOp::kAvgPool2d, TosaOp::kMaxPool2d}) {
+      for (bool epilogue : {false, true}) {
+        for (const QuadCase& qc : cases) {
+          // The full matrix for the two main cases; the others once per dtype and op (the
+          // validation layer makes every load slow).
+          const bool main_case = qc.quad_load == 1 || qc.quad_x == 0;
+          if (!main_case && epilogue != f16) continue;
+          const std::string what = std::string(spirv::tosa_op_name(op)) + (f16 ? " fp16 " : " fp32 ") + qc.name +
+                                   (epilogue ? " +epilogue" : "");
+          const int64_t n = 3, c = 3;
+          const int64_t oh = pooled_size(qc.h, qc.kernel[0], qc.stride[0], qc.pad[0], qc.pad[1]);
+          const int64_t ow = pooled_size(qc.w, qc.kernel[1], qc.stride[1], qc.pad[2], qc.pad[3]);
+          const Attributes pa = pool_attrs(op, qc.kernel, qc.stride, qc.pad);
+          Attributes sa;
+          sa.set("start", std::vector<int64_t>{0, 0, qc.start, 0});
+          sa.set("size", std::vector<int64_t>{n, qc.h, qc.w, c});
+          const uint16_t quarter_half = float_to_half(0.25f);
+          const std::vector<uint8_t> quarter =
+              f16 ? std::vector<uint8_t>{static_cast<uint8_t>(quarter_half & 0xff), static_cast<uint8_t>(quarter_half >> 8)}
+                  : floats_bytes({0.25f});
+          // nchw_out: the TOSA result goes back to NCHW (4-wide); otherwise it stays NHWC.
+          auto build = [&](bool nchw_out) {
+            TosaGraph g;
+            ValueId x = g.add_input({dtype, {n, c, qc.h, qc.w_total}}, 0, 0);
+            ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {dtype, {n, qc.h, qc.w_total, c}});
+            if (qc.w != qc.w_total) v = g.add_operation(TosaOp::kSlice, {v}, sa, {dtype, {n, qc.h, qc.w, c}});
+            const TosaTensorType t{dtype, {n, oh, ow, c}};
+            ValueId r = g.add_operation(op, {v}, pa, t);
+            if (epilogue) {
+              ValueId y = g.add_input({dtype, {n, c, oh, ow}}, 0, 1);
+              ValueId yt = g.add_operation(TosaOp::kTranspose, {y}, perms({0, 2, 3, 1}), t);
+              ValueId q = g.add_constant({dtype, {1, 1, 1, 1}}, quarter);
+              r = g.add_operation(TosaOp::kSigmoid, {r}, {}, t);
+              r = g.add_operation(TosaOp::kMul, {r, yt}, mul_attrs(), t);
+              r = g.add_operation(TosaOp::kAdd, {r, q}, {}, t);
+            }
+            const uint32_t out_binding = epilogue ? 2 : 1;
+            if (nchw_out) r = g.add_operation(TosaOp::kTranspose, {r}, perms({0, 3, 1, 2}), {dtype, {n, c, oh, ow}});
+            g.add_output(r, 0, out_binding);
+            return g;
+          };
+          const TosaGraph quad = build(true), single = build(false);
+          auto pool_kernel_of = [&](const backends::vgf::SegmentPlan& plan) -> const Kernel* {
+            for (const Kernel& k : plan.kernels)
+              if (k.shader == ShaderId::kPoolF32 || k.shader == ShaderId::kPoolF16) return &k;
+            ADD_FAILURE() << what << ": no pool kernel";
+            return nullptr;
+          };
+          auto quad_plan = plan_of(quad);
+          auto single_plan = plan_of(single);
+          ASSERT_TRUE(quad_plan.ok() && single_plan.ok()) << what;
+          ASSERT_EQ(quad_plan->kernels.size(), 1u) << what << ": the epilogue and both TRANSPOSEs fold into the pool";
+          const Kernel* qk = pool_kernel_of(*quad_plan);
+          const Kernel* sk = pool_kernel_of(*single_plan);
+          ASSERT_TRUE(qk && sk) << what;
+          EXPECT_EQ(spec_value(*qk, kPoolQuadXConstant), qc.quad_x) << what;
+          EXPECT_EQ(spec_value(*qk, kPoolQuadLoadConstant), qc.quad_load) << what;
+          EXPECT_EQ(spec_value(*qk, kPoolPairXConstant), qc.pair_x) << what;
+          EXPECT_EQ(qk->work_items, static_cast<uint64_t>(n * c * oh * ow / (qc.quad_x ? 4 : 1))) << what;
+          EXPECT_EQ(spec_value(*sk, kPoolQuadXConstant), 0u) << what << " (NHWC output)";
+          EXPECT_EQ(spec_value(*sk, kPoolPairXConstant), qc.pair_x) << what << " (NHWC output)";
+
+          HostTensor x32 = random_tensor(DType::kFloat32, Shape({n, c, qc.h, qc.w_total}), 101);
+          HostTensor y32 = random_tensor(DType::kFloat32, Shape({n, c, oh, ow}), 102);
+          std::vector<HostTensor> inputs = {f16 ? to_half(x32) : x32};
+          if (epilogue) inputs.push_back(f16 ? to_half(y32) : y32);
+          HostTensor want = ref("TRANSPOSE", perms({0, 2, 3, 1}), {x32});
+          if (qc.w != qc.w_total) want = ref("SLICE", sa, {want});
+          want = ref(std::string(spirv::tosa_op_name(op)), ref_pool_attrs(pa), {want});
+          if (epilogue) {
+            HostTensor s = ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {want}), ref("TRANSPOSE", perms({0, 2, 3, 1}), {y32})});
+            want = ref("ADD", {}, {s, HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+          }
+          want = nhwc_to_nchw(want);
+          const float tol = f16 ? 1e-3f : 1e-5f;
+
+          auto q = run(quad, inputs);
+          if (!q.ok() && q.status().code() == StatusCode::kIncompatible) GTEST_SKIP() << q.status().to_string();
+          ASSERT_TRUE(q.ok()) << what << ": " << q.status().to_string();
+          expect_close(widen(q->out), want, tol, what);
+          auto one = run(single, inputs);
+          ASSERT_TRUE(one.ok()) << what << ": " << one.status().to_string();
+          expect_close(q->out, nhwc_to_nchw(one->out), 0.f, what + " vs one output per invocation");
+
+          // Slices: whole images (limit = one image's input), then row bands of one image (one
+          // input row less; in NCHW memory a band still spans every channel plane).
+          if (!epilogue || !main_case || qc.quad_x == 0) continue;
+          const uint64_t row_bytes = static_cast<uint64_t>(qc.w_total) * dtype_size(dtype);
+          const uint64_t image_bytes = static_cast<uint64_t>(c * qc.h) * row_bytes;
+          for (uint64_t limit : {image_bytes, image_bytes - row_bytes}) {
+            const std::string sliced = what + " max_binding_bytes " + std::to_string(limit);
+            auto plan = plan_of(quad, BindingLimit{limit, 16});
+            ASSERT_TRUE(plan.ok()) << sliced << ": " << plan.status().to_string();
+            EXPECT_GE(plan->kernels.size(), limit == image_bytes ? 3u : 6u) << sliced;
+            for (const Kernel& k : plan->kernels) EXPECT_EQ(spec_value(k, kPoolQuadXConstant), 1u) << sliced;
+            auto split = run(quad, inputs, {{"max_binding_bytes", std::to_string(limit)}});
+            ASSERT_TRUE(split.ok()) << sliced << ": " << split.status().to_string();
+            EXPECT_EQ(split->dispatches, plan->kernels.size()) << sliced;
+            expect_close(split->out, q->out, 0.f, sliced + " vs unsplit");
+          }
+        }
+      }
+    }
+  }
+}
+
 // 2x2 stride-2 windows over NCHW memory read each row's two taps with one load (PAIR_X), unless
 // the input view starts at an odd element (a SLICE along W by 1). fp16 results are compared
 // with the fp32 reference on the fp16 inputs.
@@ -256,6 +425,9 @@ TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
   }
 }
 
+// The H200 workload, as data only: a [16,64,1024,1024] fp32 input is 4294967296 bytes, one
+// more than NVIDIA's maxStorageBufferRange, so the pool runs as two kernels of 8 images, each
+// with 4 outputs per invocation and two 4-vector loads per input row.
 TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
   const BindingLimit nvidia{4294967295u, 64};
   TosaGraph g;
@@ -279,6 +451,9 @@ TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
     EXPECT_EQ(k.outputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 512 * 512);
     EXPECT_EQ(spec_value(k, 2), 1u) << "NCHW order";
     EXPECT_EQ(spec_value(k, backends::vgf::kPoolPairXConstant), 1u) << "tap pairs";
+    EXPECT_EQ(spec_value(k, backends::vgf::kPoolQuadXConstant), 1u) << "4 outputs per invocation";
+    EXPECT_EQ(spec_value(k, backends::vgf::kPoolQuadLoadConstant), 1u) << "4-vector loads";
+    EXPECT_EQ(k.work_items, uint64_t{8} * 64 * 512 * 512 / 4);
     EXPECT_LE(backends::vgf::view_binding_bytes(k.inputs[0], 0, 64), nvidia.max_bytes);
   }
 }
