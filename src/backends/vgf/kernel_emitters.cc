@@ -467,6 +467,11 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
                       output.offset % 4 == 0;
   const bool quad_load = quad_x && pair_x && strides_divisible(in, 2, 4) && in.offset % 4 == 0;
   if (quad_x) k.work_items = static_cast<uint64_t>(total) / 4;
+  // Epilogue inputs read as one 4-vector per invocation (bit k-1 for input k), same rule.
+  uint32_t epilogue_quad = 0;
+  for (size_t i = 2; quad_x && i < views.size(); ++i)
+    if (views[i].strides[2] == 1 && strides_divisible(views[i], 2, 4) && views[i].offset % 4 == 0)
+      epilogue_quad |= 1u << (i - 2);
   k.specialization = {{0u, g.is_max ? 1u : 0u},
                       {1u, static_cast<uint32_t>(views.size() - 1)},
                       {2u, nchw_order},
@@ -477,7 +482,8 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
                       {7u, static_cast<uint32_t>(output.shape[3])},
                       {kPoolPairXConstant, pair_x ? 1u : 0u},
                       {kPoolQuadXConstant, quad_x ? 1u : 0u},
-                      {kPoolQuadLoadConstant, quad_load ? 1u : 0u}};
+                      {kPoolQuadLoadConstant, quad_load ? 1u : 0u},
+                      {kPoolEpilogueQuadConstant, epilogue_quad}};
   for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
   return k;
 }

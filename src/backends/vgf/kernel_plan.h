@@ -109,10 +109,12 @@ struct Kernel {
 
 // pool_f32/pool_f16's specialization constants for vector access (pool.glsl): PAIR_X (a
 // row's two taps per load), QUAD_X (4 outputs along ox per invocation; work_items counts
-// groups of 4 while it is set) and QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads).
+// groups of 4 while it is set), QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads) and
+// EPILOGUE_QUAD (bit k-1: epilogue input k as one 4-vector load).
 inline constexpr uint32_t kPoolPairXConstant = 90;
 inline constexpr uint32_t kPoolQuadXConstant = 91;
 inline constexpr uint32_t kPoolQuadLoadConstant = 92;
+inline constexpr uint32_t kPoolEpilogueQuadConstant = 93;
 
 // Workgroup size of every VgfBackend shader.
 inline constexpr uint32_t kLocalSize = 64;

@@ -471,6 +471,9 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
         for (auto& [id, value] : specialised.specialization) {
           if (id == kPoolPairXConstant && base[1] % 2 != 0) value = 0;
           if (id == kPoolQuadLoadConstant && (!quad_out || base[1] % 4 != 0)) value = 0;
+          if (id == kPoolEpilogueQuadConstant)
+            for (size_t i = 1; i < kernel.inputs.size(); ++i)
+              if (!quad_out || base[1 + i] % 4 != 0) value &= ~(1u << (i - 1));
           if (id == kPoolQuadXConstant && value != 0 && !quad_out) {
             value = 0;
             specialised.work_items = kernel.params[0];  // one invocation per output again

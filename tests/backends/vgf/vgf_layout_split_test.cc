@@ -246,12 +246,13 @@ HostTensor widen(const HostTensor& t) {
 
 // Output rows as wide as a multiple of 4 run 4 outputs per invocation (QUAD_X), with two
 // 4-vector loads per input row for 4-aligned 2x2 stride-2 windows (QUAD_LOAD); other widths
-// and offsets fall back. AVG/MAX x fp32/fp16 x no epilogue / SIGMOID*y+0.25 (y an NCHW graph
-// input behind a TRANSPOSE), each against the reference and bitwise against the same graph with
+// and offsets fall back. AVG/MAX x fp32/fp16 x no epilogue / SIGMOID*y+bias (y an NCHW graph
+// input behind a TRANSPOSE: 4-vector loads; bias per channel: scalar loads), each against the reference and bitwise against the same graph with
 // an NHWC output (W stride 3: one output per invocation, same math); the aligned 2x2 case with
 // the epilogue also split along N and into row bands with max_binding_bytes (bitwise against
 // the unsplit run, 4-wide in every slice).
 TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
+  using backends::vgf::kPoolEpilogueQuadConstant;
   using backends::vgf::kPoolPairXConstant;
   using backends::vgf::kPoolQuadLoadConstant;
   using backends::vgf::kPoolQuadXConstant;
@@ -280,10 +281,10 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           Attributes sa;
           sa.set("start", std::vector<int64_t>{0, 0, qc.start, 0});
           sa.set("size", std::vector<int64_t>{n, qc.h, qc.w, c});
-          const uint16_t quarter_half = float_to_half(0.25f);
-          const std::vector<uint8_t> quarter =
-              f16 ? std::vector<uint8_t>{static_cast<uint8_t>(quarter_half & 0xff), static_cast<uint8_t>(quarter_half >> 8)}
-                  : floats_bytes({0.25f});
+          // A per-channel bias (W stride 0: scalar epilogue loads next to y's 4-vector loads).
+          HostTensor bias32 = HostTensor::from_floats(Shape({1, 1, 1, c}), std::vector<float>{0.25f, -0.5f, 0.125f});
+          const HostTensor bias = f16 ? to_half(bias32) : bias32;
+          const std::vector<uint8_t> bias_bytes(bias.bytes().begin(), bias.bytes().end());
           // nchw_out: the TOSA result goes back to NCHW (4-wide); otherwise it stays NHWC.
           auto build = [&](bool nchw_out) {
             TosaGraph g;
@@ -295,10 +296,10 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
             if (epilogue) {
               ValueId y = g.add_input({dtype, {n, c, oh, ow}}, 0, 1);
               ValueId yt = g.add_operation(TosaOp::kTranspose, {y}, perms({0, 2, 3, 1}), t);
-              ValueId q = g.add_constant({dtype, {1, 1, 1, 1}}, quarter);
+              ValueId b = g.add_constant({dtype, {1, 1, 1, c}}, bias_bytes);
               r = g.add_operation(TosaOp::kSigmoid, {r}, {}, t);
               r = g.add_operation(TosaOp::kMul, {r, yt}, mul_attrs(), t);
-              r = g.add_operation(TosaOp::kAdd, {r, q}, {}, t);
+              r = g.add_operation(TosaOp::kAdd, {r, b}, {}, t);
             }
             const uint32_t out_binding = epilogue ? 2 : 1;
             if (nchw_out) r = g.add_operation(TosaOp::kTranspose, {r}, perms({0, 3, 1, 2}), {dtype, {n, c, oh, ow}});
@@ -322,6 +323,7 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           EXPECT_EQ(spec_value(*qk, kPoolQuadXConstant), qc.quad_x) << what;
           EXPECT_EQ(spec_value(*qk, kPoolQuadLoadConstant), qc.quad_load) << what;
           EXPECT_EQ(spec_value(*qk, kPoolPairXConstant), qc.pair_x) << what;
+          EXPECT_EQ(spec_value(*qk, kPoolEpilogueQuadConstant), epilogue ? qc.quad_x : 0u) << what << " (y only)";
           EXPECT_EQ(qk->work_items, static_cast<uint64_t>(n * c * oh * ow / (qc.quad_x ? 4 : 1))) << what;
           EXPECT_EQ(spec_value(*sk, kPoolQuadXConstant), 0u) << what << " (NHWC output)";
           EXPECT_EQ(spec_value(*sk, kPoolPairXConstant), qc.pair_x) << what << " (NHWC output)";
@@ -335,7 +337,7 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           want = ref(std::string(spirv::tosa_op_name(op)), ref_pool_attrs(pa), {want});
           if (epilogue) {
             HostTensor s = ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {want}), ref("TRANSPOSE", perms({0, 2, 3, 1}), {y32})});
-            want = ref("ADD", {}, {s, HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+            want = ref("ADD", {}, {s, bias32});
           }
           want = nhwc_to_nchw(want);
           const float tol = f16 ? 1e-3f : 1e-5f;

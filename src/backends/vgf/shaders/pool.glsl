@@ -19,7 +19,9 @@
 // QUAD_X: each invocation computes 4 consecutive outputs along ox (order (n, c, oy, ox/4)) and
 // writes them with one QUAD store; needs output W stride 1, OW % 4 == 0 and every other output
 // stride and the output base divisible by 4 (the recorder clears it, and dispatches 4x the
-// invocations, when the base is not). The epilogue runs once on the 4 lanes.
+// invocations, when the base is not). The epilogue runs once on the 4 lanes; EPILOGUE_QUAD bit
+// k-1 makes epilogue input k one QUAD load (its W stride 1, other strides and base divisible by
+// 4; the recorder clears a bit whose base is not), else 4 scalar loads.
 // QUAD_LOAD (with QUAD_X and PAIR_X's geometry, input strides and base divisible by 4): a row's
 // 8 taps of the 4 windows are two QUAD loads. Every path adds and compares the taps of a window
 // in the same order (rows, then columns), so the results are bitwise those of the scalar path.
@@ -37,6 +39,7 @@ layout(constant_id = 7) const uint OUT_C = 1;
 layout(constant_id = 90) const uint PAIR_X = 0;
 layout(constant_id = 91) const uint QUAD_X = 0;
 layout(constant_id = 92) const uint QUAD_LOAD = 0;
+layout(constant_id = 93) const uint EPILOGUE_QUAD = 0;
 
 // Invocations per output row in QUAD_X mode (1 otherwise, so no division by 0 is specialised).
 const uint QUADS_W = QUAD_X != 0u ? OUT_W / 4u : 1u;
@@ -47,8 +50,11 @@ layout(std430, set = 0, binding = 2) readonly buffer In0 { SCALAR I0[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0Pair { PAIR I0P[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0Quad { QUAD I0Q[]; };
 layout(std430, set = 0, binding = 3) readonly buffer In1 { SCALAR I1[]; };
+layout(std430, set = 0, binding = 3) readonly buffer In1Quad { QUAD I1Q[]; };
 layout(std430, set = 0, binding = 4) readonly buffer In2 { SCALAR I2[]; };
+layout(std430, set = 0, binding = 4) readonly buffer In2Quad { QUAD I2Q[]; };
 layout(std430, set = 0, binding = 5) readonly buffer In3 { SCALAR I3[]; };
+layout(std430, set = 0, binding = 5) readonly buffer In3Quad { QUAD I3Q[]; };
 
 #include "shaders/ew_program.glsl"
 
@@ -58,6 +64,14 @@ float load_epilogue(uint k, uint i) {
     case 2u: return float(I2[i]);
   }
   return float(I3[i]);
+}
+
+vec4 load_epilogue_quad(uint k, uint i4) {
+  switch (k) {
+    case 1u: return vec4(I1Q[i4]);
+    case 2u: return vec4(I2Q[i4]);
+  }
+  return vec4(I3Q[i4]);
 }
 
 float fold_tap(float acc, float v) { return IS_MAX != 0u ? max(acc, v) : acc + v; }
@@ -142,6 +156,10 @@ void main() {
     if (k >= NUM_INPUTS) continue;
     const uint s = 26u + 4u * (k - 1u);
     const uint base = P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u];
+    if (QUAD_X != 0u && ((EPILOGUE_QUAD >> (k - 1u)) & 1u) != 0u) {
+      X[k] = load_epilogue_quad(k, base / 4u);
+      continue;
+    }
     vec4 x = vec4(load_epilogue(k, base));
     if (QUAD_X != 0u)
       [[unroll]] for (uint j = 1u; j < 4u; ++j) x[j] = load_epilogue(k, base + j * P[s + 2u]);
