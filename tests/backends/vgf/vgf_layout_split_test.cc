@@ -5,6 +5,9 @@
 #include "backends/vgf/kernel_emitters.h"
 #include "backends/vgf/lower_graph.h"
 #include "backends/vgf/vgf_delegate.h"
+#include "univk/vulkan/buffer.h"
+#include "univk/vulkan/command.h"
+#include "univk/vulkan/queue.h"
 #include "vgf_test_util.h"
 
 namespace univk::backends::vgf_test {
@@ -14,6 +17,7 @@ using backends::vgf::BindingLimit;
 using backends::vgf::Kernel;
 using backends::vgf::ShaderId;
 using backends::vgf::TensorView;
+using runtime::TensorInfo;
 
 Attributes mul_attrs() {
   Attributes a;
@@ -369,6 +373,73 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
         }
       }
     }
+  }
+}
+
+// The recorder's fallbacks: record() over caller buffers where one binding starts one fp32
+// element past a 16-byte boundary (lavapipe's minStorageBufferOffsetAlignment), so its base word
+// is 1. That clears the vector access the binding needs (QUAD_X with 4x the invocations for the
+// output, QUAD_LOAD and PAIR_X for the pool input, EPILOGUE_QUAD's bit for y); a wrong vector
+// index would read or write the wrong elements. Results stay bitwise those of execute().
+TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {2, 3, 6, 16}}, 0, 0);
+  ValueId y = g.add_input({DType::kFloat32, {2, 3, 3, 8}}, 0, 1);
+  const TosaTensorType t{DType::kFloat32, {2, 3, 8, 3}};
+  ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {2, 6, 16, 3}});
+  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {v}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}), t);
+  ValueId s = g.add_operation(TosaOp::kSigmoid, {p}, {}, t);
+  ValueId yt = g.add_operation(TosaOp::kTranspose, {y}, perms({0, 2, 3, 1}), t);
+  ValueId m = g.add_operation(TosaOp::kMul, {s, yt}, mul_attrs(), t);
+  g.add_output(g.add_operation(TosaOp::kTranspose, {m}, perms({0, 3, 1, 2}), {DType::kFloat32, {2, 3, 3, 8}}), 0, 2);
+  auto plan = plan_of(g);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->kernels.size(), 1u);
+  EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolQuadXConstant), 1u);
+  EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolQuadLoadConstant), 1u);
+  EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolEpilogueQuadConstant), 1u);
+
+  auto loaded = load(single_graph_model(g));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  const std::vector<HostTensor> inputs = {random_tensor(DType::kFloat32, Shape({2, 3, 6, 16}), 111),
+                                          random_tensor(DType::kFloat32, Shape({2, 3, 3, 8}), 112)};
+  auto executed = loaded->delegate->execute(inputs);
+  ASSERT_TRUE(executed.ok()) << executed.status().to_string();
+  const HostTensor& want = (*executed)[0];
+  std::shared_ptr<vulkan::Device> device = loaded->delegate->device();
+  ASSERT_GE(device->properties().limits.minStorageBufferOffsetAlignment, 16u) << "the base words would stay 0";
+  auto pool = vulkan::CommandPool::create(device);
+  ASSERT_TRUE(pool.ok()) << pool.status().to_string();
+
+  const std::vector<TensorInfo> infos = {{DType::kFloat32, Shape({2, 3, 6, 16})}, {DType::kFloat32, Shape({2, 3, 3, 8})},
+                                         {DType::kFloat32, Shape({2, 3, 3, 8})}};
+  const char* names[] = {"x", "y", "output"};
+  for (size_t shifted = 0; shifted < 3; ++shifted) {
+    // x, y, output, each in its own 4 KiB block; `shifted` starts 4 bytes into it.
+    std::vector<runtime::DeviceTensor> tensors;
+    for (size_t i = 0; i < 3; ++i) tensors.push_back({{VK_NULL_HANDLE, 4096 * i + (i == shifted ? 4 : 0), infos[i].byte_size()}, infos[i]});
+    auto io = vulkan::Buffer::create(device, 3 * 4096, vulkan::MemoryKind::kHostVisible);
+    ASSERT_TRUE(io.ok()) << io.status().to_string();
+    uint8_t* mapped = static_cast<uint8_t*>(io->mapped());
+    for (auto& d : tensors) d.range.buffer = io->handle();
+    for (size_t i = 0; i < 2; ++i) std::memcpy(mapped + tensors[i].range.offset, inputs[i].bytes().data(), inputs[i].byte_size());
+    std::memset(mapped + tensors[2].range.offset, 0, infos[2].byte_size());
+    auto cmd = pool->allocate();
+    ASSERT_TRUE(cmd.ok()) << cmd.status().to_string();
+    ASSERT_TRUE(vulkan::begin_command_buffer(*device, *cmd).ok());
+    const Status recorded = loaded->delegate->record(*cmd, std::span(tensors).first(2), std::span(tensors).subspan(2));
+    ASSERT_TRUE(recorded.ok()) << names[shifted] << ": " << recorded.to_string();
+    vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, 3 * 4096}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    ASSERT_TRUE(vulkan::end_command_buffer(*device, *cmd).ok());
+    const VkCommandBuffer cmds[] = {*cmd};
+    auto value = device->queue().submit(cmds);
+    ASSERT_TRUE(value.ok()) << value.status().to_string();
+    ASSERT_TRUE(device->queue().wait(*value).ok());
+    EXPECT_EQ(loaded->delegate->stats().dispatches, 1u) << names[shifted];
+    HostTensor got(DType::kFloat32, infos[2].shape);
+    std::memcpy(got.bytes().data(), mapped + tensors[2].range.offset, got.byte_size());
+    expect_close(got, want, 0.f, std::string(names[shifted]) + " one element past a 16-byte boundary");
   }
 }
 
