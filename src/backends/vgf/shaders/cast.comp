@@ -4,7 +4,7 @@
 // even and saturates (NaN -> 0); int -> int keeps the low bits; -> bool tests != 0.
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] element count, P[3..8] dims,
 // P[9..14] output strides, P[15..20] input strides.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"
 

@@ -5,7 +5,7 @@
 // CAST between fp32 and fp16 (TOSA 1.0: round to nearest even).
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] element count, P[3..8] dims,
 // P[9..14] output strides, P[15..20] input strides.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 
 layout(constant_id = 0) const uint IN_F16 = 0;

@@ -8,7 +8,7 @@
 // P[14..17] input strides, P[18..19] IH,IW, P[20] input channels, P[21..22] KH,KW,
 // P[23..24] stride, P[25..26] dilation, P[27..28] pad top,left, P[29] depth multiplier,
 // P[30] 1 when the bias has a single element.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 
 layout(constant_id = 0) const uint DEPTHWISE = 0;

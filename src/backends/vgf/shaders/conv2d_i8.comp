@@ -5,7 +5,7 @@
 // Bindings: 1 output (int32), 2 input (int8), 3 weight (int8), 4 bias (int32).
 // Params after 4 base words: as conv2d_f32.comp shifted by -1 (P[4] output count ...
 // P[29] bias broadcast), then P[30] input_zp, P[31] weight_zp.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"
 

@@ -5,7 +5,7 @@
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] element count, P[3..8]
 // iteration dims, P[9..14] output strides, P[15..20] input strides, P[21..26] input dims,
 // P[27..32] low padding per dim, P[33] 1 = wrap (TILE), P[34] pad value bits.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { ELEM O[]; };
 layout(std430, set = 0, binding = 2) readonly buffer In0 { ELEM I0[]; };

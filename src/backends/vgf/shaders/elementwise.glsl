@@ -5,7 +5,7 @@
 // Bindings: 1 output, 2..5 inputs (program input slots 0..3).
 // Params after the 5 base words: P[5] element count, P[6..11] output dims, P[12..17] output
 // strides, P[18 + 6k ..] input k strides (0 on broadcast dims).
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 
 // 0: strided (any views), 1: linear (all views packed, same shape), 2: linear with aligned
 // 4-element loads/stores (the recorder picks 2 when every base offset is a multiple of 4).

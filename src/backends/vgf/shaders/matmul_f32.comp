@@ -3,7 +3,7 @@
 // MATMUL (TOSA 1.0, fp32): A [N,H,C] x B [N,C,W] -> [N,H,W], every operand through strides.
 // Bindings: 1 output, 2 A, 3 B. Params after 3 base words: P[3] output count,
 // P[4..6] output dims, P[7..9] output strides, P[10..12] A strides, P[13..15] B strides, P[16] C.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { float O[]; };

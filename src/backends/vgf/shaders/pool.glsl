@@ -25,7 +25,7 @@
 // QUAD_LOAD (with QUAD_X and PAIR_X's geometry, input strides and base divisible by 4): a row's
 // 8 taps of the 4 windows are two QUAD loads. Every path adds and compares the taps of a window
 // in the same order (rows, then columns), so the results are bitwise those of the scalar path.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint IS_MAX = 0;
 layout(constant_id = 1) const uint NUM_INPUTS = 1;  // 1 + epilogue inputs

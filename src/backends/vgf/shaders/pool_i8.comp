@@ -7,7 +7,7 @@
 // dims (N,OH,OW,C), P[7..10] output strides, P[11..14] input strides, P[15..16] IH,IW,
 // P[17..18] kernel y,x, P[19..20] stride y,x, P[21..22] pad top,left, P[23] input_zp,
 // P[24] output_zp. NCHW_ORDER: as in pool.glsl, 1 = (n, c, oy, ox) with ox fastest, 0 = (n, oy, ox, c).
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"
 

@@ -5,7 +5,7 @@
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] output count, P[3..8] output
 // iteration dims (the input dims with the axis set to 1), P[9..14] output strides (0 on the
 // axis), P[15..20] input strides, P[21] axis length, P[22] input stride along the axis.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 
 layout(constant_id = 0) const uint MODE = 0;  // 0 sum, 1 max, 2 argmax

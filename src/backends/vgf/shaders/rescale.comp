@@ -7,7 +7,7 @@
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] element count, P[3..8] dims,
 // P[9..14] output strides, P[15..20] input strides, P[21] input_zp, P[22] output_zp,
 // P[23] channel count (1 unless per channel), P[24..24+C) multipliers, then C shifts.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"
 

@@ -3,7 +3,7 @@
 // TABLE (TOSA 1.0, int8): out = table[in + 128] with a 256-entry int8 table.
 // Bindings: 1 output, 2 input, 3 table. Params after 3 base words: P[3] element count,
 // P[4..9] dims, P[10..15] output strides, P[16..21] input strides.
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"
 
