@@ -14,7 +14,7 @@
 //      recorded work (gpu_profile.h says how it differs from the method's own submission);
 // then the ratios: latency p50 / round trip p50, and achieved bandwidth (fewest bytes / GPU
 // time) as a fraction of copy bandwidth, for the model and for each delegate.
-// The copy floor and the GPU replay keep warming up for --gpu-warmup-ms (default 300) besides
+// The copy floor and the GPU replay keep warming up for --gpu-warmup-ms (default 1000) besides
 // their warm-up runs, so a GPU whose clocks dropped while the host copied is measured at speed.
 // --json prints one JSON object on stdout instead of the text report.
 // With UNIVK_VALIDATION=1 the validation layers are on (timings then mean little) and any
@@ -57,7 +57,7 @@ struct Options {
   uint64_t copy_mib = 256;
   int copy_iterations = 20;
   bool gpu_time = true;
-  double gpu_warmup_ms = 300;
+  double gpu_warmup_ms = 1000;
   runtime::BackendOptions backend_options;
   bool json = false;
 };
