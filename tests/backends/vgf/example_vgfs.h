@@ -7,12 +7,6 @@
 
 namespace univk::backends::vgf_test {
 
-inline Attributes perms(std::vector<int64_t> p) {
-  Attributes a;
-  a.set("perms", p);
-  return a;
-}
-
 inline std::vector<uint8_t> pool_vgf() {
   TosaGraph g;
   ValueId x = g.add_input({DType::kFloat32, {1, 3, 8, 8}}, 0, 0);

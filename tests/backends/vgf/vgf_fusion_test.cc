@@ -29,12 +29,6 @@ Attributes ref_pool_attrs(Attributes a) {
   return a;
 }
 
-Attributes perms(std::vector<int64_t> p) {
-  Attributes a;
-  a.set("perms", p);
-  return a;
-}
-
 HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostTensor> inputs) {
   auto out = reference::run_tosa(op, attrs, inputs);
   EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();

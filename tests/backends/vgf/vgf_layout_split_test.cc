@@ -25,12 +25,6 @@ Attributes mul_attrs() {
   return a;
 }
 
-Attributes perms(std::vector<int64_t> p) {
-  Attributes a;
-  a.set("perms", p);
-  return a;
-}
-
 // AVG_POOL2D (fp32 zero points 0, or int8 ones) or MAX_POOL2D attributes.
 Attributes pool_attrs(TosaOp op, std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad,
                       bool int8 = false) {

@@ -25,6 +25,13 @@ using spirv::TosaOp;
 using spirv::TosaTensorType;
 using spirv::ValueId;
 
+// TRANSPOSE's attributes.
+inline Attributes perms(std::vector<int64_t> p) {
+  Attributes a;
+  a.set("perms", std::move(p));
+  return a;
+}
+
 inline std::vector<uint8_t> floats_bytes(const std::vector<float>& v) {
   std::vector<uint8_t> b(v.size() * 4);
   std::memcpy(b.data(), v.data(), b.size());
