@@ -56,6 +56,7 @@ Result<Buffer> Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     UNIVK_VK_RETURN_IF_ERROR(vk.vkMapMemory(device->handle(), buffer.memory_, 0, VK_WHOLE_SIZE, 0, &buffer.mapped_));
   }
   buffer.device_local_ = (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+  buffer.host_cached_ = buffer.mapped_ != nullptr && (flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
   return buffer;
 }
 
@@ -70,6 +71,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   size_ = std::exchange(other.size_, 0);
   mapped_ = std::exchange(other.mapped_, nullptr);
   device_local_ = std::exchange(other.device_local_, false);
+  host_cached_ = std::exchange(other.host_cached_, false);
   allocated_bytes_ = std::exchange(other.allocated_bytes_, 0);
   return *this;
 }

@@ -25,6 +25,21 @@ namespace {
   return ::testing::AssertionSuccess();
 }
 
+// A program whose forward is one call of `backend` with `payload`: float32[4] -> float32[4].
+Result<std::shared_ptr<runtime::Program>> one_delegate_program(const std::string& backend,
+                                                               const std::vector<uint8_t>& payload) {
+  runtime::ProgramBuilder builder;
+  uint32_t d = builder.add_delegate(backend, payload);
+  runtime::MethodBuilder& m = builder.add_method("forward");
+  runtime::ValueId x = m.add_value(DType::kFloat32, Shape{4});
+  runtime::ValueId y = m.add_value(DType::kFloat32, Shape{4});
+  m.add_delegate_call(d, {x}, {y});
+  m.set_inputs({x});
+  m.set_outputs({y});
+  UNIVK_ASSIGN_OR_RETURN(auto bytes, builder.finish());
+  return runtime::Program::load_bytes(std::move(bytes));
+}
+
 class ApiMisuse : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -104,17 +119,7 @@ TEST_F(ApiMisuse, UnknownMethodBackendAndOptions) {
   ASSERT_TRUE(first.ok()) << first.status().to_string();
   EXPECT_EQ(p.program->load_method("forward", create).status().code(), StatusCode::kAlreadyExists);
 
-  runtime::ProgramBuilder builder;
-  uint32_t d = builder.add_delegate("NoSuchBackend", std::vector<uint8_t>(16, 0));
-  runtime::MethodBuilder& m = builder.add_method("forward");
-  runtime::ValueId x = m.add_value(DType::kFloat32, Shape{4});
-  runtime::ValueId y = m.add_value(DType::kFloat32, Shape{4});
-  m.add_delegate_call(d, {x}, {y});
-  m.set_inputs({x});
-  m.set_outputs({y});
-  auto bytes = builder.finish();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-  auto unknown = runtime::Program::load_bytes(std::move(bytes).value());
+  auto unknown = one_delegate_program("NoSuchBackend", std::vector<uint8_t>(16, 0));
   ASSERT_TRUE(unknown.ok()) << unknown.status().to_string();
   EXPECT_TRUE(fails_with((*unknown)->load_method("forward", options_).status(), StatusCode::kNotFound,
                          "NoSuchBackend"));
@@ -125,19 +130,9 @@ TEST_F(ApiMisuse, CorruptPayloadIsALoadError) {
   for (const std::string backend : {"VulkanBackend", "VgfBackend"}) {
     if (options_.backends->find(backend) == nullptr) continue;
     ++tested;
-    runtime::ProgramBuilder builder;
     std::vector<uint8_t> garbage(64);
     for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<uint8_t>(i * 37 + 11);
-    uint32_t d = builder.add_delegate(backend, garbage);
-    runtime::MethodBuilder& m = builder.add_method("forward");
-    runtime::ValueId x = m.add_value(DType::kFloat32, Shape{4});
-    runtime::ValueId y = m.add_value(DType::kFloat32, Shape{4});
-    m.add_delegate_call(d, {x}, {y});
-    m.set_inputs({x});
-    m.set_outputs({y});
-    auto bytes = builder.finish();
-    ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-    auto program = runtime::Program::load_bytes(std::move(bytes).value());
+    auto program = one_delegate_program(backend, garbage);
     ASSERT_TRUE(program.ok()) << program.status().to_string();
     auto method = (*program)->load_method("forward", options_);
     EXPECT_FALSE(method.ok()) << backend << " accepted a garbage payload";

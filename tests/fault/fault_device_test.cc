@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 
+#include "injected_status.h"
 #include "univk/vulkan/fault_injection.h"
 #include "vulkan_test_util.h"
 
@@ -20,20 +21,9 @@ namespace {
 using testing::bytes_of;
 using testing::ComputeJob;
 using testing::test_config;
+using fault_testing::expected_code;
 
 constexpr uint32_t kCount = 256;
-
-// The StatusCode vk_status gives each injected result.
-StatusCode expected_code(VkResult result) {
-  switch (result) {
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-      return StatusCode::kOutOfMemory;
-    case VK_ERROR_DEVICE_LOST:
-      return StatusCode::kDeviceLost;
-    default:
-      return StatusCode::kInternal;
-  }
-}
 
 // A fill job from scratch: buffer, pipeline, descriptors, command buffer; submit, wait, check.
 Status run_job(const DeviceLease& device, uint32_t base) {

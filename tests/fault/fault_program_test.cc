@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "injected_status.h"
 #include "reliability_programs.h"
 #include "univk/vulkan/fault_injection.h"
 
@@ -19,16 +20,7 @@ namespace {
 
 namespace fi = vulkan::fault_injection;
 
-StatusCode expected_code(VkResult result) {
-  switch (result) {
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-      return StatusCode::kOutOfMemory;
-    case VK_ERROR_DEVICE_LOST:
-      return StatusCode::kDeviceLost;
-    default:
-      return StatusCode::kInternal;
-  }
-}
+using fault_testing::expected_code;
 
 Status load_run_unload(const TestProgram& program, const runtime::LoadOptions& options, uint32_t seed) {
   UNIVK_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Method> method, program.program->load_method("forward", options));

@@ -120,12 +120,21 @@ TEST(Buffer, KindsMappingAndAccounting) {
     EXPECT_NE(host->mapped(), nullptr);
     EXPECT_NE(both->mapped(), nullptr);
     EXPECT_EQ(both->size(), 4u);
+    // host_cached() reports the memory type the buffer got; unmapped memory is never host-cached.
+    EXPECT_FALSE(local->host_cached());
+    const bool has_cached_host_memory =
+        (*device)
+            ->find_memory_type(~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+            .ok();
+    EXPECT_EQ(host->host_cached(), has_cached_host_memory);
     EXPECT_EQ((*device)->live_allocations(), 3u);
     EXPECT_GE((*device)->live_allocated_bytes(), 2004u);
 
     Buffer moved = std::move(*host);
     EXPECT_FALSE(*host);
+    EXPECT_FALSE(host->host_cached());
     EXPECT_TRUE(moved);
+    EXPECT_EQ(moved.host_cached(), has_cached_host_memory);
     EXPECT_EQ((*device)->live_allocations(), 3u);
   }
   EXPECT_EQ((*device)->live_allocations(), 0u);

@@ -42,6 +42,8 @@ class Buffer {
   void* mapped() const { return mapped_; }  // null unless host visible
   bool host_visible() const { return mapped_ != nullptr; }
   bool device_local() const { return device_local_; }
+  // Mapped memory the CPU reads through its caches (a discrete GPU's BAR is not).
+  bool host_cached() const { return host_cached_; }
   explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
 
  private:
@@ -52,6 +54,7 @@ class Buffer {
   VkDeviceSize size_ = 0;
   void* mapped_ = nullptr;
   bool device_local_ = false;
+  bool host_cached_ = false;
   VkDeviceSize allocated_bytes_ = 0;  // the allocation's size (>= size_), for the device's counters
 };
 

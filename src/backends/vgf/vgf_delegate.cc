@@ -84,19 +84,6 @@ uint64_t VgfDelegate::binding_limit() const {
   return std::min<uint64_t>(device_->properties().limits.maxStorageBufferRange, options_.max_binding_bytes);
 }
 
-Result<bool> VgfDelegate::host_cached(const vulkan::Buffer& buffer) const {
-  // Buffer does not report its memory type: ask for it the way its allocator does
-  // (src/vulkan/buffer.cc: device-local host-visible first, else host-visible preferring cached).
-  VkMemoryRequirements req{};
-  device_->vk().vkGetBufferMemoryRequirements(device_->handle(), buffer.handle(), &req);
-  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  auto type = buffer.device_local()
-                  ? device_->find_memory_type(req.memoryTypeBits, kHost | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
-                  : device_->find_memory_type(req.memoryTypeBits, kHost, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  if (!type.ok()) return type.status();
-  return (device_->memory_properties().memoryTypes[*type].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
-}
-
 std::vector<std::string> VgfDelegate::kernel_labels() const {
   std::vector<std::string> labels;
   for (const auto& seg : segments_) {
@@ -251,8 +238,7 @@ Status VgfDelegate::prepare_per_delegate() {
   for (size_t i = 0; i < output_resources_.size(); ++i) {
     const uint32_t r = output_resources_[i];
     const vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
-    UNIVK_ASSIGN_OR_RETURN(bool cached, host_cached(buffer));
-    if (cached && !options_.always_stage_outputs) {
+    if (buffer.host_cached() && !options_.always_stage_outputs) {
       vulkan::record_buffer_barrier(*device_, own_cmd_, ranges[r], VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                     VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
       ++recording->stats.barriers;

@@ -90,8 +90,6 @@ class VgfDelegate final : public runtime::Delegate {
   // Records every segment into `cmd`, resolving resource i to resource_ranges[i].
   Status record_work(VkCommandBuffer cmd, const std::vector<vulkan::BufferRange>& resource_ranges,
                      Recording& recording);
-  // Whether host reads of `buffer`'s mapped memory are cached.
-  Result<bool> host_cached(const vulkan::Buffer& buffer) const;
   // min(maxStorageBufferRange, max_binding_bytes).
   uint64_t binding_limit() const;
 

@@ -90,17 +90,9 @@ Status VulkanDelegate::upload_constants(const ComputeGraph& graph) {
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(dev, cmd));
   vulkan::record_copy(dev, cmd, whole(staging), {constants_.handle(), 0, plan_.constant_bytes});
   // Later submissions on this queue read the constants in compute shaders.
-  VkBufferMemoryBarrier barrier{};
-  barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  barrier.buffer = constants_.handle();
-  barrier.offset = 0;
-  barrier.size = VK_WHOLE_SIZE;
-  dev.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
-                                nullptr, 1, &barrier, 0, nullptr);
+  vulkan::record_buffer_barrier(dev, cmd, {constants_.handle(), 0, plan_.constant_bytes},
+                                VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT);
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, cmd));
   const VkCommandBuffer cmds[] = {cmd};
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, dev.queue().submit(cmds));

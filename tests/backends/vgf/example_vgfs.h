@@ -11,14 +11,8 @@ inline std::vector<uint8_t> pool_vgf() {
   TosaGraph g;
   ValueId x = g.add_input({DType::kFloat32, {1, 3, 8, 8}}, 0, 0);
   ValueId t = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 8, 8, 3}});
-  Attributes a;
-  a.set("kernel", std::vector<int64_t>{2, 2});
-  a.set("stride", std::vector<int64_t>{2, 2});
-  a.set("pad", std::vector<int64_t>{0, 0, 0, 0});
-  a.set("acc_type", spirv::kAccFp32);
-  a.set("input_zp", 0.0);
-  a.set("output_zp", 0.0);
-  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {t}, a, {DType::kFloat32, {1, 4, 4, 3}});
+  ValueId p = g.add_operation(TosaOp::kAvgPool2d, {t}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}),
+                              {DType::kFloat32, {1, 4, 4, 3}});
   ValueId y = g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, 4, 4}});
   g.add_output(y, 0, 1);
   return encode(single_graph_model(g));

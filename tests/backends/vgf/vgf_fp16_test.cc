@@ -29,13 +29,7 @@ TEST(VgfFp16, PoolThenSquarePlusQuarterIsOneDispatch) {
   const TosaTensorType in_t{DType::kFloat16, {1, 6, 6, 4}}, t{DType::kFloat16, {1, 3, 3, 4}};
   TosaGraph g;
   ValueId x = g.add_input(in_t, 0, 0);
-  Attributes pa;
-  pa.set("kernel", std::vector<int64_t>{2, 2});
-  pa.set("stride", std::vector<int64_t>{2, 2});
-  pa.set("pad", std::vector<int64_t>{0, 0, 0, 0});
-  pa.set("acc_type", spirv::kAccFp32);
-  pa.set("input_zp", 0.0);
-  pa.set("output_zp", 0.0);
+  const Attributes pa = pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0});
   ValueId p = g.add_operation(TosaOp::kAvgPool2d, {x}, pa, t);
   Attributes mul;
   mul.set("shift", int64_t{0});
@@ -47,10 +41,7 @@ TEST(VgfFp16, PoolThenSquarePlusQuarterIsOneDispatch) {
   HostTensor in = to_half(random_tensor(DType::kFloat32, Shape(in_t.shape), 70));
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
   ASSERT_TRUE(out.ok()) << out.status().to_string();
-  Attributes ref_pa = pa;
-  ref_pa.set("input_zp", int64_t{0});
-  ref_pa.set("output_zp", int64_t{0});
-  HostTensor pooled = (*reference::run_tosa("AVG_POOL2D", ref_pa, std::vector<HostTensor>{to_float(in)}))[0];
+  HostTensor pooled = ref("AVG_POOL2D", ref_pool_attrs(pa), {to_float(in)});
   HostTensor want = pooled;
   for (float& v : want.data<float>()) v = v * v + 0.25f;
   expect_close(to_float((*out)[0]), want, 2e-3f, "fp16 pool + x*x+0.25");

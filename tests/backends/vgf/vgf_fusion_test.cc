@@ -11,30 +11,6 @@ Attributes mul_attrs() {
   return a;
 }
 
-Attributes pool_attrs(std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad) {
-  Attributes a;
-  a.set("kernel", kernel);
-  a.set("stride", stride);
-  a.set("pad", pad);
-  a.set("acc_type", spirv::kAccFp32);
-  a.set("input_zp", 0.0);
-  a.set("output_zp", 0.0);
-  return a;
-}
-
-// The reference takes zero points as ints whatever the element type.
-Attributes ref_pool_attrs(Attributes a) {
-  a.set("input_zp", int64_t{0});
-  a.set("output_zp", int64_t{0});
-  return a;
-}
-
-HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostTensor> inputs) {
-  auto out = reference::run_tosa(op, attrs, inputs);
-  EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
-  return out.ok() ? (*out)[0] : HostTensor();
-}
-
 HostTensor scalar_tensor(float v, size_t rank) {
   return HostTensor::from_floats(Shape(std::vector<int64_t>(rank, 1)), std::vector<float>{v});
 }
@@ -93,7 +69,7 @@ TEST(VgfFusion, TransposedAvgPoolIsOneDispatch) {
     ValueId x = g.add_input({DType::kFloat32, {1, 3, 8, 8}}, 0, 0);
     ValueId nhwc = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 8, 8, 3}});
     const int64_t oh = (8 + pad[0] + pad[1] - 2) / stride + 1, ow = (8 + pad[2] + pad[3] - 2) / stride + 1;
-    Attributes pa = pool_attrs({2, 2}, {stride, stride}, pad);
+    Attributes pa = pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {stride, stride}, pad);
     ValueId p = g.add_operation(TosaOp::kAvgPool2d, {nhwc}, pa, {DType::kFloat32, {1, oh, ow, 3}});
     ValueId y = g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, oh, ow}});
     g.add_output(y, 0, 1);
@@ -113,7 +89,7 @@ TEST(VgfFusion, TransposedAvgPoolIsOneDispatch) {
 TEST(VgfFusion, AvgPoolWithTwoElementwiseOpsIsOneDispatch) {
   TosaGraph g;
   ValueId x = g.add_input({DType::kFloat32, {2, 9, 9, 4}}, 0, 0);
-  Attributes pa = pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1});
+  Attributes pa = pool_attrs(TosaOp::kAvgPool2d, {3, 3}, {2, 2}, {1, 1, 1, 1});
   const TosaTensorType t{DType::kFloat32, {2, 5, 5, 4}};
   ValueId bias = g.add_constant({DType::kFloat32, {1, 1, 1, 4}}, floats_bytes({0.1f, 0.2f, -0.3f, 0.4f}));
   ValueId p = g.add_operation(TosaOp::kAvgPool2d, {x}, pa, t);

@@ -25,41 +25,6 @@ Attributes mul_attrs() {
   return a;
 }
 
-// AVG_POOL2D (fp32 zero points 0, or int8 ones) or MAX_POOL2D attributes.
-Attributes pool_attrs(TosaOp op, std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad,
-                      bool int8 = false) {
-  Attributes a;
-  a.set("kernel", kernel);
-  a.set("stride", stride);
-  a.set("pad", pad);
-  if (op == TosaOp::kMaxPool2d) {
-    a.set("nan_mode", spirv::kNanPropagate);
-    return a;
-  }
-  a.set("acc_type", int8 ? spirv::kAccInt32 : spirv::kAccFp32);
-  if (int8) {  // zero points in the element type's kind
-    a.set("input_zp", int64_t{-3});
-    a.set("output_zp", int64_t{2});
-  } else {
-    a.set("input_zp", 0.0);
-    a.set("output_zp", 0.0);
-  }
-  return a;
-}
-
-// The reference takes zero points as ints whatever the element type.
-Attributes ref_pool_attrs(Attributes a) {
-  for (const char* name : {"input_zp", "output_zp"})
-    if (a.has(name)) a.set(name, static_cast<int64_t>(a.get_float(name).value()));
-  return a;
-}
-
-HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostTensor> inputs) {
-  auto out = reference::run_tosa(op, attrs, inputs);
-  EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
-  return out.ok() ? (*out)[0] : HostTensor();
-}
-
 // The lowered plan of a single-segment model, as the delegate would build it under `limit`.
 Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, BindingLimit limit = {}) {
   const ::univk::vgf::VgfFile model = single_graph_model(g);  // borrowed only while lowering

@@ -32,6 +32,42 @@ inline Attributes perms(std::vector<int64_t> p) {
   return a;
 }
 
+// AVG_POOL2D (fp32 zero points 0, or int8 ones) or MAX_POOL2D attributes.
+inline Attributes pool_attrs(TosaOp op, std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                             std::vector<int64_t> pad, bool int8 = false) {
+  Attributes a;
+  a.set("kernel", std::move(kernel));
+  a.set("stride", std::move(stride));
+  a.set("pad", std::move(pad));
+  if (op == TosaOp::kMaxPool2d) {
+    a.set("nan_mode", spirv::kNanPropagate);
+    return a;
+  }
+  a.set("acc_type", int8 ? spirv::kAccInt32 : spirv::kAccFp32);
+  if (int8) {  // zero points in the element type's kind
+    a.set("input_zp", int64_t{-3});
+    a.set("output_zp", int64_t{2});
+  } else {
+    a.set("input_zp", 0.0);
+    a.set("output_zp", 0.0);
+  }
+  return a;
+}
+
+// The reference takes zero points as ints whatever the element type.
+inline Attributes ref_pool_attrs(Attributes a) {
+  for (const char* name : {"input_zp", "output_zp"})
+    if (a.has(name)) a.set(name, static_cast<int64_t>(a.get_float(name).value()));
+  return a;
+}
+
+// The reference's first output of TOSA operator `op` (an empty tensor, and a test failure, on error).
+inline HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostTensor> inputs) {
+  auto out = reference::run_tosa(op, attrs, inputs);
+  EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
+  return out.ok() ? (*out)[0] : HostTensor();
+}
+
 inline std::vector<uint8_t> floats_bytes(const std::vector<float>& v) {
   std::vector<uint8_t> b(v.size() * 4);
   std::memcpy(b.data(), v.data(), b.size());
