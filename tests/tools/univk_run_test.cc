@@ -29,9 +29,9 @@ struct RunResult {
 // and the validation layer at vkDestroyInstance, so their allocations show up as leaks from an
 // unknown module that no suppression can name. The same load/run/destroy path is leak-checked
 // in-process by the fault and program tests, whose test main keeps those libraries resident.
-RunResult run_tool(const std::string& args) {
+RunResult run_tool(const std::string& args, const char* tool = UNIVK_RUN_PATH) {
   const std::string command =
-      "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " + std::string(UNIVK_RUN_PATH) + " " + args + " 2>&1";
+      "ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" " + std::string(tool) + " " + args + " 2>&1";
   RunResult r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -199,6 +199,25 @@ TEST_F(UnivkRun, BadCommandLinesExitTwo) {
   EXPECT_EQ(run_tool(path("missing.uvk") + " --random-inputs 1").exit_code, 3);
   EXPECT_EQ(run_tool(path("model.uvk") + " --random-inputs 1 --mode sideways").exit_code, 3);
 }
+
+#ifdef UNIVK_BENCH_PATH
+// univk-bench on the same program: every floor is in the JSON report (0, 1 and 3 dispatches, the
+// transfer and the shader copy), the fused method's IO placement is reported, and a bad
+// --gpu-warmup-ms is a command-line error. No timing is checked.
+TEST_F(UnivkRun, BenchReportsEveryFloor) {
+  RunResult r = run_tool(path("model.uvk") +
+                             " --iterations 2 --warmup 0 --round-trips 2 --copy-mib 1 --copy-iterations 1"
+                             " --gpu-warmup-ms 0 --json",
+                         UNIVK_BENCH_PATH);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* field : {"\"dispatches\": [{\"dispatches\": 0", "{\"dispatches\": 1", "{\"dispatches\": 3",
+                            "\"transfer_gb_s\"", "\"shader_bytes\": 1048576", "\"shader_gb_s\"", "\"host_outputs\"",
+                            "\"mode\": \"fused\""}) {
+    EXPECT_NE(r.output.find(field), std::string::npos) << field << " missing in " << r.output;
+  }
+  EXPECT_EQ(run_tool(path("model.uvk") + " --gpu-warmup-ms soon", UNIVK_BENCH_PATH).exit_code, 2);
+}
+#endif
 
 }  // namespace
 }  // namespace univk
