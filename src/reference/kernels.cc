@@ -53,14 +53,14 @@ std::vector<std::string> names(const OpMap& map) {
 
 Result<std::vector<HostTensor>> run_op(std::string_view op, const Attributes& attrs,
                                        std::span<const HostTensor> inputs) {
-  return dispatch(torch_ops(), "reference", op, attrs, inputs);
+  return catch_out_of_memory([&] { return dispatch(torch_ops(), "reference", op, attrs, inputs); });
 }
 bool is_supported_op(std::string_view op) { return torch_ops().find(op) != torch_ops().end(); }
 std::vector<std::string> supported_ops() { return names(torch_ops()); }
 
 Result<std::vector<HostTensor>> run_tosa(std::string_view op, const Attributes& attrs,
                                          std::span<const HostTensor> inputs) {
-  return dispatch(tosa_ops(), "TOSA", op, attrs, inputs);
+  return catch_out_of_memory([&] { return dispatch(tosa_ops(), "TOSA", op, attrs, inputs); });
 }
 bool is_supported_tosa_op(std::string_view op) { return tosa_ops().find(op) != tosa_ops().end(); }
 std::vector<std::string> supported_tosa_ops() { return names(tosa_ops()); }

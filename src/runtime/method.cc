@@ -146,9 +146,13 @@ std::vector<TensorInfo> Method::output_infos() const {
   return infos;
 }
 
-Result<std::vector<HostTensor>> Method::execute(std::span<const HostTensor> inputs) { return impl_->execute(inputs); }
+Result<std::vector<HostTensor>> Method::execute(std::span<const HostTensor> inputs) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return catch_out_of_memory([&] { return impl_->execute(inputs); });
+}
 
 std::vector<DelegateCallInfo> Method::delegate_calls() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
   std::vector<DelegateCallInfo> infos;
   for (const DelegateSlot& slot : impl_->delegates) {
     DelegateCallInfo info;

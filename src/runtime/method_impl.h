@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ class Method::Impl {
   std::vector<int> slot_of_instruction;
   std::vector<DelegateSlot> delegates;
   std::unique_ptr<FusedExecutor> fused;  // fused mode only
+
+  // Serialises execute() and the introspection that reads delegate counters: a Method may be
+  // called from many threads, and its buffers, command buffers and delegates serve one call at
+  // a time.
+  mutable std::mutex mutex;
 };
 
 }  // namespace univk::runtime

@@ -148,7 +148,7 @@ std::string fused_blocker(const MethodDesc& method, const std::vector<DeviceGrou
 
 }  // namespace
 
-Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, const LoadOptions& options) const {
+Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view name, const LoadOptions& options) const {
   const MethodDesc* method = nullptr;
   for (const auto& m : desc_.methods) {
     if (m.name == name) method = &m;
@@ -221,6 +221,9 @@ Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, cons
     UNIVK_LOG(kInfo) << "method '" << method->name << "' runs per_delegate: " << fused.status().to_string();
   }
   impl->mode = ExecutionMode::kPerDelegate;
+  for (DelegateSlot& slot : impl->delegates) {
+    UNIVK_RETURN_IF_ERROR(slot.delegate->prepare_execute().with_context(where(slot.instruction, slot.backend_id)));
+  }
   impl->constants.resize(method->values.size());
   for (size_t v = 0; v < method->values.size(); ++v) {
     const ValueDesc& value = method->values[v];

@@ -38,12 +38,16 @@ void Program::AlignedFree::operator()(uint8_t* p) const { ::operator delete[](p,
 
 Program::~Program() = default;
 
+Result<std::unique_ptr<Method>> Program::load_method(std::string_view name, const LoadOptions& options) const {
+  return catch_out_of_memory([&] { return load_method_or_throw(name, options); });
+}
+
 Result<std::shared_ptr<Program>> Program::load(const std::string& path) {
   UNIVK_ASSIGN_OR_RETURN(auto mapped, MappedFile::open(path));
   std::shared_ptr<Program> program(new Program());
   program->mapped_ = std::move(mapped);
   program->bytes_ = program->mapped_.bytes();
-  auto desc = parse_program(program->bytes_);
+  auto desc = catch_out_of_memory([&] { return parse_program(program->bytes_); });
   if (!desc.ok()) return desc.status().with_context(path);
   program->desc_ = std::move(desc).value();
   return program;
@@ -55,12 +59,16 @@ Result<std::shared_ptr<Program>> Program::load_bytes(std::vector<uint8_t> bytes)
     program->vector_bytes_ = std::move(bytes);
     program->bytes_ = program->vector_bytes_;
   } else {
-    program->aligned_copy_.reset(
-        static_cast<uint8_t*>(::operator new[](bytes.size(), std::align_val_t(kSegmentAlignment))));
+    uint8_t* copy = static_cast<uint8_t*>(
+        ::operator new[](bytes.size(), std::align_val_t(kSegmentAlignment), std::nothrow));
+    if (copy == nullptr) {
+      return out_of_memory("cannot allocate " + std::to_string(bytes.size()) + " bytes for an aligned program copy");
+    }
+    program->aligned_copy_.reset(copy);
     std::memcpy(program->aligned_copy_.get(), bytes.data(), bytes.size());
     program->bytes_ = {program->aligned_copy_.get(), bytes.size()};
   }
-  UNIVK_ASSIGN_OR_RETURN(program->desc_, parse_program(program->bytes_));
+  UNIVK_ASSIGN_OR_RETURN(program->desc_, catch_out_of_memory([&] { return parse_program(program->bytes_); }));
   return program;
 }
 

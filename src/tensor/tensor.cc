@@ -1,18 +1,29 @@
 #include "univk/tensor/tensor.h"
 
 #include <cstdlib>
+#include <optional>
 
 namespace univk {
 namespace {
-constexpr size_t kAlignment = 64;
 
-uint8_t* allocate_zeroed(size_t bytes) {
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded));
-  if (p != nullptr) std::memset(p, 0, rounded);
-  return p;
+std::string describe_type(DType dtype, const Shape& shape) { return std::string(dtype_name(dtype)) + shape.to_string(); }
+
+// numel * element size, or nothing on a negative dimension or overflow.
+std::optional<size_t> checked_byte_size(DType dtype, const Shape& shape) {
+  size_t bytes = dtype_size(dtype);
+  for (int64_t d : shape.dims()) {
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) return std::nullopt;
+  }
+  return bytes;
 }
+
+size_t byte_size_or_throw(DType dtype, const Shape& shape) {
+  std::optional<size_t> bytes = checked_byte_size(dtype, shape);
+  if (!bytes) throw HostAllocationError("cannot allocate host memory for " + describe_type(dtype, shape) +
+                                        ": its size is negative or overflows");
+  return *bytes;
+}
+
 }  // namespace
 
 void HostTensor::AlignedFree::operator()(uint8_t* p) const { std::free(p); }
@@ -20,18 +31,27 @@ void HostTensor::AlignedFree::operator()(uint8_t* p) const { std::free(p); }
 HostTensor::HostTensor(DType dtype, Shape shape)
     : dtype_(dtype),
       shape_(std::move(shape)),
-      byte_size_(static_cast<size_t>(shape_.numel()) * dtype_size(dtype)),
-      data_(allocate_zeroed(byte_size_)) {}
+      byte_size_(byte_size_or_throw(dtype, shape_)),
+      data_(allocate_host_tensor_bytes(byte_size_, describe_type(dtype, shape_))) {}
+
+Result<HostTensor> HostTensor::allocate(DType dtype, Shape shape) {
+  for (int64_t d : shape.dims()) {
+    if (d < 0) return invalid_argument("tensor " + describe_type(dtype, shape) + " has a negative dimension");
+  }
+  return catch_out_of_memory([&]() -> Result<HostTensor> { return HostTensor(dtype, std::move(shape)); });
+}
 
 HostTensor::HostTensor(const HostTensor& other) { *this = other; }
 
 HostTensor& HostTensor::operator=(const HostTensor& other) {
   if (this == &other) return *this;
+  // Allocate before changing anything, so a failure leaves this tensor as it was.
+  std::unique_ptr<uint8_t, AlignedFree> data(allocate_host_tensor_bytes(other.byte_size_, other.describe()));
+  if (other.byte_size_ > 0) std::memcpy(data.get(), other.data_.get(), other.byte_size_);
   dtype_ = other.dtype_;
   shape_ = other.shape_;
   byte_size_ = other.byte_size_;
-  data_.reset(allocate_zeroed(byte_size_));
-  if (byte_size_ > 0) std::memcpy(data_.get(), other.data_.get(), byte_size_);
+  data_ = std::move(data);
   return *this;
 }
 

@@ -96,7 +96,7 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   fault_injection::instrument(device->table_);  // no-op unless a test turned it on
   VkQueue queue = VK_NULL_HANDLE;
   device->table_.vkGetDeviceQueue(device->device_, family, 0, &queue);
-  UNIVK_RETURN_IF_ERROR(device->finish_setup(queue, family, config.wait_spin_us));
+  UNIVK_RETURN_IF_ERROR(device->finish_setup(queue, family, config.wait_spin_us, config.execute_timeout_ms));
   UNIVK_LOG(kInfo) << "created Vulkan device '" << caps.device_name << "' (API "
                    << api_version_string(caps.api_version) << ", queue family " << family << ")";
   return device;
@@ -138,12 +138,14 @@ Result<std::shared_ptr<Device>> Device::import(const ImportedDevice& imported) {
   }
   volkLoadDeviceTable(&device->table_, device->device_);
   fault_injection::instrument(device->table_);  // no-op unless a test turned it on
-  UNIVK_RETURN_IF_ERROR(device->finish_setup(imported.queue, imported.queue_family_index, imported.wait_spin_us));
+  UNIVK_RETURN_IF_ERROR(device->finish_setup(imported.queue, imported.queue_family_index, imported.wait_spin_us,
+                                              imported.execute_timeout_ms));
   return device;
 }
 
 // Shared tail of create() and import(): properties, pipeline cache and the Queue.
-Status Device::finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us) {
+Status Device::finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us,
+                            uint64_t execute_timeout_ms) {
   instance_->vk().vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
   properties_ = instance_->properties(physical_device_);
   synchronization2_ = has(Feature::kSynchronization2) && enabled_.api_version >= VK_API_VERSION_1_3;
@@ -151,7 +153,7 @@ Status Device::finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t 
   VkPipelineCacheCreateInfo cache_info{};
   cache_info.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
   UNIVK_VK_RETURN_IF_ERROR(table_.vkCreatePipelineCache(device_, &cache_info, nullptr, &pipeline_cache_));
-  UNIVK_ASSIGN_OR_RETURN(queue_, Queue::create(*this, queue, queue_family_index, wait_spin_us));
+  UNIVK_ASSIGN_OR_RETURN(queue_, Queue::create(*this, queue, queue_family_index, wait_spin_us, execute_timeout_ms));
   return ok_status();
 }
 

@@ -10,8 +10,9 @@
 namespace univk::vulkan {
 
 Result<std::unique_ptr<Queue>> Queue::create(const Device& device, VkQueue queue, uint32_t family_index,
-                                             int64_t spin_us) {
+                                             int64_t spin_us, uint64_t execute_timeout_ms) {
   std::unique_ptr<Queue> q(new Queue(device));
+  q->execute_timeout_ms_ = execute_timeout_ms;
   q->queue_ = queue;
   q->family_index_ = family_index;
   if (spin_us < 0) spin_us = device.properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 100;
@@ -34,6 +35,7 @@ Queue::~Queue() {
 
 Result<uint64_t> Queue::submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value) {
   const VolkDeviceTable& vk = device_.vk();
+  if (unusable()) return device_lost("the queue is unusable: " + unusable_reason());
   std::lock_guard<std::mutex> lock(submit_mutex_);
   uint64_t last = last_submitted_.load(std::memory_order_relaxed);
   if (wait_value > last) {
@@ -124,8 +126,32 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
   return ok_status();
 }
 
+Status Queue::wait(uint64_t value) const {
+  if (execute_timeout_ms_ == 0) return wait(value, UINT64_MAX);
+  constexpr uint64_t kNsPerMs = 1000000;
+  const uint64_t limit_ns =
+      execute_timeout_ms_ > UINT64_MAX / kNsPerMs ? UINT64_MAX : execute_timeout_ms_ * kNsPerMs;
+  Status waited = wait(value, limit_ns);
+  if (waited.code() != StatusCode::kTimeout) return waited;
+  const std::string reason = "GPU work (timeline value " + std::to_string(value) + ") did not finish within " +
+                             std::to_string(execute_timeout_ms_) +
+                             " ms (RuntimeConfig::execute_timeout_ms, UNIVK_EXECUTE_TIMEOUT_MS)";
+  {
+    std::lock_guard<std::mutex> lock(reason_mutex_);
+    if (unusable_reason_.empty()) unusable_reason_ = reason;
+  }
+  unusable_.store(true, std::memory_order_release);
+  UNIVK_LOG(kError) << reason << "; the device is marked unusable";
+  return timeout_error(reason + "; the device is marked unusable");
+}
+
+std::string Queue::unusable_reason() const {
+  std::lock_guard<std::mutex> lock(reason_mutex_);
+  return unusable_reason_;
+}
+
 Status Queue::wait_before_release(uint64_t value) const {
-  Status waited = wait(value);
+  Status waited = wait(value, UINT64_MAX);
   if (waited.ok() || waited.code() == StatusCode::kInvalidArgument) return waited;
   std::lock_guard<std::mutex> lock(submit_mutex_);
   VkResult idle = device_.vk().vkQueueWaitIdle(queue_);

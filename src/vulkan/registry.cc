@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "univk/vulkan/queue.h"
+
 namespace univk::vulkan {
 
 // One key's state. `device` is weak: leases keep the device alive, the registry does not,
@@ -111,6 +113,10 @@ Result<DeviceLease> DeviceRegistry::acquire(const SharedDeviceOptions& options, 
     if (options.mode == SharedMode::kCreateOnly) {
       return already_exists("a Vulkan device is already registered under key " + key.to_string() +
                             " (mode create_only)");
+    }
+    if (found->queue().unusable()) {
+      return device_lost("the Vulkan device registered under key " + key.to_string() +
+                         " is unusable: " + found->queue().unusable_reason());
     }
     // enabled() never changes after creation: checked without the mutex.
     std::vector<std::string> missing = requirements.check(found->enabled());

@@ -61,6 +61,8 @@ class FakeDelegate : public Delegate {
 
   const vulkan::DeviceLease& device() const override { return device_; }
 
+  Status prepare_execute() override { return ok_status(); }  // execute() runs on the host
+
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override {
     HostTensor out(DType::kFloat32, info_.shape);
     auto x = inputs[0].data<float>();

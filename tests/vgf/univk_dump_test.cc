@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "external_data.h"
 #include "univk/base/file_map.h"
 #include "univk/spirv/tosa_graph.h"
 #include "vgf_test_util.h"
@@ -90,6 +91,7 @@ TEST(UnivkDump, GraphModuleOperators) {
 }
 
 TEST(UnivkDump, ArmSample) {
+  UNIVK_REQUIRE_EXTERNAL_FILE(testing::sample_path(""));
   DumpRun r = run_dump(testing::sample_path("simple_conv2d_rescale_graph_v0_4_3.vgf"));
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("\"placeholder\": true"), std::string::npos) << r.out;

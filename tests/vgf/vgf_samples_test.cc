@@ -2,6 +2,7 @@
 // listed in that folder's README.
 #include <gtest/gtest.h>
 
+#include "external_data.h"
 #include "univk/base/file_map.h"
 #include "vgf_test_util.h"
 
@@ -9,6 +10,12 @@ namespace univk::vgf {
 namespace {
 
 using testing::sample_path;
+
+// Every test reads Arm's files from ../shared/testdata: skipped (failed in CI) without them.
+class VgfSamples : public ::testing::Test {
+ protected:
+  void SetUp() override { UNIVK_REQUIRE_EXTERNAL_FILE(sample_path("")); }
+};
 
 struct Decoded {
   MappedFile file;
@@ -70,7 +77,7 @@ void expect_common(const VgfFile& f) {
   EXPECT_EQ(f.resources[1].shape, (std::vector<int64_t>{1, 8, 8, 16}));
 }
 
-TEST(VgfSamples, MaxpoolPre040) {
+TEST_F(VgfSamples, MaxpoolPre040) {
   Decoded d = load("single_maxpool_graph_pre_v0_4_0.vgf");
   ASSERT_EQ(d.file.size(), 776u);
   EXPECT_EQ(d.vgf.version, k0_3_0);
@@ -82,7 +89,7 @@ TEST(VgfSamples, MaxpoolPre040) {
   EXPECT_TRUE(d.vgf.segments[0].constants.empty());
 }
 
-TEST(VgfSamples, Maxpool043) {
+TEST_F(VgfSamples, Maxpool043) {
   Decoded d = load("single_maxpool_graph_v0_4_3.vgf");
   ASSERT_EQ(d.file.size(), 768u);
   EXPECT_EQ(d.vgf.version, k0_4_3);
@@ -110,7 +117,7 @@ void expect_conv_constant(const Decoded& d, uint64_t file_offset) {
   EXPECT_EQ(d.vgf.segments[0].constant_for_graph_constant(0, 1), 0u);
 }
 
-TEST(VgfSamples, Conv2dRescaleOutdated) {
+TEST_F(VgfSamples, Conv2dRescaleOutdated) {
   Decoded d = load("simple_conv2d_rescale_graph_outdated.vgf");
   ASSERT_EQ(d.file.size(), 1940u);
   EXPECT_EQ(d.vgf.version, k0_3_0);
@@ -121,7 +128,7 @@ TEST(VgfSamples, Conv2dRescaleOutdated) {
   expect_conv_constant(d, 916);
 }
 
-TEST(VgfSamples, Conv2dRescale043) {
+TEST_F(VgfSamples, Conv2dRescale043) {
   Decoded d = load("simple_conv2d_rescale_graph_v0_4_3.vgf");
   ASSERT_EQ(d.file.size(), 1912u);
   EXPECT_EQ(d.vgf.version, k0_4_3);
@@ -133,7 +140,7 @@ TEST(VgfSamples, Conv2dRescale043) {
 }
 
 // Re-encoding Arm's content gives a file that decodes to the same structure.
-TEST(VgfSamples, ReencodeAsCurrentVersion) {
+TEST_F(VgfSamples, ReencodeAsCurrentVersion) {
   Decoded d = load("simple_conv2d_rescale_graph_outdated.vgf");
   auto bytes = encode_vgf(d.vgf);
   ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 
+#include "univk/vulkan/registry.h"
 #include "vulkan_test_util.h"
 
 namespace univk::vulkan {
@@ -188,6 +190,68 @@ TEST(Queue, SpinDefaultsFromTheDeviceTypeAndTheEnvironment) {
   ASSERT_EQ(setenv("UNIVK_WAIT_SPIN_US", "fast", 1), 0);
   EXPECT_EQ(RuntimeConfig::from_environment().wait_spin_us, -1);
   unsetenv("UNIVK_WAIT_SPIN_US");
+}
+
+}  // namespace
+}  // namespace univk::vulkan
+
+namespace univk::vulkan {
+namespace {
+
+// GPU work that outlives RuntimeConfig::execute_timeout_ms: the wait returns Timeout naming the
+// limit, the queue becomes unusable (submits fail with DeviceLost, the registry refuses to hand
+// the device out again), and destroying what the work uses still waits for it to finish.
+TEST(Queue, WaitPastTheExecuteTimeoutMarksTheDeviceUnusable) {
+  RuntimeConfig config = testing::test_config();
+  config.execute_timeout_ms = 20;
+  DeviceRegistry registry;
+  SharedDeviceOptions shared;
+  shared.key = {"timeout", 0};
+  auto acquired = registry.acquire(shared, {}, config);
+  ASSERT_TRUE(acquired.ok()) << acquired.status().to_string();
+  DeviceLease device = *acquired;
+  Queue& queue = device->queue();
+  EXPECT_EQ(queue.execute_timeout_ms(), 20u);
+
+  // About 3 ms per group on lavapipe: far beyond 20 ms. A faster device may finish in time; the
+  // conclusion then needs a longer run.
+  for (uint32_t groups = 400; groups <= 400u * 64; groups *= 4) {
+    auto spin = SpinJob::create(device, groups);
+    ASSERT_TRUE(spin.ok()) << spin.status().to_string();
+    auto value = spin->job.submit();
+    ASSERT_TRUE(value.ok()) << value.status().to_string();
+    Status waited = queue.wait(*value);
+    if (waited.ok()) continue;  // finished within 20 ms: try a longer run
+    EXPECT_EQ(waited.code(), StatusCode::kTimeout) << waited.to_string();
+    EXPECT_NE(waited.message().find("did not finish within 20 ms"), std::string::npos) << waited.to_string();
+    EXPECT_NE(waited.message().find("unusable"), std::string::npos) << waited.to_string();
+    EXPECT_TRUE(queue.unusable());
+
+    auto again = spin->job.submit();
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.status().code(), StatusCode::kDeviceLost) << again.status().to_string();
+    auto looked_up = registry.acquire(shared, {}, config);
+    ASSERT_FALSE(looked_up.ok());
+    EXPECT_EQ(looked_up.status().code(), StatusCode::kDeviceLost) << looked_up.status().to_string();
+    EXPECT_NE(looked_up.status().message().find("unusable"), std::string::npos);
+
+    // The work was not abandoned: it finishes, and its output is right.
+    EXPECT_TRUE(queue.wait_before_release(*value).ok());
+    spin->expect_output();
+    return;
+  }
+  GTEST_SKIP() << "the device finished every spin job within 20 ms";
+}
+
+TEST(Queue, ExecuteTimeoutComesFromTheEnvironment) {
+  setenv("UNIVK_EXECUTE_TIMEOUT_MS", "1234", 1);
+  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, 1234u);
+  setenv("UNIVK_EXECUTE_TIMEOUT_MS", "0", 1);
+  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, 0u);
+  setenv("UNIVK_EXECUTE_TIMEOUT_MS", "-5", 1);  // malformed: the default stays
+  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, RuntimeConfig{}.execute_timeout_ms);
+  unsetenv("UNIVK_EXECUTE_TIMEOUT_MS");
+  EXPECT_EQ(RuntimeConfig{}.execute_timeout_ms, 60000u);
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 //   1. requirements(spec)  before any device exists; the method merges the requirements of all
 //                          its delegates per device key, so load order never matters;
 //   2. init(spec, lease)   on the resolved device: buffers, pipelines, constants, command buffers;
-//   3. execute(inputs)     per_delegate mode: upload, submit, wait on its own timeline value,
+//   3. prepare_execute()   per_delegate mode, once at load: the delegate's own IO buffers and
+//                          command buffer; then
+//      execute(inputs)     per_delegate mode: upload, submit, wait on its own timeline value,
 //                          download; or
 //      record(cmd, io)     fused mode: record its dispatches once, reading/writing device tensors
 //                          planned by the method; the method submits the whole forward once;
@@ -12,6 +14,13 @@
 //
 // Ownership: the Method owns its Delegates. A Delegate holds a DeviceLease. The payload span
 // borrows the program's bytes, which the Method keeps alive for the delegate's whole life.
+//
+// Threading: a Backend is a stateless factory; requirements() and init() may run on many
+// threads at once. A Delegate belongs to one Method, which serialises every call on it
+// (prepare_execute, execute, record, stats), so a delegate needs no lock of its own for them.
+// Delegates of different Methods may run at the same time, on one shared device too: the
+// device's Queue serialises submission, and objects a delegate shares with others on its device
+// (see Device::shared_objects) are immutable after creation.
 #pragma once
 
 #include <cstdint>
@@ -69,7 +78,13 @@ class Delegate {
 
   virtual const vulkan::DeviceLease& device() const = 0;
 
-  // per_delegate mode. Inputs were checked by the method against DelegateSpec::inputs.
+  // per_delegate mode: creates what execute() needs (host-visible IO buffers, the delegate's own
+  // recorded command buffer). The Method calls it once at load when it runs per_delegate, so no
+  // set-up happens during a call; calling it again does nothing.
+  virtual Status prepare_execute() = 0;
+
+  // per_delegate mode, after prepare_execute() (an error otherwise). Inputs were checked by the
+  // method against DelegateSpec::inputs.
   virtual Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) = 0;
 
   // fused mode: record this delegate's work into `cmd` (already begun), reading `inputs` and

@@ -20,8 +20,11 @@
 // A Method owns its delegates, buffers and command buffers and keeps its Program alive, so
 // Programs and Methods may be destroyed in any order. Devices are leased from the
 // DeviceRegistry and live while any delegate (or application pin) holds them.
-// Threading: one Method runs one execute at a time (calls on the same Method must not overlap);
-// different Methods may execute concurrently, even on one shared device.
+// Threading: Program is immutable; load_method may be called from many threads. A Method may be
+// called from many threads at once: execute() calls on one Method are serialised by the Method
+// (each call runs alone on its buffers and command buffer, so every caller gets its own correct
+// outputs); callers need no lock. Everything a Method needs is prepared by load_method, so no
+// call does first-use set-up. Different Methods run concurrently, even on one shared device.
 #pragma once
 
 #include <cstdint>
@@ -113,7 +116,8 @@ class Method {
 
   // Checks count, dtype and shape of `inputs` ("input 0: expected float32[1,3,8,8], got
   // float32[1,3,8,9]"), runs every instruction and returns the method's outputs (new tensors
-  // owned by the caller).
+  // owned by the caller). Host memory running out is OutOfMemory naming the size; GPU work
+  // running past RuntimeConfig::execute_timeout_ms is Timeout, and the device is then unusable.
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
 
   std::vector<DelegateCallInfo> delegate_calls() const;
@@ -149,6 +153,9 @@ class Program : public std::enable_shared_from_this<Program> {
     void operator()(uint8_t* p) const;
   };
   Program() = default;
+  // load_method's body; a host allocation failure inside throws std::bad_alloc, which
+  // load_method turns into OutOfMemory.
+  Result<std::unique_ptr<Method>> load_method_or_throw(std::string_view name, const LoadOptions& options) const;
   MappedFile mapped_;
   std::vector<uint8_t> vector_bytes_;
   std::unique_ptr<uint8_t, AlignedFree> aligned_copy_;

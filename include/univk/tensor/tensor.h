@@ -1,5 +1,8 @@
 // HostTensor: a dense, contiguous tensor in host memory that owns its bytes. The storage is
 // 64-byte aligned so it can be handed to memcpy/SIMD code and mapped GPU buffers alike.
+// A tensor always has storage for its bytes: the constructor and the copy throw
+// HostAllocationError (host_allocation.h) when memory runs out, and allocate() returns
+// OutOfMemory instead.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +13,7 @@
 #include <string>
 
 #include "univk/tensor/dtype.h"
+#include "univk/tensor/host_allocation.h"
 #include "univk/tensor/shape.h"
 
 namespace univk {
@@ -17,8 +21,12 @@ namespace univk {
 class HostTensor {
  public:
   HostTensor() = default;
-  // Zero-filled tensor.
+  // Zero-filled tensor. Throws HostAllocationError when the bytes cannot be allocated (or the
+  // size overflows); use allocate() where a Status can be returned.
   HostTensor(DType dtype, Shape shape);
+  // Zero-filled tensor; OutOfMemory naming the size when it cannot be allocated,
+  // InvalidArgument for a negative dimension.
+  static Result<HostTensor> allocate(DType dtype, Shape shape);
 
   HostTensor(const HostTensor& other);
   HostTensor& operator=(const HostTensor& other);

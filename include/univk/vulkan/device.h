@@ -20,6 +20,7 @@
 #include "univk/base/status.h"
 #include "univk/vulkan/device_requirements.h"
 #include "univk/vulkan/runtime_config.h"
+#include "univk/vulkan/shared_objects.h"
 
 namespace univk::vulkan {
 
@@ -88,6 +89,7 @@ struct ImportedDevice {
   std::set<std::string> enabled_extensions;
   std::set<Feature> enabled_features;
   int64_t wait_spin_us = -1;  // RuntimeConfig::wait_spin_us for the imported queue
+  uint64_t execute_timeout_ms = RuntimeConfig{}.execute_timeout_ms;  // for the imported queue
 };
 
 class Device {
@@ -130,6 +132,8 @@ class Device {
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_properties_; }
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+  // Immutable objects delegates on this device share (shared_objects.h).
+  SharedObjectCache& shared_objects() const { return shared_objects_; }
 
   // Memory type index with all of `required` (and `preferred` when one has it) among the bits of
   // `type_bits`; NotFound when none.
@@ -143,7 +147,8 @@ class Device {
 
  private:
   Device() = default;
-  Status finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us);
+  Status finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us,
+                      uint64_t execute_timeout_ms);
   std::shared_ptr<Instance> instance_;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -155,6 +160,7 @@ class Device {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   bool owned_ = true;
   bool synchronization2_ = false;
+  mutable SharedObjectCache shared_objects_;
   mutable std::mutex allocation_mutex_;
   uint64_t live_allocations_ = 0;
   uint64_t live_bytes_ = 0;

@@ -1,7 +1,8 @@
 // Compute pipelines and descriptor sets. Pipelines go through the device's VkPipelineCache.
 // ComputePipeline owns its VkPipeline, VkPipelineLayout and VkDescriptorSetLayouts;
 // DescriptorPool owns its VkDescriptorPool (and so the sets allocated from it). Both hold a
-// shared_ptr to the Device. Each delegate owns its own pipelines and descriptor pool.
+// shared_ptr to the Device. Pipelines may be shared between delegates through the device's
+// SharedObjectCache; each delegate owns its descriptor pools.
 #pragma once
 
 #include <cstdint>

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 
 #include <volk.h>
 
@@ -27,8 +28,9 @@ class Device;
 class Queue {
  public:
   // `spin_us`: RuntimeConfig::wait_spin_us (-1: chosen from the device type).
+  // `execute_timeout_ms`: RuntimeConfig::execute_timeout_ms (0: waits without a limit).
   static Result<std::unique_ptr<Queue>> create(const Device& device, VkQueue queue, uint32_t family_index,
-                                               int64_t spin_us = -1);
+                                               int64_t spin_us = -1, uint64_t execute_timeout_ms = 0);
   ~Queue();
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
@@ -36,17 +38,29 @@ class Queue {
   // Submits the command buffers as one batch that signals the next timeline value, and returns
   // that value. `wait_value` > 0 makes the batch wait (on the GPU, no host wait) for that
   // timeline value first; it must not exceed last_submitted_value() (InvalidArgument).
-  // On failure no value is consumed.
+  // On failure no value is consumed. DeviceLost once the queue is unusable().
   Result<uint64_t> submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value = 0);
-  // Blocks until the timeline reaches `value` (or timeout: Timeout): polls the timeline for up
-  // to spin_ns() first, then blocks in vkWaitSemaphores. Holds no lock.
+  // Blocks until the timeline reaches `value`, for at most execute_timeout_ms(): polls the
+  // timeline for up to spin_ns() first, then blocks in vkWaitSemaphores. Holds no lock.
+  // Work that has not finished by then can never be trusted to finish: the wait returns Timeout
+  // naming the limit, and the queue becomes unusable() (later submits fail with DeviceLost, the
+  // registry stops handing the device out).
   // InvalidArgument for a value never handed out (it would never be signalled).
-  Status wait(uint64_t value, uint64_t timeout_ns = UINT64_MAX) const;
-  // For destructors, before they free what the work up to `value` uses. Waits like wait(); if
-  // that wait fails with a driver error (out of memory, say), falls back to vkQueueWaitIdle
-  // under the queue mutex, so other submitters stall on this error path only: freeing memory
-  // the GPU may still read would be worse. Returns the first error, for the caller to log.
+  Status wait(uint64_t value) const;
+  // The same with a caller-chosen limit (0 polls); running out of it is an ordinary Timeout and
+  // leaves the queue usable.
+  Status wait(uint64_t value, uint64_t timeout_ns) const;
+  // For destructors, before they free what the work up to `value` uses. Waits without a limit:
+  // freeing memory the GPU may still use would be worse than waiting for a stuck device until
+  // its driver reports it lost. If that wait fails with a driver error (out of memory, say),
+  // falls back to vkQueueWaitIdle under the queue mutex, so other submitters stall on this
+  // error path only. Returns the first error, for the caller to log.
   Status wait_before_release(uint64_t value) const;
+
+  // True after a wait() ran past execute_timeout_ms(); reason() says which.
+  bool unusable() const { return unusable_.load(std::memory_order_acquire); }
+  std::string unusable_reason() const;
+  uint64_t execute_timeout_ms() const { return execute_timeout_ms_; }
   // The last value the GPU has signalled.
   Result<uint64_t> completed_value() const;
   // The highest value handed out by submit() so far.
@@ -64,7 +78,11 @@ class Queue {
   uint32_t family_index_ = 0;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   uint64_t spin_ns_ = 0;
+  uint64_t execute_timeout_ms_ = 0;
   mutable std::mutex submit_mutex_;
+  mutable std::atomic<bool> unusable_{false};
+  mutable std::mutex reason_mutex_;  // guards unusable_reason_
+  mutable std::string unusable_reason_;
   // Written only under submit_mutex_; atomic so wait() and readers take no lock.
   std::atomic<uint64_t> last_submitted_{0};
 };

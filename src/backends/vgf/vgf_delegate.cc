@@ -223,7 +223,8 @@ std::vector<BufferRange> VgfDelegate::own_resource_ranges() const {
   return ranges;
 }
 
-Status VgfDelegate::prepare_per_delegate() {
+Status VgfDelegate::prepare_execute() {
+  if (own_recording_ != nullptr) return ok_status();
   UNIVK_RETURN_IF_ERROR(allocate_resources(true));
   UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
   UNIVK_ASSIGN_OR_RETURN(own_cmd_, command_pool_.allocate());
@@ -538,7 +539,7 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   if (inputs.size() != input_resources_.size())
     return invalid_argument("VgfBackend: execute got " + std::to_string(inputs.size()) + " inputs, expected " +
                             std::to_string(input_resources_.size()));
-  if (!own_recording_) UNIVK_RETURN_IF_ERROR(prepare_per_delegate().with_context("VgfBackend"));
+  if (own_recording_ == nullptr) return invalid_argument("VgfBackend: execute() before prepare_execute()");
   runtime::ExecuteStats stats = own_recording_->stats;
   stats.submissions = 1;
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -6,8 +6,8 @@
 // delegate's own last submission only, never for the whole queue or device.
 //
 // Execution: at init every segment is prepared (GRAPH: lowered plan; COMPUTE: the module's
-// pipeline). The first execute() (per_delegate mode) allocates the model's input/output buffers
-// and records a command buffer once over them; later calls resubmit it. record() records the same work into the method's command buffer over the
+// pipeline). prepare_execute() (per_delegate mode, called by the Method at load) allocates the
+// model's input/output buffers and records a command buffer once over them; execute() resubmits it. record() records the same work into the method's command buffer over the
 // method's device tensors (fused mode); both go through VgfDelegate::record_work.
 // per_delegate outputs are read from host memory: straight from their device-local mapped
 // buffers when that memory is HOST_CACHED (integrated GPUs, lavapipe), else (discrete GPUs,
@@ -47,6 +47,7 @@ class VgfDelegate final : public runtime::Delegate {
   ~VgfDelegate() override;
 
   const vulkan::DeviceLease& device() const override { return device_; }
+  Status prepare_execute() override;
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override;
   Status record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
                 std::span<const runtime::DeviceTensor> outputs) override;
@@ -54,7 +55,7 @@ class VgfDelegate final : public runtime::Delegate {
 
   // Kernel labels of the lowered GRAPH segments in dispatch order (tests, tools, logs).
   std::vector<std::string> kernel_labels() const;
-  // per_delegate outputs read through staging copies (known after the first execute()).
+  // per_delegate outputs read through staging copies (known after prepare_execute()).
   size_t staged_outputs() const;
 
  private:
@@ -80,8 +81,6 @@ class VgfDelegate final : public runtime::Delegate {
   // model input or output.
   Status allocate_resources(bool model_io);
   std::vector<vulkan::BufferRange> own_resource_ranges() const;
-  // per_delegate mode, on the first execute(): model io buffers and the recorded command buffer.
-  Status prepare_per_delegate();
   Result<const vulkan::ComputePipeline*> pipeline_for(const Kernel& kernel);
   Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment, const univk::vgf::Module& module);
   // The buffer range resource `index` is bound to: `ranges` for tensors, the constant buffer for
@@ -104,7 +103,7 @@ class VgfDelegate final : public runtime::Delegate {
   std::map<uint32_t, uint64_t> constant_offsets_;  // VGF constant index -> byte offset
   vulkan::Buffer constants_;
   vulkan::Buffer scratch_;
-  // Delegate-owned storage of resources (intermediates at init; model io on first execute).
+  // Delegate-owned storage of resources (intermediates at init; model io in prepare_execute).
   std::vector<vulkan::Buffer> resource_buffers_;
   std::vector<int> resource_buffer_of_;  // resource index -> resource_buffers_ index, -1 none
   std::map<std::pair<ShaderId, std::vector<std::pair<uint32_t, uint32_t>>>, vulkan::ComputePipeline> pipelines_;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "univk/vulkan/device.h"
 #include "univk_vulkan_backend_shaders.h"
 
 namespace univk::backends::detail {
@@ -25,17 +26,26 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
 
 }  // namespace
 
-Result<PipelineSet> PipelineSet::create(std::shared_ptr<vulkan::Device> device, const GraphPlan& plan) {
+Result<PipelineSet> PipelineSet::create(const std::shared_ptr<vulkan::Device>& device, const GraphPlan& plan) {
   PipelineSet set;
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
     const auto key = std::make_pair(d.shader, d.variant);
     if (set.pipelines_.count(key) != 0) continue;
-    auto desc = vulkan::ComputePipelineDesc::storage_buffers(
-        shader_spirv(d.shader), shader_binding_count(d.shader), plan.push_bytes[static_cast<size_t>(d.shader)],
-        std::string("VulkanBackend ") + shader_name(d.shader) + " variant " + std::to_string(d.variant));
-    desc.specialization.push_back({0, d.variant});
-    UNIVK_ASSIGN_OR_RETURN(vulkan::ComputePipeline pipeline, vulkan::ComputePipeline::create(device, desc));
+    const uint32_t push_bytes = plan.push_bytes[static_cast<size_t>(d.shader)];
+    const std::string name =
+        std::string("VulkanBackend ") + shader_name(d.shader) + " variant " + std::to_string(d.variant);
+    using Pipeline = vulkan::ComputePipeline;
+    UNIVK_ASSIGN_OR_RETURN(
+        std::shared_ptr<const Pipeline> pipeline,
+        device->shared_objects().get_or_create<Pipeline>(
+            name + " push " + std::to_string(push_bytes), [&]() -> Result<std::shared_ptr<const Pipeline>> {
+              auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(d.shader),
+                                                                       shader_binding_count(d.shader), push_bytes, name);
+              desc.specialization.push_back({0, d.variant});
+              UNIVK_ASSIGN_OR_RETURN(Pipeline created, Pipeline::create(device, desc));
+              return std::make_shared<const Pipeline>(std::move(created));
+            }));
     set.pipelines_.emplace(key, std::move(pipeline));
   }
   return set;
@@ -43,7 +53,7 @@ Result<PipelineSet> PipelineSet::create(std::shared_ptr<vulkan::Device> device, 
 
 const vulkan::ComputePipeline* PipelineSet::find(const Dispatch& dispatch) const {
   auto it = pipelines_.find({dispatch.shader, dispatch.variant});
-  return it == pipelines_.end() ? nullptr : &it->second;
+  return it == pipelines_.end() ? nullptr : it->second.get();
 }
 
 }  // namespace univk::backends::detail

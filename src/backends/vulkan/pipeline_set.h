@@ -1,5 +1,7 @@
-// The compute pipelines one delegate uses: one per (shader, variant) pair of its plan.
-// Owns the pipelines (each holds a shared_ptr to the Device).
+// The compute pipelines one plan uses: one per (shader, variant) pair. Each pipeline is taken
+// from the device's SharedObjectCache, so every VulkanBackend delegate on a device shares one
+// pipeline per (shader, variant, push-constant size).
+// Holds shared_ptrs to the pipelines (each holds a shared_ptr to the Device); immutable.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +16,12 @@ namespace univk::backends::detail {
 
 class PipelineSet {
  public:
-  static Result<PipelineSet> create(std::shared_ptr<vulkan::Device> device, const GraphPlan& plan);
+  static Result<PipelineSet> create(const std::shared_ptr<vulkan::Device>& device, const GraphPlan& plan);
   // The pipeline of a dispatch of the plan it was created from; null for anything else.
   const vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
 
  private:
-  std::map<std::pair<Shader, uint32_t>, vulkan::ComputePipeline> pipelines_;
+  std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const vulkan::ComputePipeline>> pipelines_;
 };
 
 }  // namespace univk::backends::detail

@@ -13,16 +13,6 @@
 namespace univk::backends::detail {
 namespace {
 
-std::vector<ComputeTensorType> to_types(const std::vector<runtime::TensorInfo>& infos) {
-  std::vector<ComputeTensorType> out;
-  for (const auto& info : infos) out.push_back({info.dtype, info.shape});
-  return out;
-}
-
-uint64_t storage_alignment(const vulkan::Device& device) {
-  return std::max<uint64_t>(device.properties().limits.minStorageBufferOffsetAlignment, 16);
-}
-
 vulkan::BufferRange whole(const vulkan::Buffer& buffer) { return {buffer.handle(), 0, buffer.size()}; }
 
 }  // namespace
@@ -30,37 +20,12 @@ vulkan::BufferRange whole(const vulkan::Buffer& buffer) { return {buffer.handle(
 Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const runtime::DelegateSpec& spec,
                                                                vulkan::DeviceLease device) {
   if (!device) return invalid_argument("VulkanBackend: no device");
-  UNIVK_ASSIGN_OR_RETURN(ComputeGraph graph, parse_compute_graph(spec.payload));
   std::unique_ptr<VulkanDelegate> d(new VulkanDelegate(std::move(device)));
   d->input_infos_ = spec.inputs;
   d->output_infos_ = spec.outputs;
-  const vulkan::Device& dev = *d->device_;
-  UNIVK_ASSIGN_OR_RETURN(d->plan_, plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs),
-                                              storage_alignment(dev)));
-  const uint64_t max_range = dev.properties().limits.maxStorageBufferRange;
-  for (const PlannedDispatch& pd : d->plan_.dispatches) {
-    for (const BufferRef& ref : pd.buffers) {
-      if (ref.size > max_range) {
-        return unsupported("a tensor of " + std::to_string(ref.size) + " bytes exceeds the device's " +
-                           "maxStorageBufferRange of " + std::to_string(max_range));
-      }
-    }
-  }
-  UNIVK_ASSIGN_OR_RETURN(d->pipelines_, PipelineSet::create(d->device_, d->plan_));
-  UNIVK_ASSIGN_OR_RETURN(d->command_pool_, vulkan::CommandPool::create(d->device_));
+  UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec));
   UNIVK_ASSIGN_OR_RETURN(d->arena_,
-                         vulkan::Buffer::create(d->device_, d->plan_.arena_bytes, vulkan::MemoryKind::kDeviceLocal));
-  UNIVK_RETURN_IF_ERROR(d->upload_constants(graph));
-  for (uint64_t bytes : d->plan_.input_bytes) {
-    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer b,
-                           vulkan::Buffer::create(d->device_, bytes, vulkan::MemoryKind::kDeviceLocalHostVisible));
-    d->input_buffers_.push_back(std::move(b));
-  }
-  for (uint64_t bytes : d->plan_.output_bytes) {
-    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer b, vulkan::Buffer::create(d->device_, bytes, vulkan::MemoryKind::kHostVisible));
-    d->output_buffers_.push_back(std::move(b));
-  }
-  UNIVK_RETURN_IF_ERROR(d->record_own_command_buffer());
+                         vulkan::Buffer::create(d->device_, d->plan().arena_bytes, vulkan::MemoryKind::kDeviceLocal));
   return d;
 }
 
@@ -73,37 +38,28 @@ VulkanDelegate::~VulkanDelegate() {
   }
 }
 
-Status VulkanDelegate::upload_constants(const ComputeGraph& graph) {
-  UNIVK_ASSIGN_OR_RETURN(constants_, vulkan::Buffer::create(device_, plan_.constant_bytes,
-                                                            vulkan::MemoryKind::kDeviceLocal));
-  if (plan_.constants.empty()) return ok_status();
-  UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer staging,
-                         vulkan::Buffer::create(device_, plan_.constant_bytes, vulkan::MemoryKind::kHostVisible,
-                                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
-  auto* dst = static_cast<uint8_t*>(staging.mapped());
-  for (const ConstantUpload& c : plan_.constants) {
-    const std::vector<uint8_t>& bytes = graph.values[c.value].constant;
-    std::memcpy(dst + c.offset, bytes.data(), bytes.size());
+Status VulkanDelegate::prepare_execute() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (command_buffer_ != VK_NULL_HANDLE) return ok_status();
+  std::vector<vulkan::Buffer> inputs, outputs;
+  for (uint64_t bytes : plan().input_bytes) {
+    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer b,
+                           vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kDeviceLocalHostVisible));
+    inputs.push_back(std::move(b));
   }
-  const vulkan::Device& dev = *device_;
-  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, command_pool_.allocate());
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(dev, cmd));
-  vulkan::record_copy(dev, cmd, whole(staging), {constants_.handle(), 0, plan_.constant_bytes});
-  // Later submissions on this queue read the constants in compute shaders.
-  vulkan::record_buffer_barrier(dev, cmd, {constants_.handle(), 0, plan_.constant_bytes},
-                                VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT);
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, cmd));
-  const VkCommandBuffer cmds[] = {cmd};
-  UNIVK_ASSIGN_OR_RETURN(uint64_t value, dev.queue().submit(cmds));
-  last_submitted_ = value;
-  // The staging buffer must outlive the copy.
-  return dev.queue().wait(value);
+  for (uint64_t bytes : plan().output_bytes) {
+    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer b, vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kHostVisible));
+    outputs.push_back(std::move(b));
+  }
+  input_buffers_ = std::move(inputs);
+  output_buffers_ = std::move(outputs);
+  UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
+  return record_own_command_buffer();
 }
 
 Result<vulkan::DescriptorPool> VulkanDelegate::make_descriptor_pool() const {
-  return vulkan::DescriptorPool::create(device_, std::max<uint32_t>(descriptor_sets_needed(plan_), 1),
-                                        std::max<uint32_t>(storage_descriptors_needed(plan_), 1));
+  return vulkan::DescriptorPool::create(device_, std::max<uint32_t>(descriptor_sets_needed(plan()), 1),
+                                        std::max<uint32_t>(storage_descriptors_needed(plan()), 1));
 }
 
 Status VulkanDelegate::record_own_command_buffer() {
@@ -112,17 +68,19 @@ Status VulkanDelegate::record_own_command_buffer() {
   std::vector<vulkan::BufferRange> inputs, outputs;
   for (const auto& b : input_buffers_) inputs.push_back(whole(b));
   for (const auto& b : output_buffers_) outputs.push_back(whole(b));
-  BoundBuffers bound{inputs, outputs, whole(constants_), whole(arena_)};
-  UNIVK_ASSIGN_OR_RETURN(command_buffer_, command_pool_.allocate());
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(dev, command_buffer_));
-  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts, record_plan(dev, command_buffer_, plan_, pipelines_, pool, bound, true));
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, command_buffer_));
+  BoundBuffers bound{inputs, outputs, whole(prepared_->constants), whole(arena_)};
+  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, command_pool_.allocate());
+  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(dev, cmd));
+  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts,
+                         record_plan(dev, cmd, plan(), prepared_->pipelines, pool, bound, true));
+  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, cmd));
+  command_buffer_ = cmd;
   descriptor_pools_.push_back(std::move(pool));
   per_delegate_stats_.dispatches = counts.dispatches;
   per_delegate_stats_.barriers = counts.barriers;
   per_delegate_stats_.submissions = 1;
-  for (uint64_t b : plan_.input_bytes) per_delegate_stats_.bytes_uploaded += b;
-  for (uint64_t b : plan_.output_bytes) per_delegate_stats_.bytes_downloaded += b;
+  for (uint64_t b : plan().input_bytes) per_delegate_stats_.bytes_uploaded += b;
+  for (uint64_t b : plan().output_bytes) per_delegate_stats_.bytes_downloaded += b;
   return ok_status();
 }
 
@@ -139,6 +97,7 @@ Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTens
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (command_buffer_ == VK_NULL_HANDLE) return invalid_argument("VulkanBackend: execute() before prepare_execute()");
   for (size_t i = 0; i < inputs.size(); ++i) {
     parallel_memcpy(input_buffers_[i].mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
   }
@@ -180,12 +139,13 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const runtime::Devi
     return ok_status();
   };
   std::vector<vulkan::BufferRange> in_ranges, out_ranges;
-  UNIVK_RETURN_IF_ERROR(check(inputs, plan_.input_bytes, "input", in_ranges));
-  UNIVK_RETURN_IF_ERROR(check(outputs, plan_.output_bytes, "output", out_ranges));
+  UNIVK_RETURN_IF_ERROR(check(inputs, plan().input_bytes, "input", in_ranges));
+  UNIVK_RETURN_IF_ERROR(check(outputs, plan().output_bytes, "output", out_ranges));
   std::lock_guard<std::mutex> lock(mutex_);
   UNIVK_ASSIGN_OR_RETURN(vulkan::DescriptorPool pool, make_descriptor_pool());
-  BoundBuffers bound{in_ranges, out_ranges, whole(constants_), whole(arena_)};
-  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts, record_plan(*device_, cmd, plan_, pipelines_, pool, bound, false));
+  BoundBuffers bound{in_ranges, out_ranges, whole(prepared_->constants), whole(arena_)};
+  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts,
+                         record_plan(*device_, cmd, plan(), prepared_->pipelines, pool, bound, false));
   descriptor_pools_.push_back(std::move(pool));
   fused_stats_.dispatches = counts.dispatches;
   fused_stats_.barriers = counts.barriers;

@@ -1,12 +1,15 @@
 // VulkanDelegate: one initialised VulkanBackend delegate call.
 //
-// At init it plans the graph (graph_plan.h), creates its pipelines, the intermediate arena
-// (device-local), the constant buffer (device-local, uploaded once through a staging buffer),
-// host-visible IO buffers for per_delegate mode, and records its command buffer once.
+// At init it takes the payload's PreparedGraph (plan, pipelines, constants; shared with every
+// delegate running the same payload on the device) and creates its own intermediate arena
+// (device-local). prepare_execute() (per_delegate mode) adds host-visible IO buffers and records
+// the delegate's own command buffer once.
 //
-// Ownership: owns every buffer, pipeline, descriptor pool and its command pool; holds a lease
-// on the Device. The destructor waits only for this delegate's own last submission.
-// Thread safety: execute() may be called from several threads; calls are serialized.
+// Ownership: owns its arena, IO buffers, descriptor pools and command pool; shares the
+// PreparedGraph; holds a lease on the Device. The destructor waits only for this delegate's own
+// last submission.
+// Thread safety: calls are serialised by the owning Method (backend.h); the mutex also makes
+// execute() safe when a delegate is driven directly from several threads.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +17,7 @@
 #include <mutex>
 #include <vector>
 
-#include "graph_plan.h"
-#include "pipeline_set.h"
+#include "prepared_graph.h"
 #include "univk/runtime/backend.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
@@ -30,6 +32,7 @@ class VulkanDelegate final : public runtime::Delegate {
   ~VulkanDelegate() override;
 
   const vulkan::DeviceLease& device() const override { return device_; }
+  Status prepare_execute() override;
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override;
   Status record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
                 std::span<const runtime::DeviceTensor> outputs) override;
@@ -37,15 +40,14 @@ class VulkanDelegate final : public runtime::Delegate {
 
  private:
   explicit VulkanDelegate(vulkan::DeviceLease device) : device_(std::move(device)) {}
-  Status upload_constants(const ComputeGraph& graph);
   Status record_own_command_buffer();
   Result<vulkan::DescriptorPool> make_descriptor_pool() const;
+  const GraphPlan& plan() const { return prepared_->plan; }
 
   vulkan::DeviceLease device_;
   std::vector<runtime::TensorInfo> input_infos_, output_infos_;
-  GraphPlan plan_;
-  PipelineSet pipelines_;
-  vulkan::Buffer arena_, constants_;
+  std::shared_ptr<const PreparedGraph> prepared_;
+  vulkan::Buffer arena_;
   std::vector<vulkan::Buffer> input_buffers_, output_buffers_;  // per_delegate IO, host visible
   vulkan::CommandPool command_pool_;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // owned by command_pool_

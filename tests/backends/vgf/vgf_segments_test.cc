@@ -4,6 +4,7 @@
 
 #include "vgf_test_util.h"
 #include "vgf_backend_segments_test_shaders.h"
+#include "external_data.h"
 #include "univk/base/file_map.h"
 
 namespace univk::backends::vgf_test {
@@ -185,9 +186,8 @@ TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
 
 TEST(VgfSegments, ArmSamplesReportPlaceholderSpirv) {
   const char* root = std::getenv("UNIVK_TEST_DATA");
-  if (!root) GTEST_SKIP() << "UNIVK_TEST_DATA is not set";
-  const auto dir = std::filesystem::path(root) / "arm-vgf-samples";
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << dir << " does not exist";
+  const auto dir = std::filesystem::path(root != nullptr ? root : "") / "arm-vgf-samples";
+  UNIVK_REQUIRE_EXTERNAL_FILE(dir);
   int seen = 0;
   auto backend = make_vgf_backend();
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

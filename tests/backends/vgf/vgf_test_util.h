@@ -190,6 +190,7 @@ inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, const runtime::Ba
   UNIVK_ASSIGN_OR_RETURN(auto req, backend->requirements(spec));
   UNIVK_ASSIGN_OR_RETURN(auto device, device_for(req));
   UNIVK_ASSIGN_OR_RETURN(loaded.delegate, backend->init(spec, device, options));
+  UNIVK_RETURN_IF_ERROR(loaded.delegate->prepare_execute());
   return loaded;
 }
 

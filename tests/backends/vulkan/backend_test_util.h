@@ -67,6 +67,7 @@ inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<
   auto device = shared_device();
   if (!device) return internal_error("no device");
   UNIVK_ASSIGN_OR_RETURN(auto delegate, backend->init(spec, device, {}));
+  UNIVK_RETURN_IF_ERROR(delegate->prepare_execute());
   UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, delegate->execute(inputs));
   return RunResult{std::move(outputs), delegate->stats()};
 }

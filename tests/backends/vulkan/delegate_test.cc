@@ -85,6 +85,9 @@ std::unique_ptr<Loaded> load(const ComputeGraph& g) {
   EXPECT_TRUE(delegate.ok()) << delegate.status().to_string();
   if (!delegate.ok()) return nullptr;
   loaded->delegate = std::move(delegate).value();
+  const Status prepared = loaded->delegate->prepare_execute();
+  EXPECT_TRUE(prepared.ok()) << prepared.to_string();
+  if (!prepared.ok()) return nullptr;
   return loaded;
 }
 

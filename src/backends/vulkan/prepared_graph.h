@@ -1,0 +1,36 @@
+// PreparedGraph: what one VulkanBackend payload needs on a device, whoever calls it: the plan,
+// the pipelines and the constant buffer (uploaded once). Delegates that run the same payload
+// with the same tensor types on one device share one PreparedGraph (through the device's
+// SharedObjectCache), so a program that calls a small delegate thousands of times prepares it
+// once. Each delegate keeps its own arena, descriptor pools and per_delegate IO buffers.
+//
+// Ownership: immutable after create; held through shared_ptr by the delegates that use it. Its
+// buffers and pipelines hold the Device.
+#pragma once
+
+#include <memory>
+
+#include "graph_plan.h"
+#include "pipeline_set.h"
+#include "univk/runtime/backend.h"
+#include "univk/vulkan/buffer.h"
+
+namespace univk::backends::detail {
+
+struct PreparedGraph {
+  GraphPlan plan;
+  PipelineSet pipelines;
+  vulkan::Buffer constants;  // device-local, plan.constant_bytes, written before create returns
+
+  // Shared when the device already holds one for the same payload bytes and tensor types.
+  // Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of
+  // the payload, and large payloads are rarely repeated.
+  static Result<std::shared_ptr<const PreparedGraph>> get_or_create(const std::shared_ptr<vulkan::Device>& device,
+                                                                    const runtime::DelegateSpec& spec);
+  static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
+};
+
+// minStorageBufferOffsetAlignment, at least 16 (the vec4 kernels read 16-byte elements).
+uint64_t storage_alignment(const vulkan::Device& device);
+
+}  // namespace univk::backends::detail
