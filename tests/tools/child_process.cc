@@ -13,7 +13,12 @@
 namespace univk::testing {
 namespace {
 
-[[noreturn]] void exec_child(const std::vector<std::string>& argv, int output_fd, const std::string& stdout_path) {
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, int output_fd, const std::string& stdout_path,
+                             uint64_t address_space_bytes) {
+  if (address_space_bytes != 0) {
+    const rlimit limit{address_space_bytes, address_space_bytes};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(127);
+  }
   const char* asan = std::getenv("ASAN_OPTIONS");
   const std::string options = std::string(asan != nullptr ? asan : "") + ":detect_leaks=0";
   ::setenv("ASAN_OPTIONS", options.c_str(), 1);
@@ -30,7 +35,8 @@ namespace {
 
 }  // namespace
 
-ChildResult run_child(const std::vector<std::string>& argv, std::chrono::seconds limit, const std::string& stdout_path) {
+ChildResult run_child(const std::vector<std::string>& argv, std::chrono::seconds limit, const std::string& stdout_path,
+                      uint64_t address_space_bytes) {
   ChildResult result;
   int fds[2];
   if (argv.empty() || ::pipe2(fds, O_CLOEXEC) != 0) return result;
@@ -40,7 +46,7 @@ ChildResult run_child(const std::vector<std::string>& argv, std::chrono::seconds
     ::close(fds[1]);
     return result;
   }
-  if (pid == 0) exec_child(argv, fds[1], stdout_path);
+  if (pid == 0) exec_child(argv, fds[1], stdout_path, address_space_bytes);
   ::close(fds[1]);
 
   using Clock = std::chrono::steady_clock;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,9 @@ struct ChildResult {
 };
 
 // Runs `argv` (argv[0] is the executable's path). stdout goes to the file `stdout_path` when it
-// is not empty (e.g. "/dev/full"), else into `output`.
+// is not empty (e.g. "/dev/full"), else into `output`. A non-zero `address_space_bytes` limits
+// the child's address space (RLIMIT_AS), so large allocations fail as under a memory limit.
 ChildResult run_child(const std::vector<std::string>& argv, std::chrono::seconds limit,
-                      const std::string& stdout_path = "");
+                      const std::string& stdout_path = "", uint64_t address_space_bytes = 0);
 
 }  // namespace univk::testing

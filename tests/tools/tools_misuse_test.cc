@@ -1,8 +1,9 @@
 // The tools refuse bad inputs before reading them and report every failure in their exit status
 // (label tools;misuse): a FIFO program or input path and /dev/zero fail at once, a huge sparse
 // non-.npy file is refused without being read, a .npy header that declares more data than the
-// file holds is refused before any allocation, stdout on /dev/full is an error, every usage
-// error exits 2, and --json never says "all_match": true after a failed load.
+// file holds is refused before any allocation, one too large for the memory limit is a clear
+// OutOfMemory, stdout on /dev/full is an error, every usage error exits 2, and --json never
+// says "all_match": true after a failed load.
 // Every tool runs as a child with a time limit (child_process.h), so a regression fails the
 // test instead of hanging it; peak memory shows that nothing large was read or allocated.
 #include <fcntl.h>
@@ -30,6 +31,31 @@ using testing::run_child;
 constexpr std::chrono::seconds kLimit{120};
 // Far below the 4 GiB the big files below would need if read or allocated.
 constexpr long kSmallRssKib = 1024 * 1024;
+
+// Sanitizer runtimes reserve terabytes of address space, so RLIMIT_AS cannot be used there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kCanLimitAddressSpace = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kCanLimitAddressSpace = false;
+#else
+constexpr bool kCanLimitAddressSpace = true;
+#endif
+#else
+constexpr bool kCanLimitAddressSpace = true;
+#endif
+
+// Writes a sparse .npy file (holes, no disk space) whose header declares `count` float32
+// values and whose size matches; returns where the data starts (0 when the file cannot be made).
+size_t write_sparse_npy(const std::string& path, int64_t count) {
+  std::vector<uint8_t> bytes = npy::encode_npy(HostTensor(DType::kFloat32, Shape{1}));
+  std::string text(bytes.begin(), bytes.end() - 4);  // the header alone
+  const std::string small = "(1,)", big = "(" + std::to_string(count) + ",)";
+  text.replace(text.find(small), small.size(), big);
+  text.erase(text.find('\n') - (big.size() - small.size()), big.size() - small.size());  // keep the length
+  if (!write_file(path, std::vector<uint8_t>(text.begin(), text.end())).ok()) return 0;
+  return ::truncate(path.c_str(), static_cast<off_t>(text.size() + count * 4)) == 0 ? text.size() : 0;
+}
 
 class ToolsMisuse : public ::testing::Test {
  protected:
@@ -59,8 +85,12 @@ class ToolsMisuse : public ::testing::Test {
     EXPECT_FALSE(r.timed_out) << tool << " did not finish within " << kLimit.count() << " s: " << r.output;
     return r;
   }
-  static ChildResult run_tool(std::vector<std::string> args, const std::string& stdout_path = "") {
-    return run(UNIVK_RUN_PATH, std::move(args), stdout_path);
+  static ChildResult run_tool(std::vector<std::string> args, const std::string& stdout_path = "",
+                              uint64_t address_space_bytes = 0) {
+    args.insert(args.begin(), UNIVK_RUN_PATH);
+    ChildResult r = run_child(args, kLimit, stdout_path, address_space_bytes);
+    EXPECT_FALSE(r.timed_out) << "univk-run did not finish within " << kLimit.count() << " s: " << r.output;
+    return r;
   }
 
   static fs::path* dir_;
@@ -116,21 +146,29 @@ TEST_F(ToolsMisuse, HugeSparseNonNpyIsRefusedUnread) {
 }
 
 TEST_F(ToolsMisuse, NpyDeclaringMoreDataThanTheFileHasIsRefused) {
-  // A valid header for 2^30 float32 values (4 GiB), followed by 16 bytes of data.
-  std::vector<uint8_t> bytes = npy::encode_npy(HostTensor(DType::kFloat32, Shape{4}));
-  const std::string small = "(4,)", big = "(1073741824,)";
-  std::string text(bytes.begin(), bytes.end());
-  const size_t at = text.find(small);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, small.size(), big);
-  text.erase(text.find('\n') - (big.size() - small.size()), big.size() - small.size());  // keep the length
-  ASSERT_TRUE(write_file(path("liar.npy"), std::vector<uint8_t>(text.begin(), text.end())).ok());
+  // A valid header for 2^30 float32 values (4 GiB), then the file cut 16 bytes into the data.
+  const size_t data_offset = write_sparse_npy(path("liar.npy"), int64_t{1} << 30);
+  ASSERT_NE(data_offset, 0u);
+  ASSERT_EQ(::truncate(path("liar.npy").c_str(), static_cast<off_t>(data_offset + 16)), 0);
   ChildResult r = run_tool({path("model.uvk"), "--input", path("liar.npy")});
   EXPECT_EQ(r.exit_code, 3) << r.output;
   expect_output(r, "needs 4294967296 data bytes, the file has 16");
   EXPECT_LT(r.max_rss_kib, kSmallRssKib) << "the declared data was allocated";
   auto in_process = npy::read_npy(path("liar.npy"));
   EXPECT_EQ(in_process.status().code(), StatusCode::kInvalidArgument) << in_process.status().to_string();
+}
+
+// A well-formed .npy whose data does not fit under a memory limit: a clear OutOfMemory error,
+// not an abort on std::bad_alloc.
+TEST_F(ToolsMisuse, NpyLargerThanTheMemoryLimitIsOutOfMemory) {
+  if (!kCanLimitAddressSpace) GTEST_SKIP() << "sanitizer build: no address space limit";
+  const int64_t count = int64_t{5} << 28;  // 5 GiB of float32
+  ASSERT_NE(write_sparse_npy(path("big.npy"), count), 0u);
+  ChildResult r = run_tool({path("model.uvk"), "--input", path("big.npy")}, "", uint64_t{3} << 30);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  expect_output(r, "OutOfMemory");
+  expect_output(r, "cannot allocate " + std::to_string(count * 4) + " bytes");
+  fs::remove(path("big.npy"));
 }
 
 TEST_F(ToolsMisuse, UnwritableStdoutIsAFailure) {
