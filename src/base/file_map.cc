@@ -2,41 +2,28 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "univk/base/input_file.h"
 
 namespace univk {
 
 Result<MappedFile> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ENOENT) return not_found("no such file: " + path);
-    return invalid_argument("cannot open " + path + ": " + std::strerror(err));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return invalid_argument("not a regular file: " + path);
-  }
+  UNIVK_ASSIGN_OR_RETURN(InputFile input, InputFile::open(path));
   MappedFile file;
   file.path_ = path;
-  file.size_ = static_cast<size_t>(st.st_size);
+  file.size_ = static_cast<size_t>(input.size());
   if (file.size_ > 0) {
-    void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, input.fd(), 0);
     if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
+      const int err = errno;
       return invalid_argument("cannot map " + path + ": " + std::strerror(err));
     }
     file.data_ = static_cast<const uint8_t*>(p);
   }
-  ::close(fd);
   return file;
 }
 
@@ -63,18 +50,41 @@ void MappedFile::release() {
 }
 
 Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("cannot read " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  UNIVK_ASSIGN_OR_RETURN(InputFile input, InputFile::open(path));
+  if (input.size() > std::string().max_size()) return out_of_memory("cannot hold " + path + " in memory");
+  std::string text(static_cast<size_t>(input.size()), '\0');
+  UNIVK_RETURN_IF_ERROR(input.read_at(0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(text.data()), text.size())));
+  return text;
 }
 
 Status write_file(const std::string& path, std::span<const uint8_t> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot write " + path);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return internal_error("write failed: " + path);
+  // O_NONBLOCK only for open(): a FIFO without a reader is an error instead of a wait.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    return invalid_argument("cannot write " + path + ": " + std::strerror(err));
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return invalid_argument("cannot write " + path + ": " + std::strerror(err));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return internal_error("write failed: " + path + ": " + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    return internal_error("write failed: " + path + ": " + std::strerror(err));
+  }
   return ok_status();
 }
 

@@ -158,6 +158,7 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
   }
   if (options.backends == nullptr) return invalid_argument("LoadOptions::backends is null");
   if (options.registry == nullptr) return invalid_argument("LoadOptions::registry is null");
+  UNIVK_RETURN_IF_ERROR(options.check_keys());
   UNIVK_RETURN_IF_ERROR(check_cpu_kernels(*method, options.require_no_cpu_fallback));
 
   auto impl = std::make_unique<Method::Impl>();

@@ -30,6 +30,7 @@ class FakeBackend : public Backend {
   Result<vulkan::DeviceRequirements> requirements(const DelegateSpec& spec) const override;
   Result<std::unique_ptr<Delegate>> init(const DelegateSpec& spec, vulkan::DeviceLease device,
                                          const BackendOptions& options) const override;
+  std::vector<std::string_view> option_keys() const override { return {"fake_no_record"}; }
 
   static std::vector<std::string>& event_log();
 

@@ -19,8 +19,9 @@
 // --json prints one JSON object on stdout instead of the text report.
 // With UNIVK_VALIDATION=1 the validation layers are on (timings then mean little) and any
 // message they record is printed to stderr.
-// Exit status: 0 ok, 1 validation messages were recorded, 2 bad command line, 3 the program
-// failed to load or run, or a measurement failed.
+// Exit status: 0 ok, 1 validation messages were recorded, 2 bad command line (an unknown
+// --option key included), 3 the program failed to load or run, a measurement failed, or
+// stdout could not be written.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,7 @@
 #include "gpu_profile.h"
 #include "random_inputs.h"
 #include "report.h"
+#include "stdout_check.h"
 #include "univk/runtime/program.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/validation.h"
@@ -67,7 +69,7 @@ void usage(FILE* out) {
                "usage: univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]\n"
                "                   [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]\n"
                "                   [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]\n"
-               "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run or measurement failure\n");
+               "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run, measurement or output failure\n");
 }
 
 bool parse_count(const std::string& text, uint64_t min, uint64_t& out) {
@@ -101,7 +103,7 @@ std::string parse_args(int argc, char** argv, Options& o) {
     std::string problem;
     if (arg == "--help" || arg == "-h") {
       usage(stdout);
-      std::exit(0);
+      std::exit(univk::tools::stdout_written("univk-bench") ? 0 : kExitFailure);
     } else if (arg == "--method") {
       if (!value(o.method)) return "--method needs a name";
     } else if (arg == "--mode") {
@@ -143,6 +145,9 @@ std::string parse_args(int argc, char** argv, Options& o) {
     if (!problem.empty()) return problem;
   }
   if (o.program.empty()) return "no PROGRAM given";
+  runtime::LoadOptions keys;
+  keys.all_backends = o.backend_options;
+  if (Status s = keys.check_keys(); !s.ok()) return "--option: " + s.message();
   return {};
 }
 
@@ -278,5 +283,6 @@ int main(int argc, char** argv) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   const auto messages = univk::vulkan::validation_messages_since(0);
   for (const auto& message : messages) std::fprintf(stderr, "univk-bench: validation: %s\n", message.c_str());
+  if (!univk::tools::stdout_written("univk-bench")) return kExitFailure;
   return messages.empty() ? 0 : kExitValidation;
 }

@@ -1,12 +1,14 @@
 // univk-devices: lists the Vulkan devices in univk's selection order, then creates the shared
 // device under key default/0 with two leases (as two delegates would), checks that both see the
 // same VkDevice and VkQueue, and runs one compute dispatch whose output it verifies.
-// Exit status 0 on success, 1 on any failure. UNIVK_DEVICE picks the device, UNIVK_VALIDATION=1
-// turns the validation layer on (any message is then a failure).
+// Exit status 0 on success, 1 on any failure (stdout that cannot be written included), 2 bad
+// command line. UNIVK_DEVICE picks the device, UNIVK_VALIDATION=1 turns the validation layer on
+// (any message is then a failure).
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "stdout_check.h"
 #include "univk-devices_shaders.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
@@ -124,28 +126,34 @@ Status share_and_dispatch(const RuntimeConfig& config) {
   return ok_status();
 }
 
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
 int run(int argc, char** argv) {
   if (argc > 1) {
-    bool help = std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0;
+    const bool help = argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
+    if (!help) std::fprintf(stderr, "univk-devices: unexpected argument '%s'\n", argv[1]);
     std::fprintf(help ? stdout : stderr,
                  "usage: univk-devices\n"
                  "Lists the Vulkan devices, shares one between two leases and runs a verified compute dispatch.\n"
-                 "Environment: UNIVK_DEVICE=<index|name substring>, UNIVK_VALIDATION=1\n");
-    return help ? 0 : 1;
+                 "Environment: UNIVK_DEVICE=<index|name substring>, UNIVK_VALIDATION=1\n"
+                 "Exit status: 0 ok, 1 failure, 2 bad command line.\n");
+    if (!help) return kExitUsage;
+    return tools::stdout_written("univk-devices") ? 0 : kExitFailure;
   }
   RuntimeConfig config = RuntimeConfig::from_environment();
   Status status = list_devices(config);
   if (status.ok()) status = share_and_dispatch(config);
   if (!status.ok()) {
     std::fprintf(stderr, "univk-devices: %s\n", status.to_string().c_str());
-    return 1;
+    return kExitFailure;
   }
   if (uint64_t messages = validation_message_count(); messages > 0) {
     std::fprintf(stderr, "univk-devices: %llu Vulkan validation message(s)\n", static_cast<unsigned long long>(messages));
-    return 1;
+    return kExitFailure;
   }
   std::printf("OK%s\n", config.enable_validation ? " (validation layer on, no messages)" : "");
-  return 0;
+  return tools::stdout_written("univk-devices") ? 0 : kExitFailure;
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // univk-dump FILE: prints a VGF file (or a .uvk program) as JSON on stdout.
-// Exit codes: 0 ok, 1 the file could not be read or is malformed, 2 usage error.
+// Exit codes: 0 ok, 1 the file could not be read or is malformed, or stdout could not be
+// written, 2 usage error. FILE must be a regular file (a FIFO or device is refused at once).
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "json_writer.h"
+#include "stdout_check.h"
 #include "univk/base/file_map.h"
 #include "univk/vgf/vgf_file.h"
 #include "vgf_json.h"
@@ -30,7 +32,7 @@ void usage(FILE* out) {
                "  payloads dumped inline\n"
 #endif
                "\n"
-               "Exit status: 0 ok, 1 unreadable or malformed file, 2 usage error.\n");
+               "Exit status: 0 ok, 1 unreadable or malformed file or unwritable output, 2 usage error.\n");
 }
 
 bool is_vgf(std::span<const uint8_t> bytes) {
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       usage(stdout);
-      return kOk;
+      return univk::tools::stdout_written("univk-dump") ? kOk : kBadFile;
     }
     if (arg.size() > 1 && arg[0] == '-') {
       std::fprintf(stderr, "univk-dump: unknown option '%s'\n", arg.c_str());
@@ -89,5 +91,6 @@ int main(int argc, char** argv) {
   std::fwrite(json.str().data(), 1, json.str().size(), stdout);
   std::fputc('\n', stdout);
   for (const std::string& e : errors) std::fprintf(stderr, "univk-dump: %s: %s\n", files[0].c_str(), e.c_str());
+  if (!univk::tools::stdout_written("univk-dump")) return kBadFile;
   return errors.empty() ? kOk : kBadFile;
 }

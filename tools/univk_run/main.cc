@@ -10,9 +10,13 @@
 // VkQueue each delegate ran on, the delegate's counters and the timings; writes the outputs as
 // output_<i>.npy into DIR; compares them with the references. --json writes the same report
 // as JSON (for scripts; `--json -` prints only the JSON). Exit status: 0 all good, 1 an output
-// differs from its reference, 2 bad command line, 3 the program failed to load or run.
+// differs from its reference, 2 bad command line (unknown or malformed options and values, an
+// unknown --option key, as many --input/--reference files as the method has inputs/outputs),
+// 3 a file could not be read or written (FIFOs and devices are refused unread, .npy files are
+// checked against their header before their data is read), or the program failed to load or run.
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +27,7 @@
 #include "compare.h"
 #include "npy.h"
 #include "report.h"
+#include "stdout_check.h"
 #include "univk/runtime/program.h"
 
 namespace {
@@ -43,7 +48,7 @@ struct Options {
   std::vector<std::string> references;
   double atol = 1e-5;
   double rtol = 1e-5;
-  std::string mode = "auto";
+  univk::runtime::ExecutionMode mode = univk::runtime::ExecutionMode::kAuto;
   univk::runtime::BackendOptions backend_options;
   bool require_no_cpu_fallback = false;
   int repeat = 1;
@@ -58,13 +63,14 @@ void usage(FILE* out) {
                "                 [--reference y.npy ...] [--atol A] [--rtol R] [--mode per_delegate|fused|auto]\n"
                "                 [--shared-mode MODE] [--option KEY=VALUE ...] [--require-no-cpu-fallback]\n"
                "                 [--repeat N] [--output-dir DIR] [--json FILE] [--quiet]\n"
-               "exit status: 0 ok, 1 output mismatch, 2 bad command line, 3 load or run failure\n");
+               "exit status: 0 ok, 1 output mismatch, 2 bad command line, 3 unreadable file or load or run failure\n");
 }
 
-bool parse_number(const std::string& text, double& out) {
+// A tolerance: a finite number >= 0 (not nan, inf or negative).
+bool parse_tolerance(const std::string& text, double& out) {
   char* end = nullptr;
   out = std::strtod(text.c_str(), &end);
-  return !text.empty() && end && *end == '\0';
+  return !text.empty() && end && *end == '\0' && std::isfinite(out) && out >= 0;
 }
 
 bool parse_integer(const std::string& text, uint64_t& out) {
@@ -86,7 +92,7 @@ std::string parse_args(int argc, char** argv, Options& o) {
     std::string v;
     if (arg == "--help" || arg == "-h") {
       usage(stdout);
-      std::exit(0);
+      std::exit(univk::tools::stdout_written("univk-run") ? 0 : kExitFailure);
     } else if (arg == "--method") {
       if (!value(o.method)) return "--method needs a name";
     } else if (arg == "--input") {
@@ -99,13 +105,17 @@ std::string parse_args(int argc, char** argv, Options& o) {
       if (!value(v)) return "--reference needs a file";
       o.references.push_back(v);
     } else if (arg == "--atol") {
-      if (!value(v) || !parse_number(v, o.atol) || o.atol < 0) return "--atol needs a non-negative number";
+      if (!value(v) || !parse_tolerance(v, o.atol)) return "--atol needs a finite non-negative number";
     } else if (arg == "--rtol") {
-      if (!value(v) || !parse_number(v, o.rtol) || o.rtol < 0) return "--rtol needs a non-negative number";
+      if (!value(v) || !parse_tolerance(v, o.rtol)) return "--rtol needs a finite non-negative number";
     } else if (arg == "--mode") {
-      if (!value(o.mode)) return "--mode needs per_delegate, fused or auto";
+      if (!value(v)) return "--mode needs per_delegate, fused or auto";
+      auto mode = univk::runtime::execution_mode_from_name(v);
+      if (!mode.ok()) return "--mode: " + mode.status().message();
+      o.mode = *mode;
     } else if (arg == "--shared-mode") {
       if (!value(v)) return "--shared-mode needs a mode";
+      if (auto mode = univk::vulkan::shared_mode_from_name(v); !mode.ok()) return "--shared-mode: " + mode.status().message();
       o.backend_options["vulkan_shared_context_mode"] = v;
     } else if (arg == "--option") {
       if (!value(v) || v.find('=') == std::string::npos) return "--option needs KEY=VALUE";
@@ -132,6 +142,9 @@ std::string parse_args(int argc, char** argv, Options& o) {
   }
   if (o.program.empty()) return "no program given";
   if (o.random_inputs && !o.inputs.empty()) return "--input and --random-inputs exclude each other";
+  univk::runtime::LoadOptions keys;
+  keys.all_backends = o.backend_options;
+  if (univk::Status s = keys.check_keys(); !s.ok()) return "--option: " + s.message();
   return "";
 }
 
@@ -159,11 +172,16 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-int fail(Report& report, const Options& o, const std::string& message) {
+// Records the problem in the report (so --json says what failed and "ok": false) and returns
+// `exit_code`.
+int fail(Report& report, const Options& o, const std::string& message, int exit_code = kExitFailure) {
   report.error = message;
   std::fprintf(stderr, "univk-run: %s\n", message.c_str());
-  if (!o.json_path.empty()) report.write_json(o.json_path);
-  return kExitFailure;
+  if (!o.json_path.empty() && !report.write_json(o.json_path)) {
+    std::fprintf(stderr, "univk-run: cannot write %s\n", o.json_path.c_str());
+  }
+  univk::tools::stdout_written("univk-run");
+  return exit_code;
 }
 
 int run(const Options& o) {
@@ -173,9 +191,7 @@ int run(const Options& o) {
   using clock = std::chrono::steady_clock;
 
   univk::runtime::LoadOptions load;
-  auto mode = univk::runtime::execution_mode_from_name(o.mode);
-  if (!mode.ok()) return fail(report, o, mode.status().to_string());
-  load.mode = *mode;
+  load.mode = o.mode;
   load.require_no_cpu_fallback = o.require_no_cpu_fallback;
   load.all_backends = o.backend_options;
 
@@ -194,14 +210,23 @@ int run(const Options& o) {
     for (const auto& info : infos) inputs.push_back(random_tensor(info, rng));
   } else {
     if (o.inputs.size() != infos.size()) {
-      return fail(report, o, "the method takes " + std::to_string(infos.size()) + " inputs, " +
-                                 std::to_string(o.inputs.size()) + " given (use --input or --random-inputs)");
+      return fail(report, o,
+                  "the method takes " + std::to_string(infos.size()) + " inputs, " + std::to_string(o.inputs.size()) +
+                      " given (use --input or --random-inputs)",
+                  kExitUsage);
     }
     for (const std::string& path : o.inputs) {
       auto t = univk::npy::read_npy(path);
       if (!t.ok()) return fail(report, o, "input " + path + ": " + t.status().to_string());
       inputs.push_back(std::move(t).value());
     }
+  }
+  const size_t output_count = (*method)->output_infos().size();
+  if (!o.references.empty() && o.references.size() != output_count) {
+    return fail(report, o,
+                "the method has " + std::to_string(output_count) + " outputs, " +
+                    std::to_string(o.references.size()) + " references given",
+                kExitUsage);
   }
   std::vector<HostTensor> references;
   for (const std::string& path : o.references) {
@@ -226,10 +251,6 @@ int run(const Options& o) {
   report.instructions = (*method)->instructions();
   report.delegate_calls = (*method)->delegate_calls();
 
-  if (!references.empty() && references.size() != outputs.size()) {
-    return fail(report, o, "the method has " + std::to_string(outputs.size()) + " outputs, " +
-                               std::to_string(references.size()) + " references given");
-  }
   if (!o.output_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.output_dir, ec);
@@ -257,6 +278,7 @@ int run(const Options& o) {
     std::fprintf(stderr, "univk-run: cannot write %s\n", o.json_path.c_str());
     return kExitFailure;
   }
+  if (!univk::tools::stdout_written("univk-run")) return kExitFailure;
   return report.all_match() ? 0 : kExitMismatch;
 }
 

@@ -1,11 +1,13 @@
 #include "npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <string_view>
 
 #include "univk/base/file_map.h"
+#include "univk/base/input_file.h"
 
 namespace univk::npy {
 namespace {
@@ -144,27 +146,52 @@ class HeaderParser {
 
 }  // namespace
 
-Result<HostTensor> parse_npy(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 10) return invalid_argument("npy: file of " + std::to_string(bytes.size()) + " bytes is too short");
-  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) return invalid_argument("npy: bad magic (not a .npy file)");
-  const uint8_t major = bytes[6];
-  size_t header_length = 0, header_start = 0;
+namespace {
+
+// The fixed bytes before the header dict: magic, version and header length (2 bytes in
+// version 1.0, 4 in 2.0 and 3.0).
+constexpr size_t kPreambleBytes = 12;
+
+struct Preamble {
+  size_t header_start = 0;
+  size_t header_length = 0;
+};
+
+// `first` holds the file's first min(file_size, kPreambleBytes) bytes.
+Result<Preamble> parse_preamble(std::span<const uint8_t> first, uint64_t file_size) {
+  if (file_size < 10) return invalid_argument("npy: file of " + std::to_string(file_size) + " bytes is too short");
+  if (std::memcmp(first.data(), kMagic, sizeof(kMagic)) != 0) return invalid_argument("npy: bad magic (not a .npy file)");
+  const uint8_t major = first[6];
+  Preamble p;
   if (major == 1) {
-    header_length = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8);
-    header_start = 10;
+    p.header_length = static_cast<size_t>(first[8]) | (static_cast<size_t>(first[9]) << 8);
+    p.header_start = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return invalid_argument("npy: truncated header length");
-    header_length = static_cast<size_t>(bytes[8]) | (static_cast<size_t>(bytes[9]) << 8) |
-                    (static_cast<size_t>(bytes[10]) << 16) | (static_cast<size_t>(bytes[11]) << 24);
-    header_start = 12;
+    if (file_size < 12) return invalid_argument("npy: truncated header length");
+    p.header_length = static_cast<size_t>(first[8]) | (static_cast<size_t>(first[9]) << 8) |
+                      (static_cast<size_t>(first[10]) << 16) | (static_cast<size_t>(first[11]) << 24);
+    p.header_start = 12;
   } else {
-    return unsupported("npy: format version " + std::to_string(major) + "." + std::to_string(bytes[7]));
+    return unsupported("npy: format version " + std::to_string(major) + "." + std::to_string(first[7]));
   }
-  if (header_length > kMaxHeaderLength) return invalid_argument("npy: header length " + std::to_string(header_length) + " is too large");
-  if (header_length > bytes.size() - header_start) {
-    return invalid_argument("npy: header of " + std::to_string(header_length) + " bytes runs past the end of the file");
+  if (p.header_length > kMaxHeaderLength) {
+    return invalid_argument("npy: header length " + std::to_string(p.header_length) + " is too large");
   }
-  std::string_view header(reinterpret_cast<const char*>(bytes.data() + header_start), header_length);
+  if (p.header_length > file_size - p.header_start) {
+    return invalid_argument("npy: header of " + std::to_string(p.header_length) + " bytes runs past the end of the file");
+  }
+  return p;
+}
+
+struct Layout {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+  uint64_t data_offset = 0;
+  uint64_t data_size = 0;
+};
+
+// Checks the header dict and that the file holds exactly the data the header declares.
+Result<Layout> parse_layout(const Preamble& preamble, std::string_view header, uint64_t file_size) {
   std::string descr;
   bool fortran = false;
   std::vector<int64_t> dims;
@@ -179,22 +206,59 @@ Result<HostTensor> parse_npy(std::span<const uint8_t> bytes) {
   const uint64_t elem = dtype_size(*dtype);
   const uint64_t numel = static_cast<uint64_t>(shape.numel());
   if (numel != 0 && numel > std::numeric_limits<uint64_t>::max() / elem) return invalid_argument("npy: data size overflows");
-  const uint64_t data_size = numel * elem;
-  const uint64_t available = bytes.size() - header_start - header_length;
-  if (available != data_size) {
+  Layout layout;
+  layout.dtype = *dtype;
+  layout.data_offset = preamble.header_start + preamble.header_length;
+  layout.data_size = numel * elem;
+  const uint64_t available = file_size - layout.data_offset;
+  if (available != layout.data_size) {
     return invalid_argument("npy: shape " + shape.to_string() + " of " + std::string(dtype_name(*dtype)) + " needs " +
-                            std::to_string(data_size) + " data bytes, the file has " + std::to_string(available));
+                            std::to_string(layout.data_size) + " data bytes, the file has " + std::to_string(available));
   }
-  HostTensor tensor(*dtype, shape);
-  if (data_size != 0) std::memcpy(tensor.bytes().data(), bytes.data() + header_start + header_length, data_size);
+  layout.shape = std::move(shape);
+  return layout;
+}
+
+// A zeroed tensor for `layout`, or OutOfMemory when the host cannot hold it.
+Result<HostTensor> allocate(const Layout& layout) {
+  if (layout.data_size > std::numeric_limits<size_t>::max()) return out_of_memory("npy: data does not fit in memory");
+  HostTensor tensor(layout.dtype, layout.shape);
+  if (layout.data_size != 0 && tensor.bytes().data() == nullptr) {
+    return out_of_memory("npy: cannot allocate " + std::to_string(layout.data_size) + " bytes for the data");
+  }
+  return tensor;
+}
+
+}  // namespace
+
+Result<HostTensor> parse_npy(std::span<const uint8_t> bytes) {
+  UNIVK_ASSIGN_OR_RETURN(Preamble preamble,
+                         parse_preamble(bytes.first(std::min(bytes.size(), kPreambleBytes)), bytes.size()));
+  const std::string_view header(reinterpret_cast<const char*>(bytes.data() + preamble.header_start),
+                                preamble.header_length);
+  UNIVK_ASSIGN_OR_RETURN(Layout layout, parse_layout(preamble, header, bytes.size()));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor tensor, allocate(layout));
+  if (layout.data_size != 0) std::memcpy(tensor.bytes().data(), bytes.data() + layout.data_offset, layout.data_size);
   return tensor;
 }
 
 Result<HostTensor> read_npy(const std::string& path) {
-  auto bytes = read_file(path);
-  if (!bytes.ok()) return bytes.status();
-  auto tensor = parse_npy(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+  UNIVK_ASSIGN_OR_RETURN(InputFile file, InputFile::open(path));
+  // Each read is bounded by what the bytes before it declared and by the file's size: the
+  // preamble, then the header it announces, then the data the header describes (allocated
+  // only once the file is known to hold exactly that much).
+  std::vector<uint8_t> first(static_cast<size_t>(std::min<uint64_t>(file.size(), kPreambleBytes)));
+  UNIVK_RETURN_IF_ERROR(file.read_at(0, first));
+  auto preamble = parse_preamble(first, file.size());
+  if (!preamble.ok()) return preamble.status().with_context(path);
+  std::string header(preamble->header_length, '\0');
+  UNIVK_RETURN_IF_ERROR(file.read_at(
+      preamble->header_start, std::span<uint8_t>(reinterpret_cast<uint8_t*>(header.data()), header.size())));
+  auto layout = parse_layout(*preamble, header, file.size());
+  if (!layout.ok()) return layout.status().with_context(path);
+  auto tensor = allocate(*layout);
   if (!tensor.ok()) return tensor.status().with_context(path);
+  UNIVK_RETURN_IF_ERROR(file.read_at(layout->data_offset, tensor->bytes()));
   return tensor;
 }
 

@@ -23,7 +23,11 @@
 namespace univk::npy {
 
 Result<HostTensor> parse_npy(std::span<const uint8_t> bytes);
-Result<HostTensor> read_npy(const std::string& path);  // read_file + parse_npy, errors name the path
+// The same checks as parse_npy, reading the file piece by piece: the preamble, the header it
+// announces, then exactly the data the header declares once the file size is known to match.
+// Never reads more than that, and refuses FIFOs and devices (InputFile) without reading them.
+// Errors name the path; OutOfMemory when the declared data cannot be allocated.
+Result<HostTensor> read_npy(const std::string& path);
 
 std::vector<uint8_t> encode_npy(const HostTensor& tensor);
 Status write_npy(const std::string& path, const HostTensor& tensor);

@@ -37,6 +37,7 @@ bool Report::single_device_and_queue() const {
 }
 
 bool Report::all_match() const {
+  if (!error.empty()) return false;
   for (const auto& o : outputs) {
     if (o.compared && !o.comparison.match) return false;
   }
@@ -86,7 +87,7 @@ void Report::print_text(FILE* out) const {
 bool Report::write_json(const std::string& path) const {
   std::ostringstream j;
   j << "{\n  \"program\": " << json_string(program) << ",\n  \"method\": " << json_string(method)
-    << ",\n  \"mode\": " << json_string(mode) << ",\n  \"ok\": " << json_bool(error.empty() && all_match());
+    << ",\n  \"mode\": " << json_string(mode) << ",\n  \"ok\": " << json_bool(all_match());
   if (!error.empty()) j << ",\n  \"error\": " << json_string(error);
   j << ",\n  \"instructions\": [";
   for (size_t i = 0; i < instructions.size(); ++i) {

@@ -34,7 +34,9 @@ struct Report {
   size_t cpu_operators() const;
   // True when there is at least one delegate call and all of them ran on one VkDevice and VkQueue.
   bool single_device_and_queue() const;
-  bool all_match() const;  // every compared output matched
+  // No error and every compared output matched (false when loading or running failed, since
+  // then nothing was compared).
+  bool all_match() const;
 
   void print_text(FILE* out) const;
   // `path` "-" is stdout. Returns false when the file cannot be written.

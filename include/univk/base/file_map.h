@@ -13,7 +13,8 @@ namespace univk {
 
 class MappedFile {
  public:
-  // NotFound when the file does not exist, InvalidArgument when it is not a regular file.
+  // NotFound when the file does not exist, InvalidArgument when it is not a regular file
+  // (refused without blocking, see InputFile) or cannot be mapped.
   static Result<MappedFile> open(const std::string& path);
 
   MappedFile() = default;
@@ -35,8 +36,12 @@ class MappedFile {
   std::string path_;
 };
 
-// Reads a whole file into memory (for small files and tools).
+// Reads a whole regular file into memory (for small files and tools): exactly the size it had
+// when opened; FIFOs and devices are refused as by InputFile::open.
 Result<std::string> read_file(const std::string& path);
+// Creates or truncates `path` and writes `bytes`; an error for every failed write and for a
+// failed close (a full disk, /dev/full), so no short file goes unreported. Does not wait for a
+// reader when `path` is a FIFO.
 Status write_file(const std::string& path, std::span<const uint8_t> bytes);
 
 }  // namespace univk

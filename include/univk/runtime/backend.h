@@ -106,6 +106,10 @@ class Backend {
   virtual Result<vulkan::DeviceRequirements> requirements(const DelegateSpec& spec) const = 0;
   virtual Result<std::unique_ptr<Delegate>> init(const DelegateSpec& spec, vulkan::DeviceLease device,
                                                  const BackendOptions& options) const = 0;
+  // The runtime option keys init() reads. The method reads the shared-device keys
+  // (vulkan::SharedDeviceOptions::kOptionKeys) for every backend, so they are not listed here.
+  // Program::load_method refuses any key that neither lists (LoadOptions::check_keys).
+  virtual std::vector<std::string_view> option_keys() const { return {}; }
 };
 
 // Backends by id. Backends are stateless factories, so one registry may serve many programs

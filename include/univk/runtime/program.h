@@ -74,6 +74,12 @@ struct LoadOptions {
 
   // The options one backend gets: all_backends overridden by backend_options[backend_id].
   BackendOptions options_for(const std::string& backend_id) const;
+  // Every key must be one a backend reads, so a misspelt option is an error instead of being
+  // ignored: a key of backend_options[id] one that backend `id` lists (Backend::option_keys) or
+  // a shared-device key; a key of all_backends one that some registered backend lists or a
+  // shared-device key. InvalidArgument naming the key and the known keys; NotFound for
+  // backend_options of a backend id that `backends` does not hold. load_method checks this first.
+  Status check_keys() const;
 };
 
 // What the Method did for one DelegateCall instruction (for tools and tests).
@@ -143,9 +149,9 @@ class Program : public std::enable_shared_from_this<Program> {
   const ProgramDesc& desc() const { return desc_; }
   std::span<const uint8_t> bytes() const { return bytes_; }
 
-  // NotFound naming the method (and listing those that exist) when absent; errors of backend
-  // lookup, option parsing, device acquisition and delegate init carry the instruction index
-  // and backend id.
+  // NotFound naming the method (and listing those that exist) when absent; InvalidArgument for
+  // an unknown runtime option key (LoadOptions::check_keys); errors of backend lookup, option
+  // parsing, device acquisition and delegate init carry the instruction index and backend id.
   Result<std::unique_ptr<Method>> load_method(std::string_view name, const LoadOptions& options = {}) const;
 
  private:

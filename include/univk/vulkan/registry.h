@@ -47,6 +47,8 @@ Result<SharedMode> shared_mode_from_name(std::string_view name);
 // Parsed from a backend's runtime options: vulkan_shared_context_name (default "default"),
 // vulkan_shared_context_mode (default lookup_or_create), vulkan_shared_group_id (default 0).
 struct SharedDeviceOptions {
+  static constexpr std::string_view kOptionKeys[] = {"vulkan_shared_context_name", "vulkan_shared_context_mode",
+                                                     "vulkan_shared_group_id"};
   DeviceKey key;
   SharedMode mode = SharedMode::kLookupOrCreate;
   static Result<SharedDeviceOptions> from_options(const std::map<std::string, std::string>& options);

@@ -11,6 +11,9 @@ namespace univk::backends {
 
 namespace {
 
+// The runtime option keys the VgfBackend reads (LoadOptions::check_keys refuses others).
+constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_bytes", "vgf_output_staging"};
+
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
 Result<vgf::DelegateOptions> parse_options(const runtime::BackendOptions& options) {
   vgf::DelegateOptions parsed;
@@ -56,6 +59,10 @@ class VgfBackend final : public runtime::Backend {
     auto delegate = vgf::VgfDelegate::create(spec, std::move(device), *parsed);
     if (!delegate.ok()) return delegate.status();
     return std::unique_ptr<runtime::Delegate>(std::move(delegate.value()));
+  }
+
+  std::vector<std::string_view> option_keys() const override {
+    return {std::begin(kOptionKeys), std::end(kOptionKeys)};
   }
 };
 
