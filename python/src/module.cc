@@ -21,10 +21,12 @@ using compiler::Graph;
 std::vector<int64_t> dims_of(const py::sequence& shape, const std::string& owner) {
   std::vector<int64_t> dims;
   for (const auto& d : shape) {
-    if (!py::isinstance<py::int_>(d)) {
+    PyObject* index = PyNumber_Index(d.ptr());  // ints and integer-like objects (numpy ints)
+    if (index == nullptr) {
+      PyErr_Clear();
       throw py::type_error("univk: " + owner + ": shape holds " + py::repr(d).cast<std::string>() + ", not an int");
     }
-    const py::int_ number = py::reinterpret_borrow<py::int_>(d);
+    const py::int_ number = py::reinterpret_steal<py::int_>(index);
     if (number < py::int_(0) || number > py::int_(std::numeric_limits<int64_t>::max())) {
       throw py::value_error("univk: " + owner + ": shape dimension " + py::repr(d).cast<std::string>() +
                             " is outside [0, 2^63 - 1]");

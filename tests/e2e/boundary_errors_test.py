@@ -9,6 +9,7 @@ PYTHONPATH=<build>/python (ctest sets it)."""
 import inspect
 import unittest
 
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -53,6 +54,9 @@ class BoundaryErrorsTest(unittest.TestCase):
             g.add_node("y", "relu", {}, [x], "float32", [1, 3, 8, 2 ** 64])
         with self.assertRaisesRegex(TypeError, r"node 'z' \(relu\): shape holds 'a'"):
             g.add_node("z", "relu", {}, [x], "float32", [1, "a"])
+        with self.assertRaisesRegex(TypeError, r"node 'z' \(relu\): shape holds 2.5"):
+            g.add_node("z", "relu", {}, [x], "float32", [1, 2.5])
+        g.add_node("z", "relu", {}, [x], "float32", [np.int64(1), 3, 8, 8])  # integer-like dims are ints
 
     def test_declared_shape_that_contradicts_the_op_fails_at_compile_naming_the_node(self):
         g, x = self.graph_with_input()
