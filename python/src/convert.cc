@@ -38,7 +38,8 @@ DType dtype_of(const py::dtype& dt) {
     default:
       break;
   }
-  throw py::type_error("univk: numpy dtype " + py::repr(dt).cast<std::string>() + " has no univk equivalent");
+  throw py::type_error("numpy dtype " + py::repr(dt).cast<std::string>() +
+                       " has no univk equivalent (float32, float16, int8, uint8, int16, int32, int64, bool)");
 }
 
 py::dtype numpy_dtype(DType dtype) {

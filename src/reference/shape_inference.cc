@@ -33,8 +33,12 @@ Result<Shape> unary(const Attributes& attrs, Shapes in) {
 
 Result<Shape> binary(const Attributes& attrs, Shapes in) {
   UNIVK_RETURN_IF_ERROR(check_count(in, 1, 2));
-  if (in.size() == 1) return in[0];  // the other operand is the scalar attribute 'other'
-  return broadcast_shapes(in[0], in[1]);
+  if (in.size() == 2) {
+    if (attrs.has("other")) return invalid_argument("attribute 'other' given together with two tensor inputs");
+    return broadcast_shapes(in[0], in[1]);
+  }
+  if (!attrs.has("other")) return invalid_argument("one tensor input needs the scalar attribute 'other'");
+  return in[0];
 }
 
 // [..., H, W] of a 3-d or 4-d pooling input, split into the leading dims and H, W.

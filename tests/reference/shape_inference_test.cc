@@ -97,6 +97,8 @@ TEST(ShapeInference, EveryRunOpOpHasARule) {
 TEST(ShapeInference, ShapesTheOpRefusesAreRefusedToo) {
   const std::vector<Case> bad = {
       {"add", {}, {Shape{2, 3}, Shape{4}}},
+      {"mul", {}, {Shape{2, 3}}},
+      {"sub", attrs({{"other", 1.0}}), {Shape{2, 3}, Shape{2, 3}}},
       {"linear", {}, {Shape{2, 5}, Shape{4, 6}}},
       {"conv2d", {}, {Shape{1, 3, 4, 4}, Shape{2, 4, 3, 3}}},
       {"conv2d", {}, {Shape{1, 3, 2, 2}, Shape{2, 3, 3, 3}}},
