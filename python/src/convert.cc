@@ -1,6 +1,7 @@
 #include "convert.h"
 
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace univk::python {
@@ -37,7 +38,8 @@ DType dtype_of(const py::dtype& dt) {
     default:
       break;
   }
-  throw py::type_error("univk: numpy dtype " + py::repr(dt).cast<std::string>() + " has no univk equivalent");
+  throw py::type_error("numpy dtype " + py::repr(dt).cast<std::string>() +
+                       " has no univk equivalent (float32, float16, int8, uint8, int16, int32, int64, bool)");
 }
 
 py::dtype numpy_dtype(DType dtype) {
@@ -56,17 +58,26 @@ py::dtype numpy_dtype(DType dtype) {
 
 }  // namespace
 
-HostTensor tensor_from_array(const py::array& array) {
-  const DType dtype = dtype_of(array.dtype());
-  // A C-contiguous, native byte order copy (a no-op view when the array already is one).
-  py::array contiguous = py::array::ensure(array, py::array::c_style);
-  if (!contiguous) throw py::value_error("univk: cannot make a contiguous copy of the array");
-  std::vector<int64_t> dims(contiguous.shape(), contiguous.shape() + contiguous.ndim());
-  HostTensor tensor(dtype, Shape(std::move(dims)));
-  if (static_cast<size_t>(contiguous.nbytes()) != tensor.byte_size()) {
-    throw py::value_error("univk: array byte size does not match its shape");
+HostTensor tensor_from_array(const py::array& array, const std::string& what) {
+  DType dtype;
+  try {
+    dtype = dtype_of(array.dtype());
+  } catch (const py::type_error& e) {
+    throw py::type_error("univk: " + what + ": " + e.what());
   }
-  if (tensor.byte_size() != 0) std::memcpy(tensor.bytes().data(), contiguous.data(), tensor.byte_size());
+  // numpy.asarray with the native-byte-order dtype and order='C' reads the values as what they
+  // are: a byte-swapped array is converted, a strided, Fortran-order or read-only one copied
+  // (a 0-d array stays 0-d); an array that already is C-contiguous and native is used as is.
+  py::array native = py::module_::import("numpy").attr("asarray")(array, numpy_dtype(dtype), "C");
+  if (!(native.flags() & py::array::c_style)) {
+    throw py::value_error("univk: " + what + ": numpy returned no C-contiguous copy of the array");
+  }
+  std::vector<int64_t> dims(native.shape(), native.shape() + native.ndim());
+  HostTensor tensor(dtype, Shape(std::move(dims)));
+  if (static_cast<size_t>(native.nbytes()) != tensor.byte_size()) {
+    throw py::value_error("univk: " + what + ": array byte size does not match its shape");
+  }
+  if (tensor.byte_size() != 0) std::memcpy(tensor.bytes().data(), native.data(), tensor.byte_size());
   return tensor;
 }
 
@@ -77,14 +88,30 @@ py::array array_from_tensor(const HostTensor& tensor) {
   return array;
 }
 
-Attributes attributes_from_dict(const py::dict& dict) {
+namespace {
+
+// A Python int as int64; ValueError naming the attribute when it does not fit (pybind11 would
+// only say "Unable to cast").
+int64_t int64_of(const py::handle& value, const std::string& owner, const std::string& name) {
+  const py::int_ number = py::reinterpret_borrow<py::int_>(value);
+  const py::int_ lowest(std::numeric_limits<int64_t>::min()), highest(std::numeric_limits<int64_t>::max());
+  if (number < lowest || number > highest) {
+    throw py::value_error("univk: " + owner + ": attribute '" + name + "' holds " + py::repr(value).cast<std::string>() +
+                          ", outside the int64 range [-2^63, 2^63 - 1]");
+  }
+  return number.cast<int64_t>();
+}
+
+}  // namespace
+
+Attributes attributes_from_dict(const py::dict& dict, const std::string& owner) {
   Attributes attrs;
   for (const auto& [key, value] : dict) {
     const std::string name = py::str(key);
     if (py::isinstance<py::bool_>(value)) {
       attrs.set(name, static_cast<int64_t>(value.cast<bool>()));
     } else if (py::isinstance<py::int_>(value)) {
-      attrs.set(name, value.cast<int64_t>());
+      attrs.set(name, int64_of(value, owner, name));
     } else if (py::isinstance<py::float_>(value)) {
       attrs.set(name, value.cast<double>());
     } else if (py::isinstance<py::str>(value)) {
@@ -95,7 +122,7 @@ Attributes attributes_from_dict(const py::dict& dict) {
         if (py::isinstance<py::float_>(item)) {
           any_float = true;
         } else if (!py::isinstance<py::int_>(item)) {
-          throw py::type_error("univk: attribute '" + name + "' holds a list item of type " +
+          throw py::type_error("univk: " + owner + ": attribute '" + name + "' holds a list item of type " +
                                py::repr(item.get_type()).cast<std::string>());
         }
       }
@@ -103,11 +130,11 @@ Attributes attributes_from_dict(const py::dict& dict) {
         attrs.set(name, value.cast<std::vector<double>>());
       } else {
         std::vector<int64_t> ints;
-        for (const auto& item : value) ints.push_back(item.cast<int64_t>());
+        for (const auto& item : value) ints.push_back(int64_of(item, owner, name));
         attrs.set(name, ints);
       }
     } else {
-      throw py::type_error("univk: attribute '" + name + "' has unsupported type " +
+      throw py::type_error("univk: " + owner + ": attribute '" + name + "' has unsupported type " +
                            py::repr(value.get_type()).cast<std::string>());
     }
   }

@@ -26,14 +26,17 @@ T value_or_throw(Result<T> result) {
 
 DType dtype_from_string(const std::string& name);  // "float32", ...; ValueError otherwise
 
-// A numpy array (any layout; copied into a new contiguous tensor).
-HostTensor tensor_from_array(const py::array& array);
+// A numpy array of a univk dtype, in any layout (strided, Fortran order, read-only) and either
+// byte order, read by value into a new contiguous native-byte-order tensor. `what` names the
+// array in errors ("input 0"): TypeError for a dtype univk does not have.
+HostTensor tensor_from_array(const py::array& array, const std::string& what);
 py::array array_from_tensor(const HostTensor& tensor);
 
 // {"kernel_size": [2, 2], "alpha": 1.0, "padding": "same", "keepdim": True} <-> Attributes.
 // bool -> int 0/1, int -> int64, float -> double, str, list of ints, list of floats (a list
-// mixing ints and floats is a list of floats).
-Attributes attributes_from_dict(const py::dict& dict);
+// mixing ints and floats is a list of floats). `owner` names the node in errors: ValueError for
+// an int outside int64, TypeError for any other type.
+Attributes attributes_from_dict(const py::dict& dict, const std::string& owner);
 py::dict dict_from_attributes(const Attributes& attrs);
 
 }  // namespace univk::python

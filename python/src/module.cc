@@ -1,5 +1,6 @@
 // The _univk extension: the C++ graph IR and compiler (this file) and the runtime
 // (runtime_bindings.cc). The `univk` package wraps it; users import `univk`, not `_univk`.
+#include <limits>
 #include <optional>
 
 #include <pybind11/stl.h>
@@ -17,9 +18,21 @@ namespace {
 
 using compiler::Graph;
 
-std::vector<int64_t> dims_of(const py::sequence& shape) {
+std::vector<int64_t> dims_of(const py::sequence& shape, const std::string& owner) {
   std::vector<int64_t> dims;
-  for (const auto& d : shape) dims.push_back(d.cast<int64_t>());
+  for (const auto& d : shape) {
+    PyObject* index = PyNumber_Index(d.ptr());  // ints and integer-like objects (numpy ints)
+    if (index == nullptr) {
+      PyErr_Clear();
+      throw py::type_error("univk: " + owner + ": shape holds " + py::repr(d).cast<std::string>() + ", not an int");
+    }
+    const py::int_ number = py::reinterpret_steal<py::int_>(index);
+    if (number < py::int_(0) || number > py::int_(std::numeric_limits<int64_t>::max())) {
+      throw py::value_error("univk: " + owner + ": shape dimension " + py::repr(d).cast<std::string>() +
+                            " is outside [0, 2^63 - 1]");
+    }
+    dims.push_back(number.cast<int64_t>());
+  }
   return dims;
 }
 
@@ -36,21 +49,26 @@ void bind_graph(py::module_& m) {
       .def(
           "add_input",
           [](Graph& g, std::string name, const std::string& dtype, const py::sequence& shape) {
-            return value_or_throw(g.add_input(std::move(name), dtype_from_string(dtype), Shape(dims_of(shape))));
+            const std::string owner = "input '" + name + "'";
+            return value_or_throw(g.add_input(std::move(name), dtype_from_string(dtype), Shape(dims_of(shape, owner))));
           },
           py::arg("name"), py::arg("dtype"), py::arg("shape"))
       .def(
           "add_constant",
           [](Graph& g, std::string name, const py::array& data) {
-            return value_or_throw(g.add_constant(std::move(name), tensor_from_array(data)));
+            HostTensor tensor = tensor_from_array(data, "constant '" + name + "'");
+            return value_or_throw(g.add_constant(std::move(name), std::move(tensor)));
           },
           py::arg("name"), py::arg("data"))
       .def(
           "add_node",
           [](Graph& g, std::string name, std::string op, const py::dict& attrs, std::vector<compiler::ValueId> inputs,
              const std::string& dtype, const py::sequence& shape) {
-            return value_or_throw(g.add_node(std::move(name), std::move(op), attributes_from_dict(attrs),
-                                             std::move(inputs), dtype_from_string(dtype), Shape(dims_of(shape))));
+            const std::string owner = "node '" + name + "' (" + op + ")";
+            Attributes attributes = attributes_from_dict(attrs, owner);
+            std::vector<int64_t> dims = dims_of(shape, owner);
+            return value_or_throw(g.add_node(std::move(name), std::move(op), std::move(attributes), std::move(inputs),
+                                             dtype_from_string(dtype), Shape(std::move(dims))));
           },
           py::arg("name"), py::arg("op"), py::arg("attrs"), py::arg("inputs"), py::arg("dtype"), py::arg("shape"))
       .def("add_output", [](Graph& g, compiler::ValueId v) { throw_if_error(g.add_output(v)); })

@@ -49,7 +49,9 @@ void bind_runtime(py::module_& m) {
           "execute",
           [](Method& me, const std::vector<py::array>& arrays) {
             std::vector<HostTensor> inputs;
-            for (const py::array& a : arrays) inputs.push_back(tensor_from_array(a));
+            for (size_t i = 0; i < arrays.size(); ++i) {
+              inputs.push_back(tensor_from_array(arrays[i], "input " + std::to_string(i)));
+            }
             std::optional<Result<std::vector<HostTensor>>> outcome;
             {
               py::gil_scoped_release release;

@@ -22,7 +22,7 @@ class Program:
     def __init__(self, data, calls, warnings, graph_text):
         self.bytes = data
         self.calls = calls  # [{'backend', 'nodes', 'payload_bytes'}] in method order
-        self.warnings = warnings  # one per operator left to the CPU fallback
+        self.warnings = warnings  # one per operator on the CPU fallback (pinned there or claimed by no backend)
         self.graph_text = graph_text  # the IR, one line per operator
 
     def save(self, path):

@@ -11,6 +11,12 @@ Steps:
      to VGF / VulkanBackend payloads, and the program writer.
 """
 
+import contextlib
+import io
+import os
+import sys
+import traceback
+
 import numpy as np
 import torch
 import torch.fx
@@ -322,12 +328,37 @@ def _build_graph(ctx):
     return g
 
 
+_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, np)) + (os.path.dirname(__file__) + os.sep,)
+
+
+def _user_frame(tb):
+    """The innermost traceback frame outside torch, numpy and univk: the model's own source line."""
+    for frame in reversed(traceback.extract_tb(tb)):
+        if not os.path.abspath(frame.filename).startswith(_LIBRARY_DIRS):
+            return frame
+    return None
+
+
+def _capture_error(what, module, error):
+    """An ExportError for a tracer failure, naming the module and the model's source line."""
+    frame = _user_frame(error.__traceback__)
+    where = ""
+    if frame is not None:
+        where = f" at {frame.filename}:{frame.lineno} (in {frame.name})"
+        if frame.line:
+            where += f": {frame.line.strip()}"
+    return ExportError(f"{what} cannot capture module {type(module).__name__}{where}: {type(error).__name__}: {error}")
+
+
 def _trace(module, example_inputs):
     """(graph module with shapes in node.meta, {placeholder name: (qualified name, lifted tensor)})."""
     export = getattr(getattr(torch, "export", None), "export", None)
     if export is not None:
-        with torch.no_grad():
-            program = export(module, example_inputs)
+        try:
+            with torch.no_grad():
+                program = export(module, example_inputs)
+        except Exception as e:
+            raise _capture_error("torch.export", module, e) from e
         tensors = dict(program.state_dict)
         tensors.update(getattr(program, "constants", {}))
         sig = program.graph_signature
@@ -339,10 +370,35 @@ def _trace(module, example_inputs):
                     raise ExportError(f"torch.export: no tensor for '{name}'")
                 lifted[placeholder] = (name, tensors[name])
         return program.graph_module, lifted
-    gm = torch.fx.symbolic_trace(module)
-    with torch.no_grad():
-        ShapeProp(gm).propagate(*example_inputs)
+    try:
+        gm = torch.fx.symbolic_trace(module)
+    except Exception as e:
+        raise _capture_error("torch.fx", module, e) from e
+    prop = _ShapeProp(gm)
+    printed = io.StringIO()
+    try:
+        # ShapeProp prints the traceback of a failing node before it re-raises; the ExportError
+        # below says the same, so that print is dropped (anything printed on success is kept).
+        with torch.no_grad(), contextlib.redirect_stderr(printed):
+            prop.propagate(*example_inputs)
+    except Exception as e:
+        cause = e.__context__ if e.__context__ is not None else e  # the model's own error
+        node = prop.current
+        at = "" if node is None else f" at node '{node.name}' ({node.op} {_target_name(node.target)})"
+        raise ExportError(f"module {type(module).__name__} fails on the example inputs{at}: "
+                          f"{type(cause).__name__}: {cause}") from e
+    sys.stderr.write(printed.getvalue())
     return gm, {}
+
+
+class _ShapeProp(ShapeProp):
+    """ShapeProp that remembers the node it runs, to name it when the module fails."""
+
+    current = None
+
+    def run_node(self, n):
+        self.current = n
+        return super().run_node(n)
 
 
 def capture(module, example_inputs):

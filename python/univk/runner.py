@@ -6,9 +6,21 @@ import torch
 from . import _univk
 
 
+# The torch dtypes that have a univk (and numpy) equivalent.
+_TORCH_DTYPES = (torch.float32, torch.float16, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64,
+                 torch.bool)
+
+
 def _to_numpy(x, index):
+    """A torch tensor or numpy array as a numpy array; the C++ side reads any numpy layout and
+    byte order by value (python/src/convert.h)."""
     if isinstance(x, torch.Tensor):
-        return x.detach().cpu().contiguous().numpy()
+        if x.layout != torch.strided:
+            raise TypeError(f"univk: input {index} is a {x.layout} tensor; pass a dense (strided) tensor")
+        if x.dtype not in _TORCH_DTYPES:
+            names = ", ".join(str(d) for d in _TORCH_DTYPES)
+            raise TypeError(f"univk: input {index} has dtype {x.dtype}; supported: {names}")
+        return x.detach().cpu().resolve_conj().resolve_neg().contiguous().numpy()
     if isinstance(x, np.ndarray):
         return x
     raise TypeError(f"univk: input {index} is a {type(x).__name__}; pass torch tensors or numpy arrays")

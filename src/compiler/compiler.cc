@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "graph_checks.h"
 #include "univk/compiler/vgf_lowering.h"
 #include "univk/compiler/vulkan_lowering.h"
 #include "univk/runtime/program_writer.h"
@@ -43,6 +44,7 @@ class ValueMap {
 
 Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions& options) {
   if (graph.outputs().empty()) return invalid_argument("compile: the graph has no outputs");
+  UNIVK_RETURN_IF_ERROR(detail::check_graph(graph));
   const std::vector<BackendClaim> claims = builtin_claims();
   CompiledProgram result;
   UNIVK_ASSIGN_OR_RETURN(result.partition, partition_graph(graph, claims, options.partition));

@@ -1,5 +1,7 @@
 #include "univk/compiler/partitioner.h"
 
+#include <set>
+
 #include "univk/base/logging.h"
 #include "univk/reference/kernels.h"
 
@@ -27,6 +29,25 @@ const std::string* pinned_backend(const PartitionOptions& options, const Node& n
   return nullptr;
 }
 
+// A pin key must name a node or an op type of `graph`: a typo would otherwise be silently ignored.
+Status check_pin_key(const Graph& graph, const std::string& key) {
+  std::set<std::string> op_types;
+  for (const Node& node : graph.nodes()) {
+    if (node.name == key || node.op == key) return ok_status();
+    op_types.insert(node.op);
+  }
+  // Node names can run into the thousands; the message lists the op types and the first names.
+  constexpr size_t kListedNames = 20;
+  std::string known = "op types:";
+  for (const std::string& op : op_types) known += " " + op;
+  known += "; node names:";
+  for (size_t i = 0; i < graph.nodes().size() && i < kListedNames; ++i) known += " " + graph.node(i).name;
+  if (graph.nodes().size() > kListedNames) {
+    known += " (and " + std::to_string(graph.nodes().size() - kListedNames) + " more)";
+  }
+  return invalid_argument("partition: pin '" + key + "' matches no node name or op type of the graph (" + known + ")");
+}
+
 Status cpu_supports(const Node& node) {
   if (reference::is_supported_op(node.op)) return ok_status();
   return unsupported("the CPU fallback has no kernel for op '" + node.op + "'");
@@ -45,6 +66,7 @@ Result<PartitionResult> partition_graph(const Graph& graph, std::span<const Back
                                         const PartitionOptions& options) {
   for (const std::string& id : options.order) UNIVK_RETURN_IF_ERROR(check_backend_name(claims, id, "order"));
   for (const auto& [key, id] : options.pins) {
+    UNIVK_RETURN_IF_ERROR(check_pin_key(graph, key));
     UNIVK_RETURN_IF_ERROR(check_backend_name(claims, id, "pin '" + key + "'"));
     if (id == kCpuBackend && options.require_no_cpu_fallback) {
       return invalid_argument("partition: pin '" + key + "' sends nodes to the CPU but require_no_cpu_fallback is set");
@@ -62,6 +84,10 @@ Result<PartitionResult> partition_graph(const Graph& graph, std::span<const Back
                                 ", which cannot run it: " + ok.message());
       }
       chosen = *pin;
+      if (chosen == kCpuBackend) {
+        result.warnings.push_back("node '" + node.name + "' (" + node.op + ") is pinned to the CPU fallback");
+        UNIVK_LOG(kWarning) << result.warnings.back();
+      }
     } else {
       std::string reasons;
       for (const std::string& backend : options.order) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "univk/base/file_map.h"
 #include "univk/base/input_file.h"
@@ -21,13 +22,53 @@ struct DescrEntry {
   std::string_view descr;
   DType dtype;
 };
-// Little-endian ('<'), or '|' for single bytes ('=' is native, little endian on every univk host).
+// Type codes without the byte-order character; '<', '|' and '=' (native: little endian on
+// every univk host) read as is, '>' (big endian) is byte-swapped on reading.
 constexpr DescrEntry kDescrs[] = {
-    {"<f4", DType::kFloat32}, {"=f4", DType::kFloat32}, {"<f2", DType::kFloat16}, {"=f2", DType::kFloat16},
-    {"|i1", DType::kInt8},    {"<i1", DType::kInt8},    {"|u1", DType::kUint8},   {"<u1", DType::kUint8},
-    {"<i2", DType::kInt16},   {"=i2", DType::kInt16},   {"<i4", DType::kInt32},   {"=i4", DType::kInt32},
-    {"<i8", DType::kInt64},   {"=i8", DType::kInt64},   {"|b1", DType::kBool},
+    {"f4", DType::kFloat32}, {"f2", DType::kFloat16}, {"i1", DType::kInt8},  {"u1", DType::kUint8},
+    {"i2", DType::kInt16},   {"i4", DType::kInt32},   {"i8", DType::kInt64}, {"b1", DType::kBool},
 };
+
+// The dtype of a 'descr' string and whether its bytes are big endian.
+std::optional<std::pair<DType, bool>> dtype_of_descr(const std::string& descr) {
+  if (descr.size() != 3 || std::string_view("<>|=").find(descr[0]) == std::string_view::npos) return std::nullopt;
+  for (const DescrEntry& e : kDescrs) {
+    if (e.descr == std::string_view(descr).substr(1)) return std::make_pair(e.dtype, descr[0] == '>');
+  }
+  return std::nullopt;
+}
+
+// Reverses the bytes of every element (big endian to the host's little endian).
+void swap_element_bytes(HostTensor& tensor) {
+  const size_t elem = dtype_size(tensor.dtype());
+  std::span<uint8_t> bytes = tensor.bytes();
+  for (size_t i = 0; i + elem <= bytes.size(); i += elem) std::reverse(bytes.begin() + i, bytes.begin() + i + elem);
+}
+
+// The tensor whose data is `fortran`'s bytes read in column-major (Fortran) order, in row-major
+// order: element (i0, ..., in-1) is read at offset i0 + d0 * (i1 + d1 * (i2 + ...)).
+Result<HostTensor> fortran_to_c(const HostTensor& fortran) {
+  const Shape& shape = fortran.shape();
+  const size_t rank = shape.rank();
+  const size_t elem = dtype_size(fortran.dtype());
+  std::vector<int64_t> strides(rank, 1);  // column-major strides in elements
+  for (size_t d = 1; d < rank; ++d) strides[d] = strides[d - 1] * shape[d - 1];
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, HostTensor::allocate(fortran.dtype(), shape));
+  std::vector<int64_t> index(rank, 0);
+  int64_t offset = 0;
+  const uint8_t* src = fortran.bytes().data();
+  uint8_t* dst = out.bytes().data();
+  for (int64_t flat = 0; flat < shape.numel(); ++flat) {
+    std::memcpy(dst + static_cast<size_t>(flat) * elem, src + static_cast<size_t>(offset) * elem, elem);
+    for (size_t d = rank; d-- > 0;) {  // next row-major index
+      offset += strides[d];
+      if (++index[d] < shape[d]) break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
 
 std::string_view descr_of(DType dtype) {
   switch (dtype) {
@@ -188,6 +229,8 @@ struct Layout {
   Shape shape;
   uint64_t data_offset = 0;
   uint64_t data_size = 0;
+  bool big_endian = false;
+  bool fortran_order = false;
 };
 
 // Checks the header dict and that the file holds exactly the data the header declares.
@@ -196,12 +239,11 @@ Result<Layout> parse_layout(const Preamble& preamble, std::string_view header, u
   bool fortran = false;
   std::vector<int64_t> dims;
   UNIVK_RETURN_IF_ERROR(HeaderParser(header).parse(descr, fortran, dims));
-  std::optional<DType> dtype;
-  for (const DescrEntry& e : kDescrs) {
-    if (e.descr == descr) dtype = e.dtype;
+  const auto descr_type = dtype_of_descr(descr);
+  if (!descr_type) {
+    return unsupported("npy: dtype '" + descr + "' (supported: f4 f2 i1 u1 i2 i4 i8 b1, either byte order)");
   }
-  if (!dtype) return unsupported("npy: dtype '" + descr + "' (supported: <f4 <f2 |i1 |u1 <i2 <i4 <i8 |b1)");
-  if (fortran) return unsupported("npy: Fortran-order arrays");
+  const std::optional<DType> dtype = descr_type->first;
   UNIVK_ASSIGN_OR_RETURN(Shape shape, Shape::checked(dims));
   const uint64_t elem = dtype_size(*dtype);
   const uint64_t numel = static_cast<uint64_t>(shape.numel());
@@ -216,17 +258,17 @@ Result<Layout> parse_layout(const Preamble& preamble, std::string_view header, u
                             std::to_string(layout.data_size) + " data bytes, the file has " + std::to_string(available));
   }
   layout.shape = std::move(shape);
+  layout.big_endian = descr_type->second;
+  layout.fortran_order = fortran;
   return layout;
 }
 
-// A zeroed tensor for `layout`, or OutOfMemory when the host cannot hold it.
-Result<HostTensor> allocate(const Layout& layout) {
-  if (layout.data_size > std::numeric_limits<size_t>::max()) return out_of_memory("npy: data does not fit in memory");
-  HostTensor tensor(layout.dtype, layout.shape);
-  if (layout.data_size != 0 && tensor.bytes().data() == nullptr) {
-    return out_of_memory("npy: cannot allocate " + std::to_string(layout.data_size) + " bytes for the data");
-  }
-  return tensor;
+// The data read from the file (`raw`, laid out as `layout` says) as a native-endian C-order
+// tensor.
+Result<HostTensor> to_native(const Layout& layout, HostTensor raw) {
+  if (layout.big_endian) swap_element_bytes(raw);
+  if (layout.fortran_order) return fortran_to_c(raw);
+  return raw;
 }
 
 }  // namespace
@@ -237,9 +279,9 @@ Result<HostTensor> parse_npy(std::span<const uint8_t> bytes) {
   const std::string_view header(reinterpret_cast<const char*>(bytes.data() + preamble.header_start),
                                 preamble.header_length);
   UNIVK_ASSIGN_OR_RETURN(Layout layout, parse_layout(preamble, header, bytes.size()));
-  UNIVK_ASSIGN_OR_RETURN(HostTensor tensor, allocate(layout));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor tensor, HostTensor::allocate(layout.dtype, layout.shape));
   if (layout.data_size != 0) std::memcpy(tensor.bytes().data(), bytes.data() + layout.data_offset, layout.data_size);
-  return tensor;
+  return to_native(layout, std::move(tensor));
 }
 
 Result<HostTensor> read_npy(const std::string& path) {
@@ -256,10 +298,10 @@ Result<HostTensor> read_npy(const std::string& path) {
       preamble->header_start, std::span<uint8_t>(reinterpret_cast<uint8_t*>(header.data()), header.size())));
   auto layout = parse_layout(*preamble, header, file.size());
   if (!layout.ok()) return layout.status().with_context(path);
-  auto tensor = allocate(*layout);
+  auto tensor = HostTensor::allocate(layout->dtype, layout->shape);
   if (!tensor.ok()) return tensor.status().with_context(path);
   UNIVK_RETURN_IF_ERROR(file.read_at(layout->data_offset, tensor->bytes()));
-  return tensor;
+  return to_native(*layout, std::move(tensor).value());
 }
 
 std::vector<uint8_t> encode_npy(const HostTensor& tensor) {

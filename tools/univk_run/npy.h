@@ -4,8 +4,10 @@
 // ('descr', 'fortran_order', 'shape' and nothing else), the dtype, every dimension and the data
 // size (exactly numel * element size, no trailing bytes) are checked; errors are InvalidArgument
 // naming the problem ("npy: header: shape has a negative dimension"), or Unsupported for valid
-// files univk does not handle (Fortran order, big-endian or unknown dtypes).
-// Supported dtypes: <f4 <f2 |i1 |u1 <i2 <i4 <i8 |b1 (the univk DTypes).
+// files of a dtype univk does not have.
+// Supported dtypes: f4 f2 i1 u1 i2 i4 i8 b1 (the univk DTypes) in either byte order ('<', '|',
+// '=' or '>'); big-endian data is byte-swapped and Fortran-order data transposed, so the tensor
+// holds the array's values in C order, as the Python API reads a numpy array.
 //
 // Writing produces version 1.0 files with the header padded so the data starts 64-byte aligned.
 //

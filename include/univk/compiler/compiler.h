@@ -43,6 +43,8 @@ struct CompiledProgram {
   std::vector<CompiledCall> calls;  // in method order
 };
 
+// Before partitioning, the graph is checked (InvalidArgument naming the value or node): no
+// zero-size tensors, and every node's declared result shape is the one its op computes.
 Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions& options = {});
 
 }  // namespace univk::compiler

@@ -4,7 +4,9 @@
 //  - backends claim nodes in the order the user gives (first backend that supports a node wins);
 //  - a pin (by node name, or by op type) sends a node to one backend; pinning a node to a backend
 //    that cannot run it is an error naming the node and the reason; node-name pins win over
-//    op-type pins; the pseudo backend "cpu" pins a node to the CPU fallback;
+//    op-type pins; the pseudo backend "cpu" pins a node to the CPU fallback (with a warning);
+//    a pin key that matches no node name and no op type of the graph is InvalidArgument naming
+//    the key and the graph's op types and node names;
 //  - nodes no backend claims go to the CPU fallback (reference kernels) with a warning, or fail
 //    the partitioning when `require_no_cpu_fallback`;
 //  - consecutive nodes (in graph order) on one backend form one partition = one delegate call.
@@ -46,7 +48,7 @@ struct Partition {
 
 struct PartitionResult {
   std::vector<Partition> partitions;  // in graph order
-  std::vector<std::string> warnings;  // one per node sent to the CPU fallback
+  std::vector<std::string> warnings;  // one per node sent to the CPU fallback (pinned or unclaimed)
   bool has_cpu() const;
 };
 

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "univk/base/status.h"
+#include "univk/tensor/attributes.h"
 #include "univk/tensor/shape.h"
 
 namespace univk::reference {
@@ -23,5 +26,11 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
 // padding `p`, dilation `d`), with the ceil_mode rule that the last window must start inside
 // the input or the left padding. InvalidArgument when the result is not positive.
 Result<int64_t> pooled_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
+
+// The result shape of the run_op operator `op` (PyTorch semantics) from its input shapes and
+// attributes, without running it: the shape run_op's result has whenever run_op succeeds.
+// InvalidArgument (prefixed with the op name) when the shapes or attributes contradict the op;
+// Unsupported for an op that has no shape rule (every run_op op has one).
+Result<Shape> infer_op_shape(std::string_view op, const Attributes& attrs, std::span<const Shape> inputs);
 
 }  // namespace univk::reference
