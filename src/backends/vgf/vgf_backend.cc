@@ -33,6 +33,11 @@ Result<vgf::DelegateOptions> parse_options(const runtime::BackendOptions& option
         return invalid_argument("VgfBackend: vgf_output_staging '" + value + "' (auto or always)");
       parsed.always_stage_outputs = value == "always";
     }
+    if (name == "vgf_robust_buffer_access") {
+      if (value != "on" && value != "off")
+        return invalid_argument("VgfBackend: vgf_robust_buffer_access '" + value + "' (on or off)");
+      parsed.robust_buffer_access = value == "on";
+    }
   }
   return parsed;
 }
