@@ -17,7 +17,8 @@ Status check_dispatch_groups(const VkPhysicalDeviceLimits& limits, const std::ar
   static constexpr const char* kAxis[] = {"x", "y", "z"};
   for (int d = 0; d < 3; ++d)
     if (groups[d] > limits.maxComputeWorkGroupCount[d])
-      return unsupported(std::string(what) + ": dispatch of " + triple(groups.data()) + " workgroups exceeds the device's maxComputeWorkGroupCount " +
+      return unsupported(std::string(what) + ": dispatch of " + triple(groups.data()) +
+                         " workgroups exceeds the device's maxComputeWorkGroupCount " +
                          triple(limits.maxComputeWorkGroupCount) + " in " + kAxis[d]);
   return ok_status();
 }

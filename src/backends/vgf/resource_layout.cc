@@ -37,10 +37,12 @@ bool strides_are_disjoint(const std::vector<int64_t>& shape, const std::vector<i
     if (shape[d] > 1) dims.emplace_back(element_strides[d], shape[d]);
   }
   std::sort(dims.begin(), dims.end());
-  int64_t reach = 0;  // furthest element offset of the dims so far (bounded: resource_byte_size passed)
+  int64_t reach = 0;  // furthest element offset of the dims so far
   for (const auto& [stride, extent] : dims) {
-    if (stride <= reach) return false;
-    reach += (extent - 1) * stride;
+    int64_t step = 0;
+    if (stride <= reach || __builtin_mul_overflow(extent - 1, stride, &step) ||
+        __builtin_add_overflow(reach, step, &reach))
+      return false;
   }
   return true;
 }
@@ -48,7 +50,8 @@ bool strides_are_disjoint(const std::vector<int64_t>& shape, const std::vector<i
 Status check_resource_layouts(const uvgf::VgfFile& file) {
   for (size_t i = 0; i < file.resources.size(); ++i) {
     const uvgf::Resource& r = file.resources[i];
-    const std::string name = "resource " + std::to_string(i) + " (" + std::string(uvgf::resource_category_name(r.category)) + ")";
+    const std::string name =
+        "resource " + std::to_string(i) + " (" + std::string(uvgf::resource_category_name(r.category)) + ")";
     if (r.category == uvgf::ResourceCategory::kConstant) {
       if (r.strides.empty()) continue;
       auto strides = resource_element_strides(r);

@@ -68,7 +68,8 @@ void run_against_reference(const PoolCase& p) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%s: load and first run %.2f s\n", what.c_str(), seconds);
   const bool int8 = p.dtype == DType::kInt8;
-  HostTensor want = ref(std::string(spirv::tosa_op_name(p.op)), ref_pool_attrs(pool_attrs(p.op, p.kernel, p.stride, p.pad, int8)), {in});
+  const Attributes attrs = ref_pool_attrs(pool_attrs(p.op, p.kernel, p.stride, p.pad, int8));
+  HostTensor want = ref(std::string(spirv::tosa_op_name(p.op)), attrs, {in});
   // fp32 sums of 4096 taps in a different association than the reference's: a few ulps.
   expect_close((*out)[0], want, 1e-5f, what);
 }

@@ -27,7 +27,8 @@ const TosaTensorType kType{DType::kFloat32, {2, 3, 4}};
 HostTensor reference_of(const HostTensor& x) {
   Attributes mul;
   mul.set("shift", int64_t{0});
-  return ref("ADD", {}, {ref("MUL", mul, {x, x}), HostTensor::from_floats(Shape({1, 1, 1}), std::vector<float>{0.25f})});
+  const HostTensor quarter = HostTensor::from_floats(Shape({1, 1, 1}), std::vector<float>{0.25f});
+  return ref("ADD", {}, {ref("MUL", mul, {x, x}), quarter});
 }
 
 struct Pattern {
@@ -100,7 +101,8 @@ TEST(VgfStrides, EveryPatternOnInputsAndOutputsInBothModes) {
           continue;
         }
         ASSERT_FALSE(method.ok()) << what;
-        EXPECT_EQ(method.status().code(), StatusCode::kInvalidArgument) << what << ": " << method.status().to_string();
+        EXPECT_EQ(method.status().code(), StatusCode::kInvalidArgument)
+            << what << ": " << method.status().to_string();
         const std::string name = resource == 0 ? "resource 0 (INPUT)" : "resource 1 (OUTPUT)";
         EXPECT_NE(method.status().message().find(name), std::string::npos) << what << ": " << method.status().to_string();
         EXPECT_NE(method.status().message().find("the same memory"), std::string::npos)
