@@ -3,6 +3,7 @@
 // correctly in both modes (fused mode copies between the method's packed tensor and the
 // resource's own layout); broadcast (zero) and overlapping strides are refused at load in both
 // modes with an error naming the resource.
+#include "backends/vgf/resource_layout.h"
 #include "vgf_test_util.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
@@ -157,6 +158,24 @@ TEST(VgfStrides, ConstantResourceWithUnpackedStridesIsRefused) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kUnsupported) << loaded.status().to_string();
   EXPECT_NE(loaded.status().message().find("resource 2 (CONSTANT)"), std::string::npos) << loaded.status().to_string();
+}
+
+// The rules themselves, on element strides (pure data).
+TEST(VgfStrides, PackedAndDisjointRules) {
+  using backends::vgf::strides_are_disjoint;
+  using backends::vgf::strides_are_packed;
+  const std::vector<int64_t> shape = {2, 3, 4};
+  EXPECT_TRUE(strides_are_packed(shape, {12, 4, 1}));
+  EXPECT_TRUE(strides_are_packed({2, 1, 4}, {4, 99, 1}));  // a dim of extent 1 may have any stride
+  EXPECT_FALSE(strides_are_packed(shape, {3, 1, 6}));     // permuted
+  EXPECT_FALSE(strides_are_packed(shape, {24, 8, 1}));    // padded
+  EXPECT_TRUE(strides_are_disjoint(shape, {3, 1, 6}));
+  EXPECT_TRUE(strides_are_disjoint(shape, {24, 8, 1}));
+  EXPECT_TRUE(strides_are_disjoint({0, 3}, {0, 0}));  // no elements
+  EXPECT_FALSE(strides_are_disjoint(shape, {0, 4, 1}));
+  EXPECT_FALSE(strides_are_disjoint(shape, {12, 2, 1}));
+  EXPECT_FALSE(strides_are_disjoint({3, 2}, {2, 3}));  // interleaved: refused (conservative rule)
+  EXPECT_FALSE(strides_are_disjoint({2, 3}, {INT64_MAX, 1}));  // the reach overflows int64
 }
 
 }  // namespace
