@@ -31,8 +31,9 @@ constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
     "computeFullSubgroups",
     "shaderIntegerDotProduct",
     "scalarBlockLayout",
+    "robustBufferAccess",
 };
-static_assert(static_cast<int>(Feature::kScalarBlockLayout) + 1 == kFeatureCount,
+static_assert(static_cast<int>(Feature::kRobustBufferAccess) + 1 == kFeatureCount,
               "kFeatureCount and kFeatureNames must cover every Feature");
 
 }  // namespace

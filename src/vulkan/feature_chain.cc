@@ -29,6 +29,7 @@ VkBool32* FeatureChain::field(Feature feature) {
     case Feature::kShaderInt16: return &core.shaderInt16;
     case Feature::kShaderInt64: return &core.shaderInt64;
     case Feature::kShaderFloat64: return &core.shaderFloat64;
+    case Feature::kRobustBufferAccess: return &core.robustBufferAccess;
     case Feature::kStorageBuffer16BitAccess: return has12 ? &v11_.storageBuffer16BitAccess : nullptr;
     case Feature::kUniformAndStorageBuffer16BitAccess:
       return has12 ? &v11_.uniformAndStorageBuffer16BitAccess : nullptr;

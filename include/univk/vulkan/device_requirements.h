@@ -39,8 +39,9 @@ enum class Feature : uint16_t {
   kComputeFullSubgroups,               // Vulkan13Features
   kShaderIntegerDotProduct,            // Vulkan13Features
   kScalarBlockLayout,                  // Vulkan12Features
+  kRobustBufferAccess,                 // Features::robustBufferAccess
 };
-inline constexpr int kFeatureCount = 21;
+inline constexpr int kFeatureCount = 22;
 
 std::string_view feature_name(Feature feature);  // "shaderInt8", "timelineSemaphore", ...
 std::optional<Feature> feature_from_name(std::string_view name);

@@ -434,8 +434,12 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
   for (int64_t v : {g.in_h, g.in_w, g.kernel_y, g.kernel_x, g.stride_y, g.stride_x, g.pad_top, g.pad_left})
     UNIVK_RETURN_IF_ERROR(append_u32(k.params, v, "pool parameter"));
   // NCHW memory (W stride below C stride): consecutive invocations take consecutive ox.
-  // Kernel sizes and output dims are also specialization constants (see pool.glsl).
+  // Kernel sizes and output dims are also specialization constants (see pool.glsl); kernel
+  // sizes of 0 select the runtime-bounded tap loops for windows too large to unroll.
   const uint32_t nchw_order = output.strides[2] < output.strides[3] ? 1u : 0u;
+  const bool unroll = g.kernel_y * g.kernel_x <= kMaxUnrolledPoolTaps;
+  const uint32_t kernel_y = unroll ? static_cast<uint32_t>(g.kernel_y) : 0u;
+  const uint32_t kernel_x = unroll ? static_cast<uint32_t>(g.kernel_x) : 0u;
   k.work_items = static_cast<uint64_t>(total);
   if (shader == ShaderId::kPoolI8) {
     if (views.size() != 2 || !epilogue.steps.empty()) return internal_error("int8 pooling has no epilogue");
@@ -443,8 +447,8 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.out_zp)));
     k.specialization = {{0u, g.is_max ? 1u : 0u},
                         {1u, nchw_order},
-                        {2u, static_cast<uint32_t>(g.kernel_y)},
-                        {3u, static_cast<uint32_t>(g.kernel_x)},
+                        {2u, kernel_y},
+                        {3u, kernel_x},
                         {4u, static_cast<uint32_t>(output.shape[1])},
                         {5u, static_cast<uint32_t>(output.shape[2])},
                         {6u, static_cast<uint32_t>(output.shape[3])}};
@@ -458,12 +462,12 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
     for (int64_t s : views[i].strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
   }
   // Two taps per load (see pool.glsl): the recorder clears it when the base word is odd.
-  const bool pair_x = g.kernel_x == 2 && g.stride_x == 2 && g.pad_left == 0 && g.in_w == 2 * output.shape[2] &&
+  const bool pair_x = unroll && g.kernel_x == 2 && g.stride_x == 2 && g.pad_left == 0 && g.in_w == 2 * output.shape[2] &&
                       in.strides[2] == 1 && strides_divisible(in, 2, 2) && in.offset % 2 == 0;
   // Four outputs along ox per invocation, one 4-vector store; with pair geometry and 4-aligned
   // input strides, each row's 8 taps are two 4-vector loads. The recorder clears both when
   // the output's base word is not a multiple of 4 (and QUAD_LOAD when the input's is not).
-  const bool quad_x = output.shape[2] % 4 == 0 && output.strides[2] == 1 && strides_divisible(output, 2, 4) &&
+  const bool quad_x = unroll && output.shape[2] % 4 == 0 && output.strides[2] == 1 && strides_divisible(output, 2, 4) &&
                       output.offset % 4 == 0;
   const bool quad_load = quad_x && pair_x && strides_divisible(in, 2, 4) && in.offset % 4 == 0;
   if (quad_x) k.work_items = static_cast<uint64_t>(total) / 4;
@@ -475,8 +479,8 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
   k.specialization = {{0u, g.is_max ? 1u : 0u},
                       {1u, static_cast<uint32_t>(views.size() - 1)},
                       {2u, nchw_order},
-                      {3u, static_cast<uint32_t>(g.kernel_y)},
-                      {4u, static_cast<uint32_t>(g.kernel_x)},
+                      {3u, kernel_y},
+                      {4u, kernel_x},
                       {5u, static_cast<uint32_t>(output.shape[1])},
                       {6u, static_cast<uint32_t>(output.shape[2])},
                       {7u, static_cast<uint32_t>(output.shape[3])},

@@ -115,6 +115,10 @@ inline constexpr uint32_t kPoolPairXConstant = 90;
 inline constexpr uint32_t kPoolQuadXConstant = 91;
 inline constexpr uint32_t kPoolQuadLoadConstant = 92;
 inline constexpr uint32_t kPoolEpilogueQuadConstant = 93;
+// Pool windows of at most this many taps unroll (kernel sizes as specialization constants);
+// larger ones loop with runtime bounds. Unrolled windows compile in time that grows with the
+// tap count (lavapipe: 13 s for one 20x20 window, 29 s for 24x24).
+inline constexpr int64_t kMaxUnrolledPoolTaps = 32;
 
 // Workgroup size of every VgfBackend shader (their local_size_x). 256 rather than 64: on the H200
 // the linear elementwise kernel over 1 GiB went from 80% to 101% of copy bandwidth (A/B in one

@@ -169,6 +169,9 @@ Result<DeviceRequirements> vgf_requirements(const uvgf::VgfFile& file) {
       auto module = spirv_module_requirements(m.spirv());
       if (!module.ok()) return module.status().with_context(where);
       r.merge(*module);
+      // The program file's own shaders run with bounds-checked buffer access (the delegate
+      // refuses a device without it unless vgf_robust_buffer_access=off).
+      r.optional_features.insert(Feature::kRobustBufferAccess);
     }
   }
   for (const auto& res : file.resources)

@@ -12,7 +12,8 @@ namespace univk::backends {
 namespace {
 
 // The runtime option keys the VgfBackend reads (LoadOptions::check_keys refuses others).
-constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_bytes", "vgf_output_staging"};
+constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_bytes", "vgf_output_staging",
+                                             "vgf_robust_buffer_access"};
 
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
 Result<vgf::DelegateOptions> parse_options(const runtime::BackendOptions& options) {
@@ -35,6 +36,11 @@ Result<vgf::DelegateOptions> parse_options(const runtime::BackendOptions& option
       if (value != "auto" && value != "always")
         return invalid_argument("VgfBackend: vgf_output_staging '" + value + "' (auto or always)");
       parsed.always_stage_outputs = value == "always";
+    }
+    if (name == "vgf_robust_buffer_access") {
+      if (value != "on" && value != "off")
+        return invalid_argument("VgfBackend: vgf_robust_buffer_access '" + value + "' (on or off)");
+      parsed.robust_buffer_access = value == "on";
     }
   }
   return parsed;

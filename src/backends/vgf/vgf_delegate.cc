@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernel_emitters.h"
 #include "lower_graph.h"
 #include "requirements.h"
+#include "resource_layout.h"
 #include "shader_library.h"
 #include "univk/base/logging.h"
 #include "univk/base/parallel_copy.h"
 #include "univk/spirv/tosa_graph.h"
 #include "univk/vulkan/device.h"
+#include "univk/vulkan/dispatch_limits.h"
 #include "univk/vulkan/queue.h"
 
 namespace univk::backends::vgf {
@@ -98,6 +101,7 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
   spec_ = spec;
   UNIVK_ASSIGN_OR_RETURN(file_, uvgf::decode_vgf(spec.payload));
   UNIVK_RETURN_IF_ERROR(check_runnable(file_));
+  UNIVK_RETURN_IF_ERROR(check_resource_layouts(file_));
 
   // Model interface against the program's view of the call.
   if (spec.inputs.size() != file_.inputs.size() || spec.outputs.size() != file_.outputs.size())
@@ -123,6 +127,16 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
     UNIVK_RETURN_IF_ERROR(check_io(file_.outputs[i], spec.outputs[i], "output", i));
     output_resources_.push_back(file_.outputs[i].resource_index);
   }
+  // Alias groups by how many model inputs and outputs bind them.
+  std::map<int64_t, int> io_bindings;
+  for (uint32_t r : input_resources_) ++io_bindings[group_key(r)];
+  for (uint32_t r : output_resources_) ++io_bindings[group_key(r)];
+  copied_io_.assign(file_.resources.size(), false);
+  for (uint32_t r = 0; r < file_.resources.size(); ++r) {
+    if (!is_model_io(r)) continue;
+    UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(file_.resources[r]));
+    copied_io_[r] = !strides_are_packed(file_.resources[r].shape, strides) || io_bindings[group_key(r)] > 1;
+  }
 
   // Constants: every VGF constant once, 16-byte aligned, then inline TOSA constants.
   for (size_t i = 0; i < file_.constants.size(); ++i) {
@@ -131,6 +145,14 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
     auto data = file_.constants[i].data();
     constant_bytes_.insert(constant_bytes_.end(), data.begin(), data.end());
   }
+
+  const bool has_compute = std::any_of(file_.segments.begin(), file_.segments.end(), [](const uvgf::Segment& seg) {
+    return seg.type == uvgf::ModuleType::kCompute;
+  });
+  if (has_compute && options_.robust_buffer_access && !device_->has(vulkan::Feature::kRobustBufferAccess))
+    return unsupported("the VGF has COMPUTE segments (shaders from the program file) and the device did not enable "
+                       "robustBufferAccess, which keeps them inside their bindings; load with "
+                       "vgf_robust_buffer_access=off to run them without it");
 
   uint64_t scratch_bytes = 0;
   for (size_t s = 0; s < file_.segments.size(); ++s) {
@@ -171,11 +193,23 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
   }
 
   // Buffers of the resources the model interface does not touch; the model's inputs and
-  // outputs get buffers only when execute() needs them (fused mode uses the method's tensors).
-  return allocate_resources(false);
+  // outputs get buffers only when execute() or record() needs them.
+  return allocate_resources([&](const std::vector<uint32_t>& members) {
+    return std::none_of(members.begin(), members.end(), [&](uint32_t r) { return is_model_io(r); });
+  });
 }
 
-Status VgfDelegate::allocate_resources(bool model_io) {
+int64_t VgfDelegate::group_key(uint32_t r) const {
+  const auto& alias = file_.resources[r].alias_group_id;
+  return alias ? static_cast<int64_t>(*alias) : -1 - static_cast<int64_t>(r);
+}
+
+bool VgfDelegate::is_model_io(uint32_t r) const {
+  return std::find(input_resources_.begin(), input_resources_.end(), r) != input_resources_.end() ||
+         std::find(output_resources_.begin(), output_resources_.end(), r) != output_resources_.end();
+}
+
+Status VgfDelegate::allocate_resources(const std::function<bool(const std::vector<uint32_t>& members)>& wanted) {
   if (resource_buffer_of_.empty()) resource_buffer_of_.assign(file_.resources.size(), -1);
   // Alias groups share one buffer sized for the largest member; a group holding a model input
   // or output is "model io".
@@ -188,15 +222,11 @@ Status VgfDelegate::allocate_resources(bool model_io) {
         *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeUniformBuffer)
       return unsupported(resource_name(i) + ": descriptor type " + uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
                          " (only buffers and tensors are supported)");
-    groups[r.alias_group_id ? static_cast<int64_t>(*r.alias_group_id) : -1 - static_cast<int64_t>(i)].push_back(i);
+    groups[group_key(i)].push_back(i);
   }
-  auto is_model_io = [&](uint32_t r) {
-    return std::find(input_resources_.begin(), input_resources_.end(), r) != input_resources_.end() ||
-           std::find(output_resources_.begin(), output_resources_.end(), r) != output_resources_.end();
-  };
   for (const auto& [key, members] : groups) {
-    if (std::any_of(members.begin(), members.end(), is_model_io) != model_io) continue;
-    if (resource_buffer_of_[members[0]] >= 0) continue;
+    if (!wanted(members) || resource_buffer_of_[members[0]] >= 0) continue;
+    const bool model_io = std::any_of(members.begin(), members.end(), [&](uint32_t r) { return is_model_io(r); });
     uint64_t size = 4;
     for (uint32_t r : members) {
       auto bytes = resource_byte_size(file_.resources[r]);
@@ -225,7 +255,7 @@ std::vector<BufferRange> VgfDelegate::own_resource_ranges() const {
 
 Status VgfDelegate::prepare_execute() {
   if (own_recording_ != nullptr) return ok_status();
-  UNIVK_RETURN_IF_ERROR(allocate_resources(true));
+  UNIVK_RETURN_IF_ERROR(allocate_resources([](const std::vector<uint32_t>&) { return true; }));
   UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
   UNIVK_ASSIGN_OR_RETURN(own_cmd_, command_pool_.allocate());
   const std::vector<BufferRange> ranges = own_resource_ranges();
@@ -276,7 +306,7 @@ Result<const vulkan::ComputePipeline*> VgfDelegate::pipeline_for(const Kernel& k
 }
 
 Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRange>& resource_ranges,
-                                Recording& recording) {
+                                Recording& recording, std::span<const Kernel> before, std::span<const Kernel> after) {
   const auto& limits = device_->properties().limits;
   const uint64_t align = std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 4);
   const uint64_t limit = binding_limit();
@@ -298,6 +328,20 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
     return internal_error("bad storage kind");
   };
 
+  // The work in recording order: a lowered kernel, or (kernel == nullptr) COMPUTE segment `segment`.
+  struct Step {
+    const Kernel* kernel;
+    size_t segment;
+  };
+  std::vector<Step> steps;
+  for (const Kernel& k : before) steps.push_back({&k, 0});
+  for (size_t s = 0; s < segments_.size(); ++s) {
+    if (segments_[s].compute) steps.push_back({nullptr, s});
+    else
+      for (const Kernel& k : segments_[s].graph->kernels) steps.push_back({&k, s});
+  }
+  for (const Kernel& k : after) steps.push_back({&k, 0});
+
   // Pass 1: parameter words of every kernel, each slice aligned for its descriptor.
   struct Bound {
     const Kernel* kernel;
@@ -308,51 +352,49 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
   std::vector<Bound> bound;
   std::vector<uint32_t> words;
   uint32_t storage_descriptors = 0;
-  for (const auto& seg : segments_) {
-    if (!seg.graph) continue;
-    for (const Kernel& kernel : seg.graph->kernels) {
-      if (kernel.work_items == 0) continue;
-      Bound b{&kernel, 0, {}, {}, {}};
-      std::vector<uint32_t> bases;
-      std::vector<const TensorView*> views;
-      for (const auto& v : kernel.outputs) views.push_back(&v);
-      for (const auto& v : kernel.inputs) views.push_back(&v);
-      for (size_t i = 0; i < views.size(); ++i) {
-        const TensorView& v = *views[i];
-        UNIVK_ASSIGN_OR_RETURN(BufferRange r, storage_range(v.storage));
-        // Bind only the bytes the view touches, from its first element aligned down to the
-        // descriptor alignment: the base word stays below the alignment and a tensor larger
-        // than one binding can be covered by several kernels over slices.
-        const uint64_t elem = dtype_size(v.dtype);
-        const ByteSpan span = view_byte_span(v);
-        if (span.end > r.size)
-          return internal_error(kernel.label + ": a tensor view reaches past its storage (" + std::to_string(span.end) +
-                                " > " + std::to_string(r.size) + " bytes)");
-        const uint64_t start = r.offset + span.begin, end = r.offset + span.end;
-        const uint64_t bind = start / align * align;
-        if ((start - bind) % elem != 0) return unsupported("a tensor offset is not a multiple of its element size");
-        if (end - bind > limit)
-          return unsupported(kernel.label + ": a tensor view of " + std::to_string(end - bind) +
-                             " bytes exceeds the binding limit of " + std::to_string(limit) +
-                             " bytes (maxStorageBufferRange, or the max_binding_bytes option)");
-        bases.push_back(static_cast<uint32_t>((start - bind) / elem));
-        b.tensors.push_back({r.buffer, bind, end - bind});
-        (i < kernel.outputs.size() ? b.writes : b.reads).push_back({r.buffer, start, end});
-      }
-      // Unused bindings of the shader get the first input's range (never accessed).
-      const uint32_t wanted = shader_tensor_bindings(kernel.shader);
-      while (bases.size() < wanted) {
-        bases.push_back(0);
-        b.tensors.push_back(b.tensors.back());
-      }
-      // Mode 2 of the elementwise shaders: aligned 4-element accesses when every base allows it.
-      words.resize((words.size() * 4 + align - 1) / align * align / 4);
-      b.params_offset = words.size() * 4;
-      words.insert(words.end(), bases.begin(), bases.end());
-      words.insert(words.end(), kernel.params.begin(), kernel.params.end());
-      storage_descriptors += 1 + wanted;
-      bound.push_back(std::move(b));
+  for (const Step& step : steps) {
+    if (step.kernel == nullptr || step.kernel->work_items == 0) continue;
+    const Kernel& kernel = *step.kernel;
+    Bound b{&kernel, 0, {}, {}, {}};
+    std::vector<uint32_t> bases;
+    std::vector<const TensorView*> views;
+    for (const auto& v : kernel.outputs) views.push_back(&v);
+    for (const auto& v : kernel.inputs) views.push_back(&v);
+    for (size_t i = 0; i < views.size(); ++i) {
+      const TensorView& v = *views[i];
+      UNIVK_ASSIGN_OR_RETURN(BufferRange r, storage_range(v.storage));
+      // Bind only the bytes the view touches, from its first element aligned down to the
+      // descriptor alignment: the base word stays below the alignment and a tensor larger
+      // than one binding can be covered by several kernels over slices.
+      const uint64_t elem = dtype_size(v.dtype);
+      const ByteSpan span = view_byte_span(v);
+      if (span.end > r.size)
+        return internal_error(kernel.label + ": a tensor view reaches past its storage (" + std::to_string(span.end) +
+                              " > " + std::to_string(r.size) + " bytes)");
+      const uint64_t start = r.offset + span.begin, end = r.offset + span.end;
+      const uint64_t bind = start / align * align;
+      if ((start - bind) % elem != 0) return unsupported("a tensor offset is not a multiple of its element size");
+      if (end - bind > limit)
+        return unsupported(kernel.label + ": a tensor view of " + std::to_string(end - bind) +
+                           " bytes exceeds the binding limit of " + std::to_string(limit) +
+                           " bytes (maxStorageBufferRange, or the max_binding_bytes option)");
+      bases.push_back(static_cast<uint32_t>((start - bind) / elem));
+      b.tensors.push_back({r.buffer, bind, end - bind});
+      (i < kernel.outputs.size() ? b.writes : b.reads).push_back({r.buffer, start, end});
     }
+    // Unused bindings of the shader get the first input's range (never accessed).
+    const uint32_t wanted = shader_tensor_bindings(kernel.shader);
+    while (bases.size() < wanted) {
+      bases.push_back(0);
+      b.tensors.push_back(b.tensors.back());
+    }
+    // Mode 2 of the elementwise shaders: aligned 4-element accesses when every base allows it.
+    words.resize((words.size() * 4 + align - 1) / align * align / 4);
+    b.params_offset = words.size() * 4;
+    words.insert(words.end(), bases.begin(), bases.end());
+    words.insert(words.end(), kernel.params.begin(), kernel.params.end());
+    storage_descriptors += 1 + wanted;
+    bound.push_back(std::move(b));
   }
   if (!words.empty()) {
     UNIVK_ASSIGN_OR_RETURN(recording.params, vulkan::Buffer::create(device_, words.size() * 4,
@@ -385,12 +427,12 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
   };
 
   size_t next_bound = 0;
-  for (size_t s = 0; s < segments_.size(); ++s) {
-    const PreparedSegment& seg = segments_[s];
-    if (seg.compute) {
+  for (const Step& step : steps) {
+    if (step.kernel == nullptr) {
       // The module's own shader: every bound resource may be read and written.
+      const size_t s = step.segment;
       const uvgf::Segment& info = file_.segments[s];
-      const ComputeSegment& cs = *seg.compute;
+      const ComputeSegment& cs = *segments_[s].compute;
       std::vector<VkDescriptorSet> sets;
       for (VkDescriptorSetLayout layout : cs.pipeline.set_layouts()) {
         UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(layout));
@@ -439,52 +481,52 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
       ++recording.stats.dispatches;
       continue;
     }
-    for (const Kernel& kernel : seg.graph->kernels) {
-      if (kernel.work_items == 0) continue;
-      const Bound& b = bound[next_bound++];
-      Kernel specialised = kernel;
-      if ((kernel.shader == ShaderId::kElementwiseF32 || kernel.shader == ShaderId::kElementwiseI32 ||
-           kernel.shader == ShaderId::kElementwiseF16) &&
-          kernel.specialization[0].second == 1) {
-        const uint32_t* base = words.data() + b.params_offset / 4;
-        bool aligned = kernel.params[0] % 4 == 0;  // element count
-        for (size_t i = 0; i < 1 + kernel.inputs.size(); ++i) aligned = aligned && base[i] % 4 == 0;
-        if (aligned) specialised.specialization[0].second = 2;
-      }
-      if (kernel.shader == ShaderId::kPoolF32 || kernel.shader == ShaderId::kPoolF16) {
-        // Vector loads and stores need bases aligned to their width (pool.glsl).
-        const uint32_t* base = words.data() + b.params_offset / 4;
-        const bool quad_out = base[0] % 4 == 0;
-        for (auto& [id, value] : specialised.specialization) {
-          if (id == kPoolPairXConstant && base[1] % 2 != 0) value = 0;
-          if (id == kPoolQuadLoadConstant && (!quad_out || base[1] % 4 != 0)) value = 0;
-          if (id == kPoolEpilogueQuadConstant)
-            for (size_t i = 1; i < kernel.inputs.size(); ++i)
-              if (!quad_out || base[1 + i] % 4 != 0) value &= ~(1u << (i - 1));
-          if (id == kPoolQuadXConstant && value != 0 && !quad_out) {
-            value = 0;
-            specialised.work_items = kernel.params[0];  // one invocation per output again
-          }
+    const Kernel& kernel = *step.kernel;
+    if (kernel.work_items == 0) continue;
+    const Bound& b = bound[next_bound++];
+    Kernel specialised = kernel;
+    if ((kernel.shader == ShaderId::kElementwiseF32 || kernel.shader == ShaderId::kElementwiseI32 ||
+         kernel.shader == ShaderId::kElementwiseF16) &&
+        kernel.specialization[0].second == 1) {
+      const uint32_t* base = words.data() + b.params_offset / 4;
+      bool aligned = kernel.params[0] % 4 == 0;  // element count
+      for (size_t i = 0; i < 1 + kernel.inputs.size(); ++i) aligned = aligned && base[i] % 4 == 0;
+      if (aligned) specialised.specialization[0].second = 2;
+    }
+    if (kernel.shader == ShaderId::kPoolF32 || kernel.shader == ShaderId::kPoolF16) {
+      // Vector loads and stores need bases aligned to their width (pool.glsl).
+      const uint32_t* base = words.data() + b.params_offset / 4;
+      const bool quad_out = base[0] % 4 == 0;
+      for (auto& [id, value] : specialised.specialization) {
+        if (id == kPoolPairXConstant && base[1] % 2 != 0) value = 0;
+        if (id == kPoolQuadLoadConstant && (!quad_out || base[1] % 4 != 0)) value = 0;
+        if (id == kPoolEpilogueQuadConstant)
+          for (size_t i = 1; i < kernel.inputs.size(); ++i)
+            if (!quad_out || base[1 + i] % 4 != 0) value &= ~(1u << (i - 1));
+        if (id == kPoolQuadXConstant && value != 0 && !quad_out) {
+          value = 0;
+          specialised.work_items = kernel.params[0];  // one invocation per output again
         }
       }
-      UNIVK_ASSIGN_OR_RETURN(const vulkan::ComputePipeline* pipeline, pipeline_for(specialised));
-      UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(pipeline->set_layouts()[0]));
-      std::vector<BufferRange> ranges;
-      const uint64_t params_bytes = (shader_tensor_bindings(kernel.shader) + kernel.params.size()) * 4;
-      ranges.push_back({recording.params.handle(), b.params_offset, params_bytes});
-      ranges.insert(ranges.end(), b.tensors.begin(), b.tensors.end());
-      recording.pool.write_storage_buffers(set, ranges);
-      hazard_barrier(b.reads, b.writes);
-      vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->handle());
-      vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
-      const auto grid = dispatch_grid(specialised.work_items, limits.maxComputeWorkGroupCount[0],
-                                      limits.maxComputeWorkGroupCount[1]);
-      if (uint64_t{grid[0]} * grid[1] * kLocalSize < specialised.work_items)
-        return unsupported(kernel.label + ": " + std::to_string(specialised.work_items) +
-                           " invocations exceed the device's workgroup-count limits");
-      vk.vkCmdDispatch(cmd, grid[0], grid[1], 1);
-      ++recording.stats.dispatches;
     }
+    UNIVK_ASSIGN_OR_RETURN(const vulkan::ComputePipeline* pipeline, pipeline_for(specialised));
+    UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, recording.pool.allocate(pipeline->set_layouts()[0]));
+    std::vector<BufferRange> ranges;
+    const uint64_t params_bytes = (shader_tensor_bindings(kernel.shader) + kernel.params.size()) * 4;
+    ranges.push_back({recording.params.handle(), b.params_offset, params_bytes});
+    ranges.insert(ranges.end(), b.tensors.begin(), b.tensors.end());
+    recording.pool.write_storage_buffers(set, ranges);
+    hazard_barrier(b.reads, b.writes);
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->handle());
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
+    const auto grid = dispatch_grid(specialised.work_items, limits.maxComputeWorkGroupCount[0],
+                                    limits.maxComputeWorkGroupCount[1]);
+    if (uint64_t{grid[0]} * grid[1] * kLocalSize < specialised.work_items)
+      return unsupported(kernel.label + ": " + std::to_string(specialised.work_items) +
+                         " invocations exceed the device's workgroup-count limits");
+    UNIVK_RETURN_IF_ERROR(vulkan::check_dispatch_groups(limits, {grid[0], grid[1], 1}, "kernel " + kernel.label));
+    vk.vkCmdDispatch(cmd, grid[0], grid[1], 1);
+    ++recording.stats.dispatches;
   }
   return ok_status();
 }
@@ -494,6 +536,10 @@ Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const u
   if (segment.dispatch_shape.size() != 3 || segment.dispatch_shape[0] == 0 || segment.dispatch_shape[1] == 0 ||
       segment.dispatch_shape[2] == 0)
     return invalid_argument("COMPUTE segment needs a dispatch shape of 3 non-zero group counts");
+  const std::array<uint32_t, 3> groups = {segment.dispatch_shape[0], segment.dispatch_shape[1],
+                                          segment.dispatch_shape[2]};
+  UNIVK_RETURN_IF_ERROR(
+      vulkan::check_dispatch_groups(device_->properties().limits, groups, "COMPUTE segment '" + segment.name + "'"));
   vulkan::ComputePipelineDesc desc;
   desc.spirv = module.spirv();
   desc.entry_point = module.entry_point.empty() ? "main" : module.entry_point;
@@ -519,7 +565,7 @@ Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const u
     cs.push_constant_bytes = std::max(cs.push_constant_bytes, range.offset + range.size);
   desc.push_constant_bytes = cs.push_constant_bytes;
   UNIVK_ASSIGN_OR_RETURN(cs.pipeline, vulkan::ComputePipeline::create(device_, desc));
-  cs.groups = {segment.dispatch_shape[0], segment.dispatch_shape[1], segment.dispatch_shape[2]};
+  cs.groups = groups;
   return cs;
 }
 
@@ -585,21 +631,50 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceT
                            std::span<const runtime::DeviceTensor> outputs) {
   if (inputs.size() != input_resources_.size() || outputs.size() != output_resources_.size())
     return invalid_argument("VgfBackend: record got the wrong number of device tensors");
+  UNIVK_RETURN_IF_ERROR(allocate_resources([&](const std::vector<uint32_t>& members) {
+                          return std::any_of(members.begin(), members.end(), [&](uint32_t r) { return copied_io_[r]; });
+                        }).with_context("VgfBackend"));
   std::vector<BufferRange> ranges = own_resource_ranges();
-  auto bind = [&](uint32_t r, const runtime::DeviceTensor& t) -> Status {
+  const BindingLimit limit{binding_limit(),
+                           std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4)};
+  std::vector<Kernel> copy_in, copy_out;
+  auto bind = [&](uint32_t r, const runtime::DeviceTensor& t, bool input) -> Status {
     const uvgf::Resource& res = file_.resources[r];
+    if (copied_io_[r]) {
+      // The tensor is packed; the resource keeps its own buffer and layout, reached by a copy.
+      const DType dtype = *uvgf::dtype_from_vk_format(res.vk_format);
+      const uint64_t packed_bytes = static_cast<uint64_t>(Shape(res.shape).numel()) * dtype_size(dtype);
+      if (t.range.size < packed_bytes)
+        return invalid_argument("VgfBackend: device tensor of " + std::to_string(t.range.size) + " bytes for " +
+                                resource_name(r) + " of " + std::to_string(packed_bytes) + " packed bytes");
+      TensorView packed;
+      packed.storage = {StorageKind::kResource, static_cast<uint32_t>(ranges.size()), 0, packed_bytes};
+      packed.dtype = dtype;
+      packed.shape = res.shape;
+      packed.strides = Shape(res.shape).contiguous_strides();
+      ranges.push_back(t.range);
+      TensorView own = packed;
+      UNIVK_ASSIGN_OR_RETURN(own.storage.byte_size, resource_byte_size(res));
+      own.storage.resource = r;
+      UNIVK_ASSIGN_OR_RETURN(own.strides, resource_element_strides(res));
+      auto kernels = input ? emit_copy(packed, own, limit) : emit_copy(own, packed, limit);
+      if (!kernels.ok()) return kernels.status().with_context("VgfBackend: copy of " + resource_name(r));
+      auto& into = input ? copy_in : copy_out;
+      into.insert(into.end(), kernels->begin(), kernels->end());
+      return ok_status();
+    }
     UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(res));
     if (t.range.size < bytes) return invalid_argument("VgfBackend: device tensor of " + std::to_string(t.range.size) +
                                                       " bytes for " + resource_name(r) + " of " + std::to_string(bytes));
     // Every member of the resource's alias group follows it.
-    for (size_t j = 0; j < ranges.size(); ++j)
+    for (size_t j = 0; j < file_.resources.size(); ++j)
       if (j == r || (res.alias_group_id && file_.resources[j].alias_group_id == res.alias_group_id)) ranges[j] = t.range;
     return ok_status();
   };
-  for (size_t i = 0; i < inputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(input_resources_[i], inputs[i]));
-  for (size_t i = 0; i < outputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(output_resources_[i], outputs[i]));
+  for (size_t i = 0; i < inputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(input_resources_[i], inputs[i], true));
+  for (size_t i = 0; i < outputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(output_resources_[i], outputs[i], false));
   auto recording = std::make_unique<Recording>();
-  UNIVK_RETURN_IF_ERROR(record_work(cmd, ranges, *recording));
+  UNIVK_RETURN_IF_ERROR(record_work(cmd, ranges, *recording, copy_in, copy_out));
   last_stats_ = recording->stats;
   recordings_.push_back(std::move(recording));
   return ok_status();

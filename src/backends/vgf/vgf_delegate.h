@@ -9,6 +9,10 @@
 // pipeline). prepare_execute() (per_delegate mode, called by the Method at load) allocates the
 // model's input/output buffers and records a command buffer once over them; execute() resubmits it. record() records the same work into the method's command buffer over the
 // method's device tensors (fused mode); both go through VgfDelegate::record_work.
+// Fused mode binds a model input or output resource to the method's packed tensor directly
+// when it is packed and alone in its alias group; otherwise (padded or permuted strides, or an
+// alias group holding several model inputs/outputs) the resource keeps a buffer of its own and
+// copy kernels move the data between it and the tensor, before and after the segments.
 // per_delegate outputs are read from host memory: straight from their device-local mapped
 // buffers when that memory is HOST_CACHED (integrated GPUs, lavapipe), else (discrete GPUs,
 // where it is uncached BAR memory) from HOST_CACHED staging buffers that the command buffer
@@ -16,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +43,10 @@ struct DelegateOptions {
   // per_delegate outputs through staging copies even when the mapped memory is HOST_CACHED
   // (option `vgf_output_staging=always`; default `auto`).
   bool always_stage_outputs = false;
+  // COMPUTE segments (shaders from the program file) run only on a device with robustBufferAccess
+  // enabled, so they cannot touch memory outside their bindings (option
+  // `vgf_robust_buffer_access=on|off`; default on).
+  bool robust_buffer_access = true;
 };
 
 class VgfDelegate final : public runtime::Delegate {
@@ -77,18 +86,22 @@ class VgfDelegate final : public runtime::Delegate {
 
   VgfDelegate() = default;
   Status init(const runtime::DelegateSpec& spec);
-  // Buffers for the resources outside (model_io=false) or inside (true) alias groups that hold a
-  // model input or output.
-  Status allocate_resources(bool model_io);
+  // Buffers for the alias groups (each resource outside a group is a group of one) that `wanted`
+  // selects by their members, unless they have one already.
+  Status allocate_resources(const std::function<bool(const std::vector<uint32_t>& members)>& wanted);
+  bool is_model_io(uint32_t resource) const;
+  // The resource's alias group id, or a key of its own (negative) when it has none.
+  int64_t group_key(uint32_t resource) const;
   std::vector<vulkan::BufferRange> own_resource_ranges() const;
   Result<const vulkan::ComputePipeline*> pipeline_for(const Kernel& kernel);
   Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment, const univk::vgf::Module& module);
   // The buffer range resource `index` is bound to: `ranges` for tensors, the constant buffer for
   // CONSTANT entries.
   Result<vulkan::BufferRange> resource_range(uint32_t index, const std::vector<vulkan::BufferRange>& ranges) const;
-  // Records every segment into `cmd`, resolving resource i to resource_ranges[i].
+  // Records `before`, every segment, then `after` into `cmd`, resolving resource i to
+  // resource_ranges[i] (`before`/`after` may use indices past the resource table).
   Status record_work(VkCommandBuffer cmd, const std::vector<vulkan::BufferRange>& resource_ranges,
-                     Recording& recording);
+                     Recording& recording, std::span<const Kernel> before = {}, std::span<const Kernel> after = {});
   // min(maxStorageBufferRange, max_binding_bytes).
   uint64_t binding_limit() const;
 
@@ -98,6 +111,8 @@ class VgfDelegate final : public runtime::Delegate {
   runtime::DelegateSpec spec_;
   std::vector<uint32_t> input_resources_;   // model input i -> resource index
   std::vector<uint32_t> output_resources_;  // model output i -> resource index
+  // resource index -> fused mode copies it to/from the method's tensor (see the header comment).
+  std::vector<bool> copied_io_;
   std::vector<PreparedSegment> segments_;
   std::vector<uint8_t> constant_bytes_;
   std::map<uint32_t, uint64_t> constant_offsets_;  // VGF constant index -> byte offset

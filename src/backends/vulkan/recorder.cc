@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "univk/vulkan/device.h"
+#include "univk/vulkan/dispatch_limits.h"
 
 namespace univk::backends::detail {
 namespace {
@@ -81,6 +82,9 @@ Result<RecordCounts> record_plan(const vulkan::Device& device, VkCommandBuffer c
   std::vector<Access> pending_writes, pending_reads;
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
+    UNIVK_RETURN_IF_ERROR(vulkan::check_dispatch_groups(device.properties().limits, d.groups,
+                                                        std::string("kernel ") + shader_name(d.shader) + " of operator " +
+                                                            std::to_string(pd.op_index)));
     const vulkan::ComputePipeline* pipeline = pipelines.find(d);
     if (pipeline == nullptr) return internal_error(std::string("no pipeline for shader ") + shader_name(d.shader));
     std::vector<vulkan::BufferRange> ranges;

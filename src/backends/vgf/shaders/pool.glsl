@@ -13,6 +13,9 @@
 // KERNEL_Y/KERNEL_X repeat P[20..21] and OUT_H/OUT_W/OUT_C repeat P[7..9] as specialization
 // constants, so the tap loops unroll (runtime-bounded loops are several times slower on
 // lavapipe) and the index decomposition divides by constants (multiply-shift, not a udiv).
+// Large windows (global pools) would unroll into thousands of taps and take the driver's
+// compiler minutes: for them the emitter sets KERNEL_Y = KERNEL_X = 0 and the taps run in loops
+// bounded by P[20..21] at run time (no PAIR_X/QUAD_X/QUAD_LOAD then).
 // PAIR_X: 2-wide windows at stride 2 with no horizontal padding over an input whose W stride
 // is 1 and whose other strides and base are even: a row's two taps are one PAIR load (the
 // emitter sets it from the geometry, the recorder clears it when the input's base word is odd).
@@ -100,6 +103,20 @@ float pool_window(uint in_base, int y0, int x0, out uint count) {
   return acc;
 }
 
+// pool_window for KERNEL_Y == 0: P[20] x P[21] taps in runtime-bounded loops over the in-bounds
+// rows and columns, in the same order as the unrolled path.
+float pool_window_loop(uint in_base, int y0, int x0, out uint count) {
+  float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
+  const int y_begin = max(y0, 0), y_end = min(y0 + int(P[20]), int(P[18]));
+  const int x_begin = max(x0, 0), x_end = min(x0 + int(P[21]), int(P[19]));
+  [[dont_unroll]] for (int iy = y_begin; iy < y_end; ++iy) {
+    const uint row = in_base + uint(iy) * P[15];
+    [[dont_unroll]] for (int ix = x_begin; ix < x_end; ++ix) acc = fold_tap(acc, float(I0[row + uint(ix) * P[16]]));
+  }
+  count = uint(max(y_end - y_begin, 0) * max(x_end - x_begin, 0));
+  return acc;
+}
+
 // The 4 windows at x0, x0 + stride, ... of a QUAD_LOAD row pair: taps (2j, 2j+1) of each row
 // belong to window j.
 vec4 pool_quad_windows(uint in_base, int y0, int x0, out uint count) {
@@ -147,7 +164,8 @@ void main() {
   } else {
     [[unroll]] for (uint j = 0u; j < lanes; ++j) {
       uint count;
-      const float acc = pool_window(in_base, y0, x0 + int(j * P[23]), count);
+      const int x = x0 + int(j * P[23]);
+      const float acc = KERNEL_Y == 0u ? pool_window_loop(in_base, y0, x, count) : pool_window(in_base, y0, x, count);
       pooled[j] = IS_MAX != 0u ? acc : acc / float(count);
     }
   }

@@ -14,7 +14,7 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint IS_MAX = 0;
 layout(constant_id = 1) const uint NCHW_ORDER = 0;
 // P[17..18] and P[4..6] again, so the tap loops unroll and the decomposition divides by
-// constants (see pool.glsl).
+// constants (see pool.glsl); KERNEL_Y = KERNEL_X = 0 for large windows: runtime-bounded loops.
 layout(constant_id = 2) const uint KERNEL_Y = 1;
 layout(constant_id = 3) const uint KERNEL_X = 1;
 layout(constant_id = 4) const uint OUT_H = 1;
@@ -42,6 +42,18 @@ void main() {
   const uint in_base = P[1] + n * P[11] + c * P[14];
   int acc = IS_MAX != 0u ? -128 : 0;
   int count = 0;
+  if (KERNEL_Y == 0u) {
+    const int y_begin = max(y0, 0), y_end = min(y0 + int(P[17]), int(P[15]));
+    const int x_begin = max(x0, 0), x_end = min(x0 + int(P[18]), int(P[16]));
+    [[dont_unroll]] for (int iy = y_begin; iy < y_end; ++iy) {
+      const uint row = in_base + uint(iy) * P[12];
+      [[dont_unroll]] for (int ix = x_begin; ix < x_end; ++ix) {
+        const int v = int(I8[row + uint(ix) * P[13]]);
+        acc = IS_MAX != 0u ? max(acc, v) : acc + (v - in_zp);
+      }
+    }
+    count = max(y_end - y_begin, 0) * max(x_end - x_begin, 0);
+  }
   [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
     const int iy = y0 + int(ky);
     if (iy < 0 || iy >= int(P[15])) continue;

@@ -1,0 +1,133 @@
+// COMPUTE segments (shaders from the program file) are bounded at load: a dispatch shape beyond
+// the device's maxComputeWorkGroupCount is refused (it would be a validation error, or work that
+// never finishes), and the shaders run with robustBufferAccess unless the option turns it off.
+#include <limits>
+
+#include "vgf_test_util.h"
+#include "vgf_backend_compute_limits_test_shaders.h"
+
+namespace univk::backends::vgf_test {
+namespace {
+
+const Shape kShape({2, 3, 4});
+
+// One COMPUTE segment running double_plus_one.comp (4 invocations per group) from resource 0 to
+// resource 1 with the given dispatch shape.
+vgf::VgfFile compute_model(std::array<uint32_t, 3> dispatch) {
+  vgf::VgfFile model;
+  for (auto cat : {vgf::ResourceCategory::kInput, vgf::ResourceCategory::kOutput}) {
+    vgf::Resource r;
+    r.category = cat;
+    r.vk_descriptor_type = vgf::vk::kDescriptorTypeStorageBuffer;
+    r.vk_format = vgf::vk::kFormatR32Sfloat;
+    r.shape = kShape.dims();
+    model.resources.push_back(r);
+  }
+  vgf::Module m;
+  m.type = vgf::ModuleType::kCompute;
+  m.name = "double_plus_one";
+  m.entry_point = "main";
+  auto words = shaders::double_plus_one_spv();
+  m.set_spirv(std::vector<uint32_t>(words.begin(), words.end()));
+  model.modules.push_back(m);
+  vgf::Segment seg;
+  seg.type = vgf::ModuleType::kCompute;
+  seg.name = "compute";
+  seg.module_index = 0;
+  seg.set_infos.push_back({0u, {{0, 0}, {1, 1}}});
+  seg.inputs = {{0, 0}};
+  seg.outputs = {{1, 1}};
+  seg.dispatch_shape = {dispatch[0], dispatch[1], dispatch[2]};
+  model.segments.push_back(seg);
+  model.inputs = {{0, 0}};
+  model.outputs = {{1, 1}};
+  return model;
+}
+
+constexpr std::array<uint32_t, 3> kGoodDispatch = {6, 1, 1};  // 24 elements, 4 per group
+
+void expect_runs(runtime::Delegate& delegate, const std::string& what) {
+  HostTensor in = random_tensor(DType::kFloat32, kShape, 81);
+  auto out = delegate.execute(std::span<const HostTensor>(&in, 1));
+  ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+  HostTensor want = in;
+  for (float& v : want.data<float>()) v = v * 2.f + 1.f;
+  expect_close((*out)[0], want, 0.f, what);
+}
+
+TEST(VgfComputeLimits, DispatchBeyondMaxWorkGroupCountIsRefusedAtLoad) {
+  auto good = load(compute_model(kGoodDispatch));
+  ASSERT_TRUE(good.ok()) << good.status().to_string();
+  const auto& limits = good->delegate->device()->properties().limits;
+  std::vector<std::array<uint32_t, 3>> bad = {{UINT32_MAX, UINT32_MAX, UINT32_MAX}};
+  for (int d = 0; d < 3; ++d)
+    if (limits.maxComputeWorkGroupCount[d] < UINT32_MAX) {
+      std::array<uint32_t, 3> shape = {1, 1, 1};
+      shape[d] = limits.maxComputeWorkGroupCount[d] + 1;  // [65536, 1, 1] on lavapipe
+      bad.push_back(shape);
+    }
+  for (const auto& shape : bad) {
+    const std::string what = std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" + std::to_string(shape[2]);
+    auto loaded = load(compute_model(shape));
+    ASSERT_FALSE(loaded.ok()) << what;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kUnsupported) << loaded.status().to_string();
+    EXPECT_NE(loaded.status().message().find("COMPUTE segment 'compute'"), std::string::npos)
+        << loaded.status().to_string();
+    EXPECT_NE(loaded.status().message().find("maxComputeWorkGroupCount"), std::string::npos)
+        << loaded.status().to_string();
+  }
+}
+
+TEST(VgfComputeLimits, ComputeSegmentsRunWithRobustBufferAccess) {
+  const vgf::VgfFile model = compute_model(kGoodDispatch);
+  const std::vector<uint8_t> payload = encode(model);
+  auto backend = make_vgf_backend();
+  const auto spec = spec_for(model, payload);
+  auto req = backend->requirements(spec);
+  ASSERT_TRUE(req.ok()) << req.status().to_string();
+  EXPECT_TRUE(req->optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req->describe();
+
+  auto robust = device_for(*req);
+  ASSERT_TRUE(robust.ok()) << robust.status().to_string();
+  ASSERT_TRUE((*robust)->has(vulkan::Feature::kRobustBufferAccess)) << "the driver lacks robustBufferAccess";
+  auto delegate = backend->init(spec, *robust, {});
+  ASSERT_TRUE(delegate.ok()) << delegate.status().to_string();
+  expect_runs(**delegate, "robust");
+
+  // A device created without the feature: refused by default, runs when the option says off.
+  auto plain_req = *req;
+  plain_req.optional_features.erase(vulkan::Feature::kRobustBufferAccess);
+  auto plain = device_for(plain_req);
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  ASSERT_FALSE((*plain)->has(vulkan::Feature::kRobustBufferAccess));
+  for (const runtime::BackendOptions& options :
+       {runtime::BackendOptions{}, runtime::BackendOptions{{"vgf_robust_buffer_access", "on"}}}) {
+    auto refused = backend->init(spec, *plain, options);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported) << refused.status().to_string();
+    EXPECT_NE(refused.status().message().find("vgf_robust_buffer_access=off"), std::string::npos)
+        << refused.status().to_string();
+  }
+  auto unchecked = backend->init(spec, *plain, {{"vgf_robust_buffer_access", "off"}});
+  ASSERT_TRUE(unchecked.ok()) << unchecked.status().to_string();
+  expect_runs(**unchecked, "robust access off");
+
+  auto bad = backend->init(spec, *robust, {{"vgf_robust_buffer_access", "maybe"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument) << bad.status().to_string();
+}
+
+TEST(VgfComputeLimits, GraphOnlyPayloadsDoNotAskForRobustBufferAccess) {
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, kShape.dims()}, 0, 0);
+  g.add_output(g.add_operation(TosaOp::kAdd, {x, x}, {}, {DType::kFloat32, kShape.dims()}), 0, 1);
+  const vgf::VgfFile model = single_graph_model(g);
+  const std::vector<uint8_t> payload = encode(model);
+  auto req = make_vgf_backend()->requirements(spec_for(model, payload));
+  ASSERT_TRUE(req.ok()) << req.status().to_string();
+  EXPECT_FALSE(req->optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req->describe();
+  EXPECT_FALSE(req->required_features.contains(vulkan::Feature::kRobustBufferAccess)) << req->describe();
+}
+
+}  // namespace
+}  // namespace univk::backends::vgf_test
