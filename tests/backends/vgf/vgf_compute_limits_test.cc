@@ -47,6 +47,8 @@ vgf::VgfFile compute_model(std::array<uint32_t, 3> dispatch) {
 constexpr std::array<uint32_t, 3> kGoodDispatch = {6, 1, 1};  // 24 elements, 4 per group
 
 void expect_runs(runtime::Delegate& delegate, const std::string& what) {
+  const Status prepared = delegate.prepare_execute();
+  ASSERT_TRUE(prepared.ok()) << what << ": " << prepared.to_string();
   HostTensor in = random_tensor(DType::kFloat32, kShape, 81);
   auto out = delegate.execute(std::span<const HostTensor>(&in, 1));
   ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
