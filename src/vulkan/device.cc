@@ -1,6 +1,7 @@
 #include "univk/vulkan/device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "univk/base/logging.h"
@@ -10,6 +11,27 @@
 #include "vulkan/loader.h"
 
 namespace univk::vulkan {
+
+namespace {
+
+// VkDevices univk created and has not destroyed yet, in this process (for error messages).
+std::atomic<uint64_t> live_owned_devices{0};
+
+// vkCreateDevice failed: name the device, the result and, when univk already holds devices,
+// the likely cause (a driver with a limit on devices or on what each costs).
+Status device_creation_error(VkResult result, const std::string& device_name) {
+  Status status = vk_status(result, "vkCreateDevice");
+  std::string message = status.message() + " on '" + device_name + "'";
+  const uint64_t live = live_owned_devices.load();
+  if (live > 0) {
+    message += ": the driver could not create another device while this process holds " + std::to_string(live) +
+               " Vulkan devices created by univk (each delegate with vulkan_shared_context_mode=disabled gets its "
+               "own device; sharing one, the default lookup_or_create, avoids that)";
+  }
+  return Status(status.code(), message);
+}
+
+}  // namespace
 namespace {
 
 // What every univk device needs on top of its delegates' requirements: Queue orders work with a
@@ -84,7 +106,9 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   std::shared_ptr<Device> device(new Device());
   device->instance_ = instance;
   device->physical_device_ = physical_device;
-  UNIVK_VK_RETURN_IF_ERROR(instance->vk().vkCreateDevice(physical_device, &info, nullptr, &device->device_));
+  const VkResult created = instance->vk().vkCreateDevice(physical_device, &info, nullptr, &device->device_);
+  if (created != VK_SUCCESS) return device_creation_error(created, caps.device_name);
+  live_owned_devices.fetch_add(1);
 
   device->enabled_.device_name = caps.device_name;
   device->enabled_.api_version = caps.api_version;
@@ -159,6 +183,7 @@ Status Device::finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t 
 
 Device::~Device() {
   if (device_ == VK_NULL_HANDLE) return;
+  if (owned_) live_owned_devices.fetch_sub(1);
   if (owned_) {
     VkResult r = table_.vkDeviceWaitIdle(device_);
     if (r != VK_SUCCESS) {
@@ -166,7 +191,7 @@ Device::~Device() {
     }
   } else if (queue_) {
     // A borrowed device may be busy with the application's work: wait for univk's own only.
-    Status s = queue_->wait(queue_->last_submitted_value());
+    Status s = queue_->wait(queue_->last_submitted_value(), UINT64_MAX);
     if (!s.ok()) {
       UNIVK_LOG(kError) << "waiting for univk's last submission: " << s.message();
     }

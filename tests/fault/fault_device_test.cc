@@ -208,3 +208,34 @@ TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
 
 }  // namespace
 }  // namespace univk::vulkan
+
+namespace univk::vulkan {
+namespace {
+
+// A driver that refuses another device while univk holds others (what running out of devices in
+// vulkan_shared_context_mode=disabled looks like): the error names the call, the result, the
+// device, how many devices univk holds and what to do, instead of a bare driver code.
+TEST_F(FaultInjection, DeviceCreationRefusedWhileOthersLiveNamesTheCause) {
+  auto held = Device::create(test_config(), {});
+  ASSERT_TRUE(held.ok()) << held.status().to_string();
+  // Counting a creation finds the index of vkCreateDevice among its counted calls.
+  fault_injection::count_calls();
+  { ASSERT_TRUE(Device::create(test_config(), {}).ok()); }
+  const uint64_t calls = fault_injection::calls();
+  fault_injection::disarm();
+  bool named = false;
+  for (uint64_t n = 1; n <= calls && !named; ++n) {
+    fault_injection::ScopedFault fault(n, VK_ERROR_UNKNOWN);
+    auto device = Device::create(test_config(), {});
+    if (device.ok() || fault_injection::fired_function() != "vkCreateDevice") continue;
+    const std::string message = device.status().message();
+    EXPECT_NE(message.find("vkCreateDevice failed: VK_ERROR_UNKNOWN on '"), std::string::npos) << message;
+    EXPECT_NE(message.find("while this process holds "), std::string::npos) << message;
+    EXPECT_NE(message.find("vulkan_shared_context_mode=disabled"), std::string::npos) << message;
+    named = true;
+  }
+  EXPECT_TRUE(named) << "no counted call was vkCreateDevice";
+}
+
+}  // namespace
+}  // namespace univk::vulkan
