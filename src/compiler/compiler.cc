@@ -6,6 +6,7 @@
 #include "univk/compiler/vgf_lowering.h"
 #include "univk/compiler/vulkan_lowering.h"
 #include "univk/runtime/program_writer.h"
+#include "univk/tensor/host_allocation.h"
 
 namespace univk::compiler {
 
@@ -40,9 +41,8 @@ class ValueMap {
   std::map<ValueId, runtime::ValueId> ids_;
 };
 
-}  // namespace
-
-Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions& options) {
+// compile_program's body; a host allocation failure inside throws std::bad_alloc.
+Result<CompiledProgram> compile_program_or_throw(const Graph& graph, const CompileOptions& options) {
   if (graph.outputs().empty()) return invalid_argument("compile: the graph has no outputs");
   UNIVK_RETURN_IF_ERROR(detail::check_graph(graph));
   const std::vector<BackendClaim> claims = builtin_claims();
@@ -78,6 +78,12 @@ Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions
   if (!bytes.ok()) return bytes.status().with_context("compile: program writer");
   result.bytes = std::move(bytes).value();
   return result;
+}
+
+}  // namespace
+
+Result<CompiledProgram> compile_program(const Graph& graph, const CompileOptions& options) {
+  return catch_out_of_memory([&] { return compile_program_or_throw(graph, options); });
 }
 
 }  // namespace univk::compiler

@@ -53,7 +53,7 @@ class FusedExecutor {
                                                        vulkan::DeviceLease device, FusedIo io);
   ~FusedExecutor();
 
-  // Inputs were checked by the Method. Not reentrant (one execute at a time per Method).
+  // Inputs were checked by the Method, which serialises calls (one execute at a time per Method).
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
   // Waits for this executor's last submission (errors are logged: destroy never fails) and
   // frees the command buffer. execute() must not be called afterwards.

@@ -20,18 +20,19 @@ bool injected_failure() {
   return armed != 0 && n == armed && allocation_to_fail.compare_exchange_strong(armed, 0);
 }
 
+[[noreturn]] void throw_allocation_error(size_t bytes, DType dtype, const Shape& shape) {
+  throw HostAllocationError("cannot allocate " + std::to_string(bytes) + " bytes of host memory for " +
+                            std::string(dtype_name(dtype)) + shape.to_string());
+}
+
 }  // namespace
 
-uint8_t* allocate_host_tensor_bytes(size_t bytes, const std::string& what) {
-  if (bytes > SIZE_MAX - kAlignment) {
-    throw HostAllocationError("cannot allocate " + std::to_string(bytes) + " bytes of host memory for " + what);
-  }
+uint8_t* allocate_host_tensor_bytes(size_t bytes, DType dtype, const Shape& shape) {
+  if (bytes > SIZE_MAX - kAlignment) throw_allocation_error(bytes, dtype, shape);
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   auto* p = injected_failure() ? nullptr : static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded));
-  if (p == nullptr) {
-    throw HostAllocationError("cannot allocate " + std::to_string(bytes) + " bytes of host memory for " + what);
-  }
+  if (p == nullptr) throw_allocation_error(bytes, dtype, shape);
   std::memset(p, 0, rounded);
   return p;
 }

@@ -32,7 +32,7 @@ HostTensor::HostTensor(DType dtype, Shape shape)
     : dtype_(dtype),
       shape_(std::move(shape)),
       byte_size_(byte_size_or_throw(dtype, shape_)),
-      data_(allocate_host_tensor_bytes(byte_size_, describe_type(dtype, shape_))) {}
+      data_(allocate_host_tensor_bytes(byte_size_, dtype, shape_)) {}
 
 Result<HostTensor> HostTensor::allocate(DType dtype, Shape shape) {
   for (int64_t d : shape.dims()) {
@@ -45,11 +45,13 @@ HostTensor::HostTensor(const HostTensor& other) { *this = other; }
 
 HostTensor& HostTensor::operator=(const HostTensor& other) {
   if (this == &other) return *this;
-  // Allocate before changing anything, so a failure leaves this tensor as it was.
-  std::unique_ptr<uint8_t, AlignedFree> data(allocate_host_tensor_bytes(other.byte_size_, other.describe()));
+  // Allocate and copy everything that can throw before changing anything, so a failure leaves
+  // this tensor as it was.
+  std::unique_ptr<uint8_t, AlignedFree> data(allocate_host_tensor_bytes(other.byte_size_, other.dtype_, other.shape_));
   if (other.byte_size_ > 0) std::memcpy(data.get(), other.data_.get(), other.byte_size_);
+  Shape shape = other.shape_;
   dtype_ = other.dtype_;
-  shape_ = other.shape_;
+  shape_ = std::move(shape);
   byte_size_ = other.byte_size_;
   data_ = std::move(data);
   return *this;

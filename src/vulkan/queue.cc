@@ -110,7 +110,7 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
       if (reached >= value) return ok_status();
       const auto spent = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
       if (spent >= spin) {
-        timeout_ns = timeout_ns == UINT64_MAX ? timeout_ns : timeout_ns - spent;
+        if (timeout_ns != UINT64_MAX) timeout_ns = spent >= timeout_ns ? 0 : timeout_ns - spent;
         break;
       }
     }
@@ -129,25 +129,42 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
 Status Queue::wait(uint64_t value) const {
   if (execute_timeout_ms_ == 0) return wait(value, UINT64_MAX);
   constexpr uint64_t kNsPerMs = 1000000;
-  const uint64_t limit_ns =
+  const uint64_t slice_ns =
       execute_timeout_ms_ > UINT64_MAX / kNsPerMs ? UINT64_MAX : execute_timeout_ms_ * kNsPerMs;
-  Status waited = wait(value, limit_ns);
-  if (waited.code() != StatusCode::kTimeout) return waited;
-  const std::string reason = "GPU work (timeline value " + std::to_string(value) + ") did not finish within " +
-                             std::to_string(execute_timeout_ms_) +
-                             " ms (RuntimeConfig::execute_timeout_ms, UNIVK_EXECUTE_TIMEOUT_MS)";
-  {
-    std::lock_guard<std::mutex> lock(reason_mutex_);
-    if (unusable_reason_.empty()) unusable_reason_ = reason;
+  // The limit is on progress, not on the whole wait: `value` may sit behind other work on this
+  // queue (other Methods, an application's own submissions), which is slow but not stuck.
+  UNIVK_ASSIGN_OR_RETURN(uint64_t reached, completed_value());
+  for (;;) {
+    Status waited = wait(value, slice_ns);
+    if (waited.code() != StatusCode::kTimeout) return waited;
+    UNIVK_ASSIGN_OR_RETURN(uint64_t now, completed_value());
+    if (now >= value) return ok_status();
+    if (now == reached) break;
+    reached = now;
   }
-  unusable_.store(true, std::memory_order_release);
+  mark_unusable();
+  const std::string reason = unusable_reason();
   UNIVK_LOG(kError) << reason << "; the device is marked unusable";
   return timeout_error(reason + "; the device is marked unusable");
 }
 
+void Queue::mark_unusable() const noexcept {
+  // Flag first: later submits must fail even if recording the reason cannot allocate.
+  unusable_.store(true, std::memory_order_release);
+  try {
+    std::lock_guard<std::mutex> lock(reason_mutex_);
+    if (unusable_reason_.empty()) {
+      unusable_reason_ = "GPU work on this queue made no progress for " + std::to_string(execute_timeout_ms_) +
+                         " ms (RuntimeConfig::execute_timeout_ms, UNIVK_EXECUTE_TIMEOUT_MS)";
+    }
+  } catch (...) {  // out of memory for the text: the flag alone says it
+  }
+}
+
 std::string Queue::unusable_reason() const {
   std::lock_guard<std::mutex> lock(reason_mutex_);
-  return unusable_reason_;
+  return unusable_reason_.empty() ? "GPU work on this queue made no progress within execute_timeout_ms"
+                                  : unusable_reason_;
 }
 
 Status Queue::wait_before_release(uint64_t value) const {

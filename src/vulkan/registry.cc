@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "univk/tensor/host_allocation.h"
 #include "univk/vulkan/queue.h"
 
 namespace univk::vulkan {
@@ -130,7 +131,8 @@ Result<DeviceLease> DeviceRegistry::acquire(const SharedDeviceOptions& options, 
   }
 
   // This thread owns the slot: create outside the mutex; racing callers wait for the result.
-  Result<DeviceLease> created = Device::create(config, requirements);
+  // Host memory running out inside is a result too: the slot must be released either way.
+  Result<DeviceLease> created = catch_out_of_memory([&] { return Device::create(config, requirements); });
   {
     std::lock_guard<std::mutex> lock(mutex_);
     slot->creating = false;

@@ -102,12 +102,25 @@ TEST(HostMemory, EveryAllocationOfLoadAndExecuteOnTheGpuCanFail) {
       // Inputs and expectations are made before the hook is armed: only univk's allocations fail.
       const HostTensor input = random_input(program.input_shape, 7);
       const HostTensor want = program.expected(input);
-      fail_every_allocation([&]() -> Status {
-        UNIVK_ASSIGN_OR_RETURN(auto method, program.program->load_method("forward", options));
-        UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, method->execute({&input, 1}));
+      auto run = [&](runtime::Method& method) -> Status {
+        UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, method.execute({&input, 1}));
         if (outputs.size() != 1) return internal_error("expected 1 output");
         return check_close(outputs[0], want);
+      };
+      fail_every_allocation([&]() -> Status {
+        UNIVK_ASSIGN_OR_RETURN(auto method, program.program->load_method("forward", options));
+        return run(*method);
       });
+      // One Method through every failure of its execute: it must keep working after each.
+      auto method = program.program->load_method("forward", options);
+      ASSERT_TRUE(method.ok()) << method.status().to_string();
+      uint64_t failed = 0;
+      fail_every_allocation([&]() -> Status {
+        Status status = run(**method);
+        failed += status.ok() ? 0 : 1;
+        return status;
+      });
+      EXPECT_GT(failed, 0u);
     }
   }
 }

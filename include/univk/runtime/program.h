@@ -122,8 +122,9 @@ class Method {
 
   // Checks count, dtype and shape of `inputs` ("input 0: expected float32[1,3,8,8], got
   // float32[1,3,8,9]"), runs every instruction and returns the method's outputs (new tensors
-  // owned by the caller). Host memory running out is OutOfMemory naming the size; GPU work
-  // running past RuntimeConfig::execute_timeout_ms is Timeout, and the device is then unusable.
+  // owned by the caller). Host memory running out is OutOfMemory naming the size; GPU work that
+  // makes no progress for RuntimeConfig::execute_timeout_ms is Timeout, and the device is then
+  // unusable.
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
 
   std::vector<DelegateCallInfo> delegate_calls() const;

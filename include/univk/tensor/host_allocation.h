@@ -3,9 +3,9 @@
 // HostTensor's storage comes from allocate_host_tensor_bytes: 64-byte aligned, zero-filled. A
 // failed allocation never yields a null buffer: it throws HostAllocationError (a std::bad_alloc
 // naming the size and the tensor), and univk's API entry points (Program::load*, load_method,
-// Method::execute, reference::run_op, compiler::compile) turn it, like any std::bad_alloc of a
-// container, into an OutOfMemory Status with catch_out_of_memory. Code that can report a Status
-// itself uses HostTensor::allocate.
+// Method::execute, reference::run_op/run_tosa, compiler::compile_program) turn it, like any
+// std::bad_alloc of a container, into an OutOfMemory Status with catch_out_of_memory. Code that
+// can report a Status itself uses HostTensor::allocate.
 //
 // Thread safety: all functions may be called from any thread.
 #pragma once
@@ -17,6 +17,8 @@
 #include <type_traits>
 
 #include "univk/base/status.h"
+#include "univk/tensor/dtype.h"
+#include "univk/tensor/shape.h"
 
 namespace univk {
 
@@ -29,9 +31,9 @@ class HostAllocationError : public std::bad_alloc {
   std::string message_;
 };
 
-// `bytes` zero-filled bytes aligned to 64, released with std::free. `what` names the tensor in
-// the error ("float32[40000,40000]"). Throws HostAllocationError.
-uint8_t* allocate_host_tensor_bytes(size_t bytes, const std::string& what);
+// `bytes` zero-filled bytes aligned to 64 for a tensor of `dtype` and `shape` (named in the error:
+// "float32[40000,40000]"), released with std::free. Throws HostAllocationError.
+uint8_t* allocate_host_tensor_bytes(size_t bytes, DType dtype, const Shape& shape);
 
 // Test hook: the n-th host tensor allocation from now on (1-based, counted over all threads)
 // fails once as if the system had no memory; 0 disarms. Returns how many allocations were

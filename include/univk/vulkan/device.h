@@ -89,7 +89,9 @@ struct ImportedDevice {
   std::set<std::string> enabled_extensions;
   std::set<Feature> enabled_features;
   int64_t wait_spin_us = -1;  // RuntimeConfig::wait_spin_us for the imported queue
-  uint64_t execute_timeout_ms = RuntimeConfig{}.execute_timeout_ms;  // for the imported queue
+  // RuntimeConfig::execute_timeout_ms for the imported queue (the environment is not read: the
+  // application decides).
+  uint64_t execute_timeout_ms = RuntimeConfig{}.execute_timeout_ms;
 };
 
 class Device {

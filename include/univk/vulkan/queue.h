@@ -40,11 +40,11 @@ class Queue {
   // timeline value first; it must not exceed last_submitted_value() (InvalidArgument).
   // On failure no value is consumed. DeviceLost once the queue is unusable().
   Result<uint64_t> submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value = 0);
-  // Blocks until the timeline reaches `value`, for at most execute_timeout_ms(): polls the
-  // timeline for up to spin_ns() first, then blocks in vkWaitSemaphores. Holds no lock.
-  // Work that has not finished by then can never be trusted to finish: the wait returns Timeout
-  // naming the limit, and the queue becomes unusable() (later submits fail with DeviceLost, the
-  // registry stops handing the device out).
+  // Blocks until the timeline reaches `value`: polls the timeline for up to spin_ns() first, then
+  // blocks in vkWaitSemaphores. Holds no lock. When the timeline makes no progress at all for
+  // execute_timeout_ms() (work queued ahead of `value` may take longer, as long as it advances),
+  // the work is taken as stuck: the wait returns Timeout naming the limit, and the queue becomes
+  // unusable() (later submits fail with DeviceLost, the registry stops handing the device out).
   // InvalidArgument for a value never handed out (it would never be signalled).
   Status wait(uint64_t value) const;
   // The same with a caller-chosen limit (0 polls); running out of it is an ordinary Timeout and
@@ -57,7 +57,7 @@ class Queue {
   // error path only. Returns the first error, for the caller to log.
   Status wait_before_release(uint64_t value) const;
 
-  // True after a wait() ran past execute_timeout_ms(); reason() says which.
+  // True after a wait() saw no progress for execute_timeout_ms(); unusable_reason() says so.
   bool unusable() const { return unusable_.load(std::memory_order_acquire); }
   std::string unusable_reason() const;
   uint64_t execute_timeout_ms() const { return execute_timeout_ms_; }
@@ -73,6 +73,7 @@ class Queue {
 
  private:
   Queue(const Device& device) : device_(device) {}
+  void mark_unusable() const noexcept;
   const Device& device_;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t family_index_ = 0;

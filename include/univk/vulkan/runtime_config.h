@@ -27,10 +27,10 @@ struct RuntimeConfig {
   // wait, which small models feel. -1 (the default): 0 on CPU devices (lavapipe, where a spinning
   // waiter takes a core from the driver's own threads), 100 elsewhere. UNIVK_WAIT_SPIN_US sets it.
   int64_t wait_spin_us = -1;
-  // The longest a host wait for GPU work (Queue::wait, so every execute) may take, in
-  // milliseconds; 0 waits without a limit. Work that runs longer returns Timeout and marks the
-  // device unusable (Queue::unusable): a dispatch that never ends would otherwise hang the caller.
-  // UNIVK_EXECUTE_TIMEOUT_MS sets it.
+  // How long a host wait for GPU work (Queue::wait, so every execute) accepts no progress at all
+  // on the device's timeline, in milliseconds; 0 waits without a limit. Past it the wait returns
+  // Timeout and marks the device unusable (Queue::unusable): a dispatch that never ends would
+  // otherwise hang the caller. UNIVK_EXECUTE_TIMEOUT_MS sets it.
   uint64_t execute_timeout_ms = 60000;
 
   // Defaults with the environment applied (UNIVK_VALIDATION, UNIVK_DEVICE, UNIVK_WAIT_SPIN_US,

@@ -56,8 +56,11 @@ Status upload_constants(const std::shared_ptr<vulkan::Device>& device, const Com
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, cmd));
   const VkCommandBuffer cmds[] = {cmd};
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, dev.queue().submit(cmds));
-  // The staging buffer and the command buffer must outlive the copy.
-  return dev.queue().wait(value);
+  Status waited = dev.queue().wait(value);
+  // The staging buffer, the command buffer and the constant buffer must outlive the copy, even
+  // when the wait failed (timed out behind other work, say): drain before they are freed.
+  if (!waited.ok()) (void)dev.queue().wait_before_release(value);
+  return waited;
 }
 
 Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<vulkan::Device>& device,
