@@ -328,22 +328,8 @@ Result<Shape> cat(const Attributes& attrs, Shapes in) {
 
 Result<Shape> slice(const Attributes& attrs, Shapes in) {
   UNIVK_RETURN_IF_ERROR(check_count(in, 1, 1));
-  const int64_t rank = static_cast<int64_t>(in[0].rank());
-  if (rank == 0) return invalid_argument("cannot slice a 0-d tensor");
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int_or("dim", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, wrap_dim(dim_attr, rank, "dim"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t start, attrs.get_int_or("start", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t end, attrs.get_int_or("end", std::numeric_limits<int64_t>::max()));
-  UNIVK_ASSIGN_OR_RETURN(int64_t step, attrs.get_int_or("step", 1));
-  if (step <= 0) return invalid_argument("attribute 'step'=" + std::to_string(step) + " must be positive");
-  const int64_t size = in[0][static_cast<size_t>(dim)];
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  start = std::clamp<int64_t>(start, 0, size);
-  end = std::clamp<int64_t>(end, start, size);
-  std::vector<int64_t> dims = in[0].dims();
-  dims[static_cast<size_t>(dim)] = (end - start + step - 1) / step;
-  return Shape(dims);
+  UNIVK_ASSIGN_OR_RETURN(SliceRange range, resolve_slice(attrs, in[0]));
+  return range.output;
 }
 
 Result<Shape> squeeze(const Attributes& attrs, Shapes in) {

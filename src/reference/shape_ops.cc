@@ -78,24 +78,12 @@ Result<Tensors> cat(std::string_view, const Attributes& attrs, Inputs inputs) {
 Result<Tensors> slice(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
+  UNIVK_ASSIGN_OR_RETURN(SliceRange range, resolve_slice(attrs, x.shape()));
   const int64_t rank = static_cast<int64_t>(x.shape().rank());
-  if (rank == 0) return invalid_argument("cannot slice a 0-d tensor");
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int_or("dim", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, wrap_dim(dim_attr, rank, "dim"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t start, attrs.get_int_or("start", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t end, attrs.get_int_or("end", std::numeric_limits<int64_t>::max()));
-  UNIVK_ASSIGN_OR_RETURN(int64_t step, attrs.get_int_or("step", 1));
-  if (step <= 0) return invalid_argument("attribute 'step'=" + std::to_string(step) + " must be positive");
+  const int64_t dim = range.dim, start = range.start, step = range.step, len = range.length;
   const int64_t size = x.shape()[static_cast<size_t>(dim)];
-  // PyTorch: negative indices count from the end, then both are clamped to [0, size].
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  start = std::clamp<int64_t>(start, 0, size);
-  end = std::clamp<int64_t>(end, start, size);
-  const int64_t len = (end - start + step - 1) / step;
-  std::vector<int64_t> dims = x.shape().dims();
-  dims[static_cast<size_t>(dim)] = len;
-  HostTensor out(x.dtype(), Shape(dims));
+  const std::vector<int64_t>& dims = range.output.dims();
+  HostTensor out(x.dtype(), range.output);
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d) {
     if (d < dim) outer *= dims[static_cast<size_t>(d)];

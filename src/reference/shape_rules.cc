@@ -1,8 +1,31 @@
 #include "univk/reference/shape_rules.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace univk::reference {
+
+Result<SliceRange> resolve_slice(const Attributes& attrs, const Shape& in) {
+  const int64_t rank = static_cast<int64_t>(in.rank());
+  if (rank == 0) return invalid_argument("cannot slice a 0-d tensor");
+  SliceRange r;
+  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int_or("dim", 0));
+  UNIVK_ASSIGN_OR_RETURN(r.dim, wrap_dim(dim_attr, rank, "dim"));
+  UNIVK_ASSIGN_OR_RETURN(int64_t start, attrs.get_int_or("start", 0));
+  UNIVK_ASSIGN_OR_RETURN(int64_t end, attrs.get_int_or("end", std::numeric_limits<int64_t>::max()));
+  UNIVK_ASSIGN_OR_RETURN(r.step, attrs.get_int_or("step", 1));
+  if (r.step <= 0) return invalid_argument("attribute 'step'=" + std::to_string(r.step) + " must be positive");
+  const int64_t size = in[static_cast<size_t>(r.dim)];
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  r.start = std::clamp<int64_t>(start, 0, size);
+  end = std::clamp<int64_t>(end, r.start, size);
+  r.length = (end - r.start + r.step - 1) / r.step;
+  std::vector<int64_t> dims = in.dims();
+  dims[static_cast<size_t>(r.dim)] = r.length;
+  r.output = Shape(dims);
+  return r;
+}
 
 Result<int64_t> wrap_dim(int64_t dim, int64_t rank, const std::string& name) {
   const int64_t r = std::max<int64_t>(rank, 1);

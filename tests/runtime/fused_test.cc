@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fake_backend.h"
+#include "fake_backend_fixture.h"
 #include "runtime/memory_plan.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
@@ -106,15 +107,8 @@ std::shared_ptr<Program> fused_program(const Shape& shape) {
   return std::move(program).value();
 }
 
-class Fused : public ::testing::Test {
+class Fused : public testing::FakeBackendsTest {
  protected:
-  void SetUp() override {
-    backends_ = testing::make_fake_registry();
-    registry_ = std::make_unique<vulkan::DeviceRegistry>();
-    options_.backends = backends_.get();
-    options_.registry = registry_.get();
-  }
-
   std::unique_ptr<Method> load(const std::shared_ptr<Program>& program, ExecutionMode mode) {
     LoadOptions options = options_;
     options.mode = mode;
@@ -134,10 +128,6 @@ class Fused : public ::testing::Test {
       }
     }
   }
-
-  std::unique_ptr<BackendRegistry> backends_;
-  std::unique_ptr<vulkan::DeviceRegistry> registry_;
-  LoadOptions options_;
 };
 
 TEST_F(Fused, MatchesPerDelegateAndSubmitsOnce) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "fake_backend.h"
+#include "fake_backend_fixture.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
@@ -67,20 +68,7 @@ HostTensor input() {
   return x;
 }
 
-class MethodDevice : public ::testing::Test {
- protected:
-  void SetUp() override {
-    backends_ = testing::make_fake_registry();
-    registry_ = std::make_unique<vulkan::DeviceRegistry>();
-    options_.backends = backends_.get();
-    options_.registry = registry_.get();
-    FakeBackend::event_log().clear();
-  }
-
-  std::unique_ptr<BackendRegistry> backends_;
-  std::unique_ptr<vulkan::DeviceRegistry> registry_;
-  LoadOptions options_;
-};
+using MethodDevice = testing::FakeBackendsTest;
 
 TEST_F(MethodDevice, PerDelegateChainWithCpuKernelBetween) {
   auto program = chain({{"FakeA", 2.f, -0.5f, ""}, {"FakeB", 3.f, 1.f, ""}}, /*cpu_relu_between=*/true);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_backend.h"
+#include "fake_backend_fixture.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 
@@ -27,16 +28,8 @@ std::shared_ptr<Program> one_fake_delegate() {
   return std::move(program).value();
 }
 
-class OptionKeys : public ::testing::Test {
+class OptionKeys : public testing::FakeBackendsTest {
  protected:
-  void SetUp() override {
-    backends_ = testing::make_fake_registry();
-    registry_ = std::make_unique<vulkan::DeviceRegistry>();
-    options_.backends = backends_.get();
-    options_.registry = registry_.get();
-    FakeBackend::event_log().clear();
-  }
-
   // Loads with options_ and expects `code` with every one of `parts` in the message, and that
   // nothing was asked of a backend or a device.
   void expect_refused(StatusCode code, const std::vector<std::string>& parts) {
@@ -50,10 +43,6 @@ class OptionKeys : public ::testing::Test {
     EXPECT_TRUE(FakeBackend::event_log().empty()) << "a backend was asked before the options were checked";
     EXPECT_EQ(registry_->created_count(), 0u);
   }
-
-  std::unique_ptr<BackendRegistry> backends_;
-  std::unique_ptr<vulkan::DeviceRegistry> registry_;
-  LoadOptions options_;
 };
 
 TEST_F(OptionKeys, UnknownKeyForEveryBackendIsRefused) {

@@ -27,6 +27,18 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
 // the input or the left padding. InvalidArgument when the result is not positive.
 Result<int64_t> pooled_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
 
+// What `slice` (attributes dim, start, end, step) selects of `in`: PyTorch's rules (negative
+// indices count from the end, then both are clamped to [0, size]; step must be positive).
+// InvalidArgument for a 0-d input or bad attributes.
+struct SliceRange {
+  int64_t dim = 0;
+  int64_t start = 0;
+  int64_t step = 1;
+  int64_t length = 0;  // elements selected along dim
+  Shape output;        // `in` with dim's size replaced by length
+};
+Result<SliceRange> resolve_slice(const Attributes& attrs, const Shape& in);
+
 // The result shape of the run_op operator `op` (PyTorch semantics) from its input shapes and
 // attributes, without running it: the shape run_op's result has whenever run_op succeeds.
 // InvalidArgument (prefixed with the op name) when the shapes or attributes contradict the op;

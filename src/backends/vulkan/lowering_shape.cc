@@ -157,28 +157,14 @@ Result<LoweredOp> lower_slice(std::string_view, const Attributes& attrs, Inputs 
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   UNIVK_RETURN_IF_ERROR(check_word_dtype(inputs));
   const Shape& s = inputs[0].shape;
-  const int64_t rank = static_cast<int64_t>(s.rank());
-  if (rank == 0) return invalid_argument("cannot slice a 0-d tensor");
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int_or("dim", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, wrap_dim(dim_attr, rank, "dim"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t start, attrs.get_int_or("start", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t end, attrs.get_int_or("end", std::numeric_limits<int64_t>::max()));
-  UNIVK_ASSIGN_OR_RETURN(int64_t step, attrs.get_int_or("step", 1));
-  if (step <= 0) return invalid_argument("attribute 'step'=" + std::to_string(step) + " must be positive");
-  const size_t ud = static_cast<size_t>(dim);
-  const int64_t size = s[ud];
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  start = std::clamp<int64_t>(start, 0, size);
-  end = std::clamp<int64_t>(end, start, size);
-  std::vector<int64_t> dims = s.dims();
-  dims[ud] = (end - start + step - 1) / step;
-  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(inputs[0].dtype, Shape(dims)));
+  UNIVK_ASSIGN_OR_RETURN(reference::SliceRange range, reference::resolve_slice(attrs, s));
+  const size_t ud = static_cast<size_t>(range.dim);
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(inputs[0].dtype, range.output));
   std::vector<int64_t> in_strides = s.contiguous_strides();
-  const int64_t in_offset = start * in_strides[ud];
-  in_strides[ud] *= step;
-  UNIVK_RETURN_IF_ERROR(
-      append_strided_copy(lowered, dims, in_strides, lowered.output.shape.contiguous_strides(), in_offset, 0, 0));
+  const int64_t in_offset = range.start * in_strides[ud];
+  in_strides[ud] *= range.step;
+  UNIVK_RETURN_IF_ERROR(append_strided_copy(lowered, range.output.dims(), in_strides,
+                                            lowered.output.shape.contiguous_strides(), in_offset, 0, 0));
   return lowered;
 }
 

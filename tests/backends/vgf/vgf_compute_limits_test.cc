@@ -11,37 +11,8 @@ namespace {
 
 const Shape kShape({2, 3, 4});
 
-// One COMPUTE segment running double_plus_one.comp (4 invocations per group) from resource 0 to
-// resource 1 with the given dispatch shape.
 vgf::VgfFile compute_model(std::array<uint32_t, 3> dispatch) {
-  vgf::VgfFile model;
-  for (auto cat : {vgf::ResourceCategory::kInput, vgf::ResourceCategory::kOutput}) {
-    vgf::Resource r;
-    r.category = cat;
-    r.vk_descriptor_type = vgf::vk::kDescriptorTypeStorageBuffer;
-    r.vk_format = vgf::vk::kFormatR32Sfloat;
-    r.shape = kShape.dims();
-    model.resources.push_back(r);
-  }
-  vgf::Module m;
-  m.type = vgf::ModuleType::kCompute;
-  m.name = "double_plus_one";
-  m.entry_point = "main";
-  auto words = shaders::double_plus_one_spv();
-  m.set_spirv(std::vector<uint32_t>(words.begin(), words.end()));
-  model.modules.push_back(m);
-  vgf::Segment seg;
-  seg.type = vgf::ModuleType::kCompute;
-  seg.name = "compute";
-  seg.module_index = 0;
-  seg.set_infos.push_back({0u, {{0, 0}, {1, 1}}});
-  seg.inputs = {{0, 0}};
-  seg.outputs = {{1, 1}};
-  seg.dispatch_shape = {dispatch[0], dispatch[1], dispatch[2]};
-  model.segments.push_back(seg);
-  model.inputs = {{0, 0}};
-  model.outputs = {{1, 1}};
-  return model;
+  return compute_segment_model(kShape, dispatch, shaders::double_plus_one_spv());
 }
 
 constexpr std::array<uint32_t, 3> kGoodDispatch = {6, 1, 1};  // 24 elements, 4 per group

@@ -112,26 +112,9 @@ TEST(VgfSegments, ResourceByteStridesAreHonoured) {
 }
 
 TEST(VgfSegments, ComputeSegmentRunsTheModuleShader) {
-  vgf::VgfFile model;
-  model.resources = {tensor_resource(vgf::ResourceCategory::kInput), tensor_resource(vgf::ResourceCategory::kOutput)};
-  vgf::Module m;
-  m.type = vgf::ModuleType::kCompute;
-  m.name = "double_plus_one";
-  m.entry_point = "main";
-  auto words = shaders::double_plus_one_spv();
-  m.set_spirv(std::vector<uint32_t>(words.begin(), words.end()));
-  model.modules.push_back(m);
-  vgf::Segment seg;
-  seg.type = vgf::ModuleType::kCompute;
-  seg.name = "compute";
-  seg.module_index = 0;
-  seg.set_infos.push_back({0u, {{0, 0}, {1, 1}}});
-  seg.inputs = {{0, 0}};
-  seg.outputs = {{1, 1}};
-  seg.dispatch_shape = {static_cast<uint32_t>(Shape(kType.shape).numel() / 4), 1, 1};
-  model.segments.push_back(seg);
-  model.inputs = {{0, 0}};
-  model.outputs = {{1, 1}};
+  const Shape shape(kType.shape);
+  vgf::VgfFile model = compute_segment_model(shape, {static_cast<uint32_t>(shape.numel() / 4), 1, 1},
+                                             shaders::double_plus_one_spv());
   auto loaded = load(model);
   ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
   HostTensor in = random_tensor(DType::kFloat32, Shape(kType.shape), 32);

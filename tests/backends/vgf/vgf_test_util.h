@@ -3,10 +3,12 @@
 // compare with univk::reference::run_tosa.
 #pragma once
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -122,6 +124,41 @@ inline ::univk::vgf::VgfFile single_graph_model(const TosaGraph& graph) {
   for (const auto& b : graph.inputs) add(b, ::univk::vgf::ResourceCategory::kInput);
   for (const auto& b : graph.outputs) add(b, ::univk::vgf::ResourceCategory::kOutput);
   model.segments.push_back(seg);
+  return model;
+}
+
+// One COMPUTE segment running `spirv` (tests/backends/vgf/double_plus_one.comp: 4 invocations
+// per group, y = 2x + 1) from fp32 storage-buffer resource 0 to resource 1, both of `shape`,
+// with the given dispatch shape.
+inline ::univk::vgf::VgfFile compute_segment_model(const Shape& shape, std::array<uint32_t, 3> dispatch,
+                                                   std::span<const uint32_t> spirv) {
+  namespace uvgf = ::univk::vgf;
+  uvgf::VgfFile model;
+  for (auto cat : {uvgf::ResourceCategory::kInput, uvgf::ResourceCategory::kOutput}) {
+    uvgf::Resource r;
+    r.category = cat;
+    r.vk_descriptor_type = uvgf::vk::kDescriptorTypeStorageBuffer;
+    r.vk_format = uvgf::vk::kFormatR32Sfloat;
+    r.shape = shape.dims();
+    model.resources.push_back(r);
+  }
+  uvgf::Module m;
+  m.type = uvgf::ModuleType::kCompute;
+  m.name = "double_plus_one";
+  m.entry_point = "main";
+  m.set_spirv(std::vector<uint32_t>(spirv.begin(), spirv.end()));
+  model.modules.push_back(m);
+  uvgf::Segment seg;
+  seg.type = uvgf::ModuleType::kCompute;
+  seg.name = "compute";
+  seg.module_index = 0;
+  seg.set_infos.push_back({0u, {{0, 0}, {1, 1}}});
+  seg.inputs = {{0, 0}};
+  seg.outputs = {{1, 1}};
+  seg.dispatch_shape = {dispatch[0], dispatch[1], dispatch[2]};
+  model.segments.push_back(seg);
+  model.inputs = {{0, 0}};
+  model.outputs = {{1, 1}};
   return model;
 }
 
