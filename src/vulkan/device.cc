@@ -169,7 +169,7 @@ Result<std::shared_ptr<Device>> Device::import(const ImportedDevice& imported) {
 
 // Shared tail of create() and import(): properties, pipeline cache and the Queue.
 Status Device::finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us,
-                            uint64_t execute_timeout_ms) {
+                            int64_t execute_timeout_ms) {
   instance_->vk().vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
   properties_ = instance_->properties(physical_device_);
   synchronization2_ = has(Feature::kSynchronization2) && enabled_.api_version >= VK_API_VERSION_1_3;

@@ -10,12 +10,16 @@
 namespace univk::vulkan {
 
 Result<std::unique_ptr<Queue>> Queue::create(const Device& device, VkQueue queue, uint32_t family_index,
-                                             int64_t spin_us, uint64_t execute_timeout_ms) {
+                                             int64_t spin_us, int64_t execute_timeout_ms) {
   std::unique_ptr<Queue> q(new Queue(device));
-  q->execute_timeout_ms_ = execute_timeout_ms;
+  const bool cpu_device = device.properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (execute_timeout_ms < 0) {
+    execute_timeout_ms = cpu_device ? RuntimeConfig::kCpuDeviceExecuteTimeoutMs : RuntimeConfig::kGpuExecuteTimeoutMs;
+  }
+  q->execute_timeout_ms_ = static_cast<uint64_t>(execute_timeout_ms);
   q->queue_ = queue;
   q->family_index_ = family_index;
-  if (spin_us < 0) spin_us = device.properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 100;
+  if (spin_us < 0) spin_us = cpu_device ? 0 : 100;
   q->spin_ns_ = static_cast<uint64_t>(spin_us) * 1000;
   VkSemaphoreTypeCreateInfo type_info{};
   type_info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
@@ -131,14 +135,17 @@ Status Queue::wait(uint64_t value) const {
   constexpr uint64_t kNsPerMs = 1000000;
   const uint64_t slice_ns =
       execute_timeout_ms_ > UINT64_MAX / kNsPerMs ? UINT64_MAX : execute_timeout_ms_ * kNsPerMs;
+  Status waited = wait(value, slice_ns);
+  if (waited.code() != StatusCode::kTimeout) return waited;
   // The limit is on progress, not on the whole wait: `value` may sit behind other work on this
-  // queue (other Methods, an application's own submissions), which is slow but not stuck.
+  // queue (other Methods, an application's own submissions), which is slow but not stuck. The
+  // timeline is read only once a period has run out, so a wait that succeeds costs nothing more.
   UNIVK_ASSIGN_OR_RETURN(uint64_t reached, completed_value());
   for (;;) {
-    Status waited = wait(value, slice_ns);
+    if (reached >= value) return ok_status();
+    waited = wait(value, slice_ns);
     if (waited.code() != StatusCode::kTimeout) return waited;
     UNIVK_ASSIGN_OR_RETURN(uint64_t now, completed_value());
-    if (now >= value) return ok_status();
     if (now == reached) break;
     reached = now;
   }

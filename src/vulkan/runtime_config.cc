@@ -32,7 +32,7 @@ RuntimeConfig RuntimeConfig::from_environment() {
   config.enable_validation = validation != nullptr && std::strcmp(validation, "1") == 0;
   if (const char* device = std::getenv("UNIVK_DEVICE")) config.device_selector = device;
   if (auto us = non_negative_integer("UNIVK_WAIT_SPIN_US")) config.wait_spin_us = static_cast<int64_t>(*us);
-  if (auto ms = non_negative_integer("UNIVK_EXECUTE_TIMEOUT_MS")) config.execute_timeout_ms = *ms;
+  if (auto ms = non_negative_integer("UNIVK_EXECUTE_TIMEOUT_MS")) config.execute_timeout_ms = static_cast<int64_t>(*ms);
   return config;
 }
 

@@ -247,14 +247,26 @@ TEST(Queue, ExecuteTimeoutComesFromTheEnvironment) {
   const char* outer = std::getenv("UNIVK_EXECUTE_TIMEOUT_MS");
   const std::string saved = outer != nullptr ? outer : "";
   setenv("UNIVK_EXECUTE_TIMEOUT_MS", "1234", 1);
-  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, 1234u);
+  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, 1234);
   setenv("UNIVK_EXECUTE_TIMEOUT_MS", "0", 1);
-  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, 0u);
+  EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, 0);
   setenv("UNIVK_EXECUTE_TIMEOUT_MS", "-5", 1);  // malformed: the default stays
   EXPECT_EQ(RuntimeConfig::from_environment().execute_timeout_ms, RuntimeConfig{}.execute_timeout_ms);
   unsetenv("UNIVK_EXECUTE_TIMEOUT_MS");
-  EXPECT_EQ(RuntimeConfig{}.execute_timeout_ms, 60000u);
+  EXPECT_EQ(RuntimeConfig{}.execute_timeout_ms, -1);
   if (outer != nullptr) setenv("UNIVK_EXECUTE_TIMEOUT_MS", saved.c_str(), 1);
+}
+
+// -1 picks the limit from the device type: CPU devices run a whole fused model as one long
+// submission, so they get more time than GPUs.
+TEST(Queue, AutomaticExecuteTimeoutDependsOnTheDeviceType) {
+  RuntimeConfig config = testing::test_config();
+  config.execute_timeout_ms = -1;
+  auto device = Device::create(config, {});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  const bool cpu = (*device)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const int64_t want = cpu ? RuntimeConfig::kCpuDeviceExecuteTimeoutMs : RuntimeConfig::kGpuExecuteTimeoutMs;
+  EXPECT_EQ((*device)->queue().execute_timeout_ms(), static_cast<uint64_t>(want));
 }
 
 }  // namespace

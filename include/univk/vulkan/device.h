@@ -91,7 +91,7 @@ struct ImportedDevice {
   int64_t wait_spin_us = -1;  // RuntimeConfig::wait_spin_us for the imported queue
   // RuntimeConfig::execute_timeout_ms for the imported queue (the environment is not read: the
   // application decides).
-  uint64_t execute_timeout_ms = RuntimeConfig{}.execute_timeout_ms;
+  int64_t execute_timeout_ms = -1;
 };
 
 class Device {
@@ -150,7 +150,7 @@ class Device {
  private:
   Device() = default;
   Status finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us,
-                      uint64_t execute_timeout_ms);
+                      int64_t execute_timeout_ms);
   std::shared_ptr<Instance> instance_;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;

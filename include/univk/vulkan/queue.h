@@ -28,9 +28,10 @@ class Device;
 class Queue {
  public:
   // `spin_us`: RuntimeConfig::wait_spin_us (-1: chosen from the device type).
-  // `execute_timeout_ms`: RuntimeConfig::execute_timeout_ms (0: waits without a limit).
+  // `execute_timeout_ms`: RuntimeConfig::execute_timeout_ms (-1: chosen from the device type;
+  // 0: waits without a limit).
   static Result<std::unique_ptr<Queue>> create(const Device& device, VkQueue queue, uint32_t family_index,
-                                               int64_t spin_us = -1, uint64_t execute_timeout_ms = 0);
+                                               int64_t spin_us = -1, int64_t execute_timeout_ms = -1);
   ~Queue();
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
@@ -42,8 +43,9 @@ class Queue {
   Result<uint64_t> submit(std::span<const VkCommandBuffer> command_buffers, uint64_t wait_value = 0);
   // Blocks until the timeline reaches `value`: polls the timeline for up to spin_ns() first, then
   // blocks in vkWaitSemaphores. Holds no lock. When the timeline makes no progress at all for
-  // execute_timeout_ms() (work queued ahead of `value` may take longer, as long as it advances),
-  // the work is taken as stuck: the wait returns Timeout naming the limit, and the queue becomes
+  // execute_timeout_ms() (work queued ahead of `value` may take longer, as long as it advances;
+  // progress is compared from one period to the next, so a stuck submission is reported between
+  // one and two periods after the wait began), the work is taken as stuck: the wait returns Timeout naming the limit, and the queue becomes
   // unusable() (later submits fail with DeviceLost, the registry stops handing the device out).
   // InvalidArgument for a value never handed out (it would never be signalled).
   Status wait(uint64_t value) const;

@@ -30,8 +30,12 @@ struct RuntimeConfig {
   // How long a host wait for GPU work (Queue::wait, so every execute) accepts no progress at all
   // on the device's timeline, in milliseconds; 0 waits without a limit. Past it the wait returns
   // Timeout and marks the device unusable (Queue::unusable): a dispatch that never ends would
-  // otherwise hang the caller. UNIVK_EXECUTE_TIMEOUT_MS sets it.
-  uint64_t execute_timeout_ms = 60000;
+  // otherwise hang the caller. -1 (the default): 60 s on GPUs, 10 min on CPU devices (lavapipe),
+  // where a fused forward of a whole model is one submission run by two CPU cores and can take
+  // a minute on a loaded machine. UNIVK_EXECUTE_TIMEOUT_MS sets it.
+  int64_t execute_timeout_ms = -1;
+  static constexpr int64_t kGpuExecuteTimeoutMs = 60000;
+  static constexpr int64_t kCpuDeviceExecuteTimeoutMs = 600000;
 
   // Defaults with the environment applied (UNIVK_VALIDATION, UNIVK_DEVICE, UNIVK_WAIT_SPIN_US,
   // UNIVK_EXECUTE_TIMEOUT_MS). A malformed value keeps the default and logs a warning.
