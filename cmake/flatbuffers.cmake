@@ -1,6 +1,7 @@
 # univk_flatbuffers(TARGET <lib> SCHEMAS <file.fbs>...)
-# Generates C++ readers/builders with flatc at build time; the generated `<stem>_generated.h`
-# is on <lib>'s public include path.
+# Generates C++ readers/builders with flatc at build time. The generated `<stem>_generated.h`
+# is on <lib>'s private include path; white-box tests that read the format link the interface
+# target <lib>_schema.
 find_program(UNIVK_FLATC flatc REQUIRED)
 find_package(flatbuffers CONFIG QUIET)
 
@@ -20,5 +21,8 @@ function(univk_flatbuffers)
   endforeach()
   add_custom_target(${ARG_TARGET}_fbs_gen DEPENDS ${headers})
   add_dependencies(${ARG_TARGET} ${ARG_TARGET}_fbs_gen)
-  target_include_directories(${ARG_TARGET} PUBLIC ${out_dir})
+  target_include_directories(${ARG_TARGET} PRIVATE ${out_dir})
+  add_library(${ARG_TARGET}_schema INTERFACE)
+  target_include_directories(${ARG_TARGET}_schema INTERFACE ${out_dir})
+  add_dependencies(${ARG_TARGET}_schema ${ARG_TARGET}_fbs_gen)
 endfunction()

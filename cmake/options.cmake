@@ -21,3 +21,13 @@ if(UNIVK_BUILD_COMPILER AND NOT (UNIVK_BUILD_VGF AND UNIVK_BUILD_VULKAN_BACKEND)
   set(UNIVK_BUILD_COMPILER OFF)
   set(UNIVK_BUILD_PYTHON OFF)
 endif()
+
+# The effective features, for the generated univk/config.h (cmake/config.h.in).
+foreach(feature UNIVK_BUILD_VGF UNIVK_BUILD_VULKAN_BACKEND UNIVK_BUILD_COMPILER UNIVK_BUILD_TOOLS)
+  if(${feature})
+    set(${feature}_01 1)
+  else()
+    set(${feature}_01 0)
+  endif()
+endforeach()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/config.h.in ${PROJECT_BINARY_DIR}/include/univk/config.h @ONLY)

@@ -1,12 +1,15 @@
-# univk_embed_shaders(TARGET <lib> NAMESPACE <c++ namespace> SHADERS <file.comp>...)
+# univk_embed_shaders(TARGET <lib> NAMESPACE <c++ namespace> [EXPORT_HEADER] SHADERS <file.comp>...
+#                     [DEPENDS <included files>...])
 #
 # Compiles each GLSL compute shader to SPIR-V with glslc at build time and embeds the words in
 # <lib> as `std::span<const uint32_t> <namespace>::<stem>_spv()`, declared in the generated
-# header `<lib>_shaders.h` (on the target's include path). No GLSL compiler is needed at run time.
+# header `<lib>_shaders.h`. The header is on <lib>'s private include path, or also on its
+# consumers' with EXPORT_HEADER (for a test library whose own headers include it). No GLSL
+# compiler is needed at run time.
 find_program(UNIVK_GLSLC glslc REQUIRED)
 
 function(univk_embed_shaders)
-  cmake_parse_arguments(ARG "" "TARGET;NAMESPACE" "SHADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "EXPORT_HEADER" "TARGET;NAMESPACE" "SHADERS;DEPENDS" ${ARGN})
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}_shaders)
   file(MAKE_DIRECTORY ${out_dir})
   set(header ${out_dir}/${ARG_TARGET}_shaders.h)
@@ -33,5 +36,9 @@ function(univk_embed_shaders)
     "namespace ${ARG_NAMESPACE} {\n${decls}}  // namespace ${ARG_NAMESPACE}\n")
   configure_file(${header}.in ${header} COPYONLY)
   target_sources(${ARG_TARGET} PRIVATE ${sources})
-  target_include_directories(${ARG_TARGET} PUBLIC ${out_dir})
+  if(ARG_EXPORT_HEADER)
+    target_include_directories(${ARG_TARGET} PUBLIC ${out_dir})
+  else()
+    target_include_directories(${ARG_TARGET} PRIVATE ${out_dir})
+  endif()
 endfunction()

@@ -1,11 +1,13 @@
 # univk_add_test(NAME <name> LABELS <label>... SOURCES <src>... LIBS <lib>...)
 # One GoogleTest executable = one CTest test, labelled by area. Every test links the shared
 # test main (tests/support), which turns on the Vulkan validation layer and fails any test
-# during which the layer printed a message.
+# during which the layer printed a message. Tests are white-box: they may include the private
+# headers of the library they test, so src/ is on their (private) include path.
 function(univk_add_test)
   cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "LABELS;SOURCES;LIBS;ENV" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE univk_test_support ${ARG_LIBS})
+  target_include_directories(${ARG_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)

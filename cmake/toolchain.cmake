@@ -1,10 +1,10 @@
-# Compiler settings shared by every target: C++20, warnings, sanitizers, ccache.
-set(CMAKE_CXX_STANDARD 20)
-set(CMAKE_CXX_STANDARD_REQUIRED ON)
+# Compiler settings shared by univk's targets: warnings, sanitizers, ccache. C++20 is a usage
+# requirement of univk_base (target_compile_features), so every target that links univk gets it.
 set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
-if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+# A parent project's build type is its own; only a top-level build gets univk's default.
+if(PROJECT_IS_TOP_LEVEL AND NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
 endif()
 
@@ -22,6 +22,11 @@ endif()
 if(UNIVK_ENABLE_ASAN)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+endif()
+# A fuzzer build (fuzz/run_fuzzers.sh, with ASan) instruments every target for coverage; only
+# the fuzz executables link libFuzzer itself (fuzz/CMakeLists.txt).
+if(UNIVK_BUILD_FUZZERS)
+  add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 if(UNIVK_ENABLE_TSAN)
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)

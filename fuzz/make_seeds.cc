@@ -10,18 +10,17 @@
 #include <vector>
 
 #include "univk/base/file_map.h"
+#include "univk/config.h"
 #include "univk/runtime/program_writer.h"
 
-#ifdef HAS_UNIVK_SPIRV
+#if UNIVK_BUILD_VGF
 #include "../tests/spirv/tosa_test_graphs.h"
-#endif
-#ifdef HAS_UNIVK_VGF_FORMAT
 #include "../tests/vgf/vgf_test_util.h"
 #endif
-#ifdef HAS_UNIVK_VULKAN_GRAPH
+#if UNIVK_BUILD_VULKAN_BACKEND
 #include "univk/backends/vulkan/compute_graph.h"
 #endif
-#ifdef HAS_UNIVK_NPY
+#if UNIVK_BUILD_TOOLS
 #include "npy.h"
 #endif
 
@@ -57,7 +56,7 @@ std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
   return b;
 }
 
-#ifdef HAS_UNIVK_SPIRV
+#if UNIVK_BUILD_VGF
 std::vector<uint8_t> word_bytes(const std::vector<uint32_t>& words) {
   std::vector<uint8_t> b(words.size() * 4);
   std::memcpy(b.data(), words.data(), b.size());
@@ -76,12 +75,12 @@ void spirv_seeds(const fs::path& root) {
 }
 #endif
 
-#ifdef HAS_UNIVK_VGF_FORMAT
+#if UNIVK_BUILD_VGF
 void vgf_seeds(const fs::path& root) {
   univk::vgf::VgfModel model = univk::vgf::testing::make_model();
   write_seed(root, "vgf_decoder_fuzzer", "model_0_4_3.vgf", univk::vgf::encode_vgf(model, univk::vgf::k0_4_3));
   write_seed(root, "vgf_decoder_fuzzer", "model_0_5_0.vgf", univk::vgf::encode_vgf(model, univk::vgf::k0_5_0));
-#ifdef HAS_UNIVK_SPIRV
+#if UNIVK_BUILD_VGF
   // The same model with a real TOSA graph module, as the VgfBackend reads it.
   auto words = univk::spirv::write_tosa_graph(univk::spirv::testing::graph_for(univk::spirv::TosaOp::kAvgPool2d));
   if (words.ok()) {
@@ -92,7 +91,7 @@ void vgf_seeds(const fs::path& root) {
 }
 #endif
 
-#ifdef HAS_UNIVK_VULKAN_GRAPH
+#if UNIVK_BUILD_VULKAN_BACKEND
 // x[1,3,8,8] -> conv2d(w, b) -> sigmoid -> add(const) -> avg_pool2d -> y
 univk::backends::ComputeGraph compute_graph() {
   using univk::backends::ComputeOp;
@@ -137,7 +136,7 @@ void compute_graph_seeds(const fs::path& root) {
 }
 #endif
 
-#ifdef HAS_UNIVK_NPY
+#if UNIVK_BUILD_TOOLS
 void npy_seeds(const fs::path& root) {
   univk::HostTensor f32(DType::kFloat32, Shape{2, 3});
   for (size_t i = 0; i < 6; ++i) f32.data<float>()[i] = 0.5f * static_cast<float>(i) - 1.f;
@@ -157,7 +156,7 @@ void program_seeds(const fs::path& root) {
   using namespace univk::runtime;
   ProgramBuilder b;
   std::vector<uint8_t> payload;
-#ifdef HAS_UNIVK_VULKAN_GRAPH
+#if UNIVK_BUILD_VULKAN_BACKEND
   auto graph_bytes = univk::backends::serialize_compute_graph(compute_graph());
   if (graph_bytes.ok()) payload = *graph_bytes;
 #endif
@@ -190,16 +189,16 @@ int main(int argc, char** argv) {
   }
   const fs::path root = argv[1];
   program_seeds(root);
-#ifdef HAS_UNIVK_SPIRV
+#if UNIVK_BUILD_VGF
   spirv_seeds(root);
 #endif
-#ifdef HAS_UNIVK_VGF_FORMAT
+#if UNIVK_BUILD_VGF
   vgf_seeds(root);
 #endif
-#ifdef HAS_UNIVK_VULKAN_GRAPH
+#if UNIVK_BUILD_VULKAN_BACKEND
   compute_graph_seeds(root);
 #endif
-#ifdef HAS_UNIVK_NPY
+#if UNIVK_BUILD_TOOLS
   npy_seeds(root);
 #endif
   for (const auto& [fuzzer, count] : seeds_written) std::printf("%s: %d seeds\n", fuzzer.c_str(), count);

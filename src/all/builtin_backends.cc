@@ -1,10 +1,11 @@
 #include "univk/runtime/builtin_backends.h"
 
 #include "univk/base/logging.h"
-#if defined(UNIVK_HAS_VULKAN_BACKEND)
+#include "univk/config.h"
+#if UNIVK_BUILD_VULKAN_BACKEND
 #include "univk/backends/vulkan/vulkan_backend.h"
 #endif
-#if defined(UNIVK_HAS_VGF_BACKEND)
+#if UNIVK_BUILD_VGF
 #include "univk/backends/vgf/vgf_backend.h"
 #endif
 
@@ -14,17 +15,17 @@ namespace {
 
 BackendRegistry* make_builtin_registry() {
   auto* registry = new BackendRegistry();
-  auto add = [&](std::unique_ptr<Backend> backend) {
-    Status status = registry->add(std::move(backend));
+  auto add = [&](std::unique_ptr<backend::Backend> added) {
+    Status status = registry->add(std::move(added));
     // Only a duplicate id can fail here, which the build rules out; log rather than abort.
     if (!status.ok()) {
       UNIVK_LOG(kError) << "builtin backends: " << status.to_string();
     }
   };
-#if defined(UNIVK_HAS_VULKAN_BACKEND)
+#if UNIVK_BUILD_VULKAN_BACKEND
   add(backends::make_vulkan_backend());
 #endif
-#if defined(UNIVK_HAS_VGF_BACKEND)
+#if UNIVK_BUILD_VGF
   add(backends::make_vgf_backend());
 #endif
   (void)add;

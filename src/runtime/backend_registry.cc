@@ -1,17 +1,17 @@
-#include "univk/runtime/backend.h"
+#include "univk/runtime/backend_registry.h"
 
 namespace univk::runtime {
 
-Status BackendRegistry::add(std::unique_ptr<Backend> backend) {
-  if (backend == nullptr) return invalid_argument("BackendRegistry::add: null backend");
-  if (find(backend->id()) != nullptr) {
-    return already_exists("backend '" + std::string(backend->id()) + "' is already registered");
+Status BackendRegistry::add(std::unique_ptr<backend::Backend> added) {
+  if (added == nullptr) return invalid_argument("BackendRegistry::add: null backend");
+  if (find(added->id()) != nullptr) {
+    return already_exists("backend '" + std::string(added->id()) + "' is already registered");
   }
-  backends_.push_back(std::move(backend));
+  backends_.push_back(std::move(added));
   return ok_status();
 }
 
-const Backend* BackendRegistry::find(std::string_view id) const {
+const backend::Backend* BackendRegistry::find(std::string_view id) const {
   for (const auto& backend : backends_) {
     if (backend->id() == id) return backend.get();
   }

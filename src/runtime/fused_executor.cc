@@ -218,7 +218,7 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
       if (reused) barrier(cmd_, locations_[v].range, kGpuStages, kGpuReads | kGpuWrites, kGpuStages, kGpuWrites);
     }
 
-    std::vector<DeviceTensor> inputs, outputs;
+    std::vector<backend::DeviceTensor> inputs, outputs;
     for (uint32_t v : call.inputs) inputs.push_back({locations_[v].range, method.values[v].info});
     for (uint32_t v : call.outputs) outputs.push_back({locations_[v].range, method.values[v].info});
     Status recorded = delegate.delegate->record(cmd_, inputs, outputs);

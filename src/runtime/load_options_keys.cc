@@ -31,8 +31,8 @@ Status LoadOptions::check_keys() const {
     }
   }
   for (const auto& [id, options] : backend_options) {
-    const Backend* backend = backends->find(id);
-    if (backend == nullptr) {
+    const backend::Backend* found = backends->find(id);
+    if (found == nullptr) {
       std::set<std::string, std::less<>> ids;
       for (const std::string& known : backends->ids()) ids.insert(known);
       return not_found("runtime options for backend '" + id + "', which is not registered (registered: " + list(ids) +
@@ -40,7 +40,7 @@ Status LoadOptions::check_keys() const {
     }
     std::set<std::string, std::less<>> known;
     add_shared_keys(known);
-    for (std::string_view key : backend->option_keys()) known.emplace(key);
+    for (std::string_view key : found->option_keys()) known.emplace(key);
     for (const auto& [key, value] : options) {
       if (!known.contains(key)) {
         return invalid_argument("unknown runtime option '" + key + "' for backend '" + id + "' (known: " + list(known) +

@@ -26,7 +26,7 @@ struct DelegateSlot {
   std::string backend_id;
   vulkan::DeviceKey device_key;
   bool standalone_device = false;
-  std::unique_ptr<Delegate> delegate;
+  std::unique_ptr<backend::Delegate> delegate;
 };
 
 inline constexpr size_t kNeverRead = std::numeric_limits<size_t>::max();

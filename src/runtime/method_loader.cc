@@ -31,8 +31,9 @@ struct DeviceGroup {
 struct PendingDelegate {
   size_t instruction = 0;
   uint32_t delegate_index = 0;
-  const Backend* backend = nullptr;
-  DelegateSpec spec;
+  const backend::Backend* backend = nullptr;
+  backend::DelegateSpec spec;
+  std::unique_ptr<backend::PreparedPayload> prepared;  // set by plan_devices
   BackendOptions options;
   vulkan::SharedDeviceOptions shared;
   size_t group = 0;
@@ -100,14 +101,16 @@ Result<std::vector<PendingDelegate>> collect_delegates(const ProgramDesc& progra
   return pending;
 }
 
-// Groups delegates by device key and merges their requirements. Nothing is created here.
+// Prepares every delegate's payload, groups delegates by device key and merges their
+// requirements. No device or Vulkan object is created here.
 Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pending) {
   std::vector<DeviceGroup> groups;
   std::map<vulkan::DeviceKey, size_t> group_of_key;
   for (size_t i = 0; i < pending.size(); ++i) {
     PendingDelegate& p = pending[i];
-    auto requirements = p.backend->requirements(p.spec);
-    if (!requirements.ok()) return requirements.status().with_context(where(p.instruction, p.spec.backend_id));
+    auto prepared = p.backend->prepare(p.spec);
+    if (!prepared.ok()) return prepared.status().with_context(where(p.instruction, p.spec.backend_id));
+    p.prepared = std::move(prepared).value();
     size_t group = groups.size();
     if (p.shared.mode != vulkan::SharedMode::kDisabled) {
       auto [it, inserted] = group_of_key.emplace(p.shared.key, groups.size());
@@ -124,7 +127,7 @@ Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pend
       groups.emplace_back();
       groups[group].shared = p.shared;
     }
-    groups[group].requirements.merge(*requirements);
+    groups[group].requirements.merge(p.prepared->requirements());
     groups[group].members.push_back(i);
     p.group = group;
   }
@@ -181,7 +184,8 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
 
   impl->slot_of_instruction.assign(method->instructions.size(), -1);
   for (PendingDelegate& p : pending) {
-    auto delegate = p.backend->init(p.spec, groups[p.group].lease, p.options);
+    auto delegate = p.prepared->init(groups[p.group].lease, p.options);
+    p.prepared.reset();
     if (!delegate.ok()) return delegate.status().with_context(where(p.instruction, p.spec.backend_id));
     DelegateSlot slot;
     slot.instruction = p.instruction;

@@ -4,8 +4,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "spirv/spirv_defs.h"
-#include "spirv/tosa_operands.h"
+#include "spirv_defs.h"
+#include "tosa_operands.h"
 #include "univk/spirv/tosa_graph.h"
 
 namespace univk::spirv {

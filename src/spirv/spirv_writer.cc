@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "spirv/spirv_defs.h"
-#include "spirv/tosa_operands.h"
+#include "spirv_defs.h"
+#include "tosa_operands.h"
 #include "univk/spirv/tosa_graph.h"
 
 namespace univk::spirv {

@@ -2,7 +2,7 @@
 #include <array>
 #include <string>
 
-#include "spirv/tosa_operands.h"
+#include "tosa_operands.h"
 
 namespace univk::spirv {
 namespace {

@@ -1,4 +1,4 @@
-#include "vulkan/fault_injection.h"
+#include "fault_injection.h"
 
 #include <atomic>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "vulkan/feature_chain.h"
+#include "feature_chain.h"
 
 namespace univk::vulkan {
 

@@ -8,9 +8,9 @@
 #include "univk/base/logging.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/validation.h"
-#include "vulkan/fault_injection.h"
-#include "vulkan/feature_chain.h"
-#include "vulkan/loader.h"
+#include "fault_injection.h"
+#include "feature_chain.h"
+#include "loader.h"
 
 namespace univk::vulkan {
 namespace {

@@ -1,4 +1,4 @@
-#include "vulkan/loader.h"
+#include "loader.h"
 
 #include <dlfcn.h>
 

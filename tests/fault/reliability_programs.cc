@@ -4,11 +4,12 @@
 #include <cstring>
 #include <random>
 
+#include "univk/config.h"
 #include "univk/runtime/program_writer.h"
-#ifdef UNIVK_HAS_VULKAN_BACKEND
+#if UNIVK_BUILD_VULKAN_BACKEND
 #include "univk/backends/vulkan/compute_graph.h"
 #endif
-#ifdef UNIVK_RELIABILITY_HAS_COMPILER
+#if UNIVK_BUILD_COMPILER
 #include "univk/compiler/compiler.h"
 #endif
 
@@ -56,7 +57,7 @@ Status run_and_check(runtime::Method& method, const TestProgram& program, uint32
 }
 
 Result<TestProgram> vulkan_program([[maybe_unused]] float scale, [[maybe_unused]] float bias) {
-#ifdef UNIVK_HAS_VULKAN_BACKEND
+#if UNIVK_BUILD_VULKAN_BACKEND
   using backends::ComputeOp;
   using backends::ComputeValue;
   const Shape shape{1, 3, 8, 8};
@@ -97,7 +98,7 @@ Result<TestProgram> vulkan_program([[maybe_unused]] float scale, [[maybe_unused]
 }
 
 Result<TestProgram> example_program() {
-#ifdef UNIVK_RELIABILITY_HAS_COMPILER
+#if UNIVK_BUILD_COMPILER
   compiler::Graph g;
   UNIVK_ASSIGN_OR_RETURN(compiler::ValueId x, g.add_input("x", DType::kFloat32, Shape{1, 3, 8, 8}));
   Attributes pool;
@@ -145,11 +146,11 @@ Result<TestProgram> example_program() {
 
 Result<std::vector<TestProgram>> available() {
   std::vector<TestProgram> programs;
-#ifdef UNIVK_HAS_VULKAN_BACKEND
+#if UNIVK_BUILD_VULKAN_BACKEND
   UNIVK_ASSIGN_OR_RETURN(TestProgram vulkan, vulkan_program(2.f, 0.5f));
   programs.push_back(std::move(vulkan));
 #endif
-#ifdef UNIVK_RELIABILITY_HAS_COMPILER
+#if UNIVK_BUILD_COMPILER
   UNIVK_ASSIGN_OR_RETURN(TestProgram example, example_program());
   programs.push_back(std::move(example));
 #endif

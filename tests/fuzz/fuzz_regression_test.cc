@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fuzz_targets.h"
+#include "univk/config.h"
 #include "univk/base/file_map.h"
 
 namespace univk::fuzz {
@@ -58,16 +59,16 @@ void replay(const std::string& fuzzer, const Target& target) {
 
 TEST(FuzzRegression, ProgramLoader) { replay("program_loader_fuzzer", program_loader); }
 
-#ifdef UNIVK_FUZZ_HAS_VGF
+#if UNIVK_BUILD_VGF
 TEST(FuzzRegression, VgfDecoder) { replay("vgf_decoder_fuzzer", vgf_decoder); }
 TEST(FuzzRegression, SpirvGraph) { replay("spirv_graph_fuzzer", spirv_graph); }
 #endif
 
-#ifdef UNIVK_FUZZ_HAS_COMPUTE_GRAPH
+#if UNIVK_BUILD_VULKAN_BACKEND
 TEST(FuzzRegression, ComputeGraph) { replay("compute_graph_fuzzer", compute_graph); }
 #endif
 
-#ifdef UNIVK_FUZZ_HAS_NPY
+#if UNIVK_BUILD_TOOLS
 TEST(FuzzRegression, NpyReader) { replay("npy_reader_fuzzer", npy_reader); }
 #endif
 

@@ -17,7 +17,7 @@ struct Affine {
   float bias = 0.f;
 };
 
-Result<Affine> parse_payload(const DelegateSpec& spec) {
+Result<Affine> parse_payload(const backend::DelegateSpec& spec) {
   if (spec.payload.size() != sizeof(Affine)) {
     return invalid_argument("fake payload must be 8 bytes, got " + std::to_string(spec.payload.size()));
   }
@@ -30,7 +30,7 @@ Result<Affine> parse_payload(const DelegateSpec& spec) {
   return affine;
 }
 
-Status add_feature(const DelegateSpec& spec, const std::string& key, std::set<vulkan::Feature>& out) {
+Status add_feature(const backend::DelegateSpec& spec, const std::string& key, std::set<vulkan::Feature>& out) {
   auto it = spec.compile_specs.find(key);
   if (it == spec.compile_specs.end()) return ok_status();
   std::string name(it->second.begin(), it->second.end());
@@ -46,9 +46,9 @@ struct Push {
   uint32_t count;
 };
 
-class FakeDelegate : public Delegate {
+class FakeDelegate : public backend::Delegate {
  public:
-  FakeDelegate(vulkan::DeviceLease device, Affine affine, TensorInfo info, bool can_record)
+  FakeDelegate(vulkan::DeviceLease device, Affine affine, backend::TensorInfo info, bool can_record)
       : device_(std::move(device)), affine_(affine), info_(std::move(info)), can_record_(can_record) {}
 
   Status create_pipeline() {
@@ -74,8 +74,8 @@ class FakeDelegate : public Delegate {
     return std::vector<HostTensor>{std::move(out)};
   }
 
-  Status record(VkCommandBuffer cmd, std::span<const DeviceTensor> inputs,
-                std::span<const DeviceTensor> outputs) override {
+  Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
+                std::span<const backend::DeviceTensor> outputs) override {
     if (!can_record_) return unsupported("fake delegate: recording turned off (fake_no_record)");
     if (inputs.size() != 1 || outputs.size() != 1) return invalid_argument("fake delegate: one input, one output");
     UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, pool_.allocate(pipeline_.set_layouts()[0]));
@@ -93,16 +93,16 @@ class FakeDelegate : public Delegate {
     return ok_status();
   }
 
-  ExecuteStats stats() const override { return stats_; }
+  backend::ExecuteStats stats() const override { return stats_; }
 
  private:
   vulkan::DeviceLease device_;
   Affine affine_;
-  TensorInfo info_;
+  backend::TensorInfo info_;
   vulkan::ComputePipeline pipeline_;
   vulkan::DescriptorPool pool_;
   bool can_record_;
-  ExecuteStats stats_;
+  backend::ExecuteStats stats_;
 };
 
 }  // namespace
@@ -121,23 +121,41 @@ void log_event(std::string event) {
 }
 }  // namespace
 
-Result<vulkan::DeviceRequirements> FakeBackend::requirements(const DelegateSpec& spec) const {
+namespace {
+
+class PreparedAffine final : public backend::PreparedPayload {
+ public:
+  PreparedAffine(std::string id, Affine affine, backend::TensorInfo output, vulkan::DeviceRequirements requirements)
+      : id_(std::move(id)), affine_(affine), output_(std::move(output)), requirements_(std::move(requirements)) {}
+
+  const vulkan::DeviceRequirements& requirements() const override { return requirements_; }
+
+  Result<std::unique_ptr<backend::Delegate>> init(vulkan::DeviceLease device,
+                                                  const backend::BackendOptions& options) const override {
+    auto delegate =
+        std::make_unique<FakeDelegate>(std::move(device), affine_, output_, options.count("fake_no_record") == 0);
+    UNIVK_RETURN_IF_ERROR(delegate->create_pipeline());
+    log_event("init " + id_ + ":" + std::to_string(affine_.scale));
+    return std::unique_ptr<backend::Delegate>(std::move(delegate));
+  }
+
+ private:
+  std::string id_;
+  Affine affine_;
+  backend::TensorInfo output_;
+  vulkan::DeviceRequirements requirements_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<backend::PreparedPayload>> FakeBackend::prepare(const backend::DelegateSpec& spec) const {
   UNIVK_ASSIGN_OR_RETURN(Affine affine, parse_payload(spec));
-  log_event("requirements " + id_ + ":" + std::to_string(affine.scale));
+  log_event("prepare " + id_ + ":" + std::to_string(affine.scale));
   vulkan::DeviceRequirements r;
   UNIVK_RETURN_IF_ERROR(add_feature(spec, "required_feature", r.required_features));
   UNIVK_RETURN_IF_ERROR(add_feature(spec, "optional_feature", r.optional_features));
-  return r;
-}
-
-Result<std::unique_ptr<Delegate>> FakeBackend::init(const DelegateSpec& spec, vulkan::DeviceLease device,
-                                                    const BackendOptions& options) const {
-  UNIVK_ASSIGN_OR_RETURN(Affine affine, parse_payload(spec));
-  auto delegate =
-      std::make_unique<FakeDelegate>(std::move(device), affine, spec.outputs[0], options.count("fake_no_record") == 0);
-  UNIVK_RETURN_IF_ERROR(delegate->create_pipeline());
-  log_event("init " + id_ + ":" + std::to_string(affine.scale));
-  return std::unique_ptr<Delegate>(std::move(delegate));
+  return std::unique_ptr<backend::PreparedPayload>(
+      std::make_unique<PreparedAffine>(id_, affine, spec.outputs[0], std::move(r)));
 }
 
 std::vector<uint8_t> affine_payload(float scale, float bias) {

@@ -130,8 +130,8 @@ TEST_F(MethodDevice, RequirementsMergeInBothOrders) {
     EXPECT_EQ(registry_->created_count(), 1u);
     const auto& log = FakeBackend::event_log();
     ASSERT_EQ(log.size(), 4u);
-    EXPECT_EQ(log[0].rfind("requirements", 0), 0u);
-    EXPECT_EQ(log[1].rfind("requirements", 0), 0u);
+    EXPECT_EQ(log[0].rfind("prepare", 0), 0u);
+    EXPECT_EQ(log[1].rfind("prepare", 0), 0u);
     EXPECT_EQ(log[2].rfind("init", 0), 0u);
     EXPECT_EQ(log[3].rfind("init", 0), 0u);
   }

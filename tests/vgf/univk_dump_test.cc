@@ -11,9 +11,7 @@
 #include "univk/base/file_map.h"
 #include "univk/spirv/tosa_graph.h"
 #include "vgf_test_util.h"
-#ifdef UNIVK_DUMP_PROGRAMS
 #include "univk/runtime/program_writer.h"
-#endif
 
 namespace univk::vgf {
 namespace {
@@ -117,7 +115,6 @@ TEST(UnivkDump, BadFilesAndUsage) {
   EXPECT_TRUE(r.out.empty());
 }
 
-#ifdef UNIVK_DUMP_PROGRAMS
 TEST(UnivkDump, ProgramWithVgfDelegate) {
   runtime::ProgramBuilder pb;
   const auto vgf = pool_vgf();
@@ -138,7 +135,6 @@ TEST(UnivkDump, ProgramWithVgfDelegate) {
   EXPECT_NE(r.out.find("\"op\": \"AVG_POOL2D\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"kind\": \"delegate_call\""), std::string::npos) << r.out;
 }
-#endif
 
 }  // namespace
 }  // namespace univk::vgf

@@ -24,7 +24,7 @@ struct ReplayDelegate {
   size_t instruction = 0;
   const runtime::DelegateCallDesc* call = nullptr;
   std::string backend_id;
-  std::unique_ptr<runtime::Delegate> delegate;
+  std::unique_ptr<backend::Delegate> delegate;
 };
 
 Result<std::vector<ReplayDelegate>> init_delegates(const runtime::ProgramDesc& program,
@@ -39,15 +39,15 @@ Result<std::vector<ReplayDelegate>> init_delegates(const runtime::ProgramDesc& p
                          std::get<runtime::KernelCallDesc>(method.instructions[k]).op + "' on the CPU");
     }
     const runtime::DelegateDesc& desc = program.delegates[call->delegate];
-    const runtime::Backend* backend = options.backends->find(desc.backend_id);
-    if (backend == nullptr) return not_found("backend '" + desc.backend_id + "' is not registered");
-    runtime::DelegateSpec spec;
+    const backend::Backend* found = options.backends->find(desc.backend_id);
+    if (found == nullptr) return not_found("backend '" + desc.backend_id + "' is not registered");
+    backend::DelegateSpec spec;
     spec.backend_id = desc.backend_id;
     spec.payload = desc.payload;
     spec.compile_specs = desc.compile_specs;
     for (uint32_t v : call->inputs) spec.inputs.push_back(method.values[v].info);
     for (uint32_t v : call->outputs) spec.outputs.push_back(method.values[v].info);
-    auto delegate = backend->init(spec, device, options.options_for(desc.backend_id));
+    auto delegate = backend::create_delegate(*found, spec, device, options.options_for(desc.backend_id));
     if (!delegate.ok()) return delegate.status().with_context("instruction " + std::to_string(k) + " init");
     out.push_back({k, call, desc.backend_id, std::move(delegate).value()});
   }
@@ -92,10 +92,10 @@ Result<std::vector<vulkan::Buffer>> make_value_buffers(const runtime::MethodDesc
   return buffers;
 }
 
-std::vector<runtime::DeviceTensor> device_tensors(const runtime::MethodDesc& method,
+std::vector<backend::DeviceTensor> device_tensors(const runtime::MethodDesc& method,
                                                   const std::vector<uint32_t>& values,
                                                   const std::vector<vulkan::Buffer>& buffers) {
-  std::vector<runtime::DeviceTensor> out;
+  std::vector<backend::DeviceTensor> out;
   for (uint32_t v : values) out.push_back({{buffers[v].handle(), 0, buffers[v].size()}, method.values[v].info});
   return out;
 }

@@ -11,9 +11,7 @@
 #include "univk/base/file_map.h"
 #include "univk/vgf/vgf_file.h"
 #include "vgf_json.h"
-#ifdef UNIVK_DUMP_PROGRAMS
 #include "program_json.h"
-#endif
 
 namespace {
 
@@ -27,10 +25,8 @@ void usage(FILE* out) {
                "  a VGF file (.vgf, format 0.3.0 to 0.5.x): header and version, sections, modules\n"
                "  (with the TOSA operator list of each graph module), segments, resources and\n"
                "  constants (sizes only)\n"
-#ifdef UNIVK_DUMP_PROGRAMS
                "  a univk program (.uvk): methods, values, instructions and delegates, with VGF\n"
                "  payloads dumped inline\n"
-#endif
                "\n"
                "Exit status: 0 ok, 1 unreadable or malformed file or unwritable output, 2 usage error.\n");
 }
@@ -77,16 +73,11 @@ int main(int argc, char** argv) {
     }
     univk::dump::write_vgf_json(json, *vgf, errors);
   } else {
-#ifdef UNIVK_DUMP_PROGRAMS
     auto status = univk::dump::write_program_json(json, file->bytes(), errors);
     if (!status.ok()) {
       std::fprintf(stderr, "univk-dump: %s: %s\n", files[0].c_str(), status.to_string().c_str());
       return kBadFile;
     }
-#else
-    std::fprintf(stderr, "univk-dump: %s: not a VGF file (bad magic)\n", files[0].c_str());
-    return kBadFile;
-#endif
   }
   std::fwrite(json.str().data(), 1, json.str().size(), stdout);
   std::fputc('\n', stdout);

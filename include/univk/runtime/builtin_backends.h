@@ -6,7 +6,7 @@
 // factories, so no teardown order matters). Thread-safe.
 #pragma once
 
-#include "univk/runtime/backend.h"
+#include "univk/runtime/backend_registry.h"
 
 namespace univk::runtime {
 

@@ -39,7 +39,7 @@
 
 #include "univk/base/file_map.h"
 #include "univk/base/status.h"
-#include "univk/runtime/backend.h"
+#include "univk/runtime/backend_registry.h"
 #include "univk/runtime/builtin_backends.h"
 #include "univk/runtime/program_desc.h"
 #include "univk/tensor/tensor.h"

@@ -15,10 +15,15 @@
 #include <variant>
 #include <vector>
 
-#include "univk/runtime/backend.h"
+#include "univk/backend/delegate_spec.h"
 #include "univk/tensor/attributes.h"
 
 namespace univk::runtime {
+
+// The runtime describes tensors, options and counters in the backend contract's terms.
+using backend::BackendOptions;
+using backend::ExecuteStats;
+using backend::TensorInfo;
 
 struct SegmentDesc {
   uint64_t offset = 0;  // from the start of the file, a multiple of kSegmentAlignment

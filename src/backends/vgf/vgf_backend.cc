@@ -1,4 +1,5 @@
-// The VgfBackend factory: requirements from the VGF, delegates on the lowered compute path.
+// The VgfBackend factory: prepare() decodes the VGF once; its requirements and delegates (on the
+// lowered compute path) come from the decoded file.
 #include "univk/backends/vgf/vgf_backend.h"
 
 #include <charconv>
@@ -16,7 +17,7 @@ constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_b
                                              "vgf_robust_buffer_access"};
 
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
-Result<vgf::DelegateOptions> parse_options(const runtime::BackendOptions& options) {
+Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& options) {
   vgf::DelegateOptions parsed;
   for (const auto& [name, value] : options) {
     // Device selection (shared or standalone) happened in the Method from these options; a
@@ -46,25 +47,40 @@ Result<vgf::DelegateOptions> parse_options(const runtime::BackendOptions& option
   return parsed;
 }
 
-class VgfBackend final : public runtime::Backend {
+// A decoded VGF and what it needs from a device.
+class PreparedVgf final : public backend::PreparedPayload {
+ public:
+  PreparedVgf(backend::DelegateSpec spec, univk::vgf::VgfFile file, vulkan::DeviceRequirements requirements)
+      : spec_(std::move(spec)), file_(std::move(file)), requirements_(std::move(requirements)) {}
+
+  const vulkan::DeviceRequirements& requirements() const override { return requirements_; }
+
+  Result<std::unique_ptr<backend::Delegate>> init(vulkan::DeviceLease device,
+                                                  const backend::BackendOptions& options) const override {
+    auto parsed = parse_options(options);
+    if (!parsed.ok()) return parsed.status();
+    auto delegate = vgf::VgfDelegate::create(spec_, file_, std::move(device), *parsed);
+    if (!delegate.ok()) return delegate.status();
+    return std::unique_ptr<backend::Delegate>(std::move(delegate.value()));
+  }
+
+ private:
+  backend::DelegateSpec spec_;
+  univk::vgf::VgfFile file_;
+  vulkan::DeviceRequirements requirements_;
+};
+
+class VgfBackend final : public backend::Backend {
  public:
   std::string_view id() const override { return kVgfBackendId; }
 
-  Result<vulkan::DeviceRequirements> requirements(const runtime::DelegateSpec& spec) const override {
+  Result<std::unique_ptr<backend::PreparedPayload>> prepare(const backend::DelegateSpec& spec) const override {
     auto file = univk::vgf::decode_vgf(spec.payload);
     if (!file.ok()) return file.status().with_context("VgfBackend");
-    auto r = vgf::vgf_requirements(*file);
-    if (!r.ok()) return r.status().with_context("VgfBackend");
-    return r;
-  }
-
-  Result<std::unique_ptr<runtime::Delegate>> init(const runtime::DelegateSpec& spec, vulkan::DeviceLease device,
-                                                  const runtime::BackendOptions& options) const override {
-    auto parsed = parse_options(options);
-    if (!parsed.ok()) return parsed.status();
-    auto delegate = vgf::VgfDelegate::create(spec, std::move(device), *parsed);
-    if (!delegate.ok()) return delegate.status();
-    return std::unique_ptr<runtime::Delegate>(std::move(delegate.value()));
+    auto requirements = vgf::vgf_requirements(*file);
+    if (!requirements.ok()) return requirements.status().with_context("VgfBackend");
+    return std::unique_ptr<backend::PreparedPayload>(
+        std::make_unique<PreparedVgf>(spec, std::move(file).value(), std::move(requirements).value()));
   }
 
   std::vector<std::string_view> option_keys() const override {
@@ -74,6 +90,6 @@ class VgfBackend final : public runtime::Backend {
 
 }  // namespace
 
-std::unique_ptr<runtime::Backend> make_vgf_backend() { return std::make_unique<VgfBackend>(); }
+std::unique_ptr<backend::Backend> make_vgf_backend() { return std::make_unique<VgfBackend>(); }
 
 }  // namespace univk::backends

@@ -57,13 +57,14 @@ bool any_overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<VgfDelegate>> VgfDelegate::create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device,
+Result<std::unique_ptr<VgfDelegate>> VgfDelegate::create(const backend::DelegateSpec& spec,
+                                                         const univk::vgf::VgfFile& file, vulkan::DeviceLease device,
                                                          const DelegateOptions& options) {
   if (!device) return invalid_argument("VgfBackend: no device");
   std::unique_ptr<VgfDelegate> delegate(new VgfDelegate());
   delegate->device_ = std::move(device);
   delegate->options_ = options;
-  Status s = delegate->init(spec);
+  Status s = delegate->init(spec, file);
   if (!s.ok()) return s.with_context("VgfBackend");
   return delegate;
 }
@@ -97,9 +98,9 @@ std::vector<std::string> VgfDelegate::kernel_labels() const {
   return labels;
 }
 
-Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
+Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::VgfFile& file) {
   spec_ = spec;
-  UNIVK_ASSIGN_OR_RETURN(file_, uvgf::decode_vgf(spec.payload));
+  file_ = file;
   UNIVK_RETURN_IF_ERROR(check_runnable(file_));
   UNIVK_RETURN_IF_ERROR(check_resource_layouts(file_));
 
@@ -108,7 +109,7 @@ Status VgfDelegate::init(const runtime::DelegateSpec& spec) {
     return invalid_argument("the program passes " + std::to_string(spec.inputs.size()) + " inputs / " +
                             std::to_string(spec.outputs.size()) + " outputs but the VGF has " +
                             std::to_string(file_.inputs.size()) + " / " + std::to_string(file_.outputs.size()));
-  auto check_io = [&](const uvgf::BindingSlot& slot, const runtime::TensorInfo& info, const char* what, size_t i) -> Status {
+  auto check_io = [&](const uvgf::BindingSlot& slot, const backend::TensorInfo& info, const char* what, size_t i) -> Status {
     const uvgf::Resource& r = file_.resources[slot.resource_index];
     auto bytes = resource_byte_size(r);
     if (!bytes.ok()) return bytes.status().with_context(std::string("model ") + what + " " + std::to_string(i));
@@ -586,7 +587,7 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
     return invalid_argument("VgfBackend: execute got " + std::to_string(inputs.size()) + " inputs, expected " +
                             std::to_string(input_resources_.size()));
   if (own_recording_ == nullptr) return invalid_argument("VgfBackend: execute() before prepare_execute()");
-  runtime::ExecuteStats stats = own_recording_->stats;
+  backend::ExecuteStats stats = own_recording_->stats;
   stats.submissions = 1;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const uint32_t r = input_resources_[i];
@@ -627,8 +628,8 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   return outputs;
 }
 
-Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
-                           std::span<const runtime::DeviceTensor> outputs) {
+Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
+                           std::span<const backend::DeviceTensor> outputs) {
   if (inputs.size() != input_resources_.size() || outputs.size() != output_resources_.size())
     return invalid_argument("VgfBackend: record got the wrong number of device tensors");
   UNIVK_RETURN_IF_ERROR(allocate_resources([&](const std::vector<uint32_t>& members) {
@@ -638,7 +639,7 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceT
   const BindingLimit limit{binding_limit(),
                            std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4)};
   std::vector<Kernel> copy_in, copy_out;
-  auto bind = [&](uint32_t r, const runtime::DeviceTensor& t, bool input) -> Status {
+  auto bind = [&](uint32_t r, const backend::DeviceTensor& t, bool input) -> Status {
     const uvgf::Resource& res = file_.resources[r];
     if (copied_io_[r]) {
       // The tensor is packed; the resource keeps its own buffer and layout, reached by a copy.

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "kernel_plan.h"
-#include "univk/runtime/backend.h"
+#include "univk/backend/backend.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
@@ -49,18 +49,21 @@ struct DelegateOptions {
   bool robust_buffer_access = true;
 };
 
-class VgfDelegate final : public runtime::Delegate {
+class VgfDelegate final : public backend::Delegate {
  public:
-  static Result<std::unique_ptr<VgfDelegate>> create(const runtime::DelegateSpec& spec, vulkan::DeviceLease device,
+  // `file` is spec.payload decoded (VgfBackend::prepare); the delegate keeps a copy, which
+  // borrows the payload bytes like `spec`.
+  static Result<std::unique_ptr<VgfDelegate>> create(const backend::DelegateSpec& spec,
+                                                     const univk::vgf::VgfFile& file, vulkan::DeviceLease device,
                                                      const DelegateOptions& options = {});
   ~VgfDelegate() override;
 
   const vulkan::DeviceLease& device() const override { return device_; }
   Status prepare_execute() override;
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override;
-  Status record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
-                std::span<const runtime::DeviceTensor> outputs) override;
-  runtime::ExecuteStats stats() const override { return last_stats_; }
+  Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
+                std::span<const backend::DeviceTensor> outputs) override;
+  backend::ExecuteStats stats() const override { return last_stats_; }
 
   // Kernel labels of the lowered GRAPH segments in dispatch order (tests, tools, logs).
   std::vector<std::string> kernel_labels() const;
@@ -81,11 +84,11 @@ class VgfDelegate final : public runtime::Delegate {
   struct Recording {
     vulkan::Buffer params;
     vulkan::DescriptorPool pool;
-    runtime::ExecuteStats stats;
+    backend::ExecuteStats stats;
   };
 
   VgfDelegate() = default;
-  Status init(const runtime::DelegateSpec& spec);
+  Status init(const backend::DelegateSpec& spec, const univk::vgf::VgfFile& file);
   // Buffers for the alias groups (each resource outside a group is a group of one) that `wanted`
   // selects by their members, unless they have one already.
   Status allocate_resources(const std::function<bool(const std::vector<uint32_t>& members)>& wanted);
@@ -108,7 +111,7 @@ class VgfDelegate final : public runtime::Delegate {
   vulkan::DeviceLease device_;
   DelegateOptions options_;
   univk::vgf::VgfFile file_;
-  runtime::DelegateSpec spec_;
+  backend::DelegateSpec spec_;
   std::vector<uint32_t> input_resources_;   // model input i -> resource index
   std::vector<uint32_t> output_resources_;  // model output i -> resource index
   // resource index -> fused mode copies it to/from the method's tensor (see the header comment).
@@ -129,7 +132,7 @@ class VgfDelegate final : public runtime::Delegate {
   // per_delegate: model output i -> its staging buffer (empty when read from the mapped buffer).
   std::vector<vulkan::Buffer> output_staging_;
   uint64_t last_submission_ = 0;
-  runtime::ExecuteStats last_stats_;
+  backend::ExecuteStats last_stats_;
 };
 
 }  // namespace univk::backends::vgf

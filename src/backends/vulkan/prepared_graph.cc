@@ -11,16 +11,16 @@
 namespace univk::backends::detail {
 namespace {
 
-std::vector<ComputeTensorType> to_types(const std::vector<runtime::TensorInfo>& infos) {
+std::vector<ComputeTensorType> to_types(const std::vector<backend::TensorInfo>& infos) {
   std::vector<ComputeTensorType> out;
   for (const auto& info : infos) out.push_back({info.dtype, info.shape});
   return out;
 }
 
 // The tensor types and the payload bytes: everything create() depends on.
-std::string sharing_key(const runtime::DelegateSpec& spec) {
+std::string sharing_key(const backend::DelegateSpec& spec) {
   std::string key;
-  auto add_types = [&](const std::vector<runtime::TensorInfo>& infos) {
+  auto add_types = [&](const std::vector<backend::TensorInfo>& infos) {
     for (const auto& info : infos) key += std::string(dtype_name(info.dtype)) + info.shape.to_string() + ";";
     key += "|";
   };
@@ -64,8 +64,7 @@ Status upload_constants(const std::shared_ptr<vulkan::Device>& device, const Com
 }
 
 Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<vulkan::Device>& device,
-                                                    const runtime::DelegateSpec& spec) {
-  UNIVK_ASSIGN_OR_RETURN(ComputeGraph graph, parse_compute_graph(spec.payload));
+                                                    const backend::DelegateSpec& spec, const ComputeGraph& graph) {
   auto prepared = std::make_shared<PreparedGraph>();
   UNIVK_ASSIGN_OR_RETURN(prepared->plan, plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs),
                                                     storage_alignment(*device)));
@@ -90,10 +89,10 @@ uint64_t storage_alignment(const vulkan::Device& device) {
 }
 
 Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
-    const std::shared_ptr<vulkan::Device>& device, const runtime::DelegateSpec& spec) {
-  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec);
+    const std::shared_ptr<vulkan::Device>& device, const backend::DelegateSpec& spec, const ComputeGraph& graph) {
+  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph);
   return device->shared_objects().get_or_create<PreparedGraph>(sharing_key(spec),
-                                                               [&] { return create(device, spec); });
+                                                               [&] { return create(device, spec, graph); });
 }
 
 }  // namespace univk::backends::detail

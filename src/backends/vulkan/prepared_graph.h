@@ -12,7 +12,7 @@
 
 #include "graph_plan.h"
 #include "pipeline_set.h"
-#include "univk/runtime/backend.h"
+#include "univk/backend/backend.h"
 #include "univk/vulkan/buffer.h"
 
 namespace univk::backends::detail {
@@ -26,7 +26,8 @@ struct PreparedGraph {
   // Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of
   // the payload, and large payloads are rarely repeated.
   static Result<std::shared_ptr<const PreparedGraph>> get_or_create(const std::shared_ptr<vulkan::Device>& device,
-                                                                    const runtime::DelegateSpec& spec);
+                                                                    const backend::DelegateSpec& spec,
+                                                                    const ComputeGraph& graph);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 

@@ -1,6 +1,8 @@
-// The VulkanBackend factory: requirements (pure) and init.
+// The VulkanBackend factory: prepare() parses and checks the compute graph once; delegates share
+// the parsed graph.
 #include "univk/backends/vulkan/vulkan_backend.h"
 
+#include <memory>
 #include <vector>
 
 #include "graph_plan.h"
@@ -9,37 +11,54 @@
 namespace univk::backends {
 namespace {
 
-class VulkanBackend final : public runtime::Backend {
+// A parsed compute graph, checked against the call's tensors. Its requirements: every shader
+// is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore.
+class PreparedComputeGraph final : public backend::PreparedPayload {
+ public:
+  PreparedComputeGraph(backend::DelegateSpec spec, std::shared_ptr<const ComputeGraph> graph)
+      : spec_(std::move(spec)), graph_(std::move(graph)) {
+    requirements_.min_api_version = VK_API_VERSION_1_2;
+    requirements_.required_features = {vulkan::Feature::kTimelineSemaphore};
+    requirements_.queue_flags = VK_QUEUE_COMPUTE_BIT;
+  }
+
+  const vulkan::DeviceRequirements& requirements() const override { return requirements_; }
+
+  Result<std::unique_ptr<backend::Delegate>> init(vulkan::DeviceLease device,
+                                                  const backend::BackendOptions&) const override {
+    auto delegate = detail::VulkanDelegate::create(spec_, graph_, std::move(device));
+    if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
+    return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
+  }
+
+ private:
+  backend::DelegateSpec spec_;
+  std::shared_ptr<const ComputeGraph> graph_;
+  vulkan::DeviceRequirements requirements_;
+};
+
+class VulkanBackend final : public backend::Backend {
  public:
   std::string_view id() const override { return kVulkanBackendId; }
 
-  // Every shader is plain fp32 compute; the shared Queue orders submissions with a timeline
-  // semaphore. The payload is parsed and planned here so a bad one fails before any device
-  // is created.
-  Result<vulkan::DeviceRequirements> requirements(const runtime::DelegateSpec& spec) const override {
-    UNIVK_ASSIGN_OR_RETURN(ComputeGraph graph, parse_compute_graph(spec.payload));
+  // The payload is parsed and planned here (with the smallest storage alignment any device has)
+  // so a bad one fails before any device is created; each device plans it again with its own
+  // alignment.
+  Result<std::unique_ptr<backend::PreparedPayload>> prepare(const backend::DelegateSpec& spec) const override {
+    auto graph = parse_compute_graph(spec.payload);
+    if (!graph.ok()) return graph.status().with_context("VulkanBackend");
     std::vector<ComputeTensorType> inputs, outputs;
     for (const auto& t : spec.inputs) inputs.push_back({t.dtype, t.shape});
     for (const auto& t : spec.outputs) outputs.push_back({t.dtype, t.shape});
-    auto plan = detail::plan_graph(graph, inputs, outputs, 16);
+    auto plan = detail::plan_graph(*graph, inputs, outputs, 16);
     if (!plan.ok()) return plan.status().with_context("VulkanBackend");
-    vulkan::DeviceRequirements r;
-    r.min_api_version = VK_API_VERSION_1_2;
-    r.required_features = {vulkan::Feature::kTimelineSemaphore};
-    r.queue_flags = VK_QUEUE_COMPUTE_BIT;
-    return r;
-  }
-
-  Result<std::unique_ptr<runtime::Delegate>> init(const runtime::DelegateSpec& spec, vulkan::DeviceLease device,
-                                                  const runtime::BackendOptions&) const override {
-    auto delegate = detail::VulkanDelegate::create(spec, std::move(device));
-    if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
-    return std::unique_ptr<runtime::Delegate>(std::move(delegate).value());
+    return std::unique_ptr<backend::PreparedPayload>(std::make_unique<PreparedComputeGraph>(
+        spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));
   }
 };
 
 }  // namespace
 
-std::unique_ptr<runtime::Backend> make_vulkan_backend() { return std::make_unique<VulkanBackend>(); }
+std::unique_ptr<backend::Backend> make_vulkan_backend() { return std::make_unique<VulkanBackend>(); }
 
 }  // namespace univk::backends

@@ -17,13 +17,14 @@ vulkan::BufferRange whole(const vulkan::Buffer& buffer) { return {buffer.handle(
 
 }  // namespace
 
-Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const runtime::DelegateSpec& spec,
+Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const backend::DelegateSpec& spec,
+                                                               std::shared_ptr<const ComputeGraph> graph,
                                                                vulkan::DeviceLease device) {
   if (!device) return invalid_argument("VulkanBackend: no device");
   std::unique_ptr<VulkanDelegate> d(new VulkanDelegate(std::move(device)));
   d->input_infos_ = spec.inputs;
   d->output_infos_ = spec.outputs;
-  UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec));
+  UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec, *graph));
   UNIVK_ASSIGN_OR_RETURN(d->arena_,
                          vulkan::Buffer::create(d->device_, d->plan().arena_bytes, vulkan::MemoryKind::kDeviceLocal));
   return d;
@@ -116,11 +117,11 @@ Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTens
   return outputs;
 }
 
-Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
-                              std::span<const runtime::DeviceTensor> outputs) {
+Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
+                              std::span<const backend::DeviceTensor> outputs) {
   // 16 bytes at least: the vec4 kernels (unary.comp) read and write 16-byte elements.
   const uint64_t alignment = storage_alignment(*device_);
-  auto check = [&](std::span<const runtime::DeviceTensor> given, const std::vector<uint64_t>& bytes,
+  auto check = [&](std::span<const backend::DeviceTensor> given, const std::vector<uint64_t>& bytes,
                    const char* what, std::vector<vulkan::BufferRange>& ranges) -> Status {
     if (given.size() != bytes.size()) {
       return invalid_argument(std::string("VulkanBackend record: expected ") + std::to_string(bytes.size()) + " " +
@@ -153,7 +154,7 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const runtime::Devi
   return ok_status();
 }
 
-runtime::ExecuteStats VulkanDelegate::stats() const {
+backend::ExecuteStats VulkanDelegate::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return fused_ ? fused_stats_ : per_delegate_stats_;
 }

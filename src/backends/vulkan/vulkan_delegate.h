@@ -18,25 +18,27 @@
 #include <vector>
 
 #include "prepared_graph.h"
-#include "univk/runtime/backend.h"
+#include "univk/backend/backend.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/pipeline.h"
 
 namespace univk::backends::detail {
 
-class VulkanDelegate final : public runtime::Delegate {
+class VulkanDelegate final : public backend::Delegate {
  public:
-  static Result<std::unique_ptr<VulkanDelegate>> create(const runtime::DelegateSpec& spec,
+  // `graph` is spec.payload parsed (VulkanBackend::prepare).
+  static Result<std::unique_ptr<VulkanDelegate>> create(const backend::DelegateSpec& spec,
+                                                        std::shared_ptr<const ComputeGraph> graph,
                                                         vulkan::DeviceLease device);
   ~VulkanDelegate() override;
 
   const vulkan::DeviceLease& device() const override { return device_; }
   Status prepare_execute() override;
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override;
-  Status record(VkCommandBuffer cmd, std::span<const runtime::DeviceTensor> inputs,
-                std::span<const runtime::DeviceTensor> outputs) override;
-  runtime::ExecuteStats stats() const override;
+  Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
+                std::span<const backend::DeviceTensor> outputs) override;
+  backend::ExecuteStats stats() const override;
 
  private:
   explicit VulkanDelegate(vulkan::DeviceLease device) : device_(std::move(device)) {}
@@ -45,7 +47,7 @@ class VulkanDelegate final : public runtime::Delegate {
   const GraphPlan& plan() const { return prepared_->plan; }
 
   vulkan::DeviceLease device_;
-  std::vector<runtime::TensorInfo> input_infos_, output_infos_;
+  std::vector<backend::TensorInfo> input_infos_, output_infos_;
   std::shared_ptr<const PreparedGraph> prepared_;
   vulkan::Buffer arena_;
   std::vector<vulkan::Buffer> input_buffers_, output_buffers_;  // per_delegate IO, host visible
@@ -55,8 +57,8 @@ class VulkanDelegate final : public runtime::Delegate {
 
   mutable std::mutex mutex_;  // guards the fields below and execute()
   uint64_t last_submitted_ = 0;
-  runtime::ExecuteStats per_delegate_stats_;
-  runtime::ExecuteStats fused_stats_;
+  backend::ExecuteStats per_delegate_stats_;
+  backend::ExecuteStats fused_stats_;
   bool fused_ = false;
 };
 

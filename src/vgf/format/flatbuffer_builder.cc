@@ -1,4 +1,4 @@
-#include "vgf/format/flatbuffer_builder.h"
+#include "flatbuffer_builder.h"
 
 #include <algorithm>
 #include <cstring>

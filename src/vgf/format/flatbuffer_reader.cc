@@ -1,4 +1,4 @@
-#include "vgf/format/flatbuffer_reader.h"
+#include "flatbuffer_reader.h"
 
 #include <cstring>
 #include <string>

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "univk/vgf/vgf_file.h"
-#include "vgf/format/flatbuffer_reader.h"
-#include "vgf/format/vgf_schema.h"
+#include "flatbuffer_reader.h"
+#include "vgf_schema.h"
 
 namespace univk::vgf {
 namespace {

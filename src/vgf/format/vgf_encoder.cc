@@ -5,8 +5,8 @@
 #include <string>
 
 #include "univk/vgf/vgf_file.h"
-#include "vgf/format/flatbuffer_builder.h"
-#include "vgf/format/vgf_schema.h"
+#include "flatbuffer_builder.h"
+#include "vgf_schema.h"
 
 namespace univk::vgf {
 namespace {

@@ -17,7 +17,7 @@ vgf::VgfFile compute_model(std::array<uint32_t, 3> dispatch) {
 
 constexpr std::array<uint32_t, 3> kGoodDispatch = {6, 1, 1};  // 24 elements, 4 per group
 
-void expect_runs(runtime::Delegate& delegate, const std::string& what) {
+void expect_runs(backend::Delegate& delegate, const std::string& what) {
   const Status prepared = delegate.prepare_execute();
   ASSERT_TRUE(prepared.ok()) << what << ": " << prepared.to_string();
   HostTensor in = random_tensor(DType::kFloat32, kShape, 81);
@@ -54,38 +54,38 @@ TEST(VgfComputeLimits, DispatchBeyondMaxWorkGroupCountIsRefusedAtLoad) {
 TEST(VgfComputeLimits, ComputeSegmentsRunWithRobustBufferAccess) {
   const vgf::VgfFile model = compute_model(kGoodDispatch);
   const std::vector<uint8_t> payload = encode(model);
-  auto backend = make_vgf_backend();
   const auto spec = spec_for(model, payload);
-  auto req = backend->requirements(spec);
-  ASSERT_TRUE(req.ok()) << req.status().to_string();
-  EXPECT_TRUE(req->optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req->describe();
+  auto prepared = make_vgf_backend()->prepare(spec);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  const vulkan::DeviceRequirements& req = (*prepared)->requirements();
+  EXPECT_TRUE(req.optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req.describe();
 
-  auto robust = device_for(*req);
+  auto robust = device_for(req);
   ASSERT_TRUE(robust.ok()) << robust.status().to_string();
   ASSERT_TRUE((*robust)->has(vulkan::Feature::kRobustBufferAccess)) << "the driver lacks robustBufferAccess";
-  auto delegate = backend->init(spec, *robust, {});
+  auto delegate = (*prepared)->init(*robust, {});
   ASSERT_TRUE(delegate.ok()) << delegate.status().to_string();
   expect_runs(**delegate, "robust");
 
   // A device created without the feature: refused by default, runs when the option says off.
-  auto plain_req = *req;
+  auto plain_req = req;
   plain_req.optional_features.erase(vulkan::Feature::kRobustBufferAccess);
   auto plain = device_for(plain_req);
   ASSERT_TRUE(plain.ok()) << plain.status().to_string();
   ASSERT_FALSE((*plain)->has(vulkan::Feature::kRobustBufferAccess));
-  for (const runtime::BackendOptions& options :
-       {runtime::BackendOptions{}, runtime::BackendOptions{{"vgf_robust_buffer_access", "on"}}}) {
-    auto refused = backend->init(spec, *plain, options);
+  for (const backend::BackendOptions& options :
+       {backend::BackendOptions{}, backend::BackendOptions{{"vgf_robust_buffer_access", "on"}}}) {
+    auto refused = (*prepared)->init(*plain, options);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported) << refused.status().to_string();
     EXPECT_NE(refused.status().message().find("vgf_robust_buffer_access=off"), std::string::npos)
         << refused.status().to_string();
   }
-  auto unchecked = backend->init(spec, *plain, {{"vgf_robust_buffer_access", "off"}});
+  auto unchecked = (*prepared)->init(*plain, {{"vgf_robust_buffer_access", "off"}});
   ASSERT_TRUE(unchecked.ok()) << unchecked.status().to_string();
   expect_runs(**unchecked, "robust access off");
 
-  auto bad = backend->init(spec, *robust, {{"vgf_robust_buffer_access", "maybe"}});
+  auto bad = (*prepared)->init(*robust, {{"vgf_robust_buffer_access", "maybe"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument) << bad.status().to_string();
 }
@@ -96,10 +96,11 @@ TEST(VgfComputeLimits, GraphOnlyPayloadsDoNotAskForRobustBufferAccess) {
   g.add_output(g.add_operation(TosaOp::kAdd, {x, x}, {}, {DType::kFloat32, kShape.dims()}), 0, 1);
   const vgf::VgfFile model = single_graph_model(g);
   const std::vector<uint8_t> payload = encode(model);
-  auto req = make_vgf_backend()->requirements(spec_for(model, payload));
-  ASSERT_TRUE(req.ok()) << req.status().to_string();
-  EXPECT_FALSE(req->optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req->describe();
-  EXPECT_FALSE(req->required_features.contains(vulkan::Feature::kRobustBufferAccess)) << req->describe();
+  auto prepared = make_vgf_backend()->prepare(spec_for(model, payload));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  const vulkan::DeviceRequirements& req = (*prepared)->requirements();
+  EXPECT_FALSE(req.optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req.describe();
+  EXPECT_FALSE(req.required_features.contains(vulkan::Feature::kRobustBufferAccess)) << req.describe();
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ using backends::vgf::BindingLimit;
 using backends::vgf::Kernel;
 using backends::vgf::ShaderId;
 using backends::vgf::TensorView;
-using runtime::TensorInfo;
+using backend::TensorInfo;
 
 Attributes mul_attrs() {
   Attributes a;
@@ -50,7 +50,7 @@ struct Run {
 };
 
 // Loads `g` with `options`, runs it on `inputs` and returns output 0 and the dispatch count.
-Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs, const runtime::BackendOptions& options = {}) {
+Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs, const backend::BackendOptions& options = {}) {
   UNIVK_ASSIGN_OR_RETURN(Loaded loaded, load(single_graph_model(g), options));
   UNIVK_ASSIGN_OR_RETURN(auto out, loaded.delegate->execute(inputs));
   return Run{out[0], loaded.delegate->stats().dispatches};
@@ -375,7 +375,7 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
   const char* names[] = {"x", "y", "output"};
   for (size_t shifted = 0; shifted < 3; ++shifted) {
     // x, y, output, each in its own 4 KiB block; `shifted` starts 4 bytes into it.
-    std::vector<runtime::DeviceTensor> tensors;
+    std::vector<backend::DeviceTensor> tensors;
     for (size_t i = 0; i < 3; ++i) tensors.push_back({{VK_NULL_HANDLE, 4096 * i + (i == shifted ? 4 : 0), infos[i].byte_size()}, infos[i]});
     auto io = vulkan::Buffer::create(device, 3 * 4096, vulkan::MemoryKind::kHostVisible);
     ASSERT_TRUE(io.ok()) << io.status().to_string();

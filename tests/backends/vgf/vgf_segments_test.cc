@@ -135,17 +135,16 @@ TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
   model.inputs = {{0, 0}};
   model.outputs = {{1, 1}};
   const std::vector<uint8_t> good = encode(model);
-  auto backend = make_vgf_backend();
+  auto factory = make_vgf_backend();
   auto good_spec = spec_for(model, good);
-  auto req = backend->requirements(good_spec);
-  ASSERT_TRUE(req.ok()) << req.status().to_string();
-  auto device = device_for(*req);
+  auto prepared = factory->prepare(good_spec);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  auto device = device_for((*prepared)->requirements());
   ASSERT_TRUE(device.ok()) << device.status().to_string();
   for (size_t cut : {size_t{0}, size_t{64}, size_t{128}, good.size() / 2, good.size() - 1}) {
     std::vector<uint8_t> bytes(good.begin(), good.begin() + cut);
     auto spec = spec_for(model, bytes);
-    EXPECT_FALSE(backend->requirements(spec).ok()) << "truncated at " << cut;
-    EXPECT_FALSE(backend->init(spec, *device, {}).ok()) << "truncated at " << cut;
+    EXPECT_FALSE(factory->prepare(spec).ok()) << "truncated at " << cut;
   }
   // Byte flips anywhere: an error or a working delegate, never a crash.
   std::mt19937 rng(5);
@@ -153,8 +152,9 @@ TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
     std::vector<uint8_t> bytes = good;
     bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
     auto spec = spec_for(model, bytes);
-    if (!backend->requirements(spec).ok()) continue;
-    auto delegate = backend->init(spec, *device, {});
+    auto flipped = factory->prepare(spec);
+    if (!flipped.ok()) continue;
+    auto delegate = (*flipped)->init(*device, {});
     if (!delegate.ok()) {
       EXPECT_FALSE(delegate.status().message().empty());
     }
@@ -162,7 +162,7 @@ TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
   // The program's view of the call must match the VGF's interface.
   auto wrong = good_spec;
   wrong.inputs[0].shape = Shape({5});
-  auto d = backend->init(wrong, *device, {});
+  auto d = backend::create_delegate(*factory, wrong, *device, {});
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("model input 0"), std::string::npos) << d.status().message();
 }
@@ -172,14 +172,14 @@ TEST(VgfSegments, ArmSamplesReportPlaceholderSpirv) {
   const auto dir = std::filesystem::path(root != nullptr ? root : "") / "arm-vgf-samples";
   UNIVK_REQUIRE_EXTERNAL_FILE(dir);
   int seen = 0;
-  auto backend = make_vgf_backend();
+  auto factory = make_vgf_backend();
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".vgf") continue;
     auto bytes = read_file(entry.path().string());
     ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-    runtime::DelegateSpec spec;
+    backend::DelegateSpec spec;
     spec.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
-    auto req = backend->requirements(spec);
+    auto req = factory->prepare(spec);
     ASSERT_FALSE(req.ok()) << entry.path();
     EXPECT_NE(req.status().message().find("placeholder SPIR-V"), std::string::npos) << req.status().message();
     ++seen;

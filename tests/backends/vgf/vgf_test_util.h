@@ -170,11 +170,11 @@ inline std::vector<uint8_t> encode(const ::univk::vgf::VgfFile& model) {
 
 struct Loaded {
   std::vector<uint8_t> payload;  // kept alive for the delegate
-  std::unique_ptr<runtime::Delegate> delegate;
+  std::unique_ptr<backend::Delegate> delegate;
 };
 
-inline runtime::DelegateSpec spec_for(const ::univk::vgf::VgfFile& model, std::span<const uint8_t> payload) {
-  runtime::DelegateSpec spec;
+inline backend::DelegateSpec spec_for(const ::univk::vgf::VgfFile& model, std::span<const uint8_t> payload) {
+  backend::DelegateSpec spec;
   spec.backend_id = "VgfBackend";
   spec.payload = payload;
   for (const auto& s : model.inputs) {
@@ -218,15 +218,14 @@ inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRe
   return DeviceCache::get().device_for(req);
 }
 
-// Encodes, checks requirements, creates a device and inits the delegate with `options`.
-inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, const runtime::BackendOptions& options = {}) {
+// Encodes, prepares, creates a device for the requirements and inits the delegate with `options`.
+inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, const backend::BackendOptions& options = {}) {
   Loaded loaded;
   loaded.payload = encode(model);
-  auto backend = make_vgf_backend();
   auto spec = spec_for(model, loaded.payload);
-  UNIVK_ASSIGN_OR_RETURN(auto req, backend->requirements(spec));
-  UNIVK_ASSIGN_OR_RETURN(auto device, device_for(req));
-  UNIVK_ASSIGN_OR_RETURN(loaded.delegate, backend->init(spec, device, options));
+  UNIVK_ASSIGN_OR_RETURN(auto prepared, make_vgf_backend()->prepare(spec));
+  UNIVK_ASSIGN_OR_RETURN(auto device, device_for(prepared->requirements()));
+  UNIVK_ASSIGN_OR_RETURN(loaded.delegate, prepared->init(device, options));
   UNIVK_RETURN_IF_ERROR(loaded.delegate->prepare_execute());
   return loaded;
 }

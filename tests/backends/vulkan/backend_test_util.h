@@ -13,7 +13,7 @@
 
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/backends/vulkan/vulkan_backend.h"
-#include "univk/runtime/backend.h"
+#include "univk/backend/backend.h"
 #include "univk/tensor/tensor.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/runtime_config.h"
@@ -53,20 +53,19 @@ inline ComputeValue value_of(const HostTensor& t, bool constant) {
 // Runs `graph` through the backend in per_delegate mode with `inputs` (graph input order).
 struct RunResult {
   std::vector<HostTensor> outputs;
-  runtime::ExecuteStats stats;
+  backend::ExecuteStats stats;
 };
 inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<HostTensor>& inputs) {
   UNIVK_ASSIGN_OR_RETURN(std::vector<uint8_t> payload, serialize_compute_graph(graph));
-  runtime::DelegateSpec spec;
+  backend::DelegateSpec spec;
   spec.backend_id = kVulkanBackendId;
   spec.payload = payload;
   for (uint32_t id : graph.inputs) spec.inputs.push_back({graph.values[id].dtype, graph.values[id].shape});
   for (uint32_t id : graph.outputs) spec.outputs.push_back({graph.values[id].dtype, graph.values[id].shape});
-  auto backend = make_vulkan_backend();
-  UNIVK_RETURN_IF_ERROR(backend->requirements(spec).status());
+  UNIVK_ASSIGN_OR_RETURN(auto prepared, make_vulkan_backend()->prepare(spec));
   auto device = shared_device();
   if (!device) return internal_error("no device");
-  UNIVK_ASSIGN_OR_RETURN(auto delegate, backend->init(spec, device, {}));
+  UNIVK_ASSIGN_OR_RETURN(auto delegate, prepared->init(device, {}));
   UNIVK_RETURN_IF_ERROR(delegate->prepare_execute());
   UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, delegate->execute(inputs));
   return RunResult{std::move(outputs), delegate->stats()};

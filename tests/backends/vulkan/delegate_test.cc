@@ -67,8 +67,8 @@ std::vector<HostTensor> chain_expected(const ChainGraph& c, const HostTensor& x)
 
 struct Loaded {
   std::vector<uint8_t> payload;
-  runtime::DelegateSpec spec;
-  std::unique_ptr<runtime::Delegate> delegate;
+  backend::DelegateSpec spec;
+  std::unique_ptr<backend::Delegate> delegate;
 };
 
 std::unique_ptr<Loaded> load(const ComputeGraph& g) {
@@ -81,7 +81,7 @@ std::unique_ptr<Loaded> load(const ComputeGraph& g) {
   loaded->spec.payload = loaded->payload;
   for (uint32_t id : g.inputs) loaded->spec.inputs.push_back({g.values[id].dtype, g.values[id].shape});
   for (uint32_t id : g.outputs) loaded->spec.outputs.push_back({g.values[id].dtype, g.values[id].shape});
-  auto delegate = make_vulkan_backend()->init(loaded->spec, shared_device(), {});
+  auto delegate = backend::create_delegate(*make_vulkan_backend(), loaded->spec, shared_device(), {});
   EXPECT_TRUE(delegate.ok()) << delegate.status().to_string();
   if (!delegate.ok()) return nullptr;
   loaded->delegate = std::move(delegate).value();
@@ -104,7 +104,7 @@ TEST(VulkanDelegate, ChainWithAliasesConstantsAndRepeatedOutputs) {
     ASSERT_EQ(out->size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(close((*out)[i], want[i], 1e-5, 1e-4)) << "output " << i;
   }
-  const runtime::ExecuteStats s = loaded->delegate->stats();
+  const backend::ExecuteStats s = loaded->delegate->stats();
   // sigmoid, linear, relu, plus copies for the reshape output, x and the repeated relu output.
   EXPECT_EQ(s.dispatches, 6u);
   EXPECT_GE(s.barriers, 3u);
@@ -125,10 +125,10 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
 
   // The caller's buffers: one input and four outputs, sub-ranges of one host-visible buffer.
   const uint64_t align = std::max<uint64_t>(device->properties().limits.minStorageBufferOffsetAlignment, 4);
-  std::vector<runtime::DeviceTensor> ins, outs;
+  std::vector<backend::DeviceTensor> ins, outs;
   uint64_t offset = 0;
-  auto place = [&](const runtime::TensorInfo& info) {
-    runtime::DeviceTensor t{{VK_NULL_HANDLE, offset, info.byte_size()}, info};
+  auto place = [&](const backend::TensorInfo& info) {
+    backend::DeviceTensor t{{VK_NULL_HANDLE, offset, info.byte_size()}, info};
     offset += (info.byte_size() + align - 1) / align * align;
     return t;
   };
@@ -159,12 +159,12 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
     std::memcpy(got.bytes().data(), static_cast<uint8_t*>(io->mapped()) + outs[i].range.offset, got.byte_size());
     EXPECT_TRUE(close(got, (*per_delegate)[i], 0, 0)) << "output " << i;
   }
-  const runtime::ExecuteStats s = loaded->delegate->stats();
+  const backend::ExecuteStats s = loaded->delegate->stats();
   EXPECT_EQ(s.dispatches, 6u);
   EXPECT_EQ(s.bytes_uploaded, 0u);  // the method moves the bytes in fused mode
 
   // A range that is too small or misaligned is rejected, not recorded.
-  std::vector<runtime::DeviceTensor> small = ins;
+  std::vector<backend::DeviceTensor> small = ins;
   small[0].range.size = 4;
   EXPECT_EQ(loaded->delegate->record(*cmd, small, outs).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(loaded->delegate->record(*cmd, {}, outs).code(), StatusCode::kInvalidArgument);
@@ -234,13 +234,14 @@ TEST(VulkanDelegate, ReshapesOfOtherDtypesAreCopiedByWords) {
 TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
   auto bytes = serialize_compute_graph(chain_graph().graph);
   ASSERT_TRUE(bytes.ok());
-  runtime::DelegateSpec spec;
+  backend::DelegateSpec spec;
   spec.payload = *bytes;
   spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 4}}};
   spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
                   {DType::kFloat32, Shape{2, 5}}};
-  auto r = make_vulkan_backend()->requirements(spec);
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  auto prepared = make_vulkan_backend()->prepare(spec);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  const vulkan::DeviceRequirements* r = &(*prepared)->requirements();
   EXPECT_EQ(r->min_api_version, VK_API_VERSION_1_2);
   EXPECT_EQ(r->required_features, std::set<vulkan::Feature>{vulkan::Feature::kTimelineSemaphore});
   EXPECT_TRUE(r->required_extensions.empty());
@@ -249,23 +250,23 @@ TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
 }
 
 TEST(VulkanDelegate, ErrorsNameTheProblem) {
-  auto backend = make_vulkan_backend();
+  auto factory = make_vulkan_backend();
   const ChainGraph c = chain_graph();
   auto bytes = serialize_compute_graph(c.graph);
   ASSERT_TRUE(bytes.ok());
-  runtime::DelegateSpec spec;
+  backend::DelegateSpec spec;
   spec.payload = *bytes;
   spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 5}}};
   spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
                   {DType::kFloat32, Shape{2, 5}}};
-  auto r = backend->requirements(spec);
+  auto r = factory->prepare(spec);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("input 0"), std::string::npos) << r.status().message();
-  EXPECT_FALSE(backend->init(spec, shared_device(), {}).ok());
+  EXPECT_FALSE(backend::create_delegate(*factory, spec, shared_device(), {}).ok());
 
   std::vector<uint8_t> truncated(bytes->begin(), bytes->begin() + 40);
   spec.payload = truncated;
-  EXPECT_EQ(backend->requirements(spec).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(factory->prepare(spec).status().code(), StatusCode::kInvalidArgument);
 
   ComputeGraph unknown;
   unknown.values = {value_of(HostTensor(DType::kFloat32, Shape{4}), false),

@@ -14,12 +14,12 @@
 #include <memory>
 #include <string_view>
 
-#include "univk/runtime/backend.h"
+#include "univk/backend/backend.h"
 
 namespace univk::backends {
 
 inline constexpr std::string_view kVgfBackendId = "VgfBackend";
 
-std::unique_ptr<runtime::Backend> make_vgf_backend();
+std::unique_ptr<backend::Backend> make_vgf_backend();
 
 }  // namespace univk::backends

@@ -12,12 +12,12 @@
 
 #include <memory>
 
-#include "univk/runtime/backend.h"
+#include "univk/backend/backend.h"
 
 namespace univk::backends {
 
 inline constexpr const char* kVulkanBackendId = "VulkanBackend";
 
-std::unique_ptr<runtime::Backend> make_vulkan_backend();
+std::unique_ptr<backend::Backend> make_vulkan_backend();
 
 }  // namespace univk::backends

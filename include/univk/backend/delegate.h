@@ -1,0 +1,60 @@
+// Delegate: one delegate call of a method, initialised on a device.
+//
+// Life (after Backend::prepare and PreparedPayload::init, backend.h):
+//   prepare_execute()   per_delegate mode, once at load: the delegate's own IO buffers and
+//                       command buffer; then
+//   execute(inputs)     per_delegate mode: upload, submit, wait on its own timeline value,
+//                       download; or
+//   record(cmd, io)     fused mode: record its dispatches once, reading/writing device tensors
+//                       planned by the method; the method submits the whole forward once;
+//   ~Delegate()         waits only for this delegate's own submissions.
+//
+// Ownership: the Method owns its Delegates. A Delegate holds a DeviceLease and borrows the
+// payload bytes of its DelegateSpec.
+//
+// Threading: a Delegate belongs to one Method, which serialises every call on it
+// (prepare_execute, execute, record, stats), so a delegate needs no lock of its own for them.
+// Delegates of different Methods may run at the same time, on one shared device too: the
+// device's Queue serialises submission, and objects a delegate shares with others on its device
+// (see Device::shared_objects) are immutable after creation.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <volk.h>
+
+#include "univk/backend/delegate_spec.h"
+#include "univk/base/status.h"
+#include "univk/tensor/tensor.h"
+#include "univk/vulkan/registry.h"
+
+namespace univk::backend {
+
+class Delegate {
+ public:
+  virtual ~Delegate();
+
+  virtual const vulkan::DeviceLease& device() const = 0;
+
+  // per_delegate mode: creates what execute() needs (host-visible IO buffers, the delegate's own
+  // recorded command buffer). The Method calls it once at load when it runs per_delegate, so no
+  // set-up happens during a call; calling it again does nothing.
+  virtual Status prepare_execute() = 0;
+
+  // per_delegate mode, after prepare_execute() (an error otherwise). Inputs were checked by the
+  // method against DelegateSpec::inputs.
+  virtual Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) = 0;
+
+  // fused mode: record this delegate's work into `cmd` (already begun), reading `inputs` and
+  // writing `outputs`. Called once at load; `cmd` is resubmitted on every execute. The method
+  // records the barriers between delegates; the delegate records those between its own
+  // dispatches. Buffers in `inputs`/`outputs` outlive the delegate.
+  virtual Status record(VkCommandBuffer cmd, std::span<const DeviceTensor> inputs,
+                        std::span<const DeviceTensor> outputs) = 0;
+
+  // Counters of the work done per execute (per_delegate) or per recorded submission (fused).
+  virtual ExecuteStats stats() const = 0;
+};
+
+}  // namespace univk::backend
