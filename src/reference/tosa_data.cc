@@ -45,7 +45,7 @@ Result<Tensors> transpose(std::string_view, const Attributes& attrs, Inputs inpu
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perms, attrs.get_ints("perms"));
   UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
-                         check_permutation(perms, static_cast<int64_t>(inputs[0].shape().rank()), false, "perms"));
+                         check_permutation(perms, static_cast<int64_t>(inputs[0].shape().rank()), "perms", false));
   return single(permute_tensor(inputs[0], perm));
 }
 
