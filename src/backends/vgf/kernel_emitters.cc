@@ -7,6 +7,8 @@
 #include <numeric>
 #include <string>
 
+#include "univk/ops/tosa_ops.h"
+
 namespace univk::backends::vgf {
 
 using spirv::TosaOp;
@@ -520,19 +522,15 @@ Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector
   if (output.dtype != in.dtype || (!is_int8 && !is_f16 && in.dtype != DType::kFloat32))
     return unsupported(std::string("pooling on ") + std::string(dtype_name(in.dtype)) + " (fp32, fp16 and int8 only)");
   if (in.shape.size() != 4 || output.shape.size() != 4) return invalid_argument("pooling needs rank-4 NHWC tensors");
-  UNIVK_ASSIGN_OR_RETURN(auto kernel, op.attrs.get_ints("kernel"));
-  UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
-  UNIVK_ASSIGN_OR_RETURN(auto pad, op.attrs.get_ints("pad"));
-  if (kernel.size() != 2 || stride.size() != 2 || pad.size() != 4) return invalid_argument("kernel/stride/pad must have 2/2/4 entries");
-  for (int d = 0; d < 2; ++d) {
-    if (kernel[d] < 1 || stride[d] < 1 || pad[2 * d] < 0 || pad[2 * d + 1] < 0 || pad[2 * d] >= kernel[d] ||
-        pad[2 * d + 1] >= kernel[d])
-      return invalid_argument("invalid kernel/stride/pad (TOSA requires pad < kernel)");
-    const int64_t span = in.shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - kernel[d];
-    if (span < 0 || span % stride[d] != 0 || span / stride[d] + 1 != output.shape[1 + d])
-      return invalid_argument("output size does not follow (I + pad - kernel) / stride + 1 exactly");
+  // Attributes, limits and the output size: the same rule as the TOSA reference kernels.
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaPool2d window, ops::tosa_pool2d(op.attrs, Shape(in.shape)));
+  if (window.output != Shape(output.shape)) {
+    return invalid_argument("output shape " + Shape(output.shape).to_string() + " does not follow the pooling rule (" +
+                            window.output.to_string() + ")");
   }
-  if (in.shape[0] != output.shape[0] || in.shape[3] != output.shape[3]) return invalid_argument("N and C must be preserved");
+  const int64_t* kernel = window.kernel;
+  const int64_t* stride = window.stride;
+  const int64_t* pad = window.pad;
   PoolGeometry geom;
   geom.is_max = op.op == TosaOp::kMaxPool2d;
   if (!geom.is_max) {

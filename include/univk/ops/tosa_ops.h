@@ -1,0 +1,36 @@
+// The window geometry of the TOSA 1.0 pooling and convolution operators (NHWC), in one place:
+// attribute parsing (kernel, stride, pad, dilation), their validation and the spec's output-size
+// rule (an exact division). Used by the TOSA reference kernels (src/reference/tosa_tensor.cc)
+// and the VgfBackend's kernel emitters (src/backends/vgf), so a graph the oracle accepts is the
+// graph the backend runs. Zero points, accumulator types and dtypes stay with their users.
+// Pure functions; InvalidArgument naming the attribute (callers add the op name).
+#pragma once
+
+#include <cstdint>
+
+#include "univk/base/status.h"
+#include "univk/tensor/attributes.h"
+#include "univk/tensor/shape.h"
+
+namespace univk::ops {
+
+// AVG_POOL2D, MAX_POOL2D: kernel and stride (2 values each, >= 1, required), pad [top, bottom,
+// left, right] (>= 0, default 0s; TOSA requires each below the kernel) on an input [N,H,W,C].
+struct TosaPool2d {
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1};
+  int64_t pad[4] = {0, 0, 0, 0};
+  int64_t out_h = 0, out_w = 0;
+  Shape output;  // [N, out_h, out_w, C]
+};
+Result<TosaPool2d> tosa_pool2d(const Attributes& attrs, const Shape& input);
+
+// CONV2D, DEPTHWISE_CONV2D windows: pad (4 values, >= 0, default 0s), stride and dilation (2
+// values, >= 1, default 1s) for a kernel of kh x kw (from the weight) on an input [N,H,W,C].
+struct TosaConv2d {
+  int64_t pad[4] = {0, 0, 0, 0};
+  int64_t stride[2] = {1, 1}, dilation[2] = {1, 1};
+  int64_t out_h = 0, out_w = 0;
+};
+Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw);
+
+}  // namespace univk::ops
