@@ -1,6 +1,7 @@
 // TOSA 1.0 pooling and convolution windows: attributes, limits and the exact output-size rule.
 #include "univk/ops/tosa_ops.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,83 @@ Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int6
   UNIVK_RETURN_IF_ERROR(check_nhwc(input));
   UNIVK_ASSIGN_OR_RETURN(c.out_h, exact_out(input[1], pad[0] + pad[1], (kh - 1) * dil[0] + 1, stride[0], "height"));
   UNIVK_ASSIGN_OR_RETURN(c.out_w, exact_out(input[2], pad[2] + pad[3], (kw - 1) * dil[1] + 1, stride[1], "width"));
+  return c;
+}
+
+Result<TosaTranspose> tosa_transpose(const Attributes& attrs, const Shape& input) {
+  TosaTranspose t;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perms, attrs.get_ints("perms"));
+  UNIVK_ASSIGN_OR_RETURN(t.perms, check_permutation(perms, static_cast<int64_t>(input.rank()), "perms", false));
+  std::vector<int64_t> dims;
+  for (int64_t p : t.perms) dims.push_back(input[static_cast<size_t>(p)]);
+  t.output = Shape(std::move(dims));
+  return t;
+}
+
+Result<TosaSlice> tosa_slice(const Attributes& attrs, const Shape& input) {
+  TosaSlice r;
+  const size_t rank = input.rank();
+  UNIVK_ASSIGN_OR_RETURN(r.start, attrs.get_ints("start"));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> size, attrs.get_ints("size"));
+  if (r.start.size() != rank || size.size() != rank) {
+    return invalid_argument("attributes 'start' and 'size' need " + std::to_string(rank) + " values each");
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (r.start[d] < 0 || size[d] <= 0 || r.start[d] > input[d] || size[d] > input[d] - r.start[d]) {
+      return invalid_argument("start " + std::to_string(r.start[d]) + " / size " + std::to_string(size[d]) +
+                              " out of bounds in dim " + std::to_string(d) + " of " + input.to_string());
+    }
+  }
+  r.output = Shape(std::move(size));
+  return r;
+}
+
+Result<TosaPad> tosa_pad(const Attributes& attrs, const Shape& input) {
+  TosaPad r;
+  const size_t rank = input.rank();
+  UNIVK_ASSIGN_OR_RETURN(r.padding, int_list(attrs, "padding", 2 * rank, {}, 0));
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) dims[d] = input[d] + r.padding[2 * d] + r.padding[2 * d + 1];
+  UNIVK_ASSIGN_OR_RETURN(r.output, Shape::checked(std::move(dims)));
+  return r;
+}
+
+Result<Shape> tosa_tile(const Attributes& attrs, const Shape& input) {
+  const size_t rank = input.rank();
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> multiples, int_list(attrs, "multiples", rank, {}, 1));
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (input[d] > std::numeric_limits<int64_t>::max() / multiples[d]) {
+      return invalid_argument("attribute 'multiples' overflows dim " + std::to_string(d) + " of " + input.to_string());
+    }
+    dims[d] = input[d] * multiples[d];
+  }
+  return Shape::checked(std::move(dims));
+}
+
+Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> inputs) {
+  if (inputs.empty()) return invalid_argument("needs at least one input tensor");
+  TosaConcat c;
+  const Shape& first = inputs[0];
+  const int64_t rank = static_cast<int64_t>(first.rank());
+  UNIVK_ASSIGN_OR_RETURN(c.axis, attrs.get_int("axis"));
+  if (c.axis < 0 || c.axis >= rank) {
+    return invalid_argument("attribute 'axis'=" + std::to_string(c.axis) + " is not in [0, " + std::to_string(rank) +
+                            ")");
+  }
+  const size_t axis = static_cast<size_t>(c.axis);
+  std::vector<int64_t> dims = first.dims();
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const Shape& s = inputs[i];
+    bool match = s.rank() == first.rank();
+    for (size_t d = 0; match && d < s.rank(); ++d) match = d == axis || s[d] == first[d];
+    if (!match) {
+      return invalid_argument("input " + std::to_string(i) + " shape " + s.to_string() + " differs from input 0 " +
+                              first.to_string() + " outside the concatenation axis " + std::to_string(axis));
+    }
+    dims[axis] += s[axis];
+  }
+  c.output = Shape(std::move(dims));
   return c;
 }
 

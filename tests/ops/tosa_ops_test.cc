@@ -1,5 +1,6 @@
-// univk_ops' TOSA window rules: the spec's exact output size, TOSA's pad-below-kernel rule and
-// the 2^31 bound, shared by the TOSA reference kernels and the VgfBackend's emitters.
+// univk_ops' TOSA rules shared by the TOSA reference kernels and the VgfBackend's emitters: the
+// pool/conv windows (the spec's exact output size, pad below the kernel, the 2^31 bound) and the
+// result shapes of the data-movement operators.
 #include <gtest/gtest.h>
 
 #include "univk/ops/tosa_ops.h"
@@ -50,6 +51,31 @@ TEST(TosaOps, ConvDefaultsAndDilation) {
   EXPECT_EQ(d->out_w, 5);
   auto bad = tosa_conv2d(attrs({{"stride", Ints{0, 1}}}), Shape{1, 6, 5, 2}, 3, 2);
   EXPECT_NE(bad.status().message().find("stride"), std::string::npos) << bad.status().to_string();
+}
+
+TEST(TosaOps, DataMovementShapes) {
+  const Shape in{2, 3, 4};
+  auto t = tosa_transpose(attrs({{"perms", Ints{2, 0, 1}}}), in);
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  EXPECT_EQ(t->output, (Shape{4, 2, 3}));
+  EXPECT_FALSE(tosa_transpose(attrs({{"perms", Ints{-1, 0, 1}}}), in).ok());  // TOSA's perms do not wrap
+  auto sl = tosa_slice(attrs({{"start", Ints{1, 0, 2}}, {"size", Ints{1, 3, 2}}}), in);
+  ASSERT_TRUE(sl.ok()) << sl.status().to_string();
+  EXPECT_EQ(sl->output, (Shape{1, 3, 2}));
+  EXPECT_FALSE(tosa_slice(attrs({{"start", Ints{1, 0, 3}}, {"size", Ints{1, 3, 2}}}), in).ok());
+  auto pd = tosa_pad(attrs({{"padding", Ints{0, 1, 2, 0, 1, 1}}}), in);
+  ASSERT_TRUE(pd.ok()) << pd.status().to_string();
+  EXPECT_EQ(pd->output, (Shape{3, 5, 6}));
+  EXPECT_FALSE(tosa_pad(attrs({{"padding", Ints{0, -1, 0, 0, 0, 0}}}), in).ok());
+  auto tiled = tosa_tile(attrs({{"multiples", Ints{1, 2, 3}}}), in);
+  ASSERT_TRUE(tiled.ok()) << tiled.status().to_string();
+  EXPECT_EQ(*tiled, (Shape{2, 6, 12}));
+  EXPECT_FALSE(tosa_tile(attrs({{"multiples", Ints{1, 0, 1}}}), in).ok());
+  auto cat = tosa_concat(attrs({{"axis", int64_t{1}}}), std::vector<Shape>{in, Shape{2, 5, 4}});
+  ASSERT_TRUE(cat.ok()) << cat.status().to_string();
+  EXPECT_EQ(cat->output, (Shape{2, 8, 4}));
+  auto mismatch = tosa_concat(attrs({{"axis", int64_t{1}}}), std::vector<Shape>{in, Shape{2, 5, 5}});
+  EXPECT_EQ(mismatch.status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

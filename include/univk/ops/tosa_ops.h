@@ -1,12 +1,15 @@
-// The window geometry of the TOSA 1.0 pooling and convolution operators (NHWC), in one place:
-// attribute parsing (kernel, stride, pad, dilation), their validation and the spec's output-size
-// rule (an exact division). Used by the TOSA reference kernels (src/reference/tosa_tensor.cc)
+// TOSA 1.0 operator semantics shared by their users, in one place: the window geometry of the
+// pooling and convolution operators (NHWC: kernel, stride, pad, dilation, their validation and
+// the spec's output-size rule, an exact division) and the attributes and result shapes of the
+// data-movement operators (TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference kernels (src/reference/tosa_tensor.cc)
 // and the VgfBackend's kernel emitters (src/backends/vgf), so a graph the oracle accepts is the
 // graph the backend runs. Zero points, accumulator types and dtypes stay with their users.
 // Pure functions; InvalidArgument naming the attribute (callers add the op name).
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "univk/base/status.h"
 #include "univk/tensor/attributes.h"
@@ -32,5 +35,37 @@ struct TosaConv2d {
   int64_t out_h = 0, out_w = 0;
 };
 Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw);
+
+// TRANSPOSE: perms, a permutation of [0, rank) (no negative values); output dim i is input dim
+// perms[i].
+struct TosaTranspose {
+  std::vector<int64_t> perms;
+  Shape output;
+};
+Result<TosaTranspose> tosa_transpose(const Attributes& attrs, const Shape& input);
+
+// SLICE: start (>= 0) and size (>= 1), one each per dim, inside the input.
+struct TosaSlice {
+  std::vector<int64_t> start;
+  Shape output;  // size
+};
+Result<TosaSlice> tosa_slice(const Attributes& attrs, const Shape& input);
+
+// PAD: padding [before, after] per dim, each in [0, 2^31].
+struct TosaPad {
+  std::vector<int64_t> padding;
+  Shape output;
+};
+Result<TosaPad> tosa_pad(const Attributes& attrs, const Shape& input);
+
+// TILE: multiples, one per dim, each in [1, 2^31].
+Result<Shape> tosa_tile(const Attributes& attrs, const Shape& input);
+
+// CONCAT: axis in [0, rank); inputs of one rank with equal sizes off the axis.
+struct TosaConcat {
+  int64_t axis = 0;
+  Shape output;
+};
+Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> inputs);
 
 }  // namespace univk::ops

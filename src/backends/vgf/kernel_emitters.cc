@@ -14,12 +14,10 @@ namespace univk::backends::vgf {
 using spirv::TosaOp;
 using spirv::TosaOperation;
 
-Status check_perms(const std::vector<int64_t>& perms, size_t rank) {
-  if (perms.size() != rank) return invalid_argument("perms has " + std::to_string(perms.size()) + " entries for rank " + std::to_string(rank));
-  std::vector<bool> seen(rank, false);
-  for (int64_t p : perms) {
-    if (p < 0 || static_cast<size_t>(p) >= rank || seen[p]) return invalid_argument("perms is not a permutation");
-    seen[p] = true;
+Status check_declared_output(const char* op, const Shape& computed, const TensorView& output) {
+  if (computed != Shape(output.shape)) {
+    return invalid_argument(std::string(op) + " output shape " + Shape(output.shape).to_string() +
+                            " does not follow from its input and attributes (" + computed.to_string() + ")");
   }
   return ok_status();
 }
@@ -231,23 +229,17 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
   spec.low.assign(output.shape.size(), 0);
   switch (op.op) {
     case TosaOp::kTranspose: {
-      UNIVK_ASSIGN_OR_RETURN(auto perms, op.attrs.get_ints("perms"));
-      UNIVK_RETURN_IF_ERROR(check_perms(perms, in.shape.size()));
-      spec.in_strides.resize(perms.size());
-      for (size_t d = 0; d < perms.size(); ++d) {
-        if (output.shape[d] != in.shape[perms[d]]) return invalid_argument("TRANSPOSE output shape does not match perms");
-        spec.in_strides[d] = in.strides[perms[d]];
-      }
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaTranspose t, ops::tosa_transpose(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("TRANSPOSE", t.output, output));
+      spec.in_strides.resize(t.perms.size());
+      for (size_t d = 0; d < t.perms.size(); ++d) spec.in_strides[d] = in.strides[t.perms[d]];
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kSlice: {
-      UNIVK_ASSIGN_OR_RETURN(auto start, op.attrs.get_ints("start"));
-      if (start.size() != in.shape.size()) return invalid_argument("SLICE start has the wrong rank");
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaSlice sl, ops::tosa_slice(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("SLICE", sl.output, output));
       TensorView src = in;
-      for (size_t d = 0; d < start.size(); ++d) {
-        if (start[d] < 0 || start[d] + output.shape[d] > in.shape[d]) return invalid_argument("SLICE window out of bounds");
-        src.offset += start[d] * in.strides[d];
-      }
+      for (size_t d = 0; d < sl.start.size(); ++d) src.offset += sl.start[d] * in.strides[d];
       spec.in_strides = in.strides;
       return make_copy(src, output, spec, limit);
     }
@@ -263,35 +255,31 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kPad: {
-      UNIVK_ASSIGN_OR_RETURN(auto padding, op.attrs.get_ints("padding"));
-      if (padding.size() != 2 * in.shape.size()) return invalid_argument("PAD padding needs 2 entries per dimension");
-      for (size_t d = 0; d < in.shape.size(); ++d) {
-        if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) return invalid_argument("PAD padding must be non-negative");
-        if (in.shape[d] + padding[2 * d] + padding[2 * d + 1] != output.shape[d]) return invalid_argument("PAD output shape mismatch");
-        spec.low[d] = padding[2 * d];
-      }
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaPad pd, ops::tosa_pad(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("PAD", pd.output, output));
+      for (size_t d = 0; d < in.shape.size(); ++d) spec.low[d] = pd.padding[2 * d];
       spec.in_dims = in.shape;
       spec.in_strides = in.strides;
       UNIVK_ASSIGN_OR_RETURN(spec.pad_bits, pad_bits(op, in.dtype));
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kTile: {
-      UNIVK_ASSIGN_OR_RETURN(auto multiples, op.attrs.get_ints("multiples"));
-      if (multiples.size() != in.shape.size()) return invalid_argument("TILE multiples has the wrong rank");
-      for (size_t d = 0; d < in.shape.size(); ++d)
-        if (in.shape[d] * multiples[d] != output.shape[d]) return invalid_argument("TILE output shape mismatch");
+      UNIVK_ASSIGN_OR_RETURN(Shape tiled, ops::tosa_tile(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("TILE", tiled, output));
       spec.in_dims = in.shape;
       spec.in_strides = in.strides;
       spec.wrap = true;
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kConcat: {
-      UNIVK_ASSIGN_OR_RETURN(int64_t axis, op.attrs.get_int("axis"));
-      if (axis < 0 || static_cast<size_t>(axis) >= output.shape.size()) return invalid_argument("CONCAT axis out of range");
+      std::vector<Shape> shapes;
+      for (const TensorView& part : inputs) shapes.emplace_back(part.shape);
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaConcat cat, ops::tosa_concat(op.attrs, shapes));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("CONCAT", cat.output, output));
+      const size_t axis = static_cast<size_t>(cat.axis);
       std::vector<Kernel> kernels;
       int64_t at = 0;
       for (const TensorView& part : inputs) {
-        if (part.shape.size() != output.shape.size()) return invalid_argument("CONCAT inputs differ in rank");
         CopySpec s;
         s.iter_dims = part.shape;
         s.in_dims = part.shape;
@@ -304,7 +292,6 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
         UNIVK_ASSIGN_OR_RETURN(auto part_kernels, make_copy(part, output, s, limit));
         for (auto& k : part_kernels) kernels.push_back(std::move(k));
       }
-      if (at != output.shape[axis]) return invalid_argument("CONCAT output shape mismatch");
       return kernels;
     }
     default:
