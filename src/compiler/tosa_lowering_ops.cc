@@ -93,8 +93,9 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
     return op(TosaOp::kNegate, {x}, std::move(a), shape);
   }
   if (o == "relu") return op(TosaOp::kClamp, {x}, clamp_attrs(0.0, kInf), shape);
-  if (o == "relu6") return op(TosaOp::kClamp, {x}, clamp_attrs(u.min, u.max), shape);
-  if (o == "hardtanh" || o == "clamp") return op(TosaOp::kClamp, {x}, clamp_attrs(u.min, u.max), shape);
+  if (o == "relu6" || o == "hardtanh" || o == "clamp") {
+    return op(TosaOp::kClamp, {x}, clamp_attrs(u.min, u.max), shape);
+  }
   if (o == "silu") return op(TosaOp::kMul, {x, simple(TosaOp::kSigmoid)}, mul_attrs(), shape);
   if (o == "hardsigmoid" || o == "hardswish") {
     TosaId shifted = op(TosaOp::kAdd, {x, scalar_constant(3.0f, rank)}, {}, shape);
@@ -242,7 +243,8 @@ Status TosaLowering::lower_pool(const Node& node) {
   } else {
     a.set("nan_mode", spirv::kNanPropagate);
   }
-  TosaId y = op(avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc));
+  const TosaOp tosa_op = avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d;
+  TosaId y = op(tosa_op, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc));
   set(node.outputs[0], Layout::kNhwc, y);
   return ok_status();
 }
@@ -340,7 +342,8 @@ Status TosaLowering::lower_linear(const Node& node) {
 
 Status TosaLowering::lower_matmul(const Node& node) {
   const std::vector<Shape> shapes = input_shapes(graph_, node);
-  UNIVK_ASSIGN_OR_RETURN(ops::Matmul mm, node.op == "bmm" ? ops::bmm(node.attrs, shapes) : ops::matmul(node.attrs, shapes));
+  UNIVK_ASSIGN_OR_RETURN(ops::Matmul mm,
+                         node.op == "bmm" ? ops::bmm(node.attrs, shapes) : ops::matmul(node.attrs, shapes));
   const std::vector<int64_t>& ad = graph_.value(node.inputs[0]).shape.dims();
   const std::vector<int64_t>& bd = graph_.value(node.inputs[1]).shape.dims();
   if (ad.size() < 2 || bd.size() < 2) return unsupported(node.op + " with a rank-1 operand");

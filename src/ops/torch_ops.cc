@@ -9,7 +9,9 @@
 namespace univk::ops {
 namespace {
 
-std::string ints_to_string(std::span<const int64_t> v) { return Shape(std::vector<int64_t>(v.begin(), v.end())).to_string(); }
+std::string ints_to_string(std::span<const int64_t> v) {
+  return Shape(std::vector<int64_t>(v.begin(), v.end())).to_string();
+}
 
 }  // namespace
 
@@ -290,7 +292,8 @@ Result<Conv2d> conv2d(const Attributes& attrs, Shapes inputs) {
     return invalid_argument("attribute 'padding' is above 2^31");
   }
   c.stride[0] = stride[0], c.stride[1] = stride[1], c.dilation[0] = dil[0], c.dilation[1] = dil[1];
-  if (c.h + c.pad_top + c.pad_bottom < dil[0] * (c.kh - 1) + 1 || c.w + c.pad_left + c.pad_right < dil[1] * (c.kw - 1) + 1) {
+  if (c.h + c.pad_top + c.pad_bottom < dil[0] * (c.kh - 1) + 1 ||
+      c.w + c.pad_left + c.pad_right < dil[1] * (c.kw - 1) + 1) {
     return invalid_argument("kernel " + ws.to_string() + " is larger than the padded input " + xs.to_string());
   }
   c.out_h = (c.h + c.pad_top + c.pad_bottom - dil[0] * (c.kh - 1) - 1) / stride[0] + 1;

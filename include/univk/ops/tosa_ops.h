@@ -1,9 +1,10 @@
 // TOSA 1.0 operator semantics shared by their users, in one place: the window geometry of the
 // pooling and convolution operators (NHWC: kernel, stride, pad, dilation, their validation and
 // the spec's output-size rule, an exact division) and the attributes and result shapes of the
-// data-movement operators (TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference kernels (src/reference/tosa_tensor.cc)
-// and the VgfBackend's kernel emitters (src/backends/vgf), so a graph the oracle accepts is the
-// graph the backend runs. Zero points, accumulator types and dtypes stay with their users.
+// data-movement operators (TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference
+// kernels (src/reference/tosa_tensor.cc, tosa_data.cc) and the VgfBackend (kernel emitters and
+// view folding in src/backends/vgf), so a graph the oracle accepts is the graph the backend
+// runs. Zero points, accumulator types and dtypes stay with their users.
 // Pure functions; InvalidArgument naming the attribute (callers add the op name).
 #pragma once
 

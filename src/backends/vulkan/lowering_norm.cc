@@ -52,8 +52,8 @@ Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inp
   const StridedLayout kept = coalesce(kept_dims, {kept_strides});
   const StridedLayout red = coalesce(red_dims, {red_strides});
   if (kept.dims.size() + red.dims.size() > kMaxRank) {
-    return unsupported("reduction of the dims sized " + Shape(red_dims).to_string() + " of " + s.to_string() + " needs more than " +
-                       std::to_string(kMaxRank) + " dims");
+    return unsupported("reduction of the dims sized " + Shape(red_dims).to_string() + " of " + s.to_string() +
+                       " needs more than " + std::to_string(kMaxRank) + " dims");
   }
   const int64_t n_out = lowered.output.shape.numel();
   Dispatch d;
