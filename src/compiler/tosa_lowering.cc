@@ -1,5 +1,7 @@
 #include "tosa_lowering.h"
+#include "univk/ops/torch_ops.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace univk::compiler::detail {
@@ -123,14 +125,11 @@ Status TosaLowering::lower_node(const Node& node) {
   }
   if (graph_.value(node.outputs[0]).dtype != DType::kFloat32) return unsupported("non-float32 result");
   const std::string& o = node.op;
-  if (o == "sigmoid" || o == "tanh" || o == "exp" || o == "log" || o == "neg" || o == "abs" || o == "reciprocal" ||
-      o == "rsqrt" || o == "sqrt" || o == "relu" || o == "relu6" || o == "hardtanh" || o == "clamp" ||
-      o == "silu" || o == "hardswish" || o == "hardsigmoid" || o == "gelu") {
-    return lower_unary(node);
-  }
-  if (o == "add" || o == "sub" || o == "mul" || o == "div" || o == "maximum" || o == "minimum" || o == "pow") {
-    return lower_binary(node);
-  }
+  auto is_one_of = [&](std::span<const std::string_view> names) {
+    return std::find(names.begin(), names.end(), o) != names.end();
+  };
+  if (is_one_of(ops::unary_op_names())) return lower_unary(node);
+  if (is_one_of(ops::binary_op_names())) return lower_binary(node);
   if (o == "avg_pool2d" || o == "max_pool2d") return lower_pool(node);
   if (o == "adaptive_avg_pool2d") return lower_adaptive_avg_pool(node);
   if (o == "conv2d") return lower_conv2d(node);

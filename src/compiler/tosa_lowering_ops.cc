@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tosa_lowering.h"
+#include "univk/ops/torch_ops.h"
 
 namespace univk::compiler::detail {
 namespace {
@@ -37,19 +38,18 @@ int64_t nhwc_axis(int64_t d) {
   return kAxis[d];
 }
 
-Result<int64_t> wrap(int64_t dim, size_t rank, const char* what) {
-  const int64_t r = static_cast<int64_t>(std::max<size_t>(rank, 1));
-  if (dim < -r || dim >= r) {
-    return invalid_argument(std::string(what) + " " + std::to_string(dim) + " out of range for rank " +
-                            std::to_string(rank));
-  }
-  return dim < 0 ? dim + r : dim;
-}
-
 int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= dims[i];
   return p;
+}
+
+// The graph shapes of the node's inputs, for the ops:: resolvers (attributes, validation and
+// shape rules come from univk_ops; this file adds only what TOSA cannot express).
+std::vector<Shape> input_shapes(const Graph& graph, const Node& node) {
+  std::vector<Shape> shapes;
+  for (ValueId in : node.inputs) shapes.push_back(graph.value(in).shape);
+  return shapes;
 }
 
 std::vector<int64_t> in_layout(const std::vector<int64_t>& natural, Layout layout) {
@@ -76,6 +76,7 @@ Result<TosaLowering::TosaId> TosaLowering::operand(ValueId value, size_t rank, L
 Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, const Attributes& attrs, TosaId x,
                                                        const std::vector<int64_t>& shape) {
   const size_t rank = shape.size();
+  UNIVK_ASSIGN_OR_RETURN(ops::Unary u, ops::unary(o, attrs, std::vector<Shape>{Shape(shape)}));
   auto simple = [&](TosaOp t) { return op(t, {x}, {}, shape); };
   if (o == "sigmoid") return simple(TosaOp::kSigmoid);
   if (o == "tanh") return simple(TosaOp::kTanh);
@@ -92,17 +93,8 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
     return op(TosaOp::kNegate, {x}, std::move(a), shape);
   }
   if (o == "relu") return op(TosaOp::kClamp, {x}, clamp_attrs(0.0, kInf), shape);
-  if (o == "relu6") return op(TosaOp::kClamp, {x}, clamp_attrs(0.0, 6.0), shape);
-  if (o == "hardtanh") {
-    UNIVK_ASSIGN_OR_RETURN(double lo, attrs.get_float_or("min_val", -1.0));
-    UNIVK_ASSIGN_OR_RETURN(double hi, attrs.get_float_or("max_val", 1.0));
-    return op(TosaOp::kClamp, {x}, clamp_attrs(lo, hi), shape);
-  }
-  if (o == "clamp") {
-    if (!attrs.has("min") && !attrs.has("max")) return invalid_argument("clamp needs 'min' or 'max'");
-    UNIVK_ASSIGN_OR_RETURN(double lo, attrs.get_float_or("min", -kInf));
-    UNIVK_ASSIGN_OR_RETURN(double hi, attrs.get_float_or("max", kInf));
-    return op(TosaOp::kClamp, {x}, clamp_attrs(lo, hi), shape);
+  if (o == "relu6" || o == "hardtanh" || o == "clamp") {
+    return op(TosaOp::kClamp, {x}, clamp_attrs(u.min, u.max), shape);
   }
   if (o == "silu") return op(TosaOp::kMul, {x, simple(TosaOp::kSigmoid)}, mul_attrs(), shape);
   if (o == "hardsigmoid" || o == "hardswish") {
@@ -113,11 +105,7 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
     return op(TosaOp::kMul, {x, hs}, mul_attrs(), shape);
   }
   if (o == "gelu") {
-    std::string approximate = "none";
-    if (attrs.has("approximate")) {
-      UNIVK_ASSIGN_OR_RETURN(approximate, attrs.get_string("approximate"));
-    }
-    if (approximate != "none") return unsupported("gelu with approximate='" + approximate + "'");
+    if (u.gelu_tanh) return unsupported("gelu with approximate='tanh'");
     TosaId scaled = op(TosaOp::kMul, {x, scalar_constant(0.70710678118654752f, rank)}, mul_attrs(), shape);
     TosaId erf = op(TosaOp::kErf, {scaled}, {}, shape);
     TosaId one_plus = op(TosaOp::kAdd, {erf, scalar_constant(1.0f, rank)}, {}, shape);
@@ -128,7 +116,7 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
 }
 
 Status TosaLowering::lower_unary(const Node& node) {
-  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  UNIVK_RETURN_IF_ERROR(ops::check_input_count(node.inputs.size(), 1, 1));
   const ValueId in = node.inputs[0];
   const Layout layout = preferred_layout(in);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
@@ -141,10 +129,7 @@ Status TosaLowering::lower_unary(const Node& node) {
 Status TosaLowering::lower_binary(const Node& node) {
   const Value& out = graph_.value(node.outputs[0]);
   const size_t rank = out.shape.rank();
-  if (node.inputs.empty() || node.inputs.size() > 2) return invalid_argument(node.op + " takes one or two tensor inputs");
-  if (node.inputs.size() == 1 && !node.attrs.has("other")) {
-    return invalid_argument(node.op + " with one tensor input needs the scalar attribute 'other'");
-  }
+  UNIVK_ASSIGN_OR_RETURN(ops::Binary bin, ops::binary(node.op, node.attrs, input_shapes(graph_, node)));
   Layout layout = Layout::kNatural;
   if (rank == 4) {
     for (ValueId in : node.inputs) {
@@ -152,20 +137,16 @@ Status TosaLowering::lower_binary(const Node& node) {
     }
   }
   const std::vector<int64_t> shape = in_layout(out.shape.dims(), layout);
-  double alpha = 1.0;
-  if (node.op == "add" || node.op == "sub") {
-    UNIVK_ASSIGN_OR_RETURN(alpha, node.attrs.get_float_or("alpha", 1.0));
-  }
+  double alpha = bin.alpha;
   UNIVK_ASSIGN_OR_RETURN(TosaId a, operand(node.inputs[0], rank, layout));
   TosaId b;
   bool b_is_scalar = false;
   double scalar = 0.0;
-  if (node.inputs.size() == 2) {
+  if (!bin.has_scalar) {
     UNIVK_ASSIGN_OR_RETURN(b, operand(node.inputs[1], rank, layout));
   } else {
-    UNIVK_ASSIGN_OR_RETURN(scalar, node.attrs.get_float("other"));
-    UNIVK_ASSIGN_OR_RETURN(bool scalar_first, node.attrs.get_bool_or("scalar_first", false));
-    if (scalar_first) {
+    scalar = bin.other;
+    if (bin.scalar_first) {
       // other (op) x: the scalar is the first operand.
       b = a;
       a = scalar_constant(static_cast<float>(scalar), rank);
@@ -227,30 +208,15 @@ Result<TosaLowering::TosaId> TosaLowering::fit_windows(TosaId x, Window& h, Wind
 
 Status TosaLowering::lower_pool(const Node& node) {
   const bool avg = node.op == "avg_pool2d";
-  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  UNIVK_ASSIGN_OR_RETURN(ops::Pool2d pool, ops::pool2d(node.op, node.attrs, input_shapes(graph_, node)));
   const Value& in = graph_.value(node.inputs[0]);
-  const Value& out = graph_.value(node.outputs[0]);
   if (in.shape.rank() != 4) return unsupported(node.op + " on a rank-" + std::to_string(in.shape.rank()) + " input (only NCHW)");
-  const Attributes& at = node.attrs;
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, at.ints_expanded("kernel_size", 2, {}));
-  std::vector<int64_t> s = k;
-  if (at.has("stride")) {
-    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> given, at.get_ints("stride"));
-    if (!given.empty()) {
-      UNIVK_ASSIGN_OR_RETURN(s, at.ints_expanded("stride", 2, {}));
-    }
-  }
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> p, at.ints_expanded("padding", 2, {0}));
-  if (!avg) {
-    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> d, at.ints_expanded("dilation", 2, {1}));
-    if (d[0] != 1 || d[1] != 1) return unsupported("max_pool2d with dilation != 1");
-  }
-  bool include_pad = false;
-  if (avg) {
-    UNIVK_ASSIGN_OR_RETURN(include_pad, at.get_bool_or("count_include_pad", true));
-    UNIVK_ASSIGN_OR_RETURN(int64_t divisor, at.get_int_or("divisor_override", 0));
-    if (divisor != 0) return unsupported("avg_pool2d with divisor_override");
-  }
+  if (pool.dilation[0] != 1 || pool.dilation[1] != 1) return unsupported("max_pool2d with dilation != 1");
+  if (pool.divisor_override != 0) return unsupported("avg_pool2d with divisor_override");
+  const bool include_pad = avg && pool.count_include_pad;
+  const int64_t* k = pool.kernel;
+  const int64_t* s = pool.stride;
+  const int64_t* p = pool.padding;
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
   Window h{k[0], s[0], 1, p[0], p[0]};
   Window w{k[1], s[1], 1, p[1], p[1]};
@@ -265,8 +231,7 @@ Status TosaLowering::lower_pool(const Node& node) {
     x = op(TosaOp::kPad, {x}, std::move(pa), dims);
     h.pad_before = h.pad_after = w.pad_before = w.pad_after = 0;
   }
-  const std::vector<int64_t>& od = out.shape.dims();
-  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, od[2], od[3], true));
+  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, pool.out_h, pool.out_w, true));
   Attributes a;
   a.set("kernel", std::vector<int64_t>{k[0], k[1]});
   a.set("stride", std::vector<int64_t>{s[0], s[1]});
@@ -278,17 +243,17 @@ Status TosaLowering::lower_pool(const Node& node) {
   } else {
     a.set("nan_mode", spirv::kNanPropagate);
   }
-  TosaId y = op(avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d, {x}, std::move(a), permuted(od, kToNhwc));
+  const TosaOp tosa_op = avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d;
+  TosaId y = op(tosa_op, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc));
   set(node.outputs[0], Layout::kNhwc, y);
   return ok_status();
 }
 
 Status TosaLowering::lower_adaptive_avg_pool(const Node& node) {
-  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  UNIVK_ASSIGN_OR_RETURN(ops::AdaptiveAvgPool2d pool, ops::adaptive_avg_pool2d(node.attrs, input_shapes(graph_, node)));
   const Value& in = graph_.value(node.inputs[0]);
-  const Value& out = graph_.value(node.outputs[0]);
   if (in.shape.rank() != 4) return unsupported("adaptive_avg_pool2d on a rank-" + std::to_string(in.shape.rank()) + " input");
-  const int64_t ih = in.shape[2], iw = in.shape[3], oh = out.shape[2], ow = out.shape[3];
+  const int64_t ih = pool.in.h, iw = pool.in.w, oh = pool.out_h, ow = pool.out_w;
   if (ih % oh != 0 || iw % ow != 0) {
     return unsupported("adaptive_avg_pool2d from " + std::to_string(ih) + "x" + std::to_string(iw) + " to " +
                        std::to_string(oh) + "x" + std::to_string(ow) + " (sizes must divide)");
@@ -301,41 +266,16 @@ Status TosaLowering::lower_adaptive_avg_pool(const Node& node) {
   a.set("acc_type", spirv::kAccFp32);
   a.set("input_zp", int64_t{0});
   a.set("output_zp", int64_t{0});
-  set(node.outputs[0], Layout::kNhwc, op(TosaOp::kAvgPool2d, {x}, std::move(a), permuted(out.shape.dims(), kToNhwc)));
+  set(node.outputs[0], Layout::kNhwc, op(TosaOp::kAvgPool2d, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc)));
   return ok_status();
 }
 
 Status TosaLowering::lower_conv2d(const Node& node) {
-  if (node.inputs.size() < 2 || node.inputs.size() > 3) return invalid_argument("conv2d takes 2 or 3 tensor inputs");
-  const Value& in = graph_.value(node.inputs[0]);
+  UNIVK_ASSIGN_OR_RETURN(ops::Conv2d cv, ops::conv2d(node.attrs, input_shapes(graph_, node)));
   const Value& wv = graph_.value(node.inputs[1]);
-  const Value& out = graph_.value(node.outputs[0]);
-  if (in.shape.rank() != 4) return unsupported("conv2d on a rank-" + std::to_string(in.shape.rank()) + " input");
+  if (!cv.batched) return unsupported("conv2d on a rank-3 input");
   if (wv.kind != ValueKind::kConstant) return unsupported("conv2d with a weight that is not a constant");
-  if (wv.shape.rank() != 4) return invalid_argument("conv2d weight must be rank 4");
-  const Attributes& at = node.attrs;
-  UNIVK_ASSIGN_OR_RETURN(int64_t groups, at.get_int_or("groups", 1));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, at.ints_expanded("stride", 2, {1}));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, at.ints_expanded("dilation", 2, {1}));
-  const int64_t oc = wv.shape[0], kh = wv.shape[2], kw = wv.shape[3], ic = in.shape[1];
-  std::vector<int64_t> pad_before(2), pad_after(2);
-  if (auto mode = at.get_string("padding"); mode.ok()) {
-    if (*mode == "valid") {
-      pad_before = pad_after = {0, 0};
-    } else if (*mode == "same") {
-      const int64_t kk[2] = {kh, kw};
-      for (int i = 0; i < 2; ++i) {
-        const int64_t total = dil[static_cast<size_t>(i)] * (kk[i] - 1);
-        pad_before[static_cast<size_t>(i)] = total / 2;
-        pad_after[static_cast<size_t>(i)] = total - total / 2;
-      }
-    } else {
-      return unsupported("conv2d padding mode '" + *mode + "'");
-    }
-  } else {
-    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> p, at.ints_expanded("padding", 2, {0}));
-    pad_before = pad_after = p;
-  }
+  const int64_t groups = cv.groups, oc = cv.oc, kh = cv.kh, kw = cv.kw, ic = cv.c;
   HostTensor weight;
   TosaOp tosa_op;
   if (groups == 1) {
@@ -353,34 +293,30 @@ Status TosaLowering::lower_conv2d(const Node& node) {
   if (node.inputs.size() == 3) {
     const Value& bv = graph_.value(node.inputs[2]);
     if (bv.kind != ValueKind::kConstant) return unsupported("conv2d with a bias that is not a constant");
-    if (bv.shape != Shape{oc}) return invalid_argument("conv2d bias shape " + bv.shape.to_string());
     bias = *bv.constant;
   }
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
-  Window h{kh, stride[0], dil[0], pad_before[0], pad_after[0]};
-  Window w{kw, stride[1], dil[1], pad_before[1], pad_after[1]};
-  const std::vector<int64_t>& od = out.shape.dims();
-  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, od[2], od[3], false));
+  Window h{kh, cv.stride[0], cv.dilation[0], cv.pad_top, cv.pad_bottom};
+  Window w{kw, cv.stride[1], cv.dilation[1], cv.pad_left, cv.pad_right};
+  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, cv.out_h, cv.out_w, false));
   Attributes a;
   a.set("pad", std::vector<int64_t>{h.pad_before, h.pad_after, w.pad_before, w.pad_after});
-  a.set("stride", std::vector<int64_t>{stride[0], stride[1]});
-  a.set("dilation", std::vector<int64_t>{dil[0], dil[1]});
+  a.set("stride", std::vector<int64_t>{cv.stride[0], cv.stride[1]});
+  a.set("dilation", std::vector<int64_t>{cv.dilation[0], cv.dilation[1]});
   a.set("acc_type", spirv::kAccFp32);
   a.set("local_bound", int64_t{0});
   a.set("input_zp", int64_t{0});
   a.set("weight_zp", int64_t{0});
-  TosaId y = op(tosa_op, {x, constant(weight), constant(bias)}, std::move(a), permuted(od, kToNhwc));
+  TosaId y = op(tosa_op, {x, constant(weight), constant(bias)}, std::move(a), permuted(cv.output.dims(), kToNhwc));
   set(node.outputs[0], Layout::kNhwc, y);
   return ok_status();
 }
 
 Status TosaLowering::lower_linear(const Node& node) {
-  if (node.inputs.size() < 2 || node.inputs.size() > 3) return invalid_argument("linear takes 2 or 3 tensor inputs");
+  UNIVK_ASSIGN_OR_RETURN(ops::Linear lin, ops::linear(node.attrs, input_shapes(graph_, node)));
   const Value& in = graph_.value(node.inputs[0]);
   const Value& wv = graph_.value(node.inputs[1]);
-  const Value& out = graph_.value(node.outputs[0]);
-  if (wv.shape.rank() != 2 || in.shape.rank() < 1) return invalid_argument("linear weight must be rank 2");
-  const int64_t n_out = wv.shape[0], n_in = wv.shape[1];
+  const int64_t n_out = lin.out_features, n_in = lin.in_features;
   const int64_t rows = in.shape.numel() / std::max<int64_t>(n_in, 1);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
   TosaId a = reshape(x, {1, rows, n_in});
@@ -400,17 +336,18 @@ Status TosaLowering::lower_linear(const Node& node) {
     UNIVK_ASSIGN_OR_RETURN(TosaId bias, operand(node.inputs[2], 3, Layout::kNatural));
     y = op(TosaOp::kAdd, {y, bias}, {}, {1, rows, n_out});
   }
-  set(node.outputs[0], Layout::kNatural, reshape(y, out.shape.dims()));
+  set(node.outputs[0], Layout::kNatural, reshape(y, lin.output.dims()));
   return ok_status();
 }
 
 Status TosaLowering::lower_matmul(const Node& node) {
-  if (node.inputs.size() != 2) return invalid_argument(node.op + " takes two tensor inputs");
+  const std::vector<Shape> shapes = input_shapes(graph_, node);
+  UNIVK_ASSIGN_OR_RETURN(ops::Matmul mm,
+                         node.op == "bmm" ? ops::bmm(node.attrs, shapes) : ops::matmul(node.attrs, shapes));
   const std::vector<int64_t>& ad = graph_.value(node.inputs[0]).shape.dims();
   const std::vector<int64_t>& bd = graph_.value(node.inputs[1]).shape.dims();
-  const Value& out = graph_.value(node.outputs[0]);
   if (ad.size() < 2 || bd.size() < 2) return unsupported(node.op + " with a rank-1 operand");
-  const int64_t m = ad[ad.size() - 2], k = ad.back(), n = bd.back();
+  const int64_t m = mm.m, k = mm.k, n = mm.n;
   std::vector<int64_t> a_shape, b_shape;
   if (ad.size() == bd.size() && std::equal(ad.begin(), ad.end() - 2, bd.begin())) {
     const int64_t batch = product(ad, 0, ad.size() - 2);
@@ -429,29 +366,20 @@ Status TosaLowering::lower_matmul(const Node& node) {
   ma.set("b_zp", int64_t{0});
   TosaId y = op(TosaOp::kMatmul, {reshape(a, a_shape), reshape(b, b_shape)}, std::move(ma),
                 {a_shape[0], a_shape[1], n});
-  set(node.outputs[0], Layout::kNatural, reshape(y, out.shape.dims()));
+  set(node.outputs[0], Layout::kNatural, reshape(y, mm.output.dims()));
   return ok_status();
 }
 
 Status TosaLowering::lower_reduce(const Node& node) {
-  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  UNIVK_ASSIGN_OR_RETURN(ops::Reduce red, ops::reduce(node.attrs, input_shapes(graph_, node)));
   const ValueId in = node.inputs[0];
   const size_t rank = graph_.value(in).shape.rank();
   if (rank == 0) return unsupported(node.op + " of a scalar");
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.attrs.get_ints_or("dim", {}));
-  UNIVK_ASSIGN_OR_RETURN(bool keepdim, node.attrs.get_bool_or("keepdim", false));
-  if (dims.empty()) {
-    for (size_t d = 0; d < rank; ++d) dims.push_back(static_cast<int64_t>(d));
-  }
   const Layout layout = preferred_layout(in);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
   std::vector<int64_t> shape = shape_of(x);
-  std::vector<bool> done(rank, false);
   int64_t count = 1;
-  for (int64_t d : dims) {
-    UNIVK_ASSIGN_OR_RETURN(int64_t nd, wrap(d, rank, "dim"));
-    if (done[static_cast<size_t>(nd)]) continue;
-    done[static_cast<size_t>(nd)] = true;
+  for (int64_t nd : red.dims) {
     const int64_t axis = layout == Layout::kNhwc ? nhwc_axis(nd) : nd;
     count *= shape[static_cast<size_t>(axis)];
     shape[static_cast<size_t>(axis)] = 1;
@@ -463,28 +391,26 @@ Status TosaLowering::lower_reduce(const Node& node) {
     x = op(TosaOp::kMul, {x, scalar_constant(1.0f / static_cast<float>(count), rank)}, mul_attrs(), shape);
   }
   const ValueId result = node.outputs[0];
-  if (keepdim) {
+  if (red.keepdim) {
     set(result, layout, x);
   } else {
     TosaId natural = layout == Layout::kNhwc ? transpose(x, kToNchw) : x;
-    set(result, Layout::kNatural, reshape(natural, graph_.value(result).shape.dims()));
+    set(result, Layout::kNatural, reshape(natural, red.output.dims()));
   }
   return ok_status();
 }
 
 Status TosaLowering::lower_batch_norm(const Node& node) {
-  if (node.inputs.size() != 5) return invalid_argument("batch_norm takes 5 tensor inputs");
+  UNIVK_ASSIGN_OR_RETURN(ops::BatchNorm bn, ops::batch_norm(node.attrs, input_shapes(graph_, node)));
   const Value& in = graph_.value(node.inputs[0]);
-  if (in.shape.rank() < 2) return invalid_argument("batch_norm input needs at least 2 dims");
-  const int64_t c = in.shape[1];
+  const int64_t c = bn.channels;
   const float* params[4];
   for (size_t i = 1; i < 5; ++i) {
     const Value& p = graph_.value(node.inputs[i]);
     if (p.kind != ValueKind::kConstant) return unsupported("batch_norm with a parameter that is not a constant");
-    if (p.shape != Shape{c}) return invalid_argument("batch_norm parameter shape " + p.shape.to_string());
     params[i - 1] = p.constant->data<float>().data();
   }
-  UNIVK_ASSIGN_OR_RETURN(double eps, node.attrs.get_float_or("eps", 1e-5));
+  const double eps = bn.eps;
   std::vector<int64_t> dims(in.shape.rank(), 1);
   dims[1] = c;
   HostTensor scale(DType::kFloat32, Shape(dims)), shift(DType::kFloat32, Shape(dims));
@@ -504,46 +430,28 @@ Status TosaLowering::lower_batch_norm(const Node& node) {
 }
 
 Status TosaLowering::lower_reshape(const Node& node) {
-  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, ops::infer_shape(node.op, node.attrs, input_shapes(graph_, node)));
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
-  set(node.outputs[0], Layout::kNatural, reshape(x, graph_.value(node.outputs[0]).shape.dims()));
+  set(node.outputs[0], Layout::kNatural, reshape(x, shape.dims()));
   return ok_status();
 }
 
 Status TosaLowering::lower_permute(const Node& node) {
-  if (node.inputs.size() != 1) return invalid_argument(node.op + " takes one tensor input");
-  const size_t rank = graph_.value(node.inputs[0]).shape.rank();
-  std::vector<int64_t> perms;
-  if (node.op == "permute") {
-    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, node.attrs.get_ints("dims"));
-    if (dims.size() != rank) return invalid_argument("permute dims must list " + std::to_string(rank) + " dims");
-    for (int64_t d : dims) {
-      UNIVK_ASSIGN_OR_RETURN(int64_t w, wrap(d, rank, "dim"));
-      perms.push_back(w);
-    }
-  } else {
-    UNIVK_ASSIGN_OR_RETURN(int64_t d0, node.attrs.get_int("dim0"));
-    UNIVK_ASSIGN_OR_RETURN(int64_t d1, node.attrs.get_int("dim1"));
-    UNIVK_ASSIGN_OR_RETURN(d0, wrap(d0, rank, "dim0"));
-    UNIVK_ASSIGN_OR_RETURN(d1, wrap(d1, rank, "dim1"));
-    for (size_t i = 0; i < rank; ++i) perms.push_back(static_cast<int64_t>(i));
-    std::swap(perms[static_cast<size_t>(d0)], perms[static_cast<size_t>(d1)]);
-  }
+  const std::vector<Shape> shapes = input_shapes(graph_, node);
+  UNIVK_ASSIGN_OR_RETURN(ops::Permutation p,
+                         node.op == "permute" ? ops::permute(node.attrs, shapes) : ops::transpose(node.attrs, shapes));
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
-  set(node.outputs[0], Layout::kNatural, transpose(x, perms));
+  set(node.outputs[0], Layout::kNatural, transpose(x, p.perm));
   return ok_status();
 }
 
 Status TosaLowering::lower_cat(const Node& node) {
-  if (node.inputs.empty()) return invalid_argument("cat needs at least one input");
-  const Value& out = graph_.value(node.outputs[0]);
-  const size_t rank = out.shape.rank();
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, node.attrs.get_int_or("dim", 0));
-  UNIVK_ASSIGN_OR_RETURN(dim, wrap(dim, rank, "dim"));
+  UNIVK_ASSIGN_OR_RETURN(ops::Cat c, ops::cat(node.attrs, input_shapes(graph_, node)));
+  const size_t rank = c.output.rank();
+  const int64_t dim = c.dim;
   Layout layout = rank == 4 ? Layout::kNhwc : Layout::kNatural;
   for (ValueId in : node.inputs) {
     const Value& v = graph_.value(in);
-    if (v.shape.rank() != rank) return unsupported("cat of inputs with different ranks");
     if (v.kind != ValueKind::kConstant && !has(in, Layout::kNhwc)) layout = Layout::kNatural;
   }
   std::vector<TosaId> ins;
@@ -553,32 +461,23 @@ Status TosaLowering::lower_cat(const Node& node) {
   }
   Attributes a;
   a.set("axis", layout == Layout::kNhwc ? nhwc_axis(dim) : dim);
-  set(node.outputs[0], layout, op(spirv::TosaOp::kConcat, ins, std::move(a), in_layout(out.shape.dims(), layout)));
+  set(node.outputs[0], layout, op(spirv::TosaOp::kConcat, ins, std::move(a), in_layout(c.output.dims(), layout)));
   return ok_status();
 }
 
 Status TosaLowering::lower_slice(const Node& node) {
-  if (node.inputs.size() != 1) return invalid_argument("slice takes one tensor input");
+  UNIVK_ASSIGN_OR_RETURN(ops::Slice r, ops::slice(node.attrs, input_shapes(graph_, node)));
+  if (r.step != 1) return unsupported("slice with step " + std::to_string(r.step));
+  if (r.length == 0) return unsupported("slice with an empty result");
   const ValueId in = node.inputs[0];
-  const std::vector<int64_t>& dims = graph_.value(in).shape.dims();
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, node.attrs.get_int_or("dim", 0));
-  UNIVK_ASSIGN_OR_RETURN(dim, wrap(dim, dims.size(), "dim"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t step, node.attrs.get_int_or("step", 1));
-  if (step != 1) return unsupported("slice with step " + std::to_string(step));
-  UNIVK_ASSIGN_OR_RETURN(int64_t start, node.attrs.get_int_or("start", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t end, node.attrs.get_int_or("end", std::numeric_limits<int64_t>::max()));
-  const int64_t size = dims[static_cast<size_t>(dim)];
-  auto clampi = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + size : v, 0, size); };
-  start = clampi(start);
-  end = std::max(start, clampi(end));
-  if (end == start) return unsupported("slice with an empty result");
+  const int64_t dim = r.dim;
   const Layout layout = preferred_layout(in);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
   std::vector<int64_t> sizes = shape_of(x);
   std::vector<int64_t> starts(sizes.size(), 0);
   const size_t axis = static_cast<size_t>(layout == Layout::kNhwc ? nhwc_axis(dim) : dim);
-  starts[axis] = start;
-  sizes[axis] = end - start;
+  starts[axis] = r.start;
+  sizes[axis] = r.length;
   Attributes a;
   a.set("start", starts);
   a.set("size", sizes);

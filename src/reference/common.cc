@@ -39,6 +39,13 @@ Status check_all_float(Inputs inputs) {
   return ok_status();
 }
 
+std::vector<Shape> shapes_of(Inputs inputs) {
+  std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
+  for (const HostTensor& t : inputs) shapes.push_back(t.shape());
+  return shapes;
+}
+
 HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm) {
   const Shape& s = in.shape();
   std::vector<int64_t> out_dims(perm.size());
@@ -54,51 +61,6 @@ HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm
     std::memcpy(dst + static_cast<size_t>(flat) * esize, src + static_cast<size_t>(off[0]) * esize, esize);
   });
   return out;
-}
-
-Result<std::vector<int64_t>> check_permutation(std::vector<int64_t> perm, int64_t rank, bool allow_negative,
-                                               const std::string& name) {
-  if (static_cast<int64_t>(perm.size()) != rank) {
-    return invalid_argument("attribute '" + name + "' has " + std::to_string(perm.size()) +
-                            " entries for a tensor of rank " + std::to_string(rank));
-  }
-  std::vector<bool> seen(perm.size(), false);
-  for (int64_t& p : perm) {
-    if (allow_negative && p < 0) p += rank;
-    if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) {
-      return invalid_argument("attribute '" + name + "' is not a permutation of the tensor's dims");
-    }
-    seen[static_cast<size_t>(p)] = true;
-  }
-  return perm;
-}
-
-Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, const std::string& name) {
-  std::vector<int64_t> out = dims;
-  int64_t known = 1;
-  int infer = -1;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == -1) {
-      if (infer >= 0) return invalid_argument("attribute '" + name + "' has more than one -1");
-      infer = static_cast<int>(i);
-    } else if (out[i] < 0) {
-      return invalid_argument("attribute '" + name + "' has a negative dim " + std::to_string(out[i]));
-    } else {
-      known *= out[i];
-    }
-  }
-  if (infer >= 0) {
-    if (known == 0 || numel % known != 0) {
-      return invalid_argument("attribute '" + name + "' cannot infer -1 for " + std::to_string(numel) + " elements");
-    }
-    out[static_cast<size_t>(infer)] = numel / known;
-    known *= out[static_cast<size_t>(infer)];
-  }
-  if (known != numel) {
-    return invalid_argument("attribute '" + name + "'=" + Shape(dims).to_string() + " does not match " +
-                            std::to_string(numel) + " elements");
-  }
-  return Shape(out);
 }
 
 Result<HostTensor> concat_tensors(Inputs inputs, int64_t axis) {

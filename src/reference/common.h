@@ -10,15 +10,18 @@
 #include <vector>
 
 #include "univk/base/status.h"
+#include "univk/ops/torch_ops.h"
 #include "univk/tensor/attributes.h"
-#include "univk/reference/shape_rules.h"
 #include "univk/tensor/tensor.h"
 
 namespace univk::reference::detail {
 
-using reference::broadcast_strides;
-using reference::pooled_size;
-using reference::wrap_dim;
+// Operator semantics (attributes, validation, shape rules) live in univk_ops.
+using ops::broadcast_strides;
+using ops::check_permutation;
+using ops::infer_reshape;
+using ops::kMaxWindowAttr;
+using ops::wrap_dim;
 
 using Tensors = std::vector<HostTensor>;
 using Inputs = std::span<const HostTensor>;
@@ -46,8 +49,8 @@ Status check_dtype(const HostTensor& t, size_t index, DType expected);
 // Checks every input is float32 (Unsupported otherwise: other dtypes are valid tensors that
 // the op does not implement).
 Status check_all_float(Inputs inputs);
-
-
+// The shapes of `inputs`, for the ops:: resolvers.
+std::vector<Shape> shapes_of(Inputs inputs);
 
 // Visits every index of `shape` in row-major order, calling fn(flat_index, offsets) where
 // offsets[k] is the element offset into operand k computed from strides[k].
@@ -72,21 +75,11 @@ void for_each_broadcast(const Shape& shape, const std::vector<std::vector<int64_
 // Copies `in` permuted: output dim i is input dim perm[i] (perm already validated).
 HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm);
 
-// Checks `perm` is a permutation of [0, rank) after wrapping negatives (PyTorch style when
-// allow_negative). Returns the wrapped permutation.
-Result<std::vector<int64_t>> check_permutation(std::vector<int64_t> perm, int64_t rank, bool allow_negative,
-                                               const std::string& name);
-
-// Resolves a reshape target with at most one -1 against `numel`.
-Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, const std::string& name);
-
 // Concatenation of same-dtype, same-rank tensors along `axis` (already wrapped).
 Result<HostTensor> concat_tensors(Inputs inputs, int64_t axis);
 
 // Allocates an output tensor after checking its dims: non-negative, no int64 overflow, and at
 // most kMaxOutputBytes (attributes such as padding or multiples come from untrusted programs).
-// Upper bound for kernel/stride/padding/dilation values, so window arithmetic cannot overflow.
-inline constexpr int64_t kMaxWindowAttr = int64_t{1} << 31;
 inline constexpr uint64_t kMaxOutputBytes = uint64_t{1} << 32;
 Result<HostTensor> make_output(DType dtype, std::vector<int64_t> dims);
 inline Result<Tensors> single(HostTensor t) {

@@ -12,35 +12,10 @@ float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 Result<Tensors> unary(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::Unary u, ops::unary(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  float lo = -INFINITY, hi = INFINITY;
-  bool tanh_gelu = false;
-  if (op == "hardtanh") {
-    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("min_val", -1.0));
-    UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float_or("max_val", 1.0));
-    lo = static_cast<float>(a);
-    hi = static_cast<float>(b);
-  } else if (op == "clamp") {
-    if (!attrs.has("min") && !attrs.has("max")) return invalid_argument("at least one of 'min' or 'max' is required");
-    if (attrs.has("min")) {
-      UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float("min"));
-      lo = static_cast<float>(a);
-    }
-    if (attrs.has("max")) {
-      UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float("max"));
-      hi = static_cast<float>(b);
-    }
-  } else if (op == "gelu") {
-    std::string approx = "none";
-    if (attrs.has("approximate")) {
-      UNIVK_ASSIGN_OR_RETURN(approx, attrs.get_string("approximate"));
-    }
-    if (approx != "none" && approx != "tanh") {
-      return invalid_argument("attribute 'approximate'='" + approx + "' must be \"none\" or \"tanh\"");
-    }
-    tanh_gelu = approx == "tanh";
-  }
+  const float lo = static_cast<float>(u.min), hi = static_cast<float>(u.max);
+  const bool tanh_gelu = u.gelu_tanh;
   const HostTensor& x = inputs[0];
   HostTensor out(DType::kFloat32, x.shape());
   auto in = x.data<float>();
@@ -78,32 +53,20 @@ float nan_max(float a, float b) { return (std::isnan(a) || std::isnan(b)) ? NAN 
 float nan_min(float a, float b) { return (std::isnan(a) || std::isnan(b)) ? NAN : (a < b ? a : b); }
 
 Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 2));
+  UNIVK_ASSIGN_OR_RETURN(ops::Binary bin, ops::binary(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  float alpha = 1.0f;
-  if (op == "add" || op == "sub") {
-    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("alpha", 1.0));
-    alpha = static_cast<float>(a);
-  } else if (attrs.has("alpha")) {
-    return invalid_argument("attribute 'alpha' is only valid for add and sub");
-  }
+  const float alpha = static_cast<float>(bin.alpha);
   // Operands: a tensor each, or a tensor and the scalar `other` as a one-element tensor.
   HostTensor scalar;
   const HostTensor* lhs = &inputs[0];
-  const HostTensor* rhs = nullptr;
-  if (inputs.size() == 2) {
-    if (attrs.has("other")) return invalid_argument("attribute 'other' given together with two tensor inputs");
-    rhs = &inputs[1];
-  } else {
-    if (!attrs.has("other")) return invalid_argument("one tensor input needs the scalar attribute 'other'");
-    UNIVK_ASSIGN_OR_RETURN(double other, attrs.get_float("other"));
-    UNIVK_ASSIGN_OR_RETURN(bool scalar_first, attrs.get_bool_or("scalar_first", false));
+  const HostTensor* rhs = inputs.size() == 2 ? &inputs[1] : nullptr;
+  if (bin.has_scalar) {
     scalar = HostTensor(DType::kFloat32, Shape{});
-    scalar.data<float>()[0] = static_cast<float>(other);
+    scalar.data<float>()[0] = static_cast<float>(bin.other);
     rhs = &scalar;
-    if (scalar_first) std::swap(lhs, rhs);
+    if (bin.scalar_first) std::swap(lhs, rhs);
   }
-  UNIVK_ASSIGN_OR_RETURN(Shape shape, broadcast_shapes(lhs->shape(), rhs->shape()));
+  const Shape& shape = bin.output;
   HostTensor out(DType::kFloat32, shape);
   const float* a = lhs->data<float>().data();
   const float* b = rhs->data<float>().data();
@@ -129,11 +92,8 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
 
 OpTable elementwise_ops() {
   OpTable t;
-  for (std::string_view name : {"sigmoid", "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu", "silu", "hardswish",
-                                "hardsigmoid", "exp", "log", "neg", "abs", "sqrt", "rsqrt", "reciprocal"}) {
-    t.emplace_back(name, unary);
-  }
-  for (std::string_view name : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) t.emplace_back(name, binary);
+  for (std::string_view name : ops::unary_op_names()) t.emplace_back(name, unary);
+  for (std::string_view name : ops::binary_op_names()) t.emplace_back(name, binary);
   return t;
 }
 

@@ -6,20 +6,11 @@
 namespace univk::reference::detail {
 namespace {
 
-// out[b] = a[b] (MxK) @ bt[b] (KxN) for batch dims broadcast between a and b.
-Result<HostTensor> batched_matmul(const HostTensor& a, const HostTensor& b) {
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
-  const int64_t m = sa[sa.rank() - 2], k = sa[sa.rank() - 1];
-  const int64_t kb = sb[sb.rank() - 2], n = sb[sb.rank() - 1];
-  if (k != kb) {
-    return invalid_argument("shapes " + sa.to_string() + " and " + sb.to_string() +
-                            " cannot be multiplied (inner dims " + std::to_string(k) + " and " + std::to_string(kb) +
-                            ")");
-  }
-  Shape batch_a(std::vector<int64_t>(sa.dims().begin(), sa.dims().end() - 2));
-  Shape batch_b(std::vector<int64_t>(sb.dims().begin(), sb.dims().end() - 2));
-  UNIVK_ASSIGN_OR_RETURN(Shape batch, broadcast_shapes(batch_a, batch_b));
+// out[b] = a[b] (MxK) @ b[b] (KxN) for batch dims broadcast between a and b (shapes resolved in
+// `mm`, a and b already promoted to >= 2 dims).
+HostTensor batched_matmul(const ops::Matmul& mm, const HostTensor& a, const HostTensor& b) {
+  const int64_t m = mm.m, k = mm.k, n = mm.n;
+  const Shape& batch = mm.batch;
   std::vector<int64_t> dims = batch.dims();
   dims.push_back(m);
   dims.push_back(n);
@@ -27,8 +18,8 @@ Result<HostTensor> batched_matmul(const HostTensor& a, const HostTensor& b) {
   const float* ap = a.data<float>().data();
   const float* bp = b.data<float>().data();
   float* o = out.data<float>().data();
-  const std::vector<std::vector<int64_t>> strides = {broadcast_strides(batch_a, batch),
-                                                     broadcast_strides(batch_b, batch)};
+  const std::vector<std::vector<int64_t>> strides = {broadcast_strides(mm.a_batch, batch),
+                                                     broadcast_strides(mm.b_batch, batch)};
   for_each_broadcast(batch, strides, [&](int64_t bi, const std::vector<int64_t>& off) {
     const float* am = ap + off[0] * m * k;
     const float* bm = bp + off[1] * k * n;
@@ -44,56 +35,30 @@ Result<HostTensor> batched_matmul(const HostTensor& a, const HostTensor& b) {
   return out;
 }
 
-Result<Tensors> matmul(std::string_view, const Attributes&, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
+Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Matmul mm, ops::matmul(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  const Shape& sa = inputs[0].shape();
-  const Shape& sb = inputs[1].shape();
-  if (sa.rank() == 0 || sb.rank() == 0) return invalid_argument("both arguments need at least 1 dim");
   // 1-d operands: a gets a leading 1, b a trailing 1; both are removed from the result.
-  std::vector<int64_t> da = sa.dims(), db = sb.dims();
-  if (sa.rank() == 1) da.insert(da.begin(), 1);
-  if (sb.rank() == 1) db.push_back(1);
+  std::vector<int64_t> da = mm.a_batch.dims(), db = mm.b_batch.dims();
+  da.insert(da.end(), {mm.m, mm.k});
+  db.insert(db.end(), {mm.k, mm.n});
   UNIVK_ASSIGN_OR_RETURN(HostTensor a, inputs[0].reshaped(Shape(da)));
   UNIVK_ASSIGN_OR_RETURN(HostTensor b, inputs[1].reshaped(Shape(db)));
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, batched_matmul(a, b));
-  std::vector<int64_t> dims = out.shape().dims();
-  if (sb.rank() == 1) dims.pop_back();
-  if (sa.rank() == 1) dims.erase(dims.end() - (sb.rank() == 1 ? 1 : 2));
-  UNIVK_ASSIGN_OR_RETURN(HostTensor result, out.reshaped(Shape(dims)));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor result, batched_matmul(mm, a, b).reshaped(mm.output));
   return single(std::move(result));
 }
 
-Result<Tensors> bmm(std::string_view, const Attributes&, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
+Result<Tensors> bmm(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Matmul mm, ops::bmm(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  const Shape& sa = inputs[0].shape();
-  const Shape& sb = inputs[1].shape();
-  if (sa.rank() != 3 || sb.rank() != 3 || sa[0] != sb[0]) {
-    return invalid_argument("needs two 3-d tensors with equal batch, got " + sa.to_string() + " and " +
-                            sb.to_string());
-  }
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, batched_matmul(inputs[0], inputs[1]));
-  return single(std::move(out));
+  return single(batched_matmul(mm, inputs[0], inputs[1]));
 }
 
-Result<Tensors> linear(std::string_view, const Attributes&, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 3));
+Result<Tensors> linear(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Linear lin, ops::linear(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  const Shape& sx = inputs[0].shape();
-  const Shape& sw = inputs[1].shape();
-  if (sx.rank() == 0 || sw.rank() != 2 || sx[sx.rank() - 1] != sw[1]) {
-    return invalid_argument("input " + sx.to_string() + " and weight " + sw.to_string() +
-                            " do not match (weight must be [out_features, in_features])");
-  }
-  const int64_t out_f = sw[0], in_f = sw[1];
-  if (inputs.size() == 3 && inputs[2].shape() != Shape{out_f}) {
-    return invalid_argument("bias shape " + inputs[2].shape().to_string() + " must be [" + std::to_string(out_f) +
-                            "]");
-  }
-  std::vector<int64_t> dims = sx.dims();
-  dims.back() = out_f;
-  HostTensor out(DType::kFloat32, Shape(dims));
+  const int64_t out_f = lin.out_features, in_f = lin.in_features;
+  HostTensor out(DType::kFloat32, lin.output);
   const int64_t rows = in_f == 0 ? out.numel() / std::max<int64_t>(out_f, 1) : inputs[0].numel() / in_f;
   const float* x = inputs[0].data<float>().data();
   const float* w = inputs[1].data<float>().data();
@@ -110,21 +75,10 @@ Result<Tensors> linear(std::string_view, const Attributes&, Inputs inputs) {
 }
 
 Result<Tensors> addmm(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 3, 3));
+  UNIVK_ASSIGN_OR_RETURN(ops::Addmm am, ops::addmm(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  UNIVK_ASSIGN_OR_RETURN(double beta, attrs.get_float_or("beta", 1.0));
-  UNIVK_ASSIGN_OR_RETURN(double alpha, attrs.get_float_or("alpha", 1.0));
-  const Shape& s1 = inputs[1].shape();
-  const Shape& s2 = inputs[2].shape();
-  if (s1.rank() != 2 || s2.rank() != 2) {
-    return invalid_argument("mat1 " + s1.to_string() + " and mat2 " + s2.to_string() + " must be 2-d");
-  }
-  UNIVK_ASSIGN_OR_RETURN(HostTensor prod, batched_matmul(inputs[1], inputs[2]));
-  UNIVK_ASSIGN_OR_RETURN(Shape bs, broadcast_shapes(inputs[0].shape(), prod.shape()));
-  if (bs != prod.shape()) {
-    return invalid_argument("bias shape " + inputs[0].shape().to_string() + " does not broadcast to " +
-                            prod.shape().to_string());
-  }
+  HostTensor prod = batched_matmul(am.product, inputs[1], inputs[2]);
+  const double beta = am.beta, alpha = am.alpha;
   const float* bias = inputs[0].data<float>().data();
   float* o = prod.data<float>().data();
   const float fb = static_cast<float>(beta), fa = static_cast<float>(alpha);

@@ -7,27 +7,10 @@
 namespace univk::reference::detail {
 namespace {
 
-// Splits a shape around one dim: [outer, size, inner].
-struct Split {
-  int64_t outer = 1, size = 1, inner = 1;
-};
-Split split_at(const Shape& s, int64_t dim) {
-  Split sp;
-  for (size_t d = 0; d < s.rank(); ++d) {
-    if (static_cast<int64_t>(d) < dim) sp.outer *= s[d];
-    else if (static_cast<int64_t>(d) == dim) sp.size = s[d];
-    else sp.inner *= s[d];
-  }
-  return sp;
-}
-
 Result<Tensors> softmax(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::Softmax sp, ops::softmax(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
   const HostTensor& x = inputs[0];
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int("dim"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, wrap_dim(dim_attr, static_cast<int64_t>(x.shape().rank()), "dim"));
-  const Split sp = split_at(x.shape(), dim);
   const bool log = op == "log_softmax";
   HostTensor out(DType::kFloat32, x.shape());
   const float* in = x.data<float>().data();
@@ -50,24 +33,14 @@ Result<Tensors> softmax(std::string_view op, const Attributes& attrs, Inputs inp
 }
 
 Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::Reduce red, ops::reduce(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
   const HostTensor& x = inputs[0];
   const int64_t rank = static_cast<int64_t>(x.shape().rank());
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, attrs.get_ints_or("dim", {}));
-  UNIVK_ASSIGN_OR_RETURN(bool keepdim, attrs.get_bool_or("keepdim", false));
-  std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());  // no dims: reduce all
-  for (int64_t d : dims) {
-    UNIVK_ASSIGN_OR_RETURN(int64_t w, wrap_dim(d, rank, "dim"));
-    if (rank == 0) continue;
-    if (reduced[static_cast<size_t>(w)]) return invalid_argument("attribute 'dim' repeats dim " + std::to_string(w));
-    reduced[static_cast<size_t>(w)] = true;
-  }
+  const std::vector<bool>& reduced = red.reduced;
   std::vector<int64_t> kept_dims;  // output shape with keepdim (reduced dims = 1)
-  int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d) {
     kept_dims.push_back(reduced[static_cast<size_t>(d)] ? 1 : x.shape()[static_cast<size_t>(d)]);
-    if (reduced[static_cast<size_t>(d)]) count *= x.shape()[static_cast<size_t>(d)];
   }
   const Shape kept(kept_dims);
   std::vector<double> acc(static_cast<size_t>(kept.numel()), 0.0);
@@ -79,40 +52,22 @@ Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inpu
   const float* in = x.data<float>().data();
   for_each_broadcast(x.shape(), {out_strides},
                      [&](int64_t i, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[0])] += in[i]; });
-  std::vector<int64_t> out_dims;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (keepdim || !reduced[static_cast<size_t>(d)]) out_dims.push_back(kept_dims[static_cast<size_t>(d)]);
-  }
-  HostTensor out(DType::kFloat32, Shape(out_dims));
+  HostTensor out(DType::kFloat32, red.output);
   float* o = out.data<float>().data();
   const bool mean = op == "mean";
   for (size_t i = 0; i < acc.size(); ++i) {
-    o[i] = static_cast<float>(mean ? acc[i] / static_cast<double>(count) : acc[i]);  // mean of nothing is NaN
+    o[i] = static_cast<float>(mean ? acc[i] / static_cast<double>(red.count) : acc[i]);  // mean of nothing is NaN
   }
   return single(std::move(out));
 }
 
 Result<Tensors> layer_norm(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 3));
+  UNIVK_ASSIGN_OR_RETURN(ops::LayerNorm ln, ops::layer_norm(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
   const HostTensor& x = inputs[0];
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> norm, attrs.get_ints("normalized_shape"));
-  UNIVK_ASSIGN_OR_RETURN(double eps, attrs.get_float_or("eps", 1e-5));
-  const Shape& s = x.shape();
-  if (norm.empty() || norm.size() > s.rank() ||
-      !std::equal(norm.begin(), norm.end(), s.dims().end() - static_cast<std::ptrdiff_t>(norm.size()))) {
-    return invalid_argument("attribute 'normalized_shape'=" + Shape(norm).to_string() +
-                            " is not a suffix of the input shape " + s.to_string());
-  }
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    if (inputs[i].shape() != Shape(norm)) {
-      return invalid_argument(std::string(i == 1 ? "weight" : "bias") + " shape " + inputs[i].shape().to_string() +
-                              " must equal normalized_shape " + Shape(norm).to_string());
-    }
-  }
-  const int64_t inner = Shape(norm).numel();
-  const int64_t outer = inner == 0 ? 0 : x.numel() / inner;
-  HostTensor out(DType::kFloat32, s);
+  const double eps = ln.eps;
+  const int64_t inner = ln.inner, outer = ln.rows;
+  HostTensor out(DType::kFloat32, ln.output);
   const float* in = x.data<float>().data();
   const float* w = inputs.size() > 1 ? inputs[1].data<float>().data() : nullptr;
   const float* b = inputs.size() > 2 ? inputs[2].data<float>().data() : nullptr;
@@ -136,20 +91,11 @@ Result<Tensors> layer_norm(std::string_view, const Attributes& attrs, Inputs inp
 }
 
 Result<Tensors> batch_norm(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 5, 5));
+  UNIVK_ASSIGN_OR_RETURN(ops::BatchNorm sp, ops::batch_norm(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
   const HostTensor& x = inputs[0];
-  UNIVK_ASSIGN_OR_RETURN(double eps, attrs.get_float_or("eps", 1e-5));
-  if (x.shape().rank() < 2) return invalid_argument("input shape " + x.shape().to_string() + " needs at least 2 dims");
-  const int64_t c = x.shape()[1];
-  static const char* kNames[] = {"weight", "bias", "running_mean", "running_var"};
-  for (size_t i = 1; i < 5; ++i) {
-    if (inputs[i].shape() != Shape{c}) {
-      return invalid_argument(std::string(kNames[i - 1]) + " shape " + inputs[i].shape().to_string() + " must be [" +
-                              std::to_string(c) + "]");
-    }
-  }
-  const Split sp = split_at(x.shape(), 1);
+  const double eps = sp.eps;
+  const int64_t c = sp.channels;
   HostTensor out(DType::kFloat32, x.shape());
   const float* in = x.data<float>().data();
   const float* w = inputs[1].data<float>().data();

@@ -7,78 +7,23 @@
 namespace univk::reference::detail {
 namespace {
 
-struct PoolParams {
-  int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
-  bool ceil_mode = false;
+// Window geometry of a resolved pool, in the short names the loops use.
+struct Window {
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
 };
-
-// Input as [N*C, H, W] plus the output dims prefix (N,C or C).
-struct Planes {
-  int64_t count, h, w;
-  std::vector<int64_t> prefix;
-};
-
-Result<Planes> planes_of(const HostTensor& x) {
-  const Shape& s = x.shape();
-  if (s.rank() != 3 && s.rank() != 4) {
-    return invalid_argument("input shape " + s.to_string() + " must be 3-d (C,H,W) or 4-d (N,C,H,W)");
-  }
-  Planes p;
-  p.prefix.assign(s.dims().begin(), s.dims().end() - 2);
-  p.count = 1;
-  for (int64_t d : p.prefix) p.count *= d;
-  p.h = s[s.rank() - 2];
-  p.w = s[s.rank() - 1];
-  return p;
+Window window_of(const ops::Pool2d& p) {
+  return {p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1]};
 }
 
-Result<PoolParams> pool_params(const Attributes& attrs, bool with_dilation) {
-  PoolParams p;
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, attrs.ints_expanded("kernel_size", 2, {}));
-  std::vector<int64_t> s = k;
-  if (attrs.has("stride")) {
-    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> given, attrs.get_ints("stride"));
-    if (!given.empty()) {  // PyTorch: stride=[] or None means stride = kernel_size
-      UNIVK_ASSIGN_OR_RETURN(s, attrs.ints_expanded("stride", 2, {}));
-    }
-  }
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, attrs.ints_expanded("padding", 2, {0}));
-  std::vector<int64_t> dil = {1, 1};
-  if (with_dilation) {
-    UNIVK_ASSIGN_OR_RETURN(dil, attrs.ints_expanded("dilation", 2, {1}));
-  } else if (attrs.has("dilation")) {
-    return invalid_argument("attribute 'dilation' is not valid for this op");
-  }
-  UNIVK_ASSIGN_OR_RETURN(p.ceil_mode, attrs.get_bool_or("ceil_mode", false));
-  p.kh = k[0], p.kw = k[1], p.sh = s[0], p.sw = s[1], p.ph = pad[0], p.pw = pad[1], p.dh = dil[0], p.dw = dil[1];
-  for (int64_t v : {p.kh, p.kw, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw}) {
-    if (v > kMaxWindowAttr) return invalid_argument("window attribute value " + std::to_string(v) + " is above 2^31");
-  }
-  if (p.kh <= 0 || p.kw <= 0) return invalid_argument("attribute 'kernel_size' must be positive");
-  if (p.sh <= 0 || p.sw <= 0) return invalid_argument("attribute 'stride' must be positive");
-  if (p.dh <= 0 || p.dw <= 0) return invalid_argument("attribute 'dilation' must be positive");
-  if (p.ph < 0 || p.pw < 0) return invalid_argument("attribute 'padding' must be non-negative");
-  // PyTorch: pad should be at most half of the (effective) kernel size.
-  if (p.ph > ((p.kh - 1) * p.dh + 1) / 2 || p.pw > ((p.kw - 1) * p.dw + 1) / 2) {
-    return invalid_argument("attribute 'padding' must be at most half of the kernel size");
-  }
-  return p;
-}
-
-Result<Tensors> avg_pool2d(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+Result<Tensors> avg_pool2d(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Pool2d pool, ops::pool2d(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  UNIVK_ASSIGN_OR_RETURN(PoolParams p, pool_params(attrs, false));
-  UNIVK_ASSIGN_OR_RETURN(bool include_pad, attrs.get_bool_or("count_include_pad", true));
-  UNIVK_ASSIGN_OR_RETURN(int64_t divisor_override, attrs.get_int_or("divisor_override", 0));
-  if (divisor_override < 0) return invalid_argument("attribute 'divisor_override' must be positive");
-  UNIVK_ASSIGN_OR_RETURN(Planes pl, planes_of(inputs[0]));
-  UNIVK_ASSIGN_OR_RETURN(int64_t oh, pooled_size(pl.h, p.kh, p.sh, p.ph, 1, p.ceil_mode));
-  UNIVK_ASSIGN_OR_RETURN(int64_t ow, pooled_size(pl.w, p.kw, p.sw, p.pw, 1, p.ceil_mode));
-  std::vector<int64_t> dims = pl.prefix;
-  dims.push_back(oh);
-  dims.push_back(ow);
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
+  const Window p = window_of(pool);
+  const bool include_pad = pool.count_include_pad;
+  const int64_t divisor_override = pool.divisor_override;
+  const ops::Planes& pl = pool.in;
+  const int64_t oh = pool.out_h, ow = pool.out_w;
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, pool.output.dims()));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
   for (int64_t c = 0; c < pl.count; ++c) {
@@ -109,17 +54,13 @@ Result<Tensors> avg_pool2d(std::string_view, const Attributes& attrs, Inputs inp
   return single(std::move(out));
 }
 
-Result<Tensors> max_pool2d(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+Result<Tensors> max_pool2d(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Pool2d pool, ops::pool2d(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  UNIVK_ASSIGN_OR_RETURN(PoolParams p, pool_params(attrs, true));
-  UNIVK_ASSIGN_OR_RETURN(Planes pl, planes_of(inputs[0]));
-  UNIVK_ASSIGN_OR_RETURN(int64_t oh, pooled_size(pl.h, p.kh, p.sh, p.ph, p.dh, p.ceil_mode));
-  UNIVK_ASSIGN_OR_RETURN(int64_t ow, pooled_size(pl.w, p.kw, p.sw, p.pw, p.dw, p.ceil_mode));
-  std::vector<int64_t> dims = pl.prefix;
-  dims.push_back(oh);
-  dims.push_back(ow);
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
+  const Window p = window_of(pool);
+  const ops::Planes& pl = pool.in;
+  const int64_t oh = pool.out_h, ow = pool.out_w;
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, pool.output.dims()));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
   for (int64_t c = 0; c < pl.count; ++c) {
@@ -147,17 +88,11 @@ Result<Tensors> max_pool2d(std::string_view, const Attributes& attrs, Inputs inp
 }
 
 Result<Tensors> adaptive_avg_pool2d(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::AdaptiveAvgPool2d pool, ops::adaptive_avg_pool2d(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> size, attrs.ints_expanded("output_size", 2, {}));
-  UNIVK_ASSIGN_OR_RETURN(Planes pl, planes_of(inputs[0]));
-  const int64_t oh = size[0], ow = size[1];
-  if (oh <= 0 || ow <= 0) return invalid_argument("attribute 'output_size' must be positive");
-  if (pl.h == 0 || pl.w == 0) return invalid_argument("input has an empty spatial dim");
-  std::vector<int64_t> dims = pl.prefix;
-  dims.push_back(oh);
-  dims.push_back(ow);
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, dims));
+  const ops::Planes& pl = pool.in;
+  const int64_t oh = pool.out_h, ow = pool.out_w;
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, pool.output.dims()));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
   for (int64_t c = 0; c < pl.count; ++c) {

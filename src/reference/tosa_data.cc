@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "tosa_common.h"
+#include "univk/ops/tosa_ops.h"
 
 namespace univk::reference::detail {
 namespace {
@@ -43,16 +44,13 @@ Result<Tensors> reshape(std::string_view, const Attributes& attrs, Inputs inputs
 
 Result<Tensors> transpose(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perms, attrs.get_ints("perms"));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
-                         check_permutation(perms, static_cast<int64_t>(inputs[0].shape().rank()), false, "perms"));
-  return single(permute_tensor(inputs[0], perm));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaTranspose t, ops::tosa_transpose(attrs, inputs[0].shape()));
+  return single(permute_tensor(inputs[0], t.perms));
 }
 
 Result<Tensors> concat(std::string_view, const Attributes& attrs, Inputs inputs) {
-  if (inputs.empty()) return invalid_argument("needs at least one input tensor");
-  UNIVK_ASSIGN_OR_RETURN(int64_t axis, tosa_axis(attrs, inputs[0]));
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, concat_tensors(inputs, axis));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaConcat c, ops::tosa_concat(attrs, shapes_of(inputs)));
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, concat_tensors(inputs, c.axis));
   return single(std::move(out));
 }
 
@@ -60,18 +58,9 @@ Result<Tensors> slice(std::string_view, const Attributes& attrs, Inputs inputs) 
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
   const size_t rank = x.shape().rank();
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> start, attrs.get_ints("start"));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> size, attrs.get_ints("size"));
-  if (start.size() != rank || size.size() != rank) {
-    return invalid_argument("attributes 'start' and 'size' need " + std::to_string(rank) + " values each");
-  }
-  for (size_t d = 0; d < rank; ++d) {
-    if (start[d] < 0 || size[d] <= 0 || start[d] + size[d] > x.shape()[d]) {
-      return invalid_argument("start " + std::to_string(start[d]) + " / size " + std::to_string(size[d]) +
-                              " out of bounds in dim " + std::to_string(d) + " of " + x.shape().to_string());
-    }
-  }
-  HostTensor out(x.dtype(), Shape(size));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaSlice sl, ops::tosa_slice(attrs, x.shape()));
+  const std::vector<int64_t>& start = sl.start;
+  HostTensor out(x.dtype(), sl.output);
   const std::vector<int64_t> strides = x.shape().contiguous_strides();
   int64_t base = 0;
   for (size_t d = 0; d < rank; ++d) base += start[d] * strides[d];
@@ -88,16 +77,9 @@ Result<Tensors> pad(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
   const size_t rank = x.shape().rank();
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> padding, attrs.get_ints("padding"));
-  if (padding.size() != 2 * rank) {
-    return invalid_argument("attribute 'padding' needs " + std::to_string(2 * rank) + " values [before, after] per dim");
-  }
-  std::vector<int64_t> dims(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) return invalid_argument("attribute 'padding' must be non-negative");
-    dims[d] = x.shape()[d] + padding[2 * d] + padding[2 * d + 1];
-  }
-  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(x.dtype(), dims));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaPad pd, ops::tosa_pad(attrs, x.shape()));
+  const std::vector<int64_t>& padding = pd.padding;
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(x.dtype(), pd.output.dims()));
   // Fill with pad_const, then copy the input into its window.
   if (x.dtype() == DType::kFloat32) {
     UNIVK_ASSIGN_OR_RETURN(double c, attrs.get_float_or("pad_const", 0.0));
@@ -128,15 +110,8 @@ Result<Tensors> tile(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
   const size_t rank = x.shape().rank();
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> multiples, attrs.get_ints("multiples"));
-  if (multiples.size() != rank) {
-    return invalid_argument("attribute 'multiples' needs " + std::to_string(rank) + " values");
-  }
-  std::vector<int64_t> dims(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    if (multiples[d] < 1) return invalid_argument("attribute 'multiples' must be >= 1");
-    dims[d] = x.shape()[d] * multiples[d];
-  }
+  UNIVK_ASSIGN_OR_RETURN(Shape tiled, ops::tosa_tile(attrs, x.shape()));
+  const std::vector<int64_t>& dims = tiled.dims();
   UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(x.dtype(), dims));
   const std::vector<int64_t> in_strides = x.shape().contiguous_strides();
   const size_t es = dtype_size(x.dtype());

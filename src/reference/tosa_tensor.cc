@@ -5,58 +5,12 @@
 #include <cmath>
 
 #include "tosa_common.h"
+#include "univk/ops/tosa_ops.h"
 
 namespace univk::reference::detail {
 namespace {
 
 int64_t clz32(uint32_t v) { return v == 0 ? 32 : __builtin_clz(v); }
-
-struct Window {
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
-  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-};
-
-Result<std::vector<int64_t>> int_list(const Attributes& attrs, const std::string& name, size_t count,
-                                      std::vector<int64_t> fallback, int64_t min_value) {
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> v, attrs.get_ints_or(name, std::move(fallback)));
-  if (v.size() != count) {
-    return invalid_argument("attribute '" + name + "' has " + std::to_string(v.size()) + " values, expected " +
-                            std::to_string(count));
-  }
-  for (int64_t x : v) {
-    if (x > kMaxWindowAttr) {
-      return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " above 2^31");
-    }
-    if (x < min_value) {
-      return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " below " +
-                              std::to_string(min_value));
-    }
-  }
-  return v;
-}
-
-// Output size per the spec's idiv_check: the division must be exact.
-Result<int64_t> exact_out(int64_t in, int64_t pad, int64_t eff_kernel, int64_t stride, const char* axis) {
-  const int64_t span = in - 1 + pad - (eff_kernel - 1);
-  if (span < 0) return invalid_argument(std::string("kernel does not fit the padded input along ") + axis);
-  if (span % stride != 0) {
-    return invalid_argument(std::string("output ") + axis + " is not an exact division: (" + std::to_string(span) +
-                            ") / stride " + std::to_string(stride));
-  }
-  return span / stride + 1;
-}
-
-Result<Window> pool_window(const Attributes& attrs) {
-  Window w;
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, int_list(attrs, "kernel", 2, {}, 1));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> s, int_list(attrs, "stride", 2, {}, 1));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> p, int_list(attrs, "pad", 4, {0, 0, 0, 0}, 0));
-  w.kh = k[0], w.kw = k[1], w.sh = s[0], w.sw = s[1], w.pt = p[0], w.pb = p[1], w.pl = p[2], w.pr = p[3];
-  if (w.pt >= w.kh || w.pb >= w.kh || w.pl >= w.kw || w.pr >= w.kw) {
-    return invalid_argument("attribute 'pad' must be smaller than the kernel in each dimension");
-  }
-  return w;
-}
 
 Status check_nhwc(const HostTensor& t, const char* what) {
   if (t.shape().rank() != 4) {
@@ -74,7 +28,11 @@ Result<Tensors> pool(std::string_view op, const Attributes& attrs, Inputs inputs
     return unsupported("dtype " + std::string(dtype_name(t)) + " (float32, int8, int16 only)");
   }
   const bool avg = op == "AVG_POOL2D";
-  UNIVK_ASSIGN_OR_RETURN(Window w, pool_window(attrs));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaPool2d pw, ops::tosa_pool2d(attrs, x.shape()));
+  // Window geometry in the short names the loops use.
+  struct {
+    int64_t kh, kw, sh, sw, pt, pl;
+  } const w = {pw.kernel[0], pw.kernel[1], pw.stride[0], pw.stride[1], pw.pad[0], pw.pad[2]};
   int64_t in_zp = 0, out_zp = 0;
   bool ignore = false;
   if (avg) {
@@ -90,8 +48,7 @@ Result<Tensors> pool(std::string_view op, const Attributes& attrs, Inputs inputs
     UNIVK_ASSIGN_OR_RETURN(ignore, nan_ignore(attrs));
   }
   const int64_t n = x.shape()[0], ih = x.shape()[1], iw = x.shape()[2], c = x.shape()[3];
-  UNIVK_ASSIGN_OR_RETURN(int64_t oh, exact_out(ih, w.pt + w.pb, w.kh, w.sh, "height"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t ow, exact_out(iw, w.pl + w.pr, w.kw, w.sw, "width"));
+  const int64_t oh = pw.out_h, ow = pw.out_w;
   UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(t, {n, oh, ow, c}));
   const bool is_float = t == DType::kFloat32;
   for (int64_t b = 0; b < n; ++b) {
@@ -149,18 +106,13 @@ Result<Tensors> pool(std::string_view op, const Attributes& attrs, Inputs inputs
 }
 
 struct ConvParams {
-  int64_t sh, sw, dh, dw, pt, pb, pl, pr;
   int64_t in_zp, w_zp;
   bool is_int;
 };
 
+// Dtypes, accumulator and zero points; the window is ops::tosa_conv2d's.
 Result<ConvParams> conv_params(const Attributes& attrs, const HostTensor& x, const HostTensor& weight) {
   ConvParams p{};
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, int_list(attrs, "pad", 4, {0, 0, 0, 0}, 0));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, int_list(attrs, "stride", 2, {1, 1}, 1));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, int_list(attrs, "dilation", 2, {1, 1}, 1));
-  p.pt = pad[0], p.pb = pad[1], p.pl = pad[2], p.pr = pad[3];
-  p.sh = stride[0], p.sw = stride[1], p.dh = dil[0], p.dw = dil[1];
   if (x.dtype() == DType::kFloat32 && weight.dtype() == DType::kFloat32) {
     p.is_int = false;
   } else if (x.dtype() == DType::kInt8 && weight.dtype() == DType::kInt8) {
@@ -216,8 +168,10 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
                             " input channels, input has " + std::to_string(ic));
   }
   UNIVK_ASSIGN_OR_RETURN(std::vector<double> bias, bias_values(inputs, oc, p.is_int));
-  UNIVK_ASSIGN_OR_RETURN(int64_t oh, exact_out(ih, p.pt + p.pb, (kh - 1) * p.dh + 1, p.sh, "height"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t ow, exact_out(iw, p.pl + p.pr, (kw - 1) * p.dw + 1, p.sw, "width"));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaConv2d cw, ops::tosa_conv2d(attrs, x.shape(), kh, kw));
+  const int64_t oh = cw.out_h, ow = cw.out_w;
+  const int64_t sh = cw.stride[0], sw = cw.stride[1], dh = cw.dilation[0], dw = cw.dilation[1];
+  const int64_t pt = cw.pad[0], pl = cw.pad[2];
   UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(p.is_int ? DType::kInt32 : DType::kFloat32, {n, oh, ow, oc}));
   auto in_at = [&](int64_t b, int64_t yy, int64_t xx, int64_t ch) -> double {
     const int64_t idx = ((b * ih + yy) * iw + xx) * ic + ch;
@@ -233,10 +187,10 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
           // int8 products summed in double are exact for any realistic tensor (< 2^53).
           double acc = 0.0;
           for (int64_t i = 0; i < kh; ++i) {
-            const int64_t yy = y * p.sh - p.pt + i * p.dh;
+            const int64_t yy = y * sh - pt + i * dh;
             if (yy < 0 || yy >= ih) continue;
             for (int64_t j = 0; j < kw; ++j) {
-              const int64_t xx = xo * p.sw - p.pl + j * p.dw;
+              const int64_t xx = xo * sw - pl + j * dw;
               if (xx < 0 || xx >= iw) continue;
               if (depthwise) {
                 const int64_t ch = f / mult, m = f % mult;

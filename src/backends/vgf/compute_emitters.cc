@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernel_emitters.h"
+#include "univk/ops/tosa_ops.h"
 
 namespace univk::backends::vgf {
 
@@ -45,10 +46,6 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
   if (in.shape.size() != 4 || w.shape.size() != 4 || output.shape.size() != 4 || bias.shape.size() != 1)
     return invalid_argument("convolution ranks must be 4 (input, weight, output) and 1 (bias)");
   if (!w.contiguous() || !bias.contiguous()) return unsupported("convolution weight and bias must be packed");
-  UNIVK_ASSIGN_OR_RETURN(auto pad, op.attrs.get_ints("pad"));
-  UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
-  UNIVK_ASSIGN_OR_RETURN(auto dilation, op.attrs.get_ints("dilation"));
-  if (pad.size() != 4 || stride.size() != 2 || dilation.size() != 2) return invalid_argument("pad/stride/dilation must have 4/2/2 entries");
   UNIVK_ASSIGN_OR_RETURN(double in_zp, op.attrs.get_float_or("input_zp", 0.0));
   UNIVK_ASSIGN_OR_RETURN(double w_zp, op.attrs.get_float_or("weight_zp", 0.0));
   if (!is_int8 && (in_zp != 0.0 || w_zp != 0.0)) return invalid_argument("float convolution needs zero points of 0");
@@ -60,13 +57,16 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
   if (ic != in.shape[3] || oc != output.shape[3] || in.shape[0] != output.shape[0])
     return invalid_argument("convolution channel counts do not match the weight");
   if (bias.shape[0] != oc && bias.shape[0] != 1) return invalid_argument("bias must have OC or 1 elements");
-  for (int d = 0; d < 2; ++d) {
-    const int64_t k = d == 0 ? kh : kw;
-    if (stride[d] < 1 || dilation[d] < 1 || pad[2 * d] < 0 || pad[2 * d + 1] < 0) return invalid_argument("invalid stride/dilation/pad");
-    const int64_t span = in.shape[1 + d] - 1 + pad[2 * d] + pad[2 * d + 1] - (k - 1) * dilation[d];
-    if (span < 0 || span % stride[d] != 0 || span / stride[d] + 1 != output.shape[1 + d])
-      return invalid_argument("output size does not follow the TOSA convolution formula exactly");
+  // Attributes, limits and the output size: the same rule as the TOSA reference kernels.
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaConv2d window, ops::tosa_conv2d(op.attrs, Shape(in.shape), kh, kw));
+  if (window.out_h != output.shape[1] || window.out_w != output.shape[2]) {
+    return invalid_argument("output shape " + Shape(output.shape).to_string() +
+                            " does not follow the TOSA convolution rule (" + std::to_string(window.out_h) + "x" +
+                            std::to_string(window.out_w) + ")");
   }
+  const int64_t* pad = window.pad;
+  const int64_t* stride = window.stride;
+  const int64_t* dilation = window.dilation;
   Kernel k;
   k.shader = is_int8 ? ShaderId::kConv2dI8 : ShaderId::kConv2dF32;
   k.outputs = {output};

@@ -7,17 +7,17 @@
 #include <numeric>
 #include <string>
 
+#include "univk/ops/tosa_ops.h"
+
 namespace univk::backends::vgf {
 
 using spirv::TosaOp;
 using spirv::TosaOperation;
 
-Status check_perms(const std::vector<int64_t>& perms, size_t rank) {
-  if (perms.size() != rank) return invalid_argument("perms has " + std::to_string(perms.size()) + " entries for rank " + std::to_string(rank));
-  std::vector<bool> seen(rank, false);
-  for (int64_t p : perms) {
-    if (p < 0 || static_cast<size_t>(p) >= rank || seen[p]) return invalid_argument("perms is not a permutation");
-    seen[p] = true;
+Status check_declared_output(const char* op, const Shape& computed, const TensorView& output) {
+  if (computed != Shape(output.shape)) {
+    return invalid_argument(std::string(op) + " output shape " + Shape(output.shape).to_string() +
+                            " does not follow from its input and attributes (" + computed.to_string() + ")");
   }
   return ok_status();
 }
@@ -229,23 +229,17 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
   spec.low.assign(output.shape.size(), 0);
   switch (op.op) {
     case TosaOp::kTranspose: {
-      UNIVK_ASSIGN_OR_RETURN(auto perms, op.attrs.get_ints("perms"));
-      UNIVK_RETURN_IF_ERROR(check_perms(perms, in.shape.size()));
-      spec.in_strides.resize(perms.size());
-      for (size_t d = 0; d < perms.size(); ++d) {
-        if (output.shape[d] != in.shape[perms[d]]) return invalid_argument("TRANSPOSE output shape does not match perms");
-        spec.in_strides[d] = in.strides[perms[d]];
-      }
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaTranspose t, ops::tosa_transpose(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("TRANSPOSE", t.output, output));
+      spec.in_strides.resize(t.perms.size());
+      for (size_t d = 0; d < t.perms.size(); ++d) spec.in_strides[d] = in.strides[t.perms[d]];
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kSlice: {
-      UNIVK_ASSIGN_OR_RETURN(auto start, op.attrs.get_ints("start"));
-      if (start.size() != in.shape.size()) return invalid_argument("SLICE start has the wrong rank");
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaSlice sl, ops::tosa_slice(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("SLICE", sl.output, output));
       TensorView src = in;
-      for (size_t d = 0; d < start.size(); ++d) {
-        if (start[d] < 0 || start[d] + output.shape[d] > in.shape[d]) return invalid_argument("SLICE window out of bounds");
-        src.offset += start[d] * in.strides[d];
-      }
+      for (size_t d = 0; d < sl.start.size(); ++d) src.offset += sl.start[d] * in.strides[d];
       spec.in_strides = in.strides;
       return make_copy(src, output, spec, limit);
     }
@@ -261,35 +255,31 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kPad: {
-      UNIVK_ASSIGN_OR_RETURN(auto padding, op.attrs.get_ints("padding"));
-      if (padding.size() != 2 * in.shape.size()) return invalid_argument("PAD padding needs 2 entries per dimension");
-      for (size_t d = 0; d < in.shape.size(); ++d) {
-        if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) return invalid_argument("PAD padding must be non-negative");
-        if (in.shape[d] + padding[2 * d] + padding[2 * d + 1] != output.shape[d]) return invalid_argument("PAD output shape mismatch");
-        spec.low[d] = padding[2 * d];
-      }
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaPad pd, ops::tosa_pad(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("PAD", pd.output, output));
+      for (size_t d = 0; d < in.shape.size(); ++d) spec.low[d] = pd.padding[2 * d];
       spec.in_dims = in.shape;
       spec.in_strides = in.strides;
       UNIVK_ASSIGN_OR_RETURN(spec.pad_bits, pad_bits(op, in.dtype));
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kTile: {
-      UNIVK_ASSIGN_OR_RETURN(auto multiples, op.attrs.get_ints("multiples"));
-      if (multiples.size() != in.shape.size()) return invalid_argument("TILE multiples has the wrong rank");
-      for (size_t d = 0; d < in.shape.size(); ++d)
-        if (in.shape[d] * multiples[d] != output.shape[d]) return invalid_argument("TILE output shape mismatch");
+      UNIVK_ASSIGN_OR_RETURN(Shape tiled, ops::tosa_tile(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("TILE", tiled, output));
       spec.in_dims = in.shape;
       spec.in_strides = in.strides;
       spec.wrap = true;
       return make_copy(in, output, spec, limit);
     }
     case TosaOp::kConcat: {
-      UNIVK_ASSIGN_OR_RETURN(int64_t axis, op.attrs.get_int("axis"));
-      if (axis < 0 || static_cast<size_t>(axis) >= output.shape.size()) return invalid_argument("CONCAT axis out of range");
+      std::vector<Shape> shapes;
+      for (const TensorView& part : inputs) shapes.emplace_back(part.shape);
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaConcat cat, ops::tosa_concat(op.attrs, shapes));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("CONCAT", cat.output, output));
+      const size_t axis = static_cast<size_t>(cat.axis);
       std::vector<Kernel> kernels;
       int64_t at = 0;
       for (const TensorView& part : inputs) {
-        if (part.shape.size() != output.shape.size()) return invalid_argument("CONCAT inputs differ in rank");
         CopySpec s;
         s.iter_dims = part.shape;
         s.in_dims = part.shape;
@@ -302,7 +292,6 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
         UNIVK_ASSIGN_OR_RETURN(auto part_kernels, make_copy(part, output, s, limit));
         for (auto& k : part_kernels) kernels.push_back(std::move(k));
       }
-      if (at != output.shape[axis]) return invalid_argument("CONCAT output shape mismatch");
       return kernels;
     }
     default:
@@ -520,19 +509,15 @@ Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector
   if (output.dtype != in.dtype || (!is_int8 && !is_f16 && in.dtype != DType::kFloat32))
     return unsupported(std::string("pooling on ") + std::string(dtype_name(in.dtype)) + " (fp32, fp16 and int8 only)");
   if (in.shape.size() != 4 || output.shape.size() != 4) return invalid_argument("pooling needs rank-4 NHWC tensors");
-  UNIVK_ASSIGN_OR_RETURN(auto kernel, op.attrs.get_ints("kernel"));
-  UNIVK_ASSIGN_OR_RETURN(auto stride, op.attrs.get_ints("stride"));
-  UNIVK_ASSIGN_OR_RETURN(auto pad, op.attrs.get_ints("pad"));
-  if (kernel.size() != 2 || stride.size() != 2 || pad.size() != 4) return invalid_argument("kernel/stride/pad must have 2/2/4 entries");
-  for (int d = 0; d < 2; ++d) {
-    if (kernel[d] < 1 || stride[d] < 1 || pad[2 * d] < 0 || pad[2 * d + 1] < 0 || pad[2 * d] >= kernel[d] ||
-        pad[2 * d + 1] >= kernel[d])
-      return invalid_argument("invalid kernel/stride/pad (TOSA requires pad < kernel)");
-    const int64_t span = in.shape[1 + d] + pad[2 * d] + pad[2 * d + 1] - kernel[d];
-    if (span < 0 || span % stride[d] != 0 || span / stride[d] + 1 != output.shape[1 + d])
-      return invalid_argument("output size does not follow (I + pad - kernel) / stride + 1 exactly");
+  // Attributes, limits and the output size: the same rule as the TOSA reference kernels.
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaPool2d window, ops::tosa_pool2d(op.attrs, Shape(in.shape)));
+  if (window.output != Shape(output.shape)) {
+    return invalid_argument("output shape " + Shape(output.shape).to_string() + " does not follow the pooling rule (" +
+                            window.output.to_string() + ")");
   }
-  if (in.shape[0] != output.shape[0] || in.shape[3] != output.shape[3]) return invalid_argument("N and C must be preserved");
+  const int64_t* kernel = window.kernel;
+  const int64_t* stride = window.stride;
+  const int64_t* pad = window.pad;
   PoolGeometry geom;
   geom.is_max = op.op == TosaOp::kMaxPool2d;
   if (!geom.is_max) {

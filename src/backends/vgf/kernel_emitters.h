@@ -13,7 +13,9 @@
 
 namespace univk::backends::vgf {
 
-Status check_perms(const std::vector<int64_t>& perms, size_t rank);
+// InvalidArgument unless the declared output shape is the one the operator's rule (univk_ops'
+// tosa_ops.h) computes.
+Status check_declared_output(const char* op, const Shape& computed, const TensorView& output);
 
 // The iteration space of an elementwise kernel or plain copy in memory order. Returns the
 // output's view first, then each input's, all with one shape (inputs broadcast through stride

@@ -9,6 +9,7 @@
 
 #include "elementwise_program.h"
 #include "kernel_emitters.h"
+#include "univk/ops/tosa_ops.h"
 
 namespace univk::backends::vgf {
 
@@ -350,11 +351,11 @@ class Lowering {
       const ValueId x = op.inputs[0], z = op.outputs[0];
       if (!is_output_[z] || is_output_[x] || consumers_[x].size() != 1 || !producer_[x]) continue;
       if (is_view_op(g_.operations[*producer_[x]].op)) continue;
-      auto perms = op.attrs.get_ints("perms");
-      if (!perms.ok() || !views_[z] || perms->size() != type(x).shape.size()) continue;
+      auto t = ops::tosa_transpose(op.attrs, Shape(type(x).shape));
+      if (!t.ok() || !views_[z]) continue;
       TensorView view = *views_[z];
       view.shape = type(x).shape;
-      for (size_t d = 0; d < perms->size(); ++d) view.strides[(*perms)[d]] = views_[z]->strides[d];
+      for (size_t d = 0; d < t->perms.size(); ++d) view.strides[t->perms[d]] = views_[z]->strides[d];
       views_[x] = view;
       write_through_.insert(i);
     }
@@ -409,18 +410,15 @@ class Lowering {
     TensorView view = in;
     view.shape = out_type.shape;
     if (op.op == TosaOp::kTranspose) {
-      UNIVK_ASSIGN_OR_RETURN(auto perms, op.attrs.get_ints("perms"));
-      UNIVK_RETURN_IF_ERROR(check_perms(perms, in.shape.size()));
-      for (size_t d = 0; d < perms.size(); ++d) view.strides[d] = in.strides[perms[d]];
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaTranspose t, ops::tosa_transpose(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("TRANSPOSE", t.output, view));
+      for (size_t d = 0; d < t.perms.size(); ++d) view.strides[d] = in.strides[t.perms[d]];
       return std::optional<TensorView>(view);
     }
     if (op.op == TosaOp::kSlice) {
-      UNIVK_ASSIGN_OR_RETURN(auto start, op.attrs.get_ints("start"));
-      if (start.size() != in.shape.size()) return invalid_argument("SLICE start has the wrong rank");
-      for (size_t d = 0; d < start.size(); ++d) {
-        if (start[d] < 0 || start[d] + out_type.shape[d] > in.shape[d]) return invalid_argument("SLICE window out of bounds");
-        view.offset += start[d] * in.strides[d];
-      }
+      UNIVK_ASSIGN_OR_RETURN(ops::TosaSlice sl, ops::tosa_slice(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("SLICE", sl.output, view));
+      for (size_t d = 0; d < sl.start.size(); ++d) view.offset += sl.start[d] * in.strides[d];
       view.strides = in.strides;
       return std::optional<TensorView>(view);
     }

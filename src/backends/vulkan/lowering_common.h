@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "op_lowering.h"
-#include "univk/reference/shape_rules.h"
+#include "univk/ops/torch_ops.h"
 
 namespace univk::backends::detail {
 
@@ -26,8 +26,6 @@ LowerTable normalization_lowerings();
 inline uint32_t float_bits(float v) { return std::bit_cast<uint32_t>(v); }
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
-// InvalidArgument unless min <= inputs.size() <= max.
-Status check_input_count(Inputs inputs, size_t min, size_t max);
 // Unsupported unless every input is float32.
 Status check_float(Inputs inputs);
 // Unsupported unless every input's dtype is 4 bytes wide (copies move 32-bit words).
@@ -35,10 +33,11 @@ Status check_word_dtype(Inputs inputs);
 // Unsupported for empty tensors and for more than 2^32-1 elements (shaders index with uint).
 Status check_extent(const Shape& shape, const std::string& what);
 
-// PyTorch's shape rules, the same functions the reference kernels use.
-using reference::broadcast_strides;
-using reference::pooled_size;
-using reference::wrap_dim;
+// Attributes, validation and shape rules come from univk_ops, as for the reference kernels:
+// a lowering adds only what its shaders cannot do.
+using ops::broadcast_strides;
+// The shapes of `inputs`, for the ops:: resolvers.
+std::vector<Shape> shapes_of(Inputs inputs);
 
 // Dims plus one stride list per operand, with size-1 dims dropped and adjacent dims merged
 // where every operand is contiguous across them. Never empty: a scalar becomes one dim of 1.

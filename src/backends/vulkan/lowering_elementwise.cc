@@ -23,7 +23,7 @@ Result<Dispatch> unary_dispatch(UnaryOp op, uint32_t n, float p0, float p1) {
 }
 
 Result<LoweredOp> lower_unary(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::Unary u, ops::unary(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
   static const std::map<std::string_view, UnaryOp> kOps = {
       {"sigmoid", UnaryOp::kSigmoid},   {"tanh", UnaryOp::kTanh},         {"relu", UnaryOp::kRelu},
@@ -33,28 +33,8 @@ Result<LoweredOp> lower_unary(std::string_view op, const Attributes& attrs, Inpu
       {"neg", UnaryOp::kNeg},           {"abs", UnaryOp::kAbs},           {"sqrt", UnaryOp::kSqrt},
       {"rsqrt", UnaryOp::kRsqrt},       {"reciprocal", UnaryOp::kReciprocal}};
   UnaryOp kind = kOps.at(op);
-  float lo = -INFINITY, hi = INFINITY;
-  if (op == "relu6") {
-    lo = 0.0f, hi = 6.0f;
-  } else if (op == "hardtanh") {
-    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("min_val", -1.0));
-    UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float_or("max_val", 1.0));
-    lo = static_cast<float>(a), hi = static_cast<float>(b);
-  } else if (op == "clamp") {
-    if (!attrs.has("min") && !attrs.has("max")) return invalid_argument("at least one of 'min' or 'max' is required");
-    if (attrs.has("min")) {
-      UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float("min"));
-      lo = static_cast<float>(a);
-    }
-    if (attrs.has("max")) {
-      UNIVK_ASSIGN_OR_RETURN(double b, attrs.get_float("max"));
-      hi = static_cast<float>(b);
-    }
-  } else if (op == "gelu" && attrs.has("approximate")) {
-    UNIVK_ASSIGN_OR_RETURN(std::string approx, attrs.get_string("approximate"));
-    if (approx == "tanh") kind = UnaryOp::kGeluTanh;
-    else if (approx != "none") return invalid_argument("attribute 'approximate'='" + approx + "' must be \"none\" or \"tanh\"");
-  }
+  if (u.gelu_tanh) kind = UnaryOp::kGeluTanh;
+  const float lo = static_cast<float>(u.min), hi = static_cast<float>(u.max);
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, inputs[0].shape));
   const uint32_t n = u32(inputs[0].shape.numel());
   UNIVK_ASSIGN_OR_RETURN(Dispatch d, unary_dispatch(kind, n, lo, hi));
@@ -94,23 +74,13 @@ Result<LoweredOp> lower_scalar_binary(std::string_view op, float alpha, float ot
 }
 
 Result<LoweredOp> lower_binary(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 2));
+  UNIVK_ASSIGN_OR_RETURN(ops::Binary bin, ops::binary(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
-  float alpha = 1.0f;
-  if (op == "add" || op == "sub") {
-    UNIVK_ASSIGN_OR_RETURN(double a, attrs.get_float_or("alpha", 1.0));
-    alpha = static_cast<float>(a);
-  } else if (attrs.has("alpha")) {
-    return invalid_argument("attribute 'alpha' is only valid for add and sub");
+  const float alpha = static_cast<float>(bin.alpha);
+  if (bin.has_scalar) {
+    return lower_scalar_binary(op, alpha, static_cast<float>(bin.other), bin.scalar_first, inputs[0]);
   }
-  if (inputs.size() == 1) {
-    if (!attrs.has("other")) return invalid_argument("one tensor input needs the scalar attribute 'other'");
-    UNIVK_ASSIGN_OR_RETURN(double other, attrs.get_float("other"));
-    UNIVK_ASSIGN_OR_RETURN(bool scalar_first, attrs.get_bool_or("scalar_first", false));
-    return lower_scalar_binary(op, alpha, static_cast<float>(other), scalar_first, inputs[0]);
-  }
-  if (attrs.has("other")) return invalid_argument("attribute 'other' given together with two tensor inputs");
-  UNIVK_ASSIGN_OR_RETURN(Shape shape, broadcast_shapes(inputs[0].shape, inputs[1].shape));
+  const Shape& shape = bin.output;
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, shape));
   const StridedLayout layout = coalesce(
       shape.dims(), {broadcast_strides(inputs[0].shape, shape), broadcast_strides(inputs[1].shape, shape),
@@ -142,13 +112,8 @@ Result<LoweredOp> lower_binary(std::string_view op, const Attributes& attrs, Inp
 
 LowerTable elementwise_lowerings() {
   LowerTable t;
-  for (std::string_view name : {"sigmoid", "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu", "silu", "hardswish",
-                                "hardsigmoid", "exp", "log", "neg", "abs", "sqrt", "rsqrt", "reciprocal"}) {
-    t.emplace_back(name, lower_unary);
-  }
-  for (std::string_view name : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) {
-    t.emplace_back(name, lower_binary);
-  }
+  for (std::string_view name : ops::unary_op_names()) t.emplace_back(name, lower_unary);
+  for (std::string_view name : ops::binary_op_names()) t.emplace_back(name, lower_binary);
   return t;
 }
 

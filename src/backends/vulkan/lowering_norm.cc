@@ -1,7 +1,5 @@
 // Lowering of softmax, log_softmax (softmax.comp), sum and mean (reduce.comp), layer_norm
 // (layer_norm.comp) and batch_norm in inference form (batch_norm.comp).
-#include <algorithm>
-
 #include "lowering_common.h"
 
 namespace univk::backends::detail {
@@ -22,19 +20,10 @@ Result<std::array<uint32_t, 3>> row_grid(int64_t rows, bool per_thread) {
 }
 
 Result<LoweredOp> lower_softmax(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::Softmax sm, ops::softmax(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
-  const Shape& s = inputs[0].shape;
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int("dim"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t dim, wrap_dim(dim_attr, static_cast<int64_t>(s.rank()), "dim"));
-  int64_t outer = 1, size = 1, inner = 1;
-  for (size_t d = 0; d < s.rank(); ++d) {
-    const int64_t v = s[d];
-    if (static_cast<int64_t>(d) < dim) outer *= v;
-    else if (static_cast<int64_t>(d) == dim) size = v;
-    else inner *= v;
-  }
-  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
+  const int64_t outer = sm.outer, size = sm.size, inner = sm.inner;
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, sm.output));
   Dispatch d;
   d.shader = Shader::kSoftmax;
   const bool per_thread = size < kPerThreadRowLimit;
@@ -47,43 +36,24 @@ Result<LoweredOp> lower_softmax(std::string_view op, const Attributes& attrs, In
 }
 
 Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(ops::Reduce rd, ops::reduce(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
   UNIVK_RETURN_IF_ERROR(check_extent(inputs[0].shape, "input"));
   const Shape& s = inputs[0].shape;
-  const int64_t rank = static_cast<int64_t>(s.rank());
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, attrs.get_ints_or("dim", {}));
-  UNIVK_ASSIGN_OR_RETURN(bool keepdim, attrs.get_bool_or("keepdim", false));
-  std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());  // no dims: reduce all
-  for (int64_t d : dims) {
-    UNIVK_ASSIGN_OR_RETURN(int64_t w, wrap_dim(d, rank, "dim"));
-    if (rank == 0) continue;
-    if (reduced[static_cast<size_t>(w)]) {
-      return invalid_argument("attribute 'dim' repeats dim " + std::to_string(w));
-    }
-    reduced[static_cast<size_t>(w)] = true;
-  }
+  const std::vector<bool>& reduced = rd.reduced;
   const std::vector<int64_t> strides = s.contiguous_strides();
-  std::vector<int64_t> kept_dims, kept_strides, red_dims, red_strides, out_dims;
-  int64_t count = 1;
+  std::vector<int64_t> kept_dims, kept_strides, red_dims, red_strides;
   for (size_t d = 0; d < s.rank(); ++d) {
-    if (reduced[d]) {
-      red_dims.push_back(s[d]);
-      red_strides.push_back(strides[d]);
-      count *= s[d];
-      if (keepdim) out_dims.push_back(1);
-    } else {
-      kept_dims.push_back(s[d]);
-      kept_strides.push_back(strides[d]);
-      out_dims.push_back(s[d]);
-    }
+    (reduced[d] ? red_dims : kept_dims).push_back(s[d]);
+    (reduced[d] ? red_strides : kept_strides).push_back(strides[d]);
   }
-  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, Shape(out_dims)));
+  const int64_t count = rd.count;
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, rd.output));
   const StridedLayout kept = coalesce(kept_dims, {kept_strides});
   const StridedLayout red = coalesce(red_dims, {red_strides});
   if (kept.dims.size() + red.dims.size() > kMaxRank) {
-    return unsupported("reduction over " + Shape(dims).to_string() + " of " + s.to_string() + " needs more than " +
-                       std::to_string(kMaxRank) + " dims");
+    return unsupported("reduction of the dims sized " + Shape(red_dims).to_string() + " of " + s.to_string() +
+                       " needs more than " + std::to_string(kMaxRank) + " dims");
   }
   const int64_t n_out = lowered.output.shape.numel();
   Dispatch d;
@@ -106,25 +76,11 @@ Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inp
 }
 
 Result<LoweredOp> lower_layer_norm(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 3));
+  UNIVK_ASSIGN_OR_RETURN(ops::LayerNorm ln, ops::layer_norm(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
-  const Shape& s = inputs[0].shape;
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> norm, attrs.get_ints("normalized_shape"));
-  UNIVK_ASSIGN_OR_RETURN(double eps, attrs.get_float_or("eps", 1e-5));
-  if (norm.empty() || norm.size() > s.rank() ||
-      !std::equal(norm.begin(), norm.end(), s.dims().end() - static_cast<std::ptrdiff_t>(norm.size()))) {
-    return invalid_argument("attribute 'normalized_shape'=" + Shape(norm).to_string() +
-                            " is not a suffix of the input shape " + s.to_string());
-  }
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    if (inputs[i].shape != Shape(norm)) {
-      return invalid_argument(std::string(i == 1 ? "weight" : "bias") + " shape " + inputs[i].shape.to_string() +
-                              " must equal normalized_shape " + Shape(norm).to_string());
-    }
-  }
-  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
-  const int64_t inner = Shape(norm).numel();
-  const int64_t rows = s.numel() / inner;
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, ln.output));
+  const int64_t inner = ln.inner, rows = ln.rows;
+  const double eps = ln.eps;
   const bool has_weight = inputs.size() > 1, has_bias = inputs.size() > 2;
   const bool per_thread = inner < kPerThreadRowLimit;
   Dispatch d;
@@ -140,22 +96,12 @@ Result<LoweredOp> lower_layer_norm(std::string_view, const Attributes& attrs, In
 }
 
 Result<LoweredOp> lower_batch_norm(std::string_view, const Attributes& attrs, Inputs inputs) {
-  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 5, 5));
+  UNIVK_ASSIGN_OR_RETURN(ops::BatchNorm bn, ops::batch_norm(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
   const Shape& s = inputs[0].shape;
-  UNIVK_ASSIGN_OR_RETURN(double eps, attrs.get_float_or("eps", 1e-5));
-  if (s.rank() < 2) return invalid_argument("input shape " + s.to_string() + " needs at least 2 dims");
-  const int64_t c = s[1];
-  static const char* kNames[] = {"weight", "bias", "running_mean", "running_var"};
-  for (size_t i = 1; i < 5; ++i) {
-    if (inputs[i].shape != Shape{c}) {
-      return invalid_argument(std::string(kNames[i - 1]) + " shape " + inputs[i].shape.to_string() + " must be [" +
-                              std::to_string(c) + "]");
-    }
-  }
-  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, s));
-  int64_t inner = 1;
-  for (size_t d = 2; d < s.rank(); ++d) inner *= s[d];
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, bn.output));
+  const int64_t c = bn.channels, inner = bn.inner;
+  const double eps = bn.eps;
   const int64_t n = s.numel();
   Dispatch d;
   d.shader = Shader::kBatchNorm;

@@ -87,13 +87,11 @@ Dispatch contiguous_copy(uint32_t words) {
   return tmp.dispatches.front();
 }
 
-Status check_input_count(Inputs inputs, size_t min, size_t max) {
-  if (inputs.size() < min || inputs.size() > max) {
-    return invalid_argument("takes " + (min == max ? std::to_string(min) : std::to_string(min) + " to " +
-                                                                             std::to_string(max)) +
-                            " tensor inputs, got " + std::to_string(inputs.size()));
-  }
-  return ok_status();
+std::vector<Shape> shapes_of(Inputs inputs) {
+  std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
+  for (const ComputeTensorType& t : inputs) shapes.push_back(t.shape);
+  return shapes;
 }
 
 Status check_float(Inputs inputs) {

@@ -1,0 +1,72 @@
+// TOSA 1.0 operator semantics shared by their users, in one place: the window geometry of the
+// pooling and convolution operators (NHWC: kernel, stride, pad, dilation, their validation and
+// the spec's output-size rule, an exact division) and the attributes and result shapes of the
+// data-movement operators (TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference
+// kernels (src/reference/tosa_tensor.cc, tosa_data.cc) and the VgfBackend (kernel emitters and
+// view folding in src/backends/vgf), so a graph the oracle accepts is the graph the backend
+// runs. Zero points, accumulator types and dtypes stay with their users.
+// Pure functions; InvalidArgument naming the attribute (callers add the op name).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/tensor/attributes.h"
+#include "univk/tensor/shape.h"
+
+namespace univk::ops {
+
+// AVG_POOL2D, MAX_POOL2D: kernel and stride (2 values each, >= 1, required), pad [top, bottom,
+// left, right] (>= 0, default 0s; TOSA requires each below the kernel) on an input [N,H,W,C].
+struct TosaPool2d {
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1};
+  int64_t pad[4] = {0, 0, 0, 0};
+  int64_t out_h = 0, out_w = 0;
+  Shape output;  // [N, out_h, out_w, C]
+};
+Result<TosaPool2d> tosa_pool2d(const Attributes& attrs, const Shape& input);
+
+// CONV2D, DEPTHWISE_CONV2D windows: pad (4 values, >= 0, default 0s), stride and dilation (2
+// values, >= 1, default 1s) for a kernel of kh x kw (from the weight) on an input [N,H,W,C].
+struct TosaConv2d {
+  int64_t pad[4] = {0, 0, 0, 0};
+  int64_t stride[2] = {1, 1}, dilation[2] = {1, 1};
+  int64_t out_h = 0, out_w = 0;
+};
+Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw);
+
+// TRANSPOSE: perms, a permutation of [0, rank) (no negative values); output dim i is input dim
+// perms[i].
+struct TosaTranspose {
+  std::vector<int64_t> perms;
+  Shape output;
+};
+Result<TosaTranspose> tosa_transpose(const Attributes& attrs, const Shape& input);
+
+// SLICE: start (>= 0) and size (>= 1), one each per dim, inside the input.
+struct TosaSlice {
+  std::vector<int64_t> start;
+  Shape output;  // size
+};
+Result<TosaSlice> tosa_slice(const Attributes& attrs, const Shape& input);
+
+// PAD: padding [before, after] per dim, each in [0, 2^31].
+struct TosaPad {
+  std::vector<int64_t> padding;
+  Shape output;
+};
+Result<TosaPad> tosa_pad(const Attributes& attrs, const Shape& input);
+
+// TILE: multiples, one per dim, each in [1, 2^31].
+Result<Shape> tosa_tile(const Attributes& attrs, const Shape& input);
+
+// CONCAT: axis in [0, rank); inputs of one rank with equal sizes off the axis.
+struct TosaConcat {
+  int64_t axis = 0;
+  Shape output;
+};
+Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> inputs);
+
+}  // namespace univk::ops

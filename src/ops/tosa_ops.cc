@@ -1,0 +1,158 @@
+// TOSA 1.0 pooling and convolution windows: attributes, limits and the exact output-size rule.
+#include "univk/ops/tosa_ops.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "univk/ops/torch_ops.h"
+
+namespace univk::ops {
+namespace {
+
+// A list attribute of `count` values in [min_value, kMaxWindowAttr].
+Result<std::vector<int64_t>> int_list(const Attributes& attrs, const std::string& name, size_t count,
+                                      std::vector<int64_t> fallback, int64_t min_value) {
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> v, attrs.get_ints_or(name, std::move(fallback)));
+  if (v.size() != count) {
+    return invalid_argument("attribute '" + name + "' has " + std::to_string(v.size()) + " values, expected " +
+                            std::to_string(count));
+  }
+  for (int64_t x : v) {
+    if (x > kMaxWindowAttr) {
+      return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " above 2^31");
+    }
+    if (x < min_value) {
+      return invalid_argument("attribute '" + name + "' has value " + std::to_string(x) + " below " +
+                              std::to_string(min_value));
+    }
+  }
+  return v;
+}
+
+Status check_nhwc(const Shape& input) {
+  if (input.rank() != 4) return invalid_argument("input shape " + input.to_string() + " must be 4-d NHWC");
+  return ok_status();
+}
+
+// Output size per the spec's idiv_check: the division must be exact.
+Result<int64_t> exact_out(int64_t in, int64_t pad, int64_t eff_kernel, int64_t stride, const char* axis) {
+  const int64_t span = in - 1 + pad - (eff_kernel - 1);
+  if (span < 0) return invalid_argument(std::string("kernel does not fit the padded input along ") + axis);
+  if (span % stride != 0) {
+    return invalid_argument(std::string("output ") + axis + " is not an exact division: (" + std::to_string(span) +
+                            ") / stride " + std::to_string(stride));
+  }
+  return span / stride + 1;
+}
+
+}  // namespace
+
+Result<TosaPool2d> tosa_pool2d(const Attributes& attrs, const Shape& input) {
+  TosaPool2d p;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> k, int_list(attrs, "kernel", 2, {}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> s, int_list(attrs, "stride", 2, {}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, int_list(attrs, "pad", 4, {0, 0, 0, 0}, 0));
+  for (size_t i = 0; i < 2; ++i) p.kernel[i] = k[i], p.stride[i] = s[i];
+  for (size_t i = 0; i < 4; ++i) p.pad[i] = pad[i];
+  if (pad[0] >= k[0] || pad[1] >= k[0] || pad[2] >= k[1] || pad[3] >= k[1]) {
+    return invalid_argument("attribute 'pad' must be smaller than the kernel in each dimension");
+  }
+  UNIVK_RETURN_IF_ERROR(check_nhwc(input));
+  UNIVK_ASSIGN_OR_RETURN(p.out_h, exact_out(input[1], pad[0] + pad[1], k[0], s[0], "height"));
+  UNIVK_ASSIGN_OR_RETURN(p.out_w, exact_out(input[2], pad[2] + pad[3], k[1], s[1], "width"));
+  p.output = Shape{input[0], p.out_h, p.out_w, input[3]};
+  return p;
+}
+
+Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw) {
+  TosaConv2d c;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, int_list(attrs, "pad", 4, {0, 0, 0, 0}, 0));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, int_list(attrs, "stride", 2, {1, 1}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, int_list(attrs, "dilation", 2, {1, 1}, 1));
+  for (size_t i = 0; i < 4; ++i) c.pad[i] = pad[i];
+  for (size_t i = 0; i < 2; ++i) c.stride[i] = stride[i], c.dilation[i] = dil[i];
+  UNIVK_RETURN_IF_ERROR(check_nhwc(input));
+  UNIVK_ASSIGN_OR_RETURN(c.out_h, exact_out(input[1], pad[0] + pad[1], (kh - 1) * dil[0] + 1, stride[0], "height"));
+  UNIVK_ASSIGN_OR_RETURN(c.out_w, exact_out(input[2], pad[2] + pad[3], (kw - 1) * dil[1] + 1, stride[1], "width"));
+  return c;
+}
+
+Result<TosaTranspose> tosa_transpose(const Attributes& attrs, const Shape& input) {
+  TosaTranspose t;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perms, attrs.get_ints("perms"));
+  UNIVK_ASSIGN_OR_RETURN(t.perms, check_permutation(perms, static_cast<int64_t>(input.rank()), "perms", false));
+  std::vector<int64_t> dims;
+  for (int64_t p : t.perms) dims.push_back(input[static_cast<size_t>(p)]);
+  t.output = Shape(std::move(dims));
+  return t;
+}
+
+Result<TosaSlice> tosa_slice(const Attributes& attrs, const Shape& input) {
+  TosaSlice r;
+  const size_t rank = input.rank();
+  UNIVK_ASSIGN_OR_RETURN(r.start, attrs.get_ints("start"));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> size, attrs.get_ints("size"));
+  if (r.start.size() != rank || size.size() != rank) {
+    return invalid_argument("attributes 'start' and 'size' need " + std::to_string(rank) + " values each");
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (r.start[d] < 0 || size[d] <= 0 || r.start[d] > input[d] || size[d] > input[d] - r.start[d]) {
+      return invalid_argument("start " + std::to_string(r.start[d]) + " / size " + std::to_string(size[d]) +
+                              " out of bounds in dim " + std::to_string(d) + " of " + input.to_string());
+    }
+  }
+  r.output = Shape(std::move(size));
+  return r;
+}
+
+Result<TosaPad> tosa_pad(const Attributes& attrs, const Shape& input) {
+  TosaPad r;
+  const size_t rank = input.rank();
+  UNIVK_ASSIGN_OR_RETURN(r.padding, int_list(attrs, "padding", 2 * rank, {}, 0));
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) dims[d] = input[d] + r.padding[2 * d] + r.padding[2 * d + 1];
+  UNIVK_ASSIGN_OR_RETURN(r.output, Shape::checked(std::move(dims)));
+  return r;
+}
+
+Result<Shape> tosa_tile(const Attributes& attrs, const Shape& input) {
+  const size_t rank = input.rank();
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> multiples, int_list(attrs, "multiples", rank, {}, 1));
+  std::vector<int64_t> dims(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (input[d] > std::numeric_limits<int64_t>::max() / multiples[d]) {
+      return invalid_argument("attribute 'multiples' overflows dim " + std::to_string(d) + " of " + input.to_string());
+    }
+    dims[d] = input[d] * multiples[d];
+  }
+  return Shape::checked(std::move(dims));
+}
+
+Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> inputs) {
+  if (inputs.empty()) return invalid_argument("needs at least one input tensor");
+  TosaConcat c;
+  const Shape& first = inputs[0];
+  const int64_t rank = static_cast<int64_t>(first.rank());
+  UNIVK_ASSIGN_OR_RETURN(c.axis, attrs.get_int("axis"));
+  if (c.axis < 0 || c.axis >= rank) {
+    return invalid_argument("attribute 'axis'=" + std::to_string(c.axis) + " is not in [0, " + std::to_string(rank) +
+                            ")");
+  }
+  const size_t axis = static_cast<size_t>(c.axis);
+  std::vector<int64_t> dims = first.dims();
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const Shape& s = inputs[i];
+    bool match = s.rank() == first.rank();
+    for (size_t d = 0; match && d < s.rank(); ++d) match = d == axis || s[d] == first[d];
+    if (!match) {
+      return invalid_argument("input " + std::to_string(i) + " shape " + s.to_string() + " differs from input 0 " +
+                              first.to_string() + " outside the concatenation axis " + std::to_string(axis));
+    }
+    dims[axis] += s[axis];
+  }
+  c.output = Shape(std::move(dims));
+  return c;
+}
+
+}  // namespace univk::ops
