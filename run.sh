@@ -3,6 +3,7 @@
 # `./run.sh test` runs every test. Both install missing Debian packages, configure and build.
 #
 # Other commands:  ./run.sh build [cmake options...]   configure and build into $BUILD_DIR
+#                  ./run.sh format | format-check      apply / check .clang-format (clang-format 14)
 #                  ./run.sh deps                       install the Debian packages only
 # Environment:     BUILD_DIR (default build), CTEST_ARGS (extra ctest arguments, e.g. "-L vgf")
 set -euo pipefail
@@ -13,7 +14,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PYTHON=/usr/bin/python3
 export PATH=/usr/bin:$PATH
 
-PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev pkg-config
+PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev clang-format-14 pkg-config
   libvulkan-dev libvulkan-volk-dev glslc spirv-tools flatbuffers-compiler libflatbuffers-dev
   libgtest-dev libgmock-dev libbenchmark-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision)
@@ -37,6 +38,9 @@ build() {
   cmake --build "$BUILD_DIR" -j "$(nproc)"
 }
 
+# The C++ sources clang-format checks (.clang-format): everything tracked, nothing generated.
+cxx_sources() { git -C "$ROOT" ls-files -z '*.cc' '*.h'; }
+
 # Lavapipe needs a writable runtime dir for its shader cache warnings to stay quiet.
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/univk-xdg-$(id -u)}
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
@@ -50,12 +54,21 @@ case "$cmd" in
     build "$@"
     (cd "$BUILD_DIR" && ctest --output-on-failure -j "$(nproc)" ${CTEST_ARGS:-})
     ;;
+  format)
+    install_deps
+    cxx_sources | (cd "$ROOT" && xargs -0 clang-format-14 -i)
+    ;;
+  format-check)
+    install_deps
+    cxx_sources | (cd "$ROOT" && xargs -0 clang-format-14 --dry-run --Werror) ||
+      { echo "run.sh: sources differ from .clang-format; run ./run.sh format" >&2; exit 1; }
+    ;;
   example)
     build
     exec bash "$ROOT/examples/run_example.sh" "$BUILD_DIR"
     ;;
   *)
-    echo "usage: ./run.sh example | test | build [cmake options] | deps" >&2
+    echo "usage: ./run.sh example | test | build [cmake options] | format | format-check | deps" >&2
     exit 2
     ;;
 esac
