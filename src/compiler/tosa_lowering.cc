@@ -124,26 +124,40 @@ Status TosaLowering::lower_node(const Node& node) {
     }
   }
   if (graph_.value(node.outputs[0]).dtype != DType::kFloat32) return unsupported("non-float32 result");
-  const std::string& o = node.op;
-  auto is_one_of = [&](std::span<const std::string_view> names) {
-    return std::find(names.begin(), names.end(), o) != names.end();
-  };
-  if (is_one_of(ops::unary_op_names())) return lower_unary(node);
-  if (is_one_of(ops::binary_op_names())) return lower_binary(node);
-  if (o == "avg_pool2d" || o == "max_pool2d") return lower_pool(node);
-  if (o == "adaptive_avg_pool2d") return lower_adaptive_avg_pool(node);
-  if (o == "conv2d") return lower_conv2d(node);
-  if (o == "linear") return lower_linear(node);
-  if (o == "matmul" || o == "bmm") return lower_matmul(node);
-  if (o == "mean" || o == "sum") return lower_reduce(node);
-  if (o == "batch_norm") return lower_batch_norm(node);
-  if (o == "reshape" || o == "view" || o == "flatten" || o == "squeeze" || o == "unsqueeze" || o == "contiguous") {
-    return lower_reshape(node);
-  }
-  if (o == "permute" || o == "transpose") return lower_permute(node);
-  if (o == "cat") return lower_cat(node);
-  if (o == "slice") return lower_slice(node);
-  return unsupported("op '" + o + "' has no TOSA lowering");
+  const auto& table = lowerings();
+  auto it = table.find(node.op);
+  if (it == table.end()) return unsupported("op '" + node.op + "' has no TOSA lowering");
+  return (this->*(it->second))(node);
+}
+
+// The one list of PyTorch operators the TOSA lowering takes (lower_node, vgf_lowered_ops).
+const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::lowerings() {
+  static const std::map<std::string, TosaLowering::LowerFn, std::less<>> table = [] {
+    std::map<std::string, LowerFn, std::less<>> t;
+    for (std::string_view op : ops::unary_op_names()) t[std::string(op)] = &TosaLowering::lower_unary;
+    for (std::string_view op : ops::binary_op_names()) t[std::string(op)] = &TosaLowering::lower_binary;
+    t["avg_pool2d"] = t["max_pool2d"] = &TosaLowering::lower_pool;
+    t["adaptive_avg_pool2d"] = &TosaLowering::lower_adaptive_avg_pool;
+    t["conv2d"] = &TosaLowering::lower_conv2d;
+    t["linear"] = &TosaLowering::lower_linear;
+    t["matmul"] = t["bmm"] = &TosaLowering::lower_matmul;
+    t["mean"] = t["sum"] = &TosaLowering::lower_reduce;
+    t["batch_norm"] = &TosaLowering::lower_batch_norm;
+    for (const char* op : {"reshape", "view", "flatten", "squeeze", "unsqueeze", "contiguous"}) {
+      t[op] = &TosaLowering::lower_reshape;
+    }
+    t["permute"] = t["transpose"] = &TosaLowering::lower_permute;
+    t["cat"] = &TosaLowering::lower_cat;
+    t["slice"] = &TosaLowering::lower_slice;
+    return t;
+  }();
+  return table;
+}
+
+std::vector<std::string> TosaLowering::lowered_ops() {
+  std::vector<std::string> names;
+  for (const auto& entry : lowerings()) names.push_back(entry.first);
+  return names;  // sorted by the map
 }
 
 }  // namespace univk::compiler::detail

@@ -41,11 +41,16 @@ class TosaLowering {
   Status lower_node(const Node& node);
   // Makes `value` a graph output (natural layout) at `binding` of set 0.
   Status add_output(ValueId value, uint32_t binding);
+  // The PyTorch operators lower_node takes (some only with certain attributes), sorted.
+  static std::vector<std::string> lowered_ops();
 
   spirv::TosaGraph& tosa() { return tosa_; }
 
  private:
   using TosaId = spirv::ValueId;
+
+  using LowerFn = Status (TosaLowering::*)(const Node&);
+  static const std::map<std::string, LowerFn, std::less<>>& lowerings();
 
   // The TOSA value of an IR value in a layout (adding a TRANSPOSE or constant when needed).
   Result<TosaId> get(ValueId value, Layout layout);

@@ -17,6 +17,8 @@ Status vgf_supports(const Graph& graph, const Node& node) {
   return lowering.lower_node(node);
 }
 
+std::vector<std::string> vgf_lowered_ops() { return detail::TosaLowering::lowered_ops(); }
+
 Result<spirv::TosaGraph> lower_to_tosa(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io) {
   if (nodes.empty()) return invalid_argument("vgf lowering: empty partition");
   if (io.outputs.empty()) return invalid_argument("vgf lowering: the partition has no outputs");

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "univk/base/status.h"
@@ -23,6 +24,9 @@ namespace univk::compiler {
 // ok when the VgfBackend lowering handles `node` (op, attribute values, dtypes, constant
 // weights); otherwise Unsupported/InvalidArgument saying what is not handled.
 Status vgf_supports(const Graph& graph, const Node& node);
+
+// Every PyTorch op name the VgfBackend lowering takes (for some attributes and dtypes), sorted.
+std::vector<std::string> vgf_lowered_ops();
 
 // The TOSA graph of `nodes` (graph order) with the interface `io`.
 Result<spirv::TosaGraph> lower_to_tosa(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io);
