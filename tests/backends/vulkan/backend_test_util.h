@@ -1,13 +1,11 @@
 // Helpers of the VulkanBackend tests: one shared device per test binary, single-op graphs,
-// running a graph through the backend, and comparing with tolerances.
+// running a graph through the backend (random inputs and comparison: tests/support/univk_test.h).
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -17,8 +15,12 @@
 #include "univk/tensor/tensor.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/runtime_config.h"
+#include "univk_test.h"
 
 namespace univk::backends::testing {
+
+using ::univk::testing::random_tensor;
+using ::univk::testing::tensors_close;
 
 // A device with the backend's requirements, created once per process (lavapipe device
 // creation with validation is slow) and kept until exit.
@@ -33,13 +35,6 @@ inline std::shared_ptr<vulkan::Device> shared_device() {
     return d.ok() ? *d : nullptr;
   }();
   return device;
-}
-
-inline HostTensor random_tensor(std::mt19937& rng, const Shape& shape, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  HostTensor t(DType::kFloat32, shape);
-  for (float& v : t.data<float>()) v = dist(rng);
-  return t;
 }
 
 inline ComputeValue value_of(const HostTensor& t, bool constant) {
@@ -69,31 +64,6 @@ inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<
   UNIVK_RETURN_IF_ERROR(delegate->prepare_execute());
   UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, delegate->execute(inputs));
   return RunResult{std::move(outputs), delegate->stats()};
-}
-
-// |got - want| <= atol + rtol * |want| elementwise (NaN matches NaN, inf matches inf).
-inline ::testing::AssertionResult close(const HostTensor& got, const HostTensor& want, double atol, double rtol) {
-  if (got.shape() != want.shape()) {
-    return ::testing::AssertionFailure() << "shape " << got.shape().to_string() << " vs " << want.shape().to_string();
-  }
-  auto g = got.data<float>();
-  auto w = want.data<float>();
-  size_t bad = 0;
-  double worst = 0.0;
-  size_t worst_i = 0;
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (std::isnan(w[i]) && std::isnan(g[i])) continue;
-    if (std::isinf(w[i]) && g[i] == w[i]) continue;
-    const double err = std::fabs(double(g[i]) - double(w[i]));
-    if (!(err <= atol + rtol * std::fabs(double(w[i])))) {
-      if (bad == 0 || err > worst) worst = err, worst_i = i;
-      ++bad;
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << w.size() << " elements differ; worst at " << worst_i
-                                       << ": got " << g[worst_i] << ", want " << w[worst_i] << " (atol " << atol
-                                       << ", rtol " << rtol << ")";
 }
 
 }  // namespace univk::backends::testing

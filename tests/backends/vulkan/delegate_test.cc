@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 #include <thread>
 
 #include "backend_test_util.h"
@@ -36,10 +35,9 @@ struct ChainGraph {
 };
 
 ChainGraph chain_graph() {
-  std::mt19937 rng(99);
   ChainGraph c;
-  c.w = random_tensor(rng, Shape{5, 48}, -0.5f, 0.5f);
-  c.b = random_tensor(rng, Shape{5}, -0.5f, 0.5f);
+  c.w = random_tensor(DType::kFloat32, Shape{5, 48}, 99, -0.5, 0.5);
+  c.b = random_tensor(DType::kFloat32, Shape{5}, 100, -0.5, 0.5);
   ComputeGraph& g = c.graph;
   g.values = {value_of(HostTensor(DType::kFloat32, Shape{2, 3, 4, 4}), false),  // 0 x
               value_of(HostTensor(DType::kFloat32, Shape{2, 3, 4, 4}), false),  // 1 sigmoid
@@ -95,14 +93,13 @@ TEST(VulkanDelegate, ChainWithAliasesConstantsAndRepeatedOutputs) {
   const ChainGraph c = chain_graph();
   auto loaded = load(c.graph);
   ASSERT_TRUE(loaded);
-  std::mt19937 rng(5);
-  for (int run = 0; run < 3; ++run) {  // the recorded command buffer is resubmitted
-    const HostTensor x = random_tensor(rng, Shape{2, 3, 4, 4}, -3, 3);
+  for (uint32_t run = 0; run < 3; ++run) {  // the recorded command buffer is resubmitted
+    const HostTensor x = random_tensor(DType::kFloat32, Shape{2, 3, 4, 4}, 5 + run, -3, 3);
     auto out = loaded->delegate->execute({&x, 1});
     ASSERT_TRUE(out.ok()) << out.status().to_string();
     const auto want = chain_expected(c, x);
     ASSERT_EQ(out->size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(close((*out)[i], want[i], 1e-5, 1e-4)) << "output " << i;
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(tensors_close((*out)[i], want[i], {1e-5, 1e-4})) << "output " << i;
   }
   const backend::ExecuteStats s = loaded->delegate->stats();
   // sigmoid, linear, relu, plus copies for the reshape output, x and the repeated relu output.
@@ -118,8 +115,7 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
   auto loaded = load(c.graph);
   ASSERT_TRUE(loaded);
   auto device = shared_device();
-  std::mt19937 rng(6);
-  const HostTensor x = random_tensor(rng, Shape{2, 3, 4, 4}, -3, 3);
+  const HostTensor x = random_tensor(DType::kFloat32, Shape{2, 3, 4, 4}, 6, -3, 3);
   auto per_delegate = loaded->delegate->execute({&x, 1});
   ASSERT_TRUE(per_delegate.ok());
 
@@ -157,7 +153,7 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
   for (size_t i = 0; i < outs.size(); ++i) {
     HostTensor got(outs[i].info.dtype, outs[i].info.shape);
     std::memcpy(got.bytes().data(), static_cast<uint8_t*>(io->mapped()) + outs[i].range.offset, got.byte_size());
-    EXPECT_TRUE(close(got, (*per_delegate)[i], 0, 0)) << "output " << i;
+    EXPECT_TRUE(tensors_close(got, (*per_delegate)[i], {0, 0})) << "output " << i;
   }
   const backend::ExecuteStats s = loaded->delegate->stats();
   EXPECT_EQ(s.dispatches, 6u);
@@ -178,11 +174,10 @@ TEST(VulkanDelegate, ConcurrentExecuteIsSerialized) {
   std::vector<int> failures(3, 0);
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&, t] {
-      std::mt19937 rng(100 + t);
-      for (int i = 0; i < 4; ++i) {
-        const HostTensor x = random_tensor(rng, Shape{2, 3, 4, 4}, -3, 3);
+      for (uint32_t i = 0; i < 4; ++i) {
+        const HostTensor x = random_tensor(DType::kFloat32, Shape{2, 3, 4, 4}, 100 + 10 * t + i, -3, 3);
         auto out = loaded->delegate->execute({&x, 1});
-        if (!out.ok() || !close((*out)[0], chain_expected(c, x)[0], 1e-5, 1e-4)) ++failures[t];
+        if (!out.ok() || !tensors_close((*out)[0], chain_expected(c, x)[0], {1e-5, 1e-4})) ++failures[t];
       }
     });
   }
@@ -194,8 +189,7 @@ TEST(VulkanDelegate, TwoDimensionalGridBeyond65535Workgroups) {
   // 65537 workgroups of 256 invocations: the dispatch is 65535 x 2 and the last row of the
   // grid is mostly out of range. relu is exact, so every element must match bit for bit.
   const int64_t n = int64_t{65537} * 256;
-  std::mt19937 rng(8);
-  const HostTensor x = random_tensor(rng, Shape{n}, -1, 1);
+  const HostTensor x = random_tensor(DType::kFloat32, Shape{n}, 8, -1, 1);
   const HostTensor want = ref("relu", {}, {x});
   ComputeGraph g;
   g.values = {value_of(x, false), value_of(want, false)};

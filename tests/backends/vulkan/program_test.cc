@@ -6,7 +6,6 @@
 // kernel run fused (auto mode) with the same results.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "backend_test_util.h"
 #include "univk/reference/kernels.h"
@@ -88,8 +87,7 @@ HostTensor expected(const HostTensor& x, bool with_cpu_kernel) {
 }
 
 HostTensor random_input(uint32_t seed) {
-  std::mt19937 rng(seed);
-  return random_tensor(rng, kIn, -3, 3);
+  return random_tensor(DType::kFloat32, kIn, seed, -3, 3);
 }
 
 TEST(VulkanBackendProgram, TwoDelegatesAndACpuKernelShareOneDevice) {
@@ -107,7 +105,7 @@ TEST(VulkanBackendProgram, TwoDelegatesAndACpuKernelShareOneDevice) {
     auto out = (*method)->execute({&x, 1});
     ASSERT_TRUE(out.ok()) << out.status().to_string();
     ASSERT_EQ(out->size(), 1u);
-    EXPECT_TRUE(close((*out)[0], expected(x, true), 1e-5, 1e-5));
+    EXPECT_TRUE(tensors_close((*out)[0], expected(x, true), {1e-5, 1e-5}));
   }
   const auto instructions = (*method)->instructions();
   ASSERT_EQ(instructions.size(), 3u);
@@ -147,7 +145,7 @@ TEST(VulkanBackendProgram, DisabledSharingGivesEachDelegateAPrivateDevice) {
   const HostTensor x = random_input(3);
   auto out = (*method)->execute({&x, 1});
   ASSERT_TRUE(out.ok()) << out.status().to_string();
-  EXPECT_TRUE(close((*out)[0], expected(x, true), 1e-5, 1e-5));
+  EXPECT_TRUE(tensors_close((*out)[0], expected(x, true), {1e-5, 1e-5}));
   const auto calls = (*method)->delegate_calls();
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_TRUE(calls[0].standalone_device);
@@ -207,8 +205,8 @@ TEST(VulkanBackendProgram, WithoutCpuKernelRunsFusedWithTheSameResults) {
     auto b = (*per_delegate)->execute({&x, 1});
     ASSERT_TRUE(a.ok()) << a.status().to_string();
     ASSERT_TRUE(b.ok()) << b.status().to_string();
-    EXPECT_TRUE(close((*a)[0], (*b)[0], 0, 0));
-    EXPECT_TRUE(close((*a)[0], expected(x, false), 1e-5, 1e-5));
+    EXPECT_TRUE(tensors_close((*a)[0], (*b)[0], {0, 0}));
+    EXPECT_TRUE(tensors_close((*a)[0], expected(x, false), {1e-5, 1e-5}));
   }
   const auto calls = (*fused)->delegate_calls();
   ASSERT_EQ(calls.size(), 2u);
