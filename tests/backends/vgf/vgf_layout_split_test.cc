@@ -63,12 +63,12 @@ void check_split(const TosaGraph& g, const std::vector<HostTensor>& inputs, cons
   auto whole = run(g, inputs);
   ASSERT_TRUE(whole.ok()) << what << ": " << whole.status().to_string();
   EXPECT_EQ(whole->dispatches, 1u) << what;
-  expect_close(whole->out, want, tol, what + " unsplit");
+  EXPECT_TRUE(tensors_close(whole->out, want, {tol, tol})) << what + " unsplit";
   auto split = run(g, inputs, {{"max_binding_bytes", std::to_string(limit)}});
   ASSERT_TRUE(split.ok()) << what << ": " << split.status().to_string();
   EXPECT_EQ(split->dispatches, dispatches) << what;
-  expect_close(split->out, want, tol, what + " split");
-  expect_close(split->out, whole->out, 0.f, what + " split vs unsplit");
+  EXPECT_TRUE(tensors_close(split->out, want, {tol, tol})) << what + " split";
+  EXPECT_TRUE(tensors_close(split->out, whole->out, {})) << what + " split vs unsplit";
 }
 
 // x*x + 0.25 between NCHW<->NHWC transposes, the example's tail.
@@ -156,7 +156,7 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
                                : ref(name, ref_pool_attrs(pa), {x_host});
         auto got = run(g, {x_host});
         ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
-        expect_close(got->out, want, 1e-6f, what);
+        EXPECT_TRUE(tensors_close(got->out, want, {1e-6f, 1e-6f})) << what;
       }
     }
   }
@@ -308,10 +308,10 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           auto q = run(quad, inputs);
           if (!q.ok() && q.status().code() == StatusCode::kIncompatible) GTEST_SKIP() << q.status().to_string();
           ASSERT_TRUE(q.ok()) << what << ": " << q.status().to_string();
-          expect_close(widen(q->out), want, tol, what);
+          EXPECT_TRUE(tensors_close(widen(q->out), want, {tol, tol})) << what;
           auto one = run(single, inputs);
           ASSERT_TRUE(one.ok()) << what << ": " << one.status().to_string();
-          expect_close(q->out, nhwc_to_nchw(one->out), 0.f, what + " vs one output per invocation");
+          EXPECT_TRUE(tensors_close(q->out, nhwc_to_nchw(one->out), {})) << what + " vs one output per invocation";
 
           // Slices: whole images (limit = one image's input), then row bands of one image (one
           // input row less; in NCHW memory a band still spans every channel plane).
@@ -327,7 +327,7 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
             auto split = run(quad, inputs, {{"max_binding_bytes", std::to_string(limit)}});
             ASSERT_TRUE(split.ok()) << sliced << ": " << split.status().to_string();
             EXPECT_EQ(split->dispatches, plan->kernels.size()) << sliced;
-            expect_close(split->out, q->out, 0.f, sliced + " vs unsplit");
+            EXPECT_TRUE(tensors_close(split->out, q->out, {})) << sliced + " vs unsplit";
           }
         }
       }
@@ -398,7 +398,7 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
     EXPECT_EQ(loaded->delegate->stats().dispatches, 1u) << names[shifted];
     HostTensor got(DType::kFloat32, infos[2].shape);
     std::memcpy(got.bytes().data(), mapped + tensors[2].range.offset, got.byte_size());
-    expect_close(got, want, 0.f, std::string(names[shifted]) + " one element past a 16-byte boundary");
+    EXPECT_TRUE(tensors_close(got, want, {})) << std::string(names[shifted]) + " one element past a 16-byte boundary";
   }
 }
 
@@ -451,7 +451,8 @@ TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
           for (int64_t i = 0; i < got.numel(); ++i) widened.data<float>()[i] = half_to_float(got.data<uint16_t>()[i]);
           got = widened;
         }
-        expect_close(got, want, dtype == DType::kFloat16 ? 1e-3f : 1e-6f, what);
+        const float tol = dtype == DType::kFloat16 ? 1e-3f : 1e-6f;
+        EXPECT_TRUE(tensors_close(got, want, {tol, tol})) << what;
       }
     }
   }
@@ -638,7 +639,7 @@ TEST(VgfStaging, OutputsThroughStagingCopies) {
       for (int repeat = 0; repeat < 2; ++repeat) {  // the recorded command buffer is resubmitted
         auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
         ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
-        expect_close((*out)[0], want, 1e-6f, what);
+        EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << what;
         in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 72 + repeat);
         want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
                                HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});

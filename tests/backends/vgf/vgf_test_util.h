@@ -1,13 +1,12 @@
 // Helpers for the VgfBackend tests: build VGF files from TOSA graphs (write_tosa_graph +
 // encode_vgf), create a standalone device for the backend's requirements, run delegates and
-// compare with univk::reference::run_tosa.
+// compare with univk::reference::run_tosa (tests/support/univk_test.h: generator, comparator).
 #pragma once
 
 #include <array>
 #include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,9 +18,12 @@
 #include "univk/spirv/tosa_graph.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk/vulkan/device.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 
+using ::univk::testing::random_tensor;
+using ::univk::testing::tensors_close;
 using spirv::TosaGraph;
 using spirv::TosaOp;
 using spirv::TosaTensorType;
@@ -74,22 +76,6 @@ inline std::vector<uint8_t> floats_bytes(const std::vector<float>& v) {
   std::vector<uint8_t> b(v.size() * 4);
   std::memcpy(b.data(), v.data(), b.size());
   return b;
-}
-
-inline HostTensor random_tensor(DType dtype, Shape shape, uint32_t seed, float lo = -2.f, float hi = 2.f) {
-  HostTensor t(dtype, shape);
-  std::mt19937 rng(seed);
-  if (dtype == DType::kFloat32) {
-    std::uniform_real_distribution<float> d(lo, hi);
-    for (float& x : t.data<float>()) x = d(rng);
-  } else if (dtype == DType::kInt32) {
-    std::uniform_int_distribution<int32_t> d(static_cast<int32_t>(lo), static_cast<int32_t>(hi));
-    for (int32_t& x : t.data<int32_t>()) x = d(rng);
-  } else {
-    std::uniform_int_distribution<int> d(-128, 127);
-    for (auto& x : t.bytes()) x = static_cast<uint8_t>(d(rng));
-  }
-  return t;
 }
 
 // One GRAPH segment; graph inputs bind 0..n-1 and outputs n.. of set 0, each its own resource.
@@ -228,23 +214,6 @@ inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, const backend::Ba
   UNIVK_ASSIGN_OR_RETURN(loaded.delegate, prepared->init(device, options));
   UNIVK_RETURN_IF_ERROR(loaded.delegate->prepare_execute());
   return loaded;
-}
-
-inline void expect_close(const HostTensor& got, const HostTensor& want, float tol, const std::string& what) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << what;
-  ASSERT_EQ(got.numel(), want.numel()) << what;
-  if (got.dtype() == DType::kFloat32) {
-    auto g = got.data<float>();
-    auto w = want.data<float>();
-    int reported = 0;
-    for (size_t i = 0; i < g.size(); ++i) {
-      const float err = std::abs(g[i] - w[i]);
-      if (!(err <= tol * (1.f + std::abs(w[i]))) && reported++ < 5)
-        ADD_FAILURE() << what << ": element " << i << " got " << g[i] << " want " << w[i];
-    }
-  } else {
-    EXPECT_EQ(std::memcmp(got.bytes().data(), want.bytes().data(), got.byte_size()), 0) << what << ": bytes differ";
-  }
 }
 
 }  // namespace univk::backends::vgf_test
