@@ -2,10 +2,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 
 #include "univk/config.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 #if UNIVK_BUILD_VULKAN_BACKEND
 #include "univk/backends/vulkan/compute_graph.h"
 #endif
@@ -27,25 +27,12 @@ namespace {
 }  // namespace
 
 HostTensor random_input(const Shape& shape, uint32_t seed) {
-  HostTensor t(DType::kFloat32, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  for (float& v : t.data<float>()) v = dist(rng);
-  return t;
+  return ::univk::testing::random_tensor(DType::kFloat32, shape, seed);
 }
 
 Status check_close(const HostTensor& got, const HostTensor& want) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
-    return internal_error("output is " + got.describe() + ", expected " + want.describe());
-  }
-  auto g = got.data<float>();
-  auto w = want.data<float>();
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (!(std::fabs(g[i] - w[i]) <= 1e-4f + 1e-4f * std::fabs(w[i]))) {
-      return internal_error("output element " + std::to_string(i) + " is " + std::to_string(g[i]) + ", expected " +
-                            std::to_string(w[i]));
-    }
-  }
+  const ::testing::AssertionResult close = ::univk::testing::tensors_close(got, want, {1e-4, 1e-4});
+  if (!close) return internal_error(close.message());
   return ok_status();
 }
 

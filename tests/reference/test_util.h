@@ -3,12 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "univk/reference/kernels.h"
+#include "univk_test.h"
 
 namespace univk::reference::testing {
 
@@ -24,12 +23,9 @@ HostTensor typed(DType dtype, Shape shape, std::vector<T> values) {
   return t;
 }
 
+// fp32 in [-2, 2) from the shared generator (tests/support/univk_test.h).
 inline HostTensor random_tensor(Shape shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  HostTensor t(DType::kFloat32, std::move(shape));
-  for (float& v : t.data<float>()) v = dist(rng);
-  return t;
+  return ::univk::testing::random_tensor(DType::kFloat32, shape, seed);
 }
 
 // Runs a single-output op; fails the test (and returns an empty tensor) on error.
@@ -58,17 +54,9 @@ std::vector<T> typed_values(const HostTensor& t) {
   return {d.begin(), d.end()};
 }
 
+// |got - want| <= tol * (1 + |want|), through the shared comparator.
 inline void expect_near(const HostTensor& got, const HostTensor& want, float tol) {
-  ASSERT_EQ(got.shape(), want.shape()) << got.describe() << " vs " << want.describe();
-  auto g = got.data<float>();
-  auto w = want.data<float>();
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (std::isnan(w[i])) {
-      EXPECT_TRUE(std::isnan(g[i])) << "element " << i;
-    } else {
-      EXPECT_NEAR(g[i], w[i], tol * (1.0f + std::fabs(w[i]))) << "element " << i;
-    }
-  }
+  EXPECT_TRUE(::univk::testing::tensors_close(got, want, {tol, tol}));
 }
 
 inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> list) {

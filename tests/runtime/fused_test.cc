@@ -18,6 +18,7 @@
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
@@ -64,11 +65,7 @@ TEST(ArenaPlan, EmptyAndSingle) {
 }
 
 HostTensor random_input(Shape shape, uint32_t seed) {
-  HostTensor x(DType::kFloat32, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (float& v : x.data<float>()) v = dist(rng);
-  return x;
+  return ::univk::testing::random_tensor(DType::kFloat32, shape, seed, -1, 1);
 }
 
 // x -> A(2x+1) -> a -> B(0.5a-1) -> bb -> A(3bb) -> c -> B(-c+0.25) -> y, and k -> A(2k+1) -> kk.
@@ -120,12 +117,7 @@ class Fused : public testing::FakeBackendsTest {
   static void expect_same(const std::vector<HostTensor>& fused, const std::vector<HostTensor>& reference) {
     ASSERT_EQ(fused.size(), reference.size());
     for (size_t i = 0; i < fused.size(); ++i) {
-      ASSERT_EQ(fused[i].shape(), reference[i].shape()) << "output " << i;
-      auto got = fused[i].data<float>();
-      auto want = reference[i].data<float>();
-      for (size_t e = 0; e < got.size(); ++e) {
-        ASSERT_NEAR(got[e], want[e], 1e-5f * (1.f + std::abs(want[e]))) << "output " << i << " element " << e;
-      }
+      EXPECT_TRUE(::univk::testing::tensors_close(fused[i], reference[i], {1e-5, 1e-5})) << "output " << i;
     }
   }
 };

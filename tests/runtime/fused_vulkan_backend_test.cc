@@ -13,6 +13,7 @@
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
@@ -96,10 +97,7 @@ Example example() {
 }
 
 void expect_near(const HostTensor& got, const HostTensor& want, const char* what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    ASSERT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5f) << what << " element " << i;
-  }
+  EXPECT_TRUE(::univk::testing::tensors_close(got, want, {1e-5, 0})) << what;
 }
 
 TEST(FusedVulkanBackend, ExampleChainFusedMatchesPerDelegateAndReference) {
@@ -127,11 +125,8 @@ TEST(FusedVulkanBackend, ExampleChainFusedMatchesPerDelegateAndReference) {
   const HostTensor ks = run_ref("sigmoid", {}, {e.constant});
   auto device = registry.find(vulkan::DeviceKey{});
   ASSERT_TRUE(device.has_value());
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> dist(-3.f, 3.f);
-  for (int round = 0; round < 3; ++round) {
-    HostTensor x(DType::kFloat32, Shape{1, 3, 8, 8});
-    for (float& v : x.data<float>()) v = dist(rng);
+  for (uint32_t round = 0; round < 3; ++round) {
+    const HostTensor x = ::univk::testing::random_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, 11 + round, -3, 3);
     const HostTensor s = run_ref("sigmoid", {}, {run_ref("avg_pool2d", pool, {x})});
     const HostTensor y = run_ref("add", attrs({{"other", 0.25}}), {run_ref("mul", {}, {s, s})});
 

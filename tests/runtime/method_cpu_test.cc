@@ -8,16 +8,13 @@
 #include "univk/reference/kernels.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
 
 HostTensor random_tensor(Shape shape, uint32_t seed) {
-  HostTensor t(DType::kFloat32, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  for (float& v : t.data<float>()) v = dist(rng);
-  return t;
+  return ::univk::testing::random_tensor(DType::kFloat32, shape, seed);
 }
 
 std::vector<uint8_t> bytes_of(const HostTensor& t) { return {t.bytes().begin(), t.bytes().end()}; }

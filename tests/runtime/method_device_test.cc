@@ -11,6 +11,7 @@
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
@@ -61,11 +62,7 @@ std::shared_ptr<Program> chain(const std::vector<DelegateDef>& defs, bool cpu_re
 }
 
 HostTensor input() {
-  HostTensor x(DType::kFloat32, Shape{2, 3, 7});
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (float& v : x.data<float>()) v = dist(rng);
-  return x;
+  return ::univk::testing::random_tensor(DType::kFloat32, Shape{2, 3, 7}, 5, -1, 1);
 }
 
 using MethodDevice = testing::FakeBackendsTest;
