@@ -133,6 +133,7 @@ void pool_cases(Table& t) {
   t.add("max_pool2d", "k2_ceil", attrs({{"kernel_size", ints({2, 2})}, {"ceil_mode", i64(1)}}), {in(Shape{1, 2, 5, 5})});
   t.add("max_pool2d", "k3_stride1_pad1_odd",
         attrs({{"kernel_size", i64(3)}, {"stride", i64(1)}, {"padding", i64(1)}}), {in(Shape{2, 3, 7, 5})});
+  t.add("max_pool2d", "k2_stride1", attrs({{"kernel_size", i64(2)}, {"stride", i64(1)}}), {in(Shape{1, 1, 4, 6})});
   t.add("adaptive_avg_pool2d", "to_3x2", attrs({{"output_size", ints({3, 2})}}), {in(Shape{1, 3, 7, 5})});
   t.add("adaptive_avg_pool2d", "global", attrs({{"output_size", i64(1)}}), {in(Shape{2, 4, 8, 8})});
   t.add("adaptive_avg_pool2d", "global_1x1_odd", attrs({{"output_size", ints({1, 1})}}), {in(Shape{1, 4, 6, 5})});
@@ -179,6 +180,7 @@ void matmul_cases(Table& t) {
   t.add("linear", "2d_bias", {}, {in(Shape{2, 5}), weight(Shape{4, 5}, 0.1, 1), weight(Shape{4}, 0.1, 1)});
   t.add("linear", "3d_constant_nobias", {}, {in(Shape{2, 3, 5}), weight(Shape{4, 5}, 0.1, 1)});
   t.add("linear", "1d_input", {}, {in(Shape{6}), weight(Shape{3, 6}), weight(Shape{3})});
+  t.add("linear", "4d_input", {}, {in(Shape{2, 2, 3, 5}), weight(Shape{4, 5}), weight(Shape{4})});
   t.add("matmul", "2d", {}, {in(Shape{4, 5}), in(Shape{5, 3})});
   t.add("matmul", "large_tiles", {}, {in(Shape{67, 45}), in(Shape{45, 35})});
   t.add("matmul", "batched_shared_rhs", {}, {in(Shape{2, 3, 4, 5}), in(Shape{5, 6})});
@@ -192,10 +194,12 @@ void matmul_cases(Table& t) {
   t.add("matmul", "3d_shared_constant_rhs", {}, {in(Shape{2, 3, 5}), weight(Shape{5, 4}, 0.1, 1)});
   t.add("bmm", "odd", {}, {in(Shape{3, 4, 19}), in(Shape{3, 19, 33})});
   t.add("bmm", "small", {}, {in(Shape{2, 1, 7}), in(Shape{2, 7, 5})});
+  t.add("bmm", "batch1_odd", {}, {in(Shape{1, 5, 3}), in(Shape{1, 3, 9})});
   t.add("addmm", "row_bias", {}, {in(Shape{3}), in(Shape{4, 5}), in(Shape{5, 3})});
   t.add("addmm", "alpha_beta_column_bias", attrs({{"alpha", f64(0.5)}, {"beta", f64(2)}}),
         {in(Shape{4, 1}), in(Shape{4, 5}), in(Shape{5, 3})});
   t.add("addmm", "beta0", attrs({{"beta", f64(0)}}), {in(Shape{4, 3}), in(Shape{4, 5}), in(Shape{5, 3})});
+  t.add("addmm", "odd_large", {}, {in(Shape{33}), in(Shape{17, 29}), in(Shape{29, 33})});
 }
 
 void norm_cases(Table& t) {
@@ -205,6 +209,7 @@ void norm_cases(Table& t) {
     t.add(op, "dim_first", attrs({{"dim", i64(0)}}), {in(Shape{3, 4, 5}, -5, 5)});
     t.add(op, "long_row", attrs({{"dim", i64(1)}}), {in(Shape{2, 300}, -5, 5)});
     t.add(op, "dim_neg2_4d", attrs({{"dim", i64(-2)}}), {in(Shape{2, 3, 7, 5}, -5, 5)});
+    t.add(op, "1d_odd", attrs({{"dim", i64(0)}}), {in(Shape{13}, -5, 5)});
   }
   for (const char* op : {"sum", "mean"}) {
     t.add(op, "dim1", attrs({{"dim", ints({1})}}), {in(Shape{3, 4, 5})});
@@ -215,6 +220,7 @@ void norm_cases(Table& t) {
     t.add(op, "hw", attrs({{"dim", ints({2, 3})}}), {in(Shape{1, 3, 4, 5})});
     t.add(op, "dim_neg1_list", attrs({{"dim", ints({-1})}}), {in(Shape{2, 3, 4})});
     t.add(op, "dim0_keepdim_odd", attrs({{"dim", i64(0)}, {"keepdim", i64(1)}}), {in(Shape{7, 3})});
+    t.add(op, "hw_keepdim_small", attrs({{"dim", ints({2, 3})}, {"keepdim", i64(1)}}), {in(Shape{1, 3, 4, 5})});
   }
   t.add("layer_norm", "affine", attrs({{"normalized_shape", ints({8})}}),
         {in(Shape{2, 3, 8}), weight(Shape{8}), weight(Shape{8})});
@@ -245,12 +251,18 @@ void shape_cases(Table& t) {
   t.add("flatten", "all", {}, {in(Shape{3, 5, 7})});
   t.add("squeeze", "all", {}, {in(Shape{1, 3, 1, 4})});
   t.add("squeeze", "dim2", attrs({{"dim", i64(2)}}), {in(Shape{1, 3, 1, 4})});
+  t.add("squeeze", "dim_neg2", attrs({{"dim", i64(-2)}}), {in(Shape{3, 1, 5})});
+  t.add("squeeze", "dim_not_one", attrs({{"dim", i64(0)}}), {in(Shape{3, 1})});
   t.add("unsqueeze", "dim_neg1", attrs({{"dim", i64(-1)}}), {in(Shape{3, 4})});
   t.add("unsqueeze", "dim0", attrs({{"dim", i64(0)}}), {in(Shape{5})});
+  t.add("unsqueeze", "dim2_3d", attrs({{"dim", i64(2)}}), {in(Shape{2, 3, 4})});
   t.add("contiguous", "2d", {}, {in(Shape{3, 5})});
+  t.add("contiguous", "4d_odd", {}, {in(Shape{2, 3, 1, 5})});
   t.add("permute", "nchw_to_nhwc", attrs({{"dims", ints({0, 2, 3, 1})}}), {in(Shape{2, 3, 4, 5})});
   t.add("permute", "negative_dims", attrs({{"dims", ints({-1, 0, 1})}}), {in(Shape{3, 5, 7})});
   t.add("permute", "rotate", attrs({{"dims", ints({2, 0, 1})}}), {in(Shape{2, 3, 4})});
+  t.add("permute", "identity", attrs({{"dims", ints({0, 1, 2})}}), {in(Shape{2, 3, 5})});
+  t.add("permute", "2d", attrs({{"dims", ints({1, 0})}}), {in(Shape{5, 7})});
   t.add("transpose", "first_last", attrs({{"dim0", i64(0)}, {"dim1", i64(-1)}}), {in(Shape{3, 4, 5})});
   t.add("transpose", "first_last_small", attrs({{"dim0", i64(0)}, {"dim1", i64(-1)}}), {in(Shape{2, 3, 4})});
   t.add("transpose", "inner_4d", attrs({{"dim0", i64(1)}, {"dim1", i64(2)}}), {in(Shape{2, 3, 5, 3})});
@@ -258,11 +270,16 @@ void shape_cases(Table& t) {
   t.add("cat", "dim0_constant", {}, {in(Shape{2, 3}), weight(Shape{4, 3})});
   t.add("cat", "dim_last", attrs({{"dim", i64(-1)}}), {in(Shape{3, 2}), in(Shape{3, 7})});
   t.add("cat", "channels_constant", attrs({{"dim", i64(1)}}), {in(Shape{1, 2, 3, 3}), weight(Shape{1, 3, 3, 3})});
+  t.add("cat", "dim0_four_inputs", {}, {in(Shape{1, 3}), in(Shape{2, 3}), in(Shape{3, 3}), in(Shape{1, 3})});
+  t.add("cat", "dim_neg3_4d", attrs({{"dim", i64(-3)}}), {in(Shape{2, 1, 3, 2}), in(Shape{2, 2, 3, 2})});
   t.add("slice", "step3", attrs({{"dim", i64(1)}, {"start", i64(1)}, {"end", i64(8)}, {"step", i64(3)}}),
         {in(Shape{2, 9, 3})});
   t.add("slice", "negative_bounds", attrs({{"dim", i64(-1)}, {"start", i64(-4)}, {"end", i64(-1)}}), {in(Shape{3, 6})});
   t.add("slice", "end_clamped", attrs({{"start", i64(1)}, {"end", i64(100)}}), {in(Shape{4, 2})});
   t.add("slice", "negative_end", attrs({{"dim", i64(1)}, {"start", i64(1)}, {"end", i64(-1)}}), {in(Shape{2, 5, 3})});
+  t.add("slice", "dim0_step2", attrs({{"dim", i64(0)}, {"start", i64(0)}, {"end", i64(7)}, {"step", i64(2)}}),
+        {in(Shape{7, 3})});
+  t.add("slice", "dim0_start_only", attrs({{"dim", i64(0)}, {"start", i64(2)}}), {in(Shape{5, 4})});
 }
 
 }  // namespace
