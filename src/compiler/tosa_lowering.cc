@@ -1,7 +1,6 @@
 #include "tosa_lowering.h"
 #include "univk/ops/torch_ops.h"
 
-#include <algorithm>
 #include <cstring>
 
 namespace univk::compiler::detail {
