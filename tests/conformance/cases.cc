@@ -100,13 +100,17 @@ void pool_cases(Table& t) {
   t.add("avg_pool2d", "k3_stride2_pad1", attrs({{"kernel_size", i64(3)}, {"stride", i64(2)}, {"padding", i64(1)}}),
         {in(Shape{2, 3, 7, 9})});
   t.add("avg_pool2d", "k3_stride2_pad1_ceil_exclude_pad",
-        attrs({{"kernel_size", i64(3)}, {"stride", i64(2)}, {"padding", i64(1)}, {"ceil_mode", i64(1)},
+        attrs({{"kernel_size", i64(3)},
+               {"stride", i64(2)},
+               {"padding", i64(1)},
+               {"ceil_mode", i64(1)},
                {"count_include_pad", i64(0)}}),
         {in(Shape{1, 2, 8, 11})});
-  t.add("avg_pool2d", "k3x2_stride2x3_pad1_ceil_include_pad",
-        attrs({{"kernel_size", ints({3, 2})}, {"stride", ints({2, 3})}, {"padding", ints({1, 1})},
-               {"ceil_mode", i64(1)}}),
-        {in(Shape{1, 2, 10, 9})});
+  t.add(
+      "avg_pool2d", "k3x2_stride2x3_pad1_ceil_include_pad",
+      attrs(
+          {{"kernel_size", ints({3, 2})}, {"stride", ints({2, 3})}, {"padding", ints({1, 1})}, {"ceil_mode", i64(1)}}),
+      {in(Shape{1, 2, 10, 9})});
   t.add("avg_pool2d", "divisor_override_unbatched",
         attrs({{"kernel_size", i64(2)}, {"padding", i64(1)}, {"divisor_override", i64(3)}}), {in(Shape{3, 5, 5})});
   t.add("avg_pool2d", "k3_stride2_odd", attrs({{"kernel_size", ints({3, 3})}, {"stride", ints({2, 2})}}),
@@ -117,7 +121,8 @@ void pool_cases(Table& t) {
   t.add("avg_pool2d", "k3_pad1_exclude_pad",
         attrs({{"kernel_size", ints({3, 3})}, {"padding", ints({1, 1})}, {"count_include_pad", i64(0)}}),
         {in(Shape{1, 2, 5, 5})});
-  t.add("avg_pool2d", "k2_ceil", attrs({{"kernel_size", ints({2, 2})}, {"ceil_mode", i64(1)}}), {in(Shape{1, 1, 5, 7})});
+  t.add("avg_pool2d", "k2_ceil", attrs({{"kernel_size", ints({2, 2})}, {"ceil_mode", i64(1)}}),
+        {in(Shape{1, 1, 5, 7})});
   t.add("avg_pool2d", "k1", attrs({{"kernel_size", i64(1)}}), {in(Shape{1, 2, 3, 5})});
   t.add("max_pool2d", "k2", attrs({{"kernel_size", i64(2)}}), {in(Shape{1, 3, 8, 8})});
   t.add("max_pool2d", "k3_stride2_pad1_ceil",
@@ -130,9 +135,10 @@ void pool_cases(Table& t) {
   t.add("max_pool2d", "k3_stride2_pad1",
         attrs({{"kernel_size", ints({3, 3})}, {"stride", ints({2, 2})}, {"padding", ints({1, 1})}}),
         {in(Shape{1, 3, 9, 10})});
-  t.add("max_pool2d", "k2_ceil", attrs({{"kernel_size", ints({2, 2})}, {"ceil_mode", i64(1)}}), {in(Shape{1, 2, 5, 5})});
-  t.add("max_pool2d", "k3_stride1_pad1_odd",
-        attrs({{"kernel_size", i64(3)}, {"stride", i64(1)}, {"padding", i64(1)}}), {in(Shape{2, 3, 7, 5})});
+  t.add("max_pool2d", "k2_ceil", attrs({{"kernel_size", ints({2, 2})}, {"ceil_mode", i64(1)}}),
+        {in(Shape{1, 2, 5, 5})});
+  t.add("max_pool2d", "k3_stride1_pad1_odd", attrs({{"kernel_size", i64(3)}, {"stride", i64(1)}, {"padding", i64(1)}}),
+        {in(Shape{2, 3, 7, 5})});
   t.add("max_pool2d", "k2_stride1", attrs({{"kernel_size", i64(2)}, {"stride", i64(1)}}), {in(Shape{1, 1, 4, 6})});
   t.add("adaptive_avg_pool2d", "to_3x2", attrs({{"output_size", ints({3, 2})}}), {in(Shape{1, 3, 7, 5})});
   t.add("adaptive_avg_pool2d", "global", attrs({{"output_size", i64(1)}}), {in(Shape{2, 4, 8, 8})});
@@ -152,13 +158,15 @@ void conv_cases(Table& t) {
         {in(Shape{1, 4, 7, 7}), weight(Shape{4, 2, 3, 3}), weight(Shape{4})});
   t.add("conv2d", "depthwise_stride2_pad1", attrs({{"groups", i64(4)}, {"stride", i64(2)}, {"padding", i64(1)}}),
         {in(Shape{2, 4, 8, 8}), weight(Shape{4, 1, 3, 3}), weight(Shape{4})});
-  t.add("conv2d", "depthwise_multiplier2_odd", attrs({{"groups", i64(3)}, {"padding", ints({1, 1})}, {"stride", ints({2, 2})}}),
+  t.add("conv2d", "depthwise_multiplier2_odd",
+        attrs({{"groups", i64(3)}, {"padding", ints({1, 1})}, {"stride", ints({2, 2})}}),
         {in(Shape{1, 3, 7, 7}), weight(Shape{6, 1, 3, 3}), weight(Shape{6})});
   t.add("conv2d", "padding_same_weight_input", attrs({{"padding", str("same")}}),
         {in(Shape{1, 3, 7, 6}), in(Shape{2, 3, 4, 3})});
   t.add("conv2d", "padding_same_dilation2x1", attrs({{"padding", str("same")}, {"dilation", ints({2, 1})}}),
         {in(Shape{1, 2, 7, 6}), weight(Shape{2, 2, 3, 2})});
-  t.add("conv2d", "padding_valid", attrs({{"padding", str("valid")}}), {in(Shape{1, 2, 6, 5}), weight(Shape{3, 2, 2, 2})});
+  t.add("conv2d", "padding_valid", attrs({{"padding", str("valid")}}),
+        {in(Shape{1, 2, 6, 5}), weight(Shape{3, 2, 2, 2})});
   t.add("conv2d", "groups2_stride2_channel_blocks", attrs({{"groups", i64(2)}, {"stride", i64(2)}}),
         {in(Shape{2, 6, 9, 8}), weight(Shape{10, 3, 2, 3}), weight(Shape{10})});
   t.add("conv2d", "unbatched_stride1x2", attrs({{"stride", ints({1, 2})}}),
@@ -266,7 +274,8 @@ void shape_cases(Table& t) {
   t.add("transpose", "first_last", attrs({{"dim0", i64(0)}, {"dim1", i64(-1)}}), {in(Shape{3, 4, 5})});
   t.add("transpose", "first_last_small", attrs({{"dim0", i64(0)}, {"dim1", i64(-1)}}), {in(Shape{2, 3, 4})});
   t.add("transpose", "inner_4d", attrs({{"dim0", i64(1)}, {"dim1", i64(2)}}), {in(Shape{2, 3, 5, 3})});
-  t.add("cat", "dim1_three_inputs", attrs({{"dim", i64(1)}}), {in(Shape{2, 3, 4}), in(Shape{2, 1, 4}), in(Shape{2, 5, 4})});
+  t.add("cat", "dim1_three_inputs", attrs({{"dim", i64(1)}}),
+        {in(Shape{2, 3, 4}), in(Shape{2, 1, 4}), in(Shape{2, 5, 4})});
   t.add("cat", "dim0_constant", {}, {in(Shape{2, 3}), weight(Shape{4, 3})});
   t.add("cat", "dim_last", attrs({{"dim", i64(-1)}}), {in(Shape{3, 2}), in(Shape{3, 7})});
   t.add("cat", "channels_constant", attrs({{"dim", i64(1)}}), {in(Shape{1, 2, 3, 3}), weight(Shape{1, 3, 3, 3})});
@@ -309,12 +318,14 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     testing::Tolerance tol;
   };
   static const std::map<std::pair<std::string, DType>, testing::Tolerance> table = [] {
-    const std::vector<const char*> shape_ops = {"view", "reshape", "flatten", "permute", "transpose", "cat",
-                                                "slice", "squeeze", "unsqueeze", "contiguous"};
+    const std::vector<const char*> shape_ops = {"view", "reshape", "flatten", "permute",   "transpose",
+                                                "cat",  "slice",   "squeeze", "unsqueeze", "contiguous"};
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
-        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d"}, DType::kFloat32, {0, 0}},
+        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d"},
+         DType::kFloat32,
+         {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},
          DType::kFloat32,
          {1e-6, 1e-6}},

@@ -70,7 +70,8 @@ Result<Instance> instantiate(const OpCase& c) {
   for (const Operand& o : c.inputs) inst.operands.push_back(testing::random_tensor(o.dtype, o.shape, seed++, o.range));
   auto expected = reference::run_op(c.op, c.attrs, inst.operands);
   if (!expected.ok()) return expected.status().with_context("the reference rejects the case");
-  if (expected->size() != 1) return invalid_argument("the reference returns " + std::to_string(expected->size()) + " tensors");
+  if (expected->size() != 1)
+    return invalid_argument("the reference returns " + std::to_string(expected->size()) + " tensors");
   inst.expected = std::move((*expected)[0]);
   std::vector<ValueId> ids;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
@@ -79,13 +80,14 @@ Result<Instance> instantiate(const OpCase& c) {
       UNIVK_ASSIGN_OR_RETURN(ValueId id, inst.graph.add_constant(name, inst.operands[i]));
       ids.push_back(id);
     } else {
-      UNIVK_ASSIGN_OR_RETURN(ValueId id, inst.graph.add_input(name, inst.operands[i].dtype(), inst.operands[i].shape()));
+      UNIVK_ASSIGN_OR_RETURN(ValueId id,
+                             inst.graph.add_input(name, inst.operands[i].dtype(), inst.operands[i].shape()));
       ids.push_back(id);
       inst.graph_inputs.push_back(inst.operands[i]);
     }
   }
-  UNIVK_ASSIGN_OR_RETURN(ValueId y, inst.graph.add_node("y", c.op, c.attrs, ids, inst.expected.dtype(),
-                                                        inst.expected.shape()));
+  UNIVK_ASSIGN_OR_RETURN(ValueId y,
+                         inst.graph.add_node("y", c.op, c.attrs, ids, inst.expected.dtype(), inst.expected.shape()));
   UNIVK_RETURN_IF_ERROR(inst.graph.add_output(y));
   return inst;
 }
@@ -310,10 +312,10 @@ std::set<std::string>& instantiated_ops() {
 }
 bool instantiate_op(const char* op) { return instantiated_ops().insert(op).second; }
 
-#define UNIVK_CONFORMANCE_OP(Name, op)                                                                     \
-  [[maybe_unused]] const bool kInstantiated##Name = instantiate_op(op);                                    \
-  INSTANTIATE_TEST_SUITE_P(Name, VulkanBackend, ::testing::ValuesIn(cases_of(op)), case_name);             \
-  INSTANTIATE_TEST_SUITE_P(Name, VgfBackend, ::testing::ValuesIn(cases_of(op)), case_name);                \
+#define UNIVK_CONFORMANCE_OP(Name, op)                                                         \
+  [[maybe_unused]] const bool kInstantiated##Name = instantiate_op(op);                        \
+  INSTANTIATE_TEST_SUITE_P(Name, VulkanBackend, ::testing::ValuesIn(cases_of(op)), case_name); \
+  INSTANTIATE_TEST_SUITE_P(Name, VgfBackend, ::testing::ValuesIn(cases_of(op)), case_name);    \
   INSTANTIATE_TEST_SUITE_P(Name, VgfLoweringOnCpu, ::testing::ValuesIn(cases_of(op)), case_name)
 
 UNIVK_CONFORMANCE_OP(Sigmoid, "sigmoid");

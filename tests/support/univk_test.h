@@ -57,13 +57,19 @@ struct ValueRange {
 // [-2, 2) for floats; the whole range for 8- and 16-bit integers; [-1000, 1000] for int32/int64.
 inline ValueRange default_range(DType dtype) {
   switch (dtype) {
-    case DType::kInt8: return {-128, 127};
-    case DType::kUint8: return {0, 255};
-    case DType::kInt16: return {-32768, 32767};
+    case DType::kInt8:
+      return {-128, 127};
+    case DType::kUint8:
+      return {0, 255};
+    case DType::kInt16:
+      return {-32768, 32767};
     case DType::kInt32:
-    case DType::kInt64: return {-1000, 1000};
-    case DType::kBool: return {0, 1};
-    default: return {-2.0, 2.0};
+    case DType::kInt64:
+      return {-1000, 1000};
+    case DType::kBool:
+      return {0, 1};
+    default:
+      return {-2.0, 2.0};
   }
 }
 
@@ -87,12 +93,24 @@ inline HostTensor random_tensor(DType dtype, const Shape& shape, uint32_t seed, 
       for (uint16_t& x : t.data<uint16_t>()) x = float_to_half(d(rng));
       break;
     }
-    case DType::kInt8: ints(static_cast<int8_t*>(nullptr), -128, 127); break;
-    case DType::kUint8: ints(static_cast<uint8_t*>(nullptr), 0, 255); break;
-    case DType::kBool: ints(static_cast<uint8_t*>(nullptr), 0, 1); break;
-    case DType::kInt16: ints(static_cast<int16_t*>(nullptr), -32768, 32767); break;
-    case DType::kInt32: ints(static_cast<int32_t*>(nullptr), -2147483648.0, 2147483647.0); break;
-    case DType::kInt64: ints(static_cast<int64_t*>(nullptr), -9.2e18, 9.2e18); break;
+    case DType::kInt8:
+      ints(static_cast<int8_t*>(nullptr), -128, 127);
+      break;
+    case DType::kUint8:
+      ints(static_cast<uint8_t*>(nullptr), 0, 255);
+      break;
+    case DType::kBool:
+      ints(static_cast<uint8_t*>(nullptr), 0, 1);
+      break;
+    case DType::kInt16:
+      ints(static_cast<int16_t*>(nullptr), -32768, 32767);
+      break;
+    case DType::kInt32:
+      ints(static_cast<int32_t*>(nullptr), -2147483648.0, 2147483647.0);
+      break;
+    case DType::kInt64:
+      ints(static_cast<int64_t*>(nullptr), -9.2e18, 9.2e18);
+      break;
   }
   return t;
 }
@@ -118,14 +136,21 @@ namespace detail {
 
 inline double element_as_double(const HostTensor& t, size_t i) {
   switch (t.dtype()) {
-    case DType::kFloat32: return t.data<float>()[i];
-    case DType::kFloat16: return half_to_float(t.data<uint16_t>()[i]);
-    case DType::kInt8: return t.data<int8_t>()[i];
+    case DType::kFloat32:
+      return t.data<float>()[i];
+    case DType::kFloat16:
+      return half_to_float(t.data<uint16_t>()[i]);
+    case DType::kInt8:
+      return t.data<int8_t>()[i];
     case DType::kUint8:
-    case DType::kBool: return t.data<uint8_t>()[i];
-    case DType::kInt16: return t.data<int16_t>()[i];
-    case DType::kInt32: return t.data<int32_t>()[i];
-    case DType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DType::kBool:
+      return t.data<uint8_t>()[i];
+    case DType::kInt16:
+      return t.data<int16_t>()[i];
+    case DType::kInt32:
+      return t.data<int32_t>()[i];
+    case DType::kInt64:
+      return static_cast<double>(t.data<int64_t>()[i]);
   }
   return 0.0;
 }

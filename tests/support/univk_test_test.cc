@@ -17,9 +17,7 @@ TEST(UnivkTestHelpers, StatusAssertionsPrintTheStatus) {
   EXPECT_FATAL_FAILURE(UNIVK_ASSERT_OK(unsupported("int64")) << "context", "context");
 }
 
-void assign_or_fail(Result<int> r, int* out) {
-  UNIVK_ASSIGN_OR_FAIL(*out, std::move(r));
-}
+void assign_or_fail(Result<int> r, int* out) { UNIVK_ASSIGN_OR_FAIL(*out, std::move(r)); }
 
 TEST(UnivkTestHelpers, AssignOrFail) {
   int v = 0;
