@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include "univk_test.h"
 
 namespace univk {
 namespace {
@@ -11,15 +12,15 @@ namespace {
 TEST(MappedFile, MapsWholeFile) {
   std::string path = (std::filesystem::temp_directory_path() / "univk_file_map_test.bin").string();
   std::vector<uint8_t> bytes = {1, 2, 3, 4, 5};
-  ASSERT_TRUE(write_file(path, bytes).ok());
+  UNIVK_ASSERT_OK(write_file(path, bytes));
   auto file = MappedFile::open(path);
-  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  UNIVK_ASSERT_OK(file);
   ASSERT_EQ(file->size(), 5u);
   EXPECT_EQ(file->bytes()[4], 5);
   MappedFile moved = std::move(file).value();
   EXPECT_EQ(moved.data()[0], 1);
   auto text = read_file(path);
-  ASSERT_TRUE(text.ok());
+  UNIVK_ASSERT_OK(text);
   EXPECT_EQ(text->size(), 5u);
   std::remove(path.c_str());
 }
@@ -38,9 +39,9 @@ TEST(MappedFile, DirectoryIsInvalid) {
 
 TEST(MappedFile, EmptyFile) {
   std::string path = (std::filesystem::temp_directory_path() / "univk_empty_test.bin").string();
-  ASSERT_TRUE(write_file(path, {}).ok());
+  UNIVK_ASSERT_OK(write_file(path, {}));
   auto file = MappedFile::open(path);
-  ASSERT_TRUE(file.ok());
+  UNIVK_ASSERT_OK(file);
   EXPECT_EQ(file->size(), 0u);
   std::remove(path.c_str());
 }

@@ -16,6 +16,7 @@
 
 #include "univk/base/file_map.h"
 #include "univk/base/input_file.h"
+#include "univk_test.h"
 
 namespace univk {
 namespace {
@@ -78,12 +79,12 @@ TEST(InputFile, DevicesAndDirectoriesAreRefused) {
 TEST(InputFile, ReadsExactRangesAndReportsShortFiles) {
   const std::string path = (fs::temp_directory_path() / ("univk_input_file_" + std::to_string(getpid()))).string();
   const std::vector<uint8_t> bytes = {10, 11, 12, 13, 14, 15};
-  ASSERT_TRUE(write_file(path, bytes).ok());
+  UNIVK_ASSERT_OK(write_file(path, bytes));
   auto file = InputFile::open(path);
-  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  UNIVK_ASSERT_OK(file);
   EXPECT_EQ(file->size(), 6u);
   uint8_t two[2] = {};
-  ASSERT_TRUE(file->read_at(3, two).ok());
+  UNIVK_ASSERT_OK(file->read_at(3, two));
   EXPECT_EQ(two[0], 13);
   EXPECT_EQ(two[1], 14);
   uint8_t four[4] = {};
@@ -91,7 +92,7 @@ TEST(InputFile, ReadsExactRangesAndReportsShortFiles) {
   EXPECT_EQ(past_end.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(past_end.message().find("2 bytes short"), std::string::npos) << past_end.to_string();
   InputFile moved = std::move(file).value();
-  EXPECT_TRUE(moved.read_at(0, two).ok());
+  UNIVK_EXPECT_OK(moved.read_at(0, two));
   fs::remove(path);
 }
 

@@ -1,6 +1,7 @@
 #include "univk/base/status.h"
 
 #include <gtest/gtest.h>
+#include "univk_test.h"
 
 namespace univk {
 namespace {
@@ -22,7 +23,7 @@ Status check_both(int a, int b) {
 }
 
 TEST(Status, CodesAndMessages) {
-  EXPECT_TRUE(ok_status().ok());
+  UNIVK_EXPECT_OK(ok_status());
   Status s = not_found("key default/0");
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
@@ -33,7 +34,7 @@ TEST(Status, CodesAndMessages) {
 
 TEST(Result, PropagatesValueAndError) {
   auto ok = doubled(4);
-  ASSERT_TRUE(ok.ok());
+  UNIVK_ASSERT_OK(ok);
   EXPECT_EQ(*ok, 8);
   auto bad = doubled(-1);
   ASSERT_FALSE(bad.ok());
@@ -42,7 +43,7 @@ TEST(Result, PropagatesValueAndError) {
 }
 
 TEST(Result, ReturnIfErrorAddsContext) {
-  EXPECT_TRUE(check_both(1, 2).ok());
+  UNIVK_EXPECT_OK(check_both(1, 2));
   Status s = check_both(1, 0);
   EXPECT_EQ(s.message(), "second: value must be positive, got 0");
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "univk/runtime/program_desc.h"
+#include "univk_test.h"
 
 namespace univk::compiler {
 namespace {
@@ -27,7 +28,7 @@ Graph example_graph(bool with_softmax = false) {
     a.set("dim", int64_t{1});
     v = g.add_node_inferred("softmax", "softmax", a, {v}).value();  // no TOSA lowering
   }
-  EXPECT_TRUE(g.add_output(v).ok());
+  UNIVK_EXPECT_OK(g.add_output(v));
   return g;
 }
 
@@ -36,7 +37,7 @@ TEST(Compile, ExampleIsVgfVulkanVgf) {
   options.partition.order = {"VgfBackend", "VulkanBackend"};
   options.partition.pins = {{"sigmoid", "VulkanBackend"}};
   auto compiled = compile_program(example_graph(), options);
-  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  UNIVK_ASSERT_OK(compiled);
   ASSERT_EQ(compiled->calls.size(), 3u);
   EXPECT_EQ(compiled->calls[0].backend, "VgfBackend");
   EXPECT_EQ(compiled->calls[1].backend, "VulkanBackend");
@@ -45,7 +46,7 @@ TEST(Compile, ExampleIsVgfVulkanVgf) {
   EXPECT_TRUE(compiled->partition.warnings.empty());
 
   auto desc = runtime::parse_program(compiled->bytes);
-  ASSERT_TRUE(desc.ok()) << desc.status().to_string();
+  UNIVK_ASSERT_OK(desc);
   ASSERT_EQ(desc->methods.size(), 1u);
   const runtime::MethodDesc& m = desc->methods[0];
   EXPECT_EQ(m.name, "forward");
@@ -66,7 +67,7 @@ TEST(Compile, ExampleIsVgfVulkanVgf) {
 
 TEST(Compile, DefaultPartitionPutsEverythingOnVgf) {
   auto compiled = compile_program(example_graph());
-  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  UNIVK_ASSERT_OK(compiled);
   ASSERT_EQ(compiled->calls.size(), 1u);
   EXPECT_EQ(compiled->calls[0].backend, "VgfBackend");
 }
@@ -75,12 +76,12 @@ TEST(Compile, LeftoversBecomeCpuKernelCallsOrAnError) {
   CompileOptions vgf_only;
   vgf_only.partition.order = {"VgfBackend"};
   auto compiled = compile_program(example_graph(true), vgf_only);
-  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  UNIVK_ASSERT_OK(compiled);
   ASSERT_EQ(compiled->calls.size(), 2u);
   EXPECT_EQ(compiled->calls[1].backend, kCpuBackend);
   EXPECT_EQ(compiled->partition.warnings.size(), 1u);
   auto desc = runtime::parse_program(compiled->bytes);
-  ASSERT_TRUE(desc.ok());
+  UNIVK_ASSERT_OK(desc);
   ASSERT_TRUE(std::holds_alternative<runtime::KernelCallDesc>(desc->methods[0].instructions[1]));
   EXPECT_EQ(std::get<runtime::KernelCallDesc>(desc->methods[0].instructions[1]).op, "softmax");
 
@@ -95,19 +96,19 @@ TEST(Compile, DeadPartitionsAreDropped) {
   Graph g;
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{2, 3}).value();
   const ValueId r = g.add_node_inferred("relu", "relu", {}, {x}).value();
-  ASSERT_TRUE(g.add_node_inferred("unused", "sigmoid", {}, {x}).ok());
-  ASSERT_TRUE(g.add_output(r).ok());
+  UNIVK_ASSERT_OK(g.add_node_inferred("unused", "sigmoid", {}, {x}));
+  UNIVK_ASSERT_OK(g.add_output(r));
   CompileOptions options;
   options.partition.pins = {{"unused", "VulkanBackend"}};
   auto compiled = compile_program(g, options);
-  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  UNIVK_ASSERT_OK(compiled);
   ASSERT_EQ(compiled->calls.size(), 1u);
   EXPECT_EQ(compiled->calls[0].backend, "VgfBackend");
 }
 
 TEST(Compile, GraphWithoutOutputsIsRejected) {
   Graph g;
-  ASSERT_TRUE(g.add_input("x", DType::kFloat32, Shape{2}).ok());
+  UNIVK_ASSERT_OK(g.add_input("x", DType::kFloat32, Shape{2}));
   EXPECT_EQ(compile_program(g).status().code(), StatusCode::kInvalidArgument);
 }
 

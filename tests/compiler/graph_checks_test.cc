@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "univk/compiler/compiler.h"
+#include "univk_test.h"
 
 namespace univk::compiler {
 namespace {
@@ -27,7 +28,7 @@ TEST(GraphChecks, DeclaredShapeThatContradictsTheOpIsRefusedNamingTheNode) {
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{1, 3, 8, 8}).value();
   const ValueId p = g.add_node("pool", "avg_pool2d", pool_2x2(), {x}, DType::kFloat32, Shape{1, 3, 5, 5}).value();
   const ValueId s = g.add_node("sig", "sigmoid", {}, {p}, DType::kFloat32, Shape{1, 3, 5, 5}).value();
-  ASSERT_TRUE(g.add_output(s).ok());
+  UNIVK_ASSERT_OK(g.add_output(s));
   for (const auto& order : {std::vector<std::string>{"VgfBackend"}, std::vector<std::string>{"VulkanBackend"},
                             std::vector<std::string>{"cpu"}}) {
     CompileOptions options;
@@ -42,7 +43,7 @@ TEST(GraphChecks, ShapesTheOpRefusesAreRefusedNamingTheNode) {
   HostTensor weight(DType::kFloat32, Shape{4, 6});
   const ValueId w = g.add_constant("w", weight).value();
   const ValueId y = g.add_node("fc", "linear", {}, {x, w}, DType::kFloat32, Shape{2, 4}).value();
-  ASSERT_TRUE(g.add_output(y).ok());
+  UNIVK_ASSERT_OK(g.add_output(y));
   expect_invalid(compile_program(g), {"node 'fc'", "linear", "[2,5]", "[4,6]"});
 }
 
@@ -53,9 +54,9 @@ TEST(GraphChecks, EveryCorrectlyDeclaredShapeCompiles) {
   Attributes flat;
   flat.set("start_dim", int64_t{1});
   const ValueId f = g.add_node("flat", "flatten", flat, {p}, DType::kFloat32, Shape{1, 48}).value();
-  ASSERT_TRUE(g.add_output(f).ok());
+  UNIVK_ASSERT_OK(g.add_output(f));
   auto compiled = compile_program(g);
-  EXPECT_TRUE(compiled.ok()) << compiled.status().to_string();
+  UNIVK_EXPECT_OK(compiled);
 }
 
 TEST(GraphChecks, ZeroSizeTensorsAreRefusedNamingTheValue) {
@@ -63,7 +64,7 @@ TEST(GraphChecks, ZeroSizeTensorsAreRefusedNamingTheValue) {
     Graph g;
     const ValueId x = g.add_input("x", DType::kFloat32, Shape{0, 3}).value();
     const ValueId y = g.add_node("relu", "relu", {}, {x}, DType::kFloat32, Shape{0, 3}).value();
-    ASSERT_TRUE(g.add_output(y).ok());
+    UNIVK_ASSERT_OK(g.add_output(y));
     expect_invalid(compile_program(g), {"input 'x'", "[0,3]", "zero-size"});
   }
   {
@@ -73,7 +74,7 @@ TEST(GraphChecks, ZeroSizeTensorsAreRefusedNamingTheValue) {
     Attributes cat;
     cat.set("dim", int64_t{1});
     const ValueId y = g.add_node("cat", "cat", cat, {x, c}, DType::kFloat32, Shape{2, 3}).value();
-    ASSERT_TRUE(g.add_output(y).ok());
+    UNIVK_ASSERT_OK(g.add_output(y));
     expect_invalid(compile_program(g), {"constant 'empty'", "[2,0]"});
   }
   {
@@ -83,7 +84,7 @@ TEST(GraphChecks, ZeroSizeTensorsAreRefusedNamingTheValue) {
     slice.set("dim", int64_t{1});
     slice.set("start", int64_t{3});
     const ValueId y = g.add_node("tail", "slice", slice, {x}, DType::kFloat32, Shape{2, 0}).value();
-    ASSERT_TRUE(g.add_output(y).ok());
+    UNIVK_ASSERT_OK(g.add_output(y));
     expect_invalid(compile_program(g), {"node 'tail' (slice)", "[2,0]"});
   }
 }
@@ -93,7 +94,7 @@ Graph sigmoid_relu_graph() {
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{2, 3}).value();
   const ValueId s = g.add_node("sig", "sigmoid", {}, {x}, DType::kFloat32, Shape{2, 3}).value();
   const ValueId r = g.add_node("act", "relu", {}, {s}, DType::kFloat32, Shape{2, 3}).value();
-  EXPECT_TRUE(g.add_output(r).ok());
+  UNIVK_EXPECT_OK(g.add_output(r));
   return g;
 }
 
@@ -104,7 +105,7 @@ TEST(GraphChecks, PinKeyMatchingNoNodeOrOpTypeIsRefusedListingTheKnownOnes) {
   expect_invalid(compile_program(g, options), {"pin 'sigmod'", "op types: relu sigmoid", "node names: sig act"});
   options.partition.pins = {{"act", "VulkanBackend"}, {"sigmoid", "cpu"}};
   auto ok = compile_program(g, options);
-  EXPECT_TRUE(ok.ok()) << ok.status().to_string();
+  UNIVK_EXPECT_OK(ok);
 }
 
 TEST(GraphChecks, CpuPinIsReportedAsAWarning) {
@@ -112,7 +113,7 @@ TEST(GraphChecks, CpuPinIsReportedAsAWarning) {
   CompileOptions options;
   options.partition.pins = {{"sig", "cpu"}};
   auto compiled = compile_program(g, options);
-  ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
+  UNIVK_ASSERT_OK(compiled);
   ASSERT_EQ(compiled->partition.warnings.size(), 1u);
   EXPECT_NE(compiled->partition.warnings[0].find("node 'sig' (sigmoid) is pinned to the CPU"), std::string::npos)
       << compiled->partition.warnings[0];

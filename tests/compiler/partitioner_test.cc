@@ -3,6 +3,7 @@
 #include "univk/compiler/partitioner.h"
 
 #include <gtest/gtest.h>
+#include "univk_test.h"
 
 namespace univk::compiler {
 namespace {
@@ -20,7 +21,7 @@ Graph example_graph() {
   add.set("other", 0.25);
   const ValueId a = g.add_node("add", "add", add, {m}, DType::kFloat32, Shape{1, 3, 4, 4}).value();
   const ValueId gl = g.add_node("gelu", "gelu", {}, {a}, DType::kFloat32, Shape{1, 3, 4, 4}).value();
-  EXPECT_TRUE(g.add_output(gl).ok());
+  UNIVK_EXPECT_OK(g.add_output(gl));
   return g;
 }
 
@@ -47,7 +48,7 @@ TEST(Partitioner, FirstBackendInOrderClaimsAndLeftoversGoToCpuWithWarning) {
   PartitionOptions o;
   o.order = {"A", "B"};
   auto r = partition_graph(g, c, o);
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(layout(*r), (Layout{{"A", 1}, {"B", 1}, {"A", 2}, {"cpu", 1}}));
   ASSERT_EQ(r->warnings.size(), 1u);
   EXPECT_NE(r->warnings[0].find("gelu"), std::string::npos);
@@ -61,7 +62,7 @@ TEST(Partitioner, OrderDecidesWhoClaims) {
   PartitionOptions o;
   o.order = {"B", "A"};
   auto r = partition_graph(g, c, o);
-  ASSERT_TRUE(r.ok());
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(layout(*r), (Layout{{"B", 4}, {"cpu", 1}}));
 }
 
@@ -72,12 +73,12 @@ TEST(Partitioner, PinByOpTypeAndByNodeName) {
   o.order = {"A", "B"};
   o.pins = {{"sigmoid", "B"}, {"mul", "B"}};  // "sigmoid" and "mul" are both node names and op types
   auto r = partition_graph(g, c, o);
-  ASSERT_TRUE(r.ok());
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(layout(*r), (Layout{{"A", 1}, {"B", 2}, {"A", 1}, {"cpu", 1}}));
 
   o.pins = {{"add", "cpu"}};
   r = partition_graph(g, c, o);
-  ASSERT_TRUE(r.ok());
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(layout(*r), (Layout{{"A", 1}, {"B", 1}, {"A", 1}, {"cpu", 2}}));
 }
 
@@ -86,14 +87,14 @@ TEST(Partitioner, NodeNamePinWinsOverOpTypePin) {
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{4}).value();
   const ValueId r1 = g.add_node("relu_a", "relu", {}, {x}, DType::kFloat32, Shape{4}).value();
   const ValueId r2 = g.add_node("relu_b", "relu", {}, {r1}, DType::kFloat32, Shape{4}).value();
-  ASSERT_TRUE(g.add_output(r2).ok());
+  UNIVK_ASSERT_OK(g.add_output(r2));
   auto any = [](const Graph&, const Node&) { return ok_status(); };
   const std::vector<BackendClaim> c = {{"A", any}, {"B", any}};
   PartitionOptions o;
   o.order = {"A"};
   o.pins = {{"relu", "B"}, {"relu_b", "A"}};
   auto r = partition_graph(g, c, o);
-  ASSERT_TRUE(r.ok());
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(layout(*r), (Layout{{"B", 1}, {"A", 1}}));
 }
 
@@ -144,7 +145,7 @@ TEST(SubgraphIO, InputsOutputsAndConstants) {
   const ValueId a = g.add_node("a", "add", {}, {x, c}, DType::kFloat32, Shape{4}).value();
   const ValueId b = g.add_node("b", "relu", {}, {a}, DType::kFloat32, Shape{4}).value();
   const ValueId d = g.add_node("d", "mul", {}, {a, b}, DType::kFloat32, Shape{4}).value();
-  ASSERT_TRUE(g.add_output(d).ok());
+  UNIVK_ASSERT_OK(g.add_output(d));
   const std::vector<NodeId> first = {0, 1};
   SubgraphIO io = subgraph_io(g, first);
   EXPECT_EQ(io.inputs, (std::vector<ValueId>{x}));  // the constant is not an input
@@ -157,12 +158,12 @@ TEST(SubgraphIO, InputsOutputsAndConstants) {
 
 TEST(Graph, RejectsDuplicateNamesAndUnknownIds) {
   Graph g;
-  ASSERT_TRUE(g.add_input("x", DType::kFloat32, Shape{4}).ok());
+  UNIVK_ASSERT_OK(g.add_input("x", DType::kFloat32, Shape{4}));
   EXPECT_FALSE(g.add_input("x", DType::kFloat32, Shape{4}).ok());
   EXPECT_FALSE(g.add_node("y", "relu", {}, {7}, DType::kFloat32, Shape{4}).ok());
   EXPECT_FALSE(g.add_output(9).ok());
   auto inferred = g.add_node_inferred("y", "relu", {}, {0});
-  ASSERT_TRUE(inferred.ok());
+  UNIVK_ASSERT_OK(inferred);
   EXPECT_EQ(g.value(*inferred).shape, (Shape{4}));
 }
 

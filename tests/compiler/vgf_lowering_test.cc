@@ -40,7 +40,7 @@ std::vector<HostTensor> run_tosa_graph(const spirv::TosaGraph& g, const std::vec
     std::vector<HostTensor> in;
     for (auto id : op.inputs) in.push_back(values[id]);
     auto out = reference::run_tosa(spirv::tosa_op_name(op.op), op.attrs, in);
-    EXPECT_TRUE(out.ok()) << spirv::tosa_op_name(op.op) << " " << op.attrs.to_string() << ": " << out.status().to_string();
+    UNIVK_EXPECT_OK(out) << spirv::tosa_op_name(op.op) << " " << op.attrs.to_string();
     if (!out.ok()) return {};
     EXPECT_EQ(Shape((*out)[0].shape()), Shape(g.values[op.outputs[0]].type.shape)) << spirv::tosa_op_name(op.op);
     values[op.outputs[0]] = std::move((*out)[0]);
@@ -61,7 +61,7 @@ std::vector<HostTensor> run_graph(const Graph& g, const std::vector<HostTensor>&
     std::vector<HostTensor> in;
     for (ValueId id : n.inputs) in.push_back(values[id]);
     auto out = reference::run_op(n.op, n.attrs, in);
-    EXPECT_TRUE(out.ok()) << n.op << ": " << out.status().to_string();
+    UNIVK_EXPECT_OK(out) << n.op;
     if (!out.ok()) return {};
     values[n.outputs[0]] = std::move((*out)[0]);
   }
@@ -81,7 +81,7 @@ void expect_lowering_matches(const Graph& g, float tolerance = 1e-5f) {
   const auto nodes = all_nodes(g);
   const SubgraphIO io = subgraph_io(g, nodes);
   auto tosa = lower_to_tosa(g, nodes, io);
-  ASSERT_TRUE(tosa.ok()) << tosa.status().to_string() << "\n" << g.describe();
+  UNIVK_ASSERT_OK(tosa) << "\n" << g.describe();
   std::vector<HostTensor> inputs;
   uint32_t seed = 1;
   for (ValueId in : io.inputs) inputs.push_back(random_tensor(DType::kFloat32, g.value(in).shape, seed++, -1, 1));
@@ -112,9 +112,9 @@ Graph single_op(const std::string& op, Attributes a, Shape shape,
     inputs.insert(inputs.end(), more.begin(), more.end());
   }
   auto y = g.add_node_inferred("y", op, std::move(a), inputs);
-  EXPECT_TRUE(y.ok()) << y.status().to_string();
+  UNIVK_EXPECT_OK(y);
   if (y.ok()) {
-    EXPECT_TRUE(g.add_output(*y).ok());
+    UNIVK_EXPECT_OK(g.add_output(*y));
   }
   return g;
 }
@@ -136,9 +136,9 @@ TEST(VgfLowering, ExamplePayloadDecodesWithBoundaryTransposes) {
   const auto nodes = all_nodes(g);
   const SubgraphIO io = subgraph_io(g, nodes);
   auto bytes = lower_to_vgf(g, nodes, io);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto file = vgf::decode_vgf(*bytes);
-  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  UNIVK_ASSERT_OK(file);
   ASSERT_EQ(file->modules.size(), 1u);
   ASSERT_EQ(file->segments.size(), 1u);
   EXPECT_EQ(file->modules[0].type, vgf::ModuleType::kGraph);
@@ -147,7 +147,7 @@ TEST(VgfLowering, ExamplePayloadDecodesWithBoundaryTransposes) {
   EXPECT_EQ(file->resources[file->inputs[0].resource_index].shape, (Ints{1, 3, 8, 8}));  // NCHW interface
   EXPECT_EQ(file->resources[file->outputs[0].resource_index].shape, (Ints{1, 3, 4, 4}));
   auto tosa = spirv::read_tosa_graph(file->modules[0].spirv());
-  ASSERT_TRUE(tosa.ok()) << tosa.status().to_string();
+  UNIVK_ASSERT_OK(tosa);
   std::vector<TosaOp> ops;
   for (const auto& op : tosa->operations) ops.push_back(op.op);
   EXPECT_EQ(ops, (std::vector<TosaOp>{TosaOp::kTranspose, TosaOp::kAvgPool2d, TosaOp::kTranspose}));
@@ -160,10 +160,10 @@ TEST(VgfLowering, ElementwiseChainNeedsNoTranspose) {
   const ValueId y = g.add_input("y", DType::kFloat32, Shape{1, 3, 4, 4}).value();
   const ValueId m = g.add_node_inferred("mul", "mul", {}, {y, y}).value();
   const ValueId a = g.add_node_inferred("add", "add", attrs({{"other", 0.25}}), {m}).value();
-  ASSERT_TRUE(g.add_output(a).ok());
+  UNIVK_ASSERT_OK(g.add_output(a));
   const auto nodes = all_nodes(g);
   auto tosa = lower_to_tosa(g, nodes, subgraph_io(g, nodes));
-  ASSERT_TRUE(tosa.ok());
+  UNIVK_ASSERT_OK(tosa);
   std::vector<TosaOp> ops;
   for (const auto& op : tosa->operations) ops.push_back(op.op);
   EXPECT_EQ(ops, (std::vector<TosaOp>{TosaOp::kMul, TosaOp::kAdd}));
@@ -174,16 +174,16 @@ TEST(VgfLowering, LargeConstantsBecomeVgfConstants) {
   Graph g = single_op("conv2d", attrs({{"padding", Ints{1, 1}}}), Shape{1, 3, 6, 6}, constants({Shape{4, 3, 3, 3}, Shape{4}}));
   const auto nodes = all_nodes(g);
   auto bytes = lower_to_vgf(g, nodes, subgraph_io(g, nodes));
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto file = vgf::decode_vgf(*bytes);
-  ASSERT_TRUE(file.ok());
+  UNIVK_ASSERT_OK(file);
   ASSERT_EQ(file->constants.size(), 1u);  // the 108-element weight; the 4-element bias is inline
   const vgf::Resource& r = file->resources[file->constants[0].resource_index];
   EXPECT_EQ(r.category, vgf::ResourceCategory::kConstant);
   EXPECT_EQ(r.shape, (Ints{4, 3, 3, 3}));  // OHWI
   EXPECT_EQ(file->constants[0].data().size(), 108u * 4u);
   auto tosa = spirv::read_tosa_graph(file->modules[0].spirv());
-  ASSERT_TRUE(tosa.ok());
+  UNIVK_ASSERT_OK(tosa);
   bool has_graph_constant = false;
   for (const auto& v : tosa->values) has_graph_constant |= v.kind == spirv::ValueKind::kGraphConstant;
   EXPECT_TRUE(has_graph_constant);
@@ -197,7 +197,7 @@ TEST(VgfLowering, UnsupportedConvolutionsAreRejectedWithAReason) {
   Graph h;
   const ValueId x = h.add_input("x", DType::kFloat32, Shape{1, 2, 5, 5}).value();
   const ValueId w = h.add_input("w", DType::kFloat32, Shape{2, 2, 3, 3}).value();
-  ASSERT_TRUE(h.add_node_inferred("y", "conv2d", {}, {x, w}).ok());
+  UNIVK_ASSERT_OK(h.add_node_inferred("y", "conv2d", {}, {x, w}));
   EXPECT_NE(vgf_supports(h, h.node(0)).message().find("not a constant"), std::string::npos);
 }
 
@@ -212,7 +212,7 @@ TEST(VgfLowering, ElementwiseAfterConvWorksInNhwc) {
   const ValueId a = g.add_node_inferred("add", "add", {}, {c, b}).value();
   const ValueId r = g.add_node_inferred("relu", "relu", {}, {a}).value();
   const ValueId s = g.add_node_inferred("sum", "add", {}, {r, z}).value();
-  ASSERT_TRUE(g.add_output(s).ok());
+  UNIVK_ASSERT_OK(g.add_output(s));
   expect_lowering_matches(g);
 }
 
@@ -222,7 +222,7 @@ TEST(VgfLowering, MeanOfAConvolutionResultReadsNhwc) {
   const ValueId x = h.add_input("x", DType::kFloat32, Shape{1, 2, 5, 5}).value();
   const ValueId w = h.add_constant("w", random_tensor(DType::kFloat32, Shape{3, 2, 1, 1}, 3, -1, 1)).value();
   const ValueId c = h.add_node_inferred("c", "conv2d", {}, {x, w}).value();
-  ASSERT_TRUE(h.add_output(h.add_node_inferred("m", "mean", attrs({{"dim", Ints{2, 3}}}), {c}).value()).ok());
+  UNIVK_ASSERT_OK(h.add_output(h.add_node_inferred("m", "mean", attrs({{"dim", Ints{2, 3}}}), {c}).value()));
   expect_lowering_matches(h);
 }
 
@@ -234,7 +234,7 @@ TEST(VgfLowering, SliceAndCatOfConvolutionResults) {
   const ValueId c = g.add_node_inferred("c", "conv2d", {}, {x, w}).value();
   const ValueId s = g.add_node_inferred("s", "slice", attrs({{"dim", int64_t{1}}, {"start", int64_t{1}}, {"end", int64_t{3}}}), {c}).value();
   const ValueId k = g.add_node_inferred("k", "cat", attrs({{"dim", int64_t{1}}}), {c, s}).value();
-  ASSERT_TRUE(g.add_output(k).ok());
+  UNIVK_ASSERT_OK(g.add_output(k));
   expect_lowering_matches(g);
 }
 

@@ -4,6 +4,7 @@
 #include "univk/compiler/vulkan_lowering.h"
 
 #include <gtest/gtest.h>
+#include "univk_test.h"
 
 namespace univk::compiler {
 namespace {
@@ -18,13 +19,13 @@ TEST(VulkanLowering, PayloadParsesBackWithOpsAndConstants) {
   conv.set("padding", std::vector<int64_t>{1, 1});
   const ValueId c = g.add_node_inferred("conv", "conv2d", conv, {x, wc}).value();
   const ValueId s = g.add_node_inferred("sig", "sigmoid", {}, {c}).value();
-  ASSERT_TRUE(g.add_output(s).ok());
+  UNIVK_ASSERT_OK(g.add_output(s));
   const std::vector<NodeId> nodes = {0, 1};
   const SubgraphIO io = subgraph_io(g, nodes);
   auto bytes = lower_to_vulkan(g, nodes, io);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto cg = backends::parse_compute_graph(*bytes);
-  ASSERT_TRUE(cg.ok()) << cg.status().to_string();
+  UNIVK_ASSERT_OK(cg);
   ASSERT_EQ(cg->ops.size(), 2u);
   EXPECT_EQ(cg->ops[0].name, "conv2d");
   EXPECT_EQ(cg->ops[0].attrs.get_ints("padding").value(), (std::vector<int64_t>{1, 1}));
@@ -43,11 +44,11 @@ TEST(VulkanLowering, SupportFollowsTheBackendAndTheGraphsShapes) {
   Graph g;
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{2, 3}).value();
   const ValueId i = g.add_input("i", DType::kInt32, Shape{2, 3}).value();
-  ASSERT_TRUE(g.add_node("ok", "relu", {}, {x}, DType::kFloat32, Shape{2, 3}).ok());
-  ASSERT_TRUE(g.add_node("unknown", "frobnicate", {}, {x}, DType::kFloat32, Shape{2, 3}).ok());
-  ASSERT_TRUE(g.add_node("int", "relu", {}, {i}, DType::kInt32, Shape{2, 3}).ok());
-  ASSERT_TRUE(g.add_node("wrong_shape", "relu", {}, {x}, DType::kFloat32, Shape{3, 2}).ok());
-  EXPECT_TRUE(vulkan_supports(g, g.node(0)).ok());
+  UNIVK_ASSERT_OK(g.add_node("ok", "relu", {}, {x}, DType::kFloat32, Shape{2, 3}));
+  UNIVK_ASSERT_OK(g.add_node("unknown", "frobnicate", {}, {x}, DType::kFloat32, Shape{2, 3}));
+  UNIVK_ASSERT_OK(g.add_node("int", "relu", {}, {i}, DType::kInt32, Shape{2, 3}));
+  UNIVK_ASSERT_OK(g.add_node("wrong_shape", "relu", {}, {x}, DType::kFloat32, Shape{3, 2}));
+  UNIVK_EXPECT_OK(vulkan_supports(g, g.node(0)));
   EXPECT_FALSE(vulkan_supports(g, g.node(1)).ok());
   EXPECT_FALSE(vulkan_supports(g, g.node(2)).ok());
   Status s = vulkan_supports(g, g.node(3));

@@ -12,6 +12,7 @@
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
+#include "univk_test.h"
 
 namespace univk::reliability {
 namespace {
@@ -49,7 +50,7 @@ class ApiMisuse : public ::testing::Test {
   // The first program this build can run, or skips the test.
   bool program(TestProgram* out) {
     auto programs = available();
-    EXPECT_TRUE(programs.ok()) << programs.status().to_string();
+    UNIVK_EXPECT_OK(programs);
     if (!programs.ok() || programs->empty()) return false;
     *out = (*programs)[0];
     return true;
@@ -62,7 +63,7 @@ TEST_F(ApiMisuse, WrongInputCountDtypeAndShape) {
   TestProgram p;
   if (!program(&p)) GTEST_SKIP() << "no backend in this build";
   auto method = p.program->load_method("forward", options_);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   EXPECT_TRUE(fails_with((*method)->execute({}).status(), StatusCode::kInvalidArgument, "takes 1 inputs, got 0"));
   std::vector<HostTensor> two;
   two.push_back(random_input(p.input_shape, 1));
@@ -77,7 +78,7 @@ TEST_F(ApiMisuse, WrongInputCountDtypeAndShape) {
   HostTensor scalar(DType::kFloat32, Shape{});
   EXPECT_TRUE(fails_with((*method)->execute({&scalar, 1}).status(), StatusCode::kInvalidArgument, "input 0"));
   // After every rejected call the method still runs correctly.
-  EXPECT_TRUE(run_and_check(**method, p, 3).ok());
+  UNIVK_EXPECT_OK(run_and_check(**method, p, 3));
 }
 
 TEST_F(ApiMisuse, MethodOutlivesItsProgramAndRegistry) {
@@ -86,12 +87,12 @@ TEST_F(ApiMisuse, MethodOutlivesItsProgramAndRegistry) {
   auto registry = std::make_unique<vulkan::DeviceRegistry>();
   options_.registry = registry.get();
   auto method = p.program->load_method("forward", options_);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   std::weak_ptr<runtime::Program> weak = p.program;
   p.program.reset();  // the caller's last reference
   registry.reset();   // leases outlive the registry
   EXPECT_FALSE(weak.expired()) << "the method must keep its program alive";
-  EXPECT_TRUE(run_and_check(**method, p, 4).ok());
+  UNIVK_EXPECT_OK(run_and_check(**method, p, 4));
   method->reset();
   EXPECT_TRUE(weak.expired()) << "the program must go with its last method";
 }
@@ -116,11 +117,11 @@ TEST_F(ApiMisuse, UnknownMethodBackendAndOptions) {
   runtime::LoadOptions create = options_;
   create.all_backends["vulkan_shared_context_mode"] = "create_only";
   auto first = p.program->load_method("forward", create);
-  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  UNIVK_ASSERT_OK(first);
   EXPECT_EQ(p.program->load_method("forward", create).status().code(), StatusCode::kAlreadyExists);
 
   auto unknown = one_delegate_program("NoSuchBackend", std::vector<uint8_t>(16, 0));
-  ASSERT_TRUE(unknown.ok()) << unknown.status().to_string();
+  UNIVK_ASSERT_OK(unknown);
   EXPECT_TRUE(fails_with((*unknown)->load_method("forward", options_).status(), StatusCode::kNotFound,
                          "NoSuchBackend"));
 }
@@ -133,7 +134,7 @@ TEST_F(ApiMisuse, CorruptPayloadIsALoadError) {
     std::vector<uint8_t> garbage(64);
     for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<uint8_t>(i * 37 + 11);
     auto program = one_delegate_program(backend, garbage);
-    ASSERT_TRUE(program.ok()) << program.status().to_string();
+    UNIVK_ASSERT_OK(program);
     auto method = (*program)->load_method("forward", options_);
     EXPECT_FALSE(method.ok()) << backend << " accepted a garbage payload";
     if (!method.ok()) {
@@ -158,7 +159,7 @@ TEST_F(ApiMisuse, NullHandlesAndUnsubmittedTimelineValues) {
             StatusCode::kInvalidArgument);
 
   auto device = registry_.acquire({}, {}, options_.config);
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   vulkan::Queue& queue = (*device)->queue();
   const uint64_t last = queue.last_submitted_value();
   EXPECT_EQ(queue.wait(last + 1).code(), StatusCode::kInvalidArgument);

@@ -14,6 +14,7 @@
 #include "injected_status.h"
 #include "univk/vulkan/fault_injection.h"
 #include "vulkan_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -69,10 +70,10 @@ TEST_F(FaultInjection, UninstrumentedTablesAreUntouched) {
   fault_injection::set_instrumentation(false);
   DeviceRegistry registry;
   auto device = registry.acquire({{"plain", 0}, SharedMode::kLookupOrCreate}, {}, test_config());
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   // Armed at call 1, but this device's table has no trampolines: nothing is counted or failed.
   fault_injection::ScopedFault fault(1, VK_ERROR_DEVICE_LOST);
-  ASSERT_TRUE(run_job(*device, 3).ok());
+  UNIVK_ASSERT_OK(run_job(*device, 3));
   EXPECT_EQ(fault_injection::calls(), 0u);
   EXPECT_FALSE(fault.fired());
 }
@@ -81,17 +82,17 @@ TEST_F(FaultInjection, EveryCallOfAComputeJob) {
   DeviceRegistry registry;
   const SharedDeviceOptions key{{"fault_job", 0}, SharedMode::kLookupOrCreate};
   auto device = registry.acquire(key, {}, test_config());
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   EXPECT_EQ(fault_injection::mismatched_tables(), 0u);
 
   // A bystander job created before any fault, reused after each one.
   auto out = Buffer::create(*device, kCount * sizeof(uint32_t), MemoryKind::kHostVisible);
-  ASSERT_TRUE(out.ok());
+  UNIVK_ASSERT_OK(out);
   auto bystander = ComputeJob::create(*device, test_shaders::fill_spv(), {{out->handle(), 0, out->size()}}, 8, "by");
-  ASSERT_TRUE(bystander.ok()) << bystander.status().to_string();
+  UNIVK_ASSERT_OK(bystander);
 
   fault_injection::count_calls();
-  ASSERT_TRUE(run_job(*device, 1).ok());
+  UNIVK_ASSERT_OK(run_job(*device, 1));
   const uint64_t calls = fault_injection::calls();
   fault_injection::disarm();
   ASSERT_GE(calls, 8u) << "the job should make at least 8 VkResult calls";
@@ -111,10 +112,10 @@ TEST_F(FaultInjection, EveryCallOfAComputeJob) {
       EXPECT_EQ((*device)->live_allocations(), live) << "device memory leaked after a fault at call " << n;
       // The device and a job made before the fault keep working.
       uint32_t params[2] = {static_cast<uint32_t>(1000 + n), kCount};
-      ASSERT_TRUE(bystander->record(bytes_of(params), kCount / 64).ok());
+      UNIVK_ASSERT_OK(bystander->record(bytes_of(params), kCount / 64));
       auto value = bystander->submit();
-      ASSERT_TRUE(value.ok()) << value.status().to_string();
-      ASSERT_TRUE((*device)->queue().wait(*value).ok());
+      UNIVK_ASSERT_OK(value);
+      UNIVK_ASSERT_OK((*device)->queue().wait(*value));
       EXPECT_EQ(static_cast<const uint32_t*>(out->mapped())[kCount - 1], 1000 + n + kCount - 1);
     }
   }
@@ -122,7 +123,7 @@ TEST_F(FaultInjection, EveryCallOfAComputeJob) {
   EXPECT_GT(failed_runs, 0u);
   // The registry still hands out the same device.
   auto again = registry.acquire({key.key, SharedMode::kLookupOnly}, {}, test_config());
-  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  UNIVK_ASSERT_OK(again);
   EXPECT_EQ(again->get(), device->get());
   RecordProperty("calls", std::to_string(calls));
   RecordProperty("faults", std::to_string(calls * std::size(kResults)));
@@ -137,15 +138,15 @@ TEST_F(FaultInjection, EveryCallOfAComputeJob) {
 TEST_F(FaultInjection, FailedWaitBeforeReleaseFallsBackToQueueIdle) {
   DeviceRegistry registry;
   auto device = registry.acquire({{"fault_release", 0}, SharedMode::kLookupOrCreate}, {}, test_config());
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   auto out = Buffer::create(*device, kCount * sizeof(uint32_t), MemoryKind::kHostVisible);
-  ASSERT_TRUE(out.ok());
+  UNIVK_ASSERT_OK(out);
   auto job = ComputeJob::create(*device, test_shaders::fill_spv(), {{out->handle(), 0, out->size()}}, 8, "fill");
-  ASSERT_TRUE(job.ok()) << job.status().to_string();
+  UNIVK_ASSERT_OK(job);
   uint32_t params[2] = {7, kCount};
-  ASSERT_TRUE(job->record(bytes_of(params), kCount / 64).ok());
+  UNIVK_ASSERT_OK(job->record(bytes_of(params), kCount / 64));
   auto value = job->submit();
-  ASSERT_TRUE(value.ok());
+  UNIVK_ASSERT_OK(value);
 
   fault_injection::count_calls();
   Status waited;
@@ -157,11 +158,11 @@ TEST_F(FaultInjection, FailedWaitBeforeReleaseFallsBackToQueueIdle) {
   EXPECT_EQ(waited.code(), StatusCode::kOutOfMemory) << waited.to_string();
   EXPECT_EQ(fault_injection::calls(), 2u) << "the failed vkWaitSemaphores is followed by vkQueueWaitIdle";
   auto completed = (*device)->queue().completed_value();
-  ASSERT_TRUE(completed.ok());
+  UNIVK_ASSERT_OK(completed);
   EXPECT_GE(*completed, *value);
   EXPECT_EQ(static_cast<const uint32_t*>(out->mapped())[kCount - 1], 7 + kCount - 1);
   // Without a fault it is a plain wait.
-  EXPECT_TRUE((*device)->queue().wait_before_release(*value).ok());
+  UNIVK_EXPECT_OK((*device)->queue().wait_before_release(*value));
 }
 
 TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
@@ -174,7 +175,7 @@ TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
   uint64_t calls = 0;
   {
     auto device = registry.acquire(key, {}, test_config());
-    ASSERT_TRUE(device.ok()) << device.status().to_string();
+    UNIVK_ASSERT_OK(device);
     calls = fault_injection::calls();  // before the device is destroyed (vkDeviceWaitIdle)
   }
   fault_injection::disarm();
@@ -195,9 +196,9 @@ TEST_F(FaultInjection, EveryCallOfDeviceCreation) {
         // A failed creation leaves the key free: the next try creates the device.
         EXPECT_FALSE(registry.find(key.key).has_value());
         device = registry.acquire(key, {}, test_config());
-        ASSERT_TRUE(device.ok()) << device.status().to_string();
+        UNIVK_ASSERT_OK(device);
       }
-      EXPECT_TRUE(run_job(*device, static_cast<uint32_t>(n)).ok());
+      UNIVK_EXPECT_OK(run_job(*device, static_cast<uint32_t>(n)));
     }
   }
   EXPECT_GT(failed_creations, 0u);
@@ -217,7 +218,7 @@ namespace {
 // device, how many devices univk holds and what to do, instead of a bare driver code.
 TEST_F(FaultInjection, DeviceCreationRefusedWhileOthersLiveNamesTheCause) {
   auto held = Device::create(test_config(), {});
-  ASSERT_TRUE(held.ok()) << held.status().to_string();
+  UNIVK_ASSERT_OK(held);
   // Counting a creation finds the index of vkCreateDevice among its counted calls.
   fault_injection::count_calls();
   { ASSERT_TRUE(Device::create(test_config(), {}).ok()); }

@@ -14,6 +14,7 @@
 #include "injected_status.h"
 #include "reliability_programs.h"
 #include "univk/vulkan/fault_injection.h"
+#include "univk_test.h"
 
 namespace univk::reliability {
 namespace {
@@ -45,14 +46,14 @@ class FaultProgram : public ::testing::TestWithParam<runtime::ExecutionMode> {
 
 TEST_P(FaultProgram, EveryCallOfLoadExecuteDestroy) {
   auto programs = available();
-  ASSERT_TRUE(programs.ok()) << programs.status().to_string();
+  UNIVK_ASSERT_OK(programs);
   if (programs->empty()) GTEST_SKIP() << "this build has no backend to run a program with";
 
   for (const TestProgram& program : *programs) {
     SCOPED_TRACE(program.name + " program, mode " + std::string(runtime::execution_mode_name(GetParam())));
     auto bystander = program.program->load_method("forward", options_);
-    ASSERT_TRUE(bystander.ok()) << bystander.status().to_string();
-    ASSERT_TRUE(run_and_check(**bystander, program, 1).ok());
+    UNIVK_ASSERT_OK(bystander);
+    UNIVK_ASSERT_OK(run_and_check(**bystander, program, 1));
     auto device = registry_.find(vulkan::DeviceKey{});
     ASSERT_TRUE(device.has_value()) << "the program's delegates should share the default device key";
     EXPECT_EQ(fi::mismatched_tables(), 0u);
@@ -61,7 +62,7 @@ TEST_P(FaultProgram, EveryCallOfLoadExecuteDestroy) {
     Status counted = load_run_unload(program, options_, 2);
     const uint64_t calls = fi::calls();
     fi::disarm();
-    ASSERT_TRUE(counted.ok()) << counted.to_string();
+    UNIVK_ASSERT_OK(counted);
     ASSERT_GE(calls, 4u);
     const uint64_t live = (*device)->live_allocations();
 
@@ -93,7 +94,7 @@ TEST_P(FaultProgram, EveryCallOfLoadExecuteDestroy) {
         }
         EXPECT_EQ((*device)->live_allocations(), live) << where << ": device memory leaked";
         Status after = run_and_check(**bystander, program, 100 + static_cast<uint32_t>(n));
-        ASSERT_TRUE(after.ok()) << where << ": the method loaded before the fault broke: " << after.to_string();
+        UNIVK_ASSERT_OK(after) << where;
       }
     }
     EXPECT_GT(failed_runs, 0u);

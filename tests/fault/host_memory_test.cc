@@ -15,6 +15,7 @@
 #include "reliability_programs.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/tensor/host_allocation.h"
+#include "univk_test.h"
 
 namespace univk::reliability {
 namespace {
@@ -60,7 +61,7 @@ void expect_out_of_memory(const Status& status) {
 template <typename Run>
 void fail_every_allocation(Run run) {
   fail_nth_host_allocation_for_testing(0);
-  ASSERT_TRUE(run().ok());
+  UNIVK_ASSERT_OK(run());
   const uint64_t count = fail_nth_host_allocation_for_testing(0);
   ASSERT_GT(count, 0u);
   for (uint64_t n = 1; n <= count; ++n) {
@@ -69,14 +70,14 @@ void fail_every_allocation(Run run) {
     if (!status.ok()) expect_out_of_memory(status);
   }
   fail_nth_host_allocation_for_testing(0);
-  EXPECT_TRUE(run().ok());
+  UNIVK_EXPECT_OK(run());
 }
 
 TEST(HostMemory, EveryAllocationOfACpuExecuteCanFail) {
   auto program = broadcast_program(8);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   auto method = (*program)->load_method("forward");
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   const HostTensor x = random_input(Shape{8, 1}, 1), z = random_input(Shape{1, 8}, 2);
   const HostTensor inputs[] = {x, z};
   uint64_t failed = 0;
@@ -93,7 +94,7 @@ TEST(HostMemory, EveryAllocationOfACpuExecuteCanFail) {
 
 TEST(HostMemory, EveryAllocationOfLoadAndExecuteOnTheGpuCanFail) {
   auto programs = available();
-  ASSERT_TRUE(programs.ok()) << programs.status().to_string();
+  UNIVK_ASSERT_OK(programs);
   for (const TestProgram& program : *programs) {
     for (runtime::ExecutionMode mode : {runtime::ExecutionMode::kFused, runtime::ExecutionMode::kPerDelegate}) {
       SCOPED_TRACE(program.name + " " + std::string(runtime::execution_mode_name(mode)));
@@ -113,7 +114,7 @@ TEST(HostMemory, EveryAllocationOfLoadAndExecuteOnTheGpuCanFail) {
       });
       // One Method through every failure of its execute: it must keep working after each.
       auto method = program.program->load_method("forward", options);
-      ASSERT_TRUE(method.ok()) << method.status().to_string();
+      UNIVK_ASSERT_OK(method);
       uint64_t failed = 0;
       fail_every_allocation([&]() -> Status {
         Status status = run(**method);
@@ -146,7 +147,7 @@ TEST(HostMemory, LargeCpuValueUnderAMemoryLimitIsOutOfMemory) {
 #else
   constexpr int64_t kN = 40000;
   auto program = broadcast_program(kN);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   const HostTensor x = random_input(Shape{kN, 1}, 1), z = random_input(Shape{1, kN}, 2);
   const pid_t child = fork();
   ASSERT_GE(child, 0);

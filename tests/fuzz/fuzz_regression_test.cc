@@ -13,6 +13,7 @@
 #include "fuzz_targets.h"
 #include "univk/config.h"
 #include "univk/base/file_map.h"
+#include "univk_test.h"
 
 namespace univk::fuzz {
 namespace {
@@ -39,7 +40,7 @@ void replay(const std::string& fuzzer, const Target& target) {
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.string());
     auto text = read_file(path.string());
-    ASSERT_TRUE(text.ok()) << text.status().to_string();
+    UNIVK_ASSERT_OK(text);
     const std::vector<uint8_t> bytes(text->begin(), text->end());
     Status status = target(bytes);
     if (!status.ok()) {

@@ -5,6 +5,7 @@
 #include "univk/ops/torch_ops.h"
 #include "univk/reference/kernels.h"
 #include "univk/reference/shape_rules.h"
+#include "univk_test.h"
 #if UNIVK_TEST_VULKAN_LOWERING
 #include "univk/backends/vulkan/compute_graph.h"
 #endif
@@ -29,14 +30,14 @@ TEST(TorchOps, TheOpTableIsRunOpsTable) {
 TEST(TorchOps, PoolDefaultsFollowPyTorch) {
   const std::vector<Shape> in = {Shape{2, 3, 9, 8}};
   auto p = pool2d("avg_pool2d", attrs({{"kernel_size", int64_t{3}}, {"padding", Ints{1, 0}}}), in);
-  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  UNIVK_ASSERT_OK(p);
   EXPECT_EQ(p->stride[0], 3);  // stride defaults to kernel_size
   EXPECT_EQ(p->stride[1], 3);
   EXPECT_TRUE(p->count_include_pad);
   EXPECT_EQ(p->in.count, 6);
   EXPECT_EQ(p->output, (Shape{2, 3, 3, 2}));
   auto empty_stride = pool2d("max_pool2d", attrs({{"kernel_size", Ints{2}}, {"stride", Ints{}}}), in);
-  ASSERT_TRUE(empty_stride.ok()) << empty_stride.status().to_string();
+  UNIVK_ASSERT_OK(empty_stride);
   EXPECT_EQ(empty_stride->stride[1], 2);
   auto dilated = pool2d("avg_pool2d", attrs({{"kernel_size", Ints{2}}, {"dilation", Ints{2}}}), in);
   EXPECT_EQ(dilated.status().code(), StatusCode::kInvalidArgument);
@@ -45,7 +46,7 @@ TEST(TorchOps, PoolDefaultsFollowPyTorch) {
 TEST(TorchOps, ConvSamePaddingPutsTheOddPadAfter) {
   auto c = conv2d(attrs({{"padding", std::string("same")}, {"dilation", Ints{1, 2}}}),
                   std::vector<Shape>{Shape{3, 7, 9}, Shape{4, 3, 2, 2}});
-  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  UNIVK_ASSERT_OK(c);
   EXPECT_FALSE(c->batched);
   EXPECT_EQ(c->pad_top, 0);
   EXPECT_EQ(c->pad_bottom, 1);
@@ -56,12 +57,12 @@ TEST(TorchOps, ConvSamePaddingPutsTheOddPadAfter) {
 
 TEST(TorchOps, ReduceKeepsTheAttributeOrder) {
   auto r = reduce(attrs({{"dim", Ints{-1, 1}}, {"keepdim", int64_t{1}}}), std::vector<Shape>{Shape{2, 3, 4}});
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(r->dims, (Ints{2, 1}));
   EXPECT_EQ(r->count, 12);
   EXPECT_EQ(r->output, (Shape{2, 1, 1}));
   auto all = reduce({}, std::vector<Shape>{Shape{2, 3}});
-  ASSERT_TRUE(all.ok());
+  UNIVK_ASSERT_OK(all);
   EXPECT_EQ(all->dims, (Ints{0, 1}));
   EXPECT_EQ(all->output, Shape{});
 }

@@ -5,6 +5,7 @@
 
 #include "univk/ops/tosa_ops.h"
 #include "univk/ops/torch_ops.h"
+#include "univk_test.h"
 
 namespace univk::ops {
 namespace {
@@ -20,7 +21,7 @@ Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> values
 TEST(TosaOps, PoolWindowAndOutput) {
   auto p = tosa_pool2d(attrs({{"kernel", Ints{3, 2}}, {"stride", Ints{2, 2}}, {"pad", Ints{1, 1, 0, 0}}}),
                        Shape{2, 7, 8, 3});
-  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  UNIVK_ASSERT_OK(p);
   EXPECT_EQ(p->out_h, 4);  // (7 - 1 + 2 - 2) / 2 + 1
   EXPECT_EQ(p->out_w, 4);
   EXPECT_EQ(p->output, (Shape{2, 4, 4, 3}));
@@ -40,13 +41,13 @@ TEST(TosaOps, PoolRefusals) {
 
 TEST(TosaOps, ConvDefaultsAndDilation) {
   auto c = tosa_conv2d({}, Shape{1, 6, 5, 2}, 3, 2);
-  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  UNIVK_ASSERT_OK(c);
   EXPECT_EQ(c->stride[0], 1);
   EXPECT_EQ(c->dilation[1], 1);
   EXPECT_EQ(c->out_h, 4);
   EXPECT_EQ(c->out_w, 4);
   auto d = tosa_conv2d(attrs({{"dilation", Ints{2, 1}}, {"pad", Ints{2, 2, 0, 1}}}), Shape{1, 6, 5, 2}, 3, 2);
-  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  UNIVK_ASSERT_OK(d);
   EXPECT_EQ(d->out_h, 6);  // 6 - 1 + 4 - 4 + 1
   EXPECT_EQ(d->out_w, 5);
   auto bad = tosa_conv2d(attrs({{"stride", Ints{0, 1}}}), Shape{1, 6, 5, 2}, 3, 2);
@@ -56,23 +57,23 @@ TEST(TosaOps, ConvDefaultsAndDilation) {
 TEST(TosaOps, DataMovementShapes) {
   const Shape in{2, 3, 4};
   auto t = tosa_transpose(attrs({{"perms", Ints{2, 0, 1}}}), in);
-  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  UNIVK_ASSERT_OK(t);
   EXPECT_EQ(t->output, (Shape{4, 2, 3}));
   EXPECT_FALSE(tosa_transpose(attrs({{"perms", Ints{-1, 0, 1}}}), in).ok());  // TOSA's perms do not wrap
   auto sl = tosa_slice(attrs({{"start", Ints{1, 0, 2}}, {"size", Ints{1, 3, 2}}}), in);
-  ASSERT_TRUE(sl.ok()) << sl.status().to_string();
+  UNIVK_ASSERT_OK(sl);
   EXPECT_EQ(sl->output, (Shape{1, 3, 2}));
   EXPECT_FALSE(tosa_slice(attrs({{"start", Ints{1, 0, 3}}, {"size", Ints{1, 3, 2}}}), in).ok());
   auto pd = tosa_pad(attrs({{"padding", Ints{0, 1, 2, 0, 1, 1}}}), in);
-  ASSERT_TRUE(pd.ok()) << pd.status().to_string();
+  UNIVK_ASSERT_OK(pd);
   EXPECT_EQ(pd->output, (Shape{3, 5, 6}));
   EXPECT_FALSE(tosa_pad(attrs({{"padding", Ints{0, -1, 0, 0, 0, 0}}}), in).ok());
   auto tiled = tosa_tile(attrs({{"multiples", Ints{1, 2, 3}}}), in);
-  ASSERT_TRUE(tiled.ok()) << tiled.status().to_string();
+  UNIVK_ASSERT_OK(tiled);
   EXPECT_EQ(*tiled, (Shape{2, 6, 12}));
   EXPECT_FALSE(tosa_tile(attrs({{"multiples", Ints{1, 0, 1}}}), in).ok());
   auto cat = tosa_concat(attrs({{"axis", int64_t{1}}}), std::vector<Shape>{in, Shape{2, 5, 4}});
-  ASSERT_TRUE(cat.ok()) << cat.status().to_string();
+  UNIVK_ASSERT_OK(cat);
   EXPECT_EQ(cat->output, (Shape{2, 8, 4}));
   auto mismatch = tosa_concat(attrs({{"axis", int64_t{1}}}), std::vector<Shape>{in, Shape{2, 5, 5}});
   EXPECT_EQ(mismatch.status().code(), StatusCode::kInvalidArgument);

@@ -5,6 +5,7 @@
 
 #include "univk/reference/kernels.h"
 #include "univk/reference/shape_rules.h"
+#include "univk_test.h"
 
 namespace univk::reference {
 namespace {
@@ -79,9 +80,9 @@ std::vector<HostTensor> zeros(const std::vector<Shape>& shapes) {
 TEST(ShapeInference, MatchesTheShapeRunOpComputes) {
   for (const Case& c : cases()) {
     auto ran = run_op(c.op, c.attrs, zeros(c.inputs));
-    ASSERT_TRUE(ran.ok()) << c.op << ": " << ran.status().to_string();
+    UNIVK_ASSERT_OK(ran) << c.op;
     auto inferred = infer_op_shape(c.op, c.attrs, c.inputs);
-    ASSERT_TRUE(inferred.ok()) << c.op << ": " << inferred.status().to_string();
+    UNIVK_ASSERT_OK(inferred) << c.op;
     EXPECT_EQ(*inferred, (*ran)[0].shape()) << c.op << " " << c.attrs.to_string();
   }
 }

@@ -31,14 +31,14 @@ inline HostTensor random_tensor(Shape shape, uint32_t seed) {
 // Runs a single-output op; fails the test (and returns an empty tensor) on error.
 inline HostTensor run1(std::string_view op, const Attributes& attrs, std::vector<HostTensor> inputs) {
   auto r = run_op(op, attrs, inputs);
-  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_EXPECT_OK(r);
   if (!r.ok() || r->size() != 1) return HostTensor();
   return std::move((*r)[0]);
 }
 
 inline HostTensor tosa1(std::string_view op, const Attributes& attrs, std::vector<HostTensor> inputs) {
   auto r = run_tosa(op, attrs, inputs);
-  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_EXPECT_OK(r);
   if (!r.ok() || r->size() != 1) return HostTensor();
   return std::move((*r)[0]);
 }

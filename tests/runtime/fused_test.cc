@@ -98,9 +98,9 @@ std::shared_ptr<Program> fused_program(const Shape& shape) {
   m.set_inputs({x});
   m.set_outputs({y, bb, x, kk});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   auto program = Program::load_bytes(std::move(bytes).value());
-  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_EXPECT_OK(program);
   return std::move(program).value();
 }
 
@@ -110,7 +110,7 @@ class Fused : public testing::FakeBackendsTest {
     LoadOptions options = options_;
     options.mode = mode;
     auto method = program->load_method("forward", options);
-    EXPECT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_EXPECT_OK(method);
     return method.ok() ? std::move(method).value() : nullptr;
   }
 
@@ -146,8 +146,8 @@ TEST_F(Fused, MatchesPerDelegateAndSubmitsOnce) {
       const HostTensor x = random_input(shape, seed);
       auto got = fused->execute(std::span<const HostTensor>(&x, 1));
       auto want = per_delegate->execute(std::span<const HostTensor>(&x, 1));
-      ASSERT_TRUE(got.ok()) << got.status().to_string();
-      ASSERT_TRUE(want.ok()) << want.status().to_string();
+      UNIVK_ASSERT_OK(got);
+      UNIVK_ASSERT_OK(want);
       expect_same(*got, *want);
       // y = -(3 * (0.5 * (2x + 1) - 1)) + 0.25
       const float x0 = x.data<float>()[0];
@@ -183,8 +183,8 @@ TEST_F(Fused, EveryIoPlacementMatches) {
       const HostTensor x = random_input(Shape{3, 5, 7}, seed);
       auto got = fused->execute(std::span<const HostTensor>(&x, 1));
       auto want = per_delegate->execute(std::span<const HostTensor>(&x, 1));
-      ASSERT_TRUE(got.ok()) << got.status().to_string();
-      ASSERT_TRUE(want.ok());
+      UNIVK_ASSERT_OK(got);
+      UNIVK_ASSERT_OK(want);
       expect_same(*got, *want);
     }
   }
@@ -215,7 +215,7 @@ TEST_F(Fused, ExplicitFusedExplainsWhyNot) {
   m.set_inputs({x});
   m.set_outputs({z});
   auto program = Program::load_bytes(*b.finish());
-  ASSERT_TRUE(program.ok());
+  UNIVK_ASSERT_OK(program);
   LoadOptions options = options_;
   options.mode = ExecutionMode::kFused;
   auto cpu = (*program)->load_method("forward", options);
@@ -224,7 +224,7 @@ TEST_F(Fused, ExplicitFusedExplainsWhyNot) {
   EXPECT_EQ(cpu.status().message(), "method 'forward' cannot run fused: instruction 1 runs operator 'relu' on the CPU");
   options.mode = ExecutionMode::kAuto;
   auto automatic = (*program)->load_method("forward", options);
-  ASSERT_TRUE(automatic.ok());
+  UNIVK_ASSERT_OK(automatic);
   EXPECT_EQ((*automatic)->mode(), ExecutionMode::kPerDelegate);
 
   // Delegates on two devices.
@@ -242,11 +242,11 @@ TEST_F(Fused, AutoFallsBackWhenADelegateCannotRecord) {
   options.backend_options["FakeB"]["fake_no_record"] = "1";
   options.mode = ExecutionMode::kAuto;
   auto automatic = program->load_method("forward", options);
-  ASSERT_TRUE(automatic.ok()) << automatic.status().to_string();
+  UNIVK_ASSERT_OK(automatic);
   EXPECT_EQ((*automatic)->mode(), ExecutionMode::kPerDelegate);
   const HostTensor x = random_input(Shape{6}, 4);
   auto y = (*automatic)->execute(std::span<const HostTensor>(&x, 1));
-  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  UNIVK_ASSERT_OK(y);
   EXPECT_EQ(y->size(), 4u);
 
   options.mode = ExecutionMode::kFused;
@@ -272,7 +272,7 @@ TEST_F(Fused, MethodsShareTheDeviceAndDestroyInAnyOrder) {
   expect_same(*a, *b);
   first.reset();
   auto again = second->execute(std::span<const HostTensor>(&x, 1));
-  ASSERT_TRUE(again.ok());
+  UNIVK_ASSERT_OK(again);
   expect_same(*again, *b);
   second.reset();
 }
@@ -326,8 +326,8 @@ TEST_F(Fused, ConcurrentMethodsOnOneDevice) {
   std::thread a(worker, 0), b(worker, 1);
   a.join();
   b.join();
-  EXPECT_TRUE(results[0].ok()) << results[0].to_string();
-  EXPECT_TRUE(results[1].ok()) << results[1].to_string();
+  UNIVK_EXPECT_OK(results[0]);
+  UNIVK_EXPECT_OK(results[1]);
   EXPECT_EQ(devices[0], devices[1]);
   EXPECT_EQ(registry_->created_count(), 1u);
 }

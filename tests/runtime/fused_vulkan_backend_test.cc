@@ -35,7 +35,7 @@ std::vector<uint8_t> single_op(const char* op, Attributes a, const Shape& in, co
   g.inputs = {0};
   g.outputs = {1};
   auto bytes = backends::serialize_compute_graph(g);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   return bytes.ok() ? std::move(bytes).value() : std::vector<uint8_t>{};
 }
 
@@ -48,13 +48,13 @@ std::vector<uint8_t> square_plus_quarter(const Shape& shape) {
   g.inputs = {0};
   g.outputs = {2};
   auto bytes = backends::serialize_compute_graph(g);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   return bytes.ok() ? std::move(bytes).value() : std::vector<uint8_t>{};
 }
 
 HostTensor run_ref(const char* op, const Attributes& a, std::vector<HostTensor> in) {
   auto out = reference::run_op(op, a, in);
-  EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
+  UNIVK_EXPECT_OK(out) << op;
   return out.ok() ? (*out)[0] : HostTensor();
 }
 
@@ -89,9 +89,9 @@ Example example() {
   m.set_inputs({x});
   m.set_outputs({y, ks});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   auto program = Program::load_bytes(std::move(bytes).value());
-  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_EXPECT_OK(program);
   e.program = std::move(program).value();
   return e;
 }
@@ -106,11 +106,11 @@ TEST(FusedVulkanBackend, ExampleChainFusedMatchesPerDelegateAndReference) {
   LoadOptions options;
   options.registry = &registry;
   auto fused = e.program->load_method("forward", options);
-  ASSERT_TRUE(fused.ok()) << fused.status().to_string();
+  UNIVK_ASSERT_OK(fused);
   ASSERT_EQ((*fused)->mode(), ExecutionMode::kFused);
   options.mode = ExecutionMode::kPerDelegate;
   auto per_delegate = e.program->load_method("forward", options);
-  ASSERT_TRUE(per_delegate.ok()) << per_delegate.status().to_string();
+  UNIVK_ASSERT_OK(per_delegate);
 
   const auto calls = (*fused)->delegate_calls();
   ASSERT_EQ(calls.size(), 4u);
@@ -132,10 +132,10 @@ TEST(FusedVulkanBackend, ExampleChainFusedMatchesPerDelegateAndReference) {
 
     const uint64_t before = (*device)->queue().last_submitted_value();
     auto got = (*fused)->execute(std::span<const HostTensor>(&x, 1));
-    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    UNIVK_ASSERT_OK(got);
     EXPECT_EQ((*device)->queue().last_submitted_value() - before, 1u) << "one submission per fused execute";
     auto want = (*per_delegate)->execute(std::span<const HostTensor>(&x, 1));
-    ASSERT_TRUE(want.ok()) << want.status().to_string();
+    UNIVK_ASSERT_OK(want);
     expect_near((*got)[0], y, "fused y");
     expect_near((*got)[1], ks, "fused ks");
     expect_near((*want)[0], y, "per_delegate y");

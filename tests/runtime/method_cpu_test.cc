@@ -36,15 +36,15 @@ std::shared_ptr<Program> cpu_program(const HostTensor& constant) {
   m.set_inputs({x});
   m.set_outputs({out, sig});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   auto program = Program::load_bytes(std::move(bytes).value());
-  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_EXPECT_OK(program);
   return std::move(program).value();
 }
 
 HostTensor run(std::string_view op, std::vector<HostTensor> inputs) {
   auto out = reference::run_op(op, {}, inputs);
-  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_EXPECT_OK(out);
   return std::move(out)->at(0);
 }
 
@@ -52,7 +52,7 @@ TEST(MethodCpu, KernelCallsMatchTheReference) {
   const HostTensor constant = random_tensor(Shape{3, 1}, 7);
   auto program = cpu_program(constant);
   auto method = program->load_method("forward");
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   EXPECT_EQ((*method)->mode(), ExecutionMode::kPerDelegate);
   EXPECT_TRUE((*method)->delegate_calls().empty());
   for (const InstructionInfo& info : (*method)->instructions()) EXPECT_TRUE(info.on_cpu) << info.name;
@@ -61,7 +61,7 @@ TEST(MethodCpu, KernelCallsMatchTheReference) {
   for (uint32_t seed = 0; seed < 3; ++seed) {
     const HostTensor x = random_tensor(Shape{2, 3, 5}, seed);
     auto outputs = (*method)->execute(std::span<const HostTensor>(&x, 1));
-    ASSERT_TRUE(outputs.ok()) << outputs.status().to_string();
+    UNIVK_ASSERT_OK(outputs);
     ASSERT_EQ(outputs->size(), 2u);
     const HostTensor expected = run("mul", {run("relu", {run("add", {x, constant})}), x});
     const HostTensor expected_sig = run("sigmoid", {x});
@@ -74,7 +74,7 @@ TEST(MethodCpu, KernelCallsMatchTheReference) {
 TEST(MethodCpu, InputMismatchesAreNamed) {
   auto program = cpu_program(random_tensor(Shape{3, 1}, 1));
   auto method = program->load_method("forward");
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
 
   auto none = (*method)->execute({});
   ASSERT_FALSE(none.ok());
@@ -123,7 +123,7 @@ TEST(MethodCpu, LoadErrors) {
   m.set_inputs({x});
   m.set_outputs({y});
   auto unknown = Program::load_bytes(*b.finish());
-  ASSERT_TRUE(unknown.ok());
+  UNIVK_ASSERT_OK(unknown);
   auto loaded = (*unknown)->load_method("forward");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kUnsupported);
@@ -138,7 +138,7 @@ TEST(MethodCpu, LoadErrors) {
   dm.set_inputs({dx});
   dm.set_outputs({dy});
   auto with_delegate = Program::load_bytes(*d.finish());
-  ASSERT_TRUE(with_delegate.ok());
+  UNIVK_ASSERT_OK(with_delegate);
   BackendRegistry empty;
   LoadOptions options;
   options.backends = &empty;
@@ -153,11 +153,11 @@ TEST(MethodCpu, ProgramAndMethodDestroyInAnyOrder) {
   const HostTensor constant = random_tensor(Shape{3, 1}, 3);
   auto program = cpu_program(constant);
   auto method = program->load_method("forward");
-  ASSERT_TRUE(method.ok());
+  UNIVK_ASSERT_OK(method);
   program.reset();  // the method keeps the program's bytes alive
   const HostTensor x = random_tensor(Shape{2, 3, 5}, 9);
   auto outputs = (*method)->execute(std::span<const HostTensor>(&x, 1));
-  ASSERT_TRUE(outputs.ok()) << outputs.status().to_string();
+  UNIVK_ASSERT_OK(outputs);
   const HostTensor expected = run("mul", {run("relu", {run("add", {x, constant})}), x});
   EXPECT_EQ(std::memcmp((*outputs)[0].bytes().data(), expected.bytes().data(), expected.byte_size()), 0);
 }

@@ -55,9 +55,9 @@ std::shared_ptr<Program> chain(const std::vector<DelegateDef>& defs, bool cpu_re
   }
   m.set_outputs({current});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   auto program = Program::load_bytes(std::move(bytes).value());
-  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_EXPECT_OK(program);
   return std::move(program).value();
 }
 
@@ -71,12 +71,12 @@ TEST_F(MethodDevice, PerDelegateChainWithCpuKernelBetween) {
   auto program = chain({{"FakeA", 2.f, -0.5f, ""}, {"FakeB", 3.f, 1.f, ""}}, /*cpu_relu_between=*/true);
   options_.mode = ExecutionMode::kPerDelegate;
   auto method = program->load_method("forward", options_);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   EXPECT_EQ((*method)->mode(), ExecutionMode::kPerDelegate);
 
   const HostTensor x = input();
   auto y = (*method)->execute(std::span<const HostTensor>(&x, 1));
-  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  UNIVK_ASSERT_OK(y);
   for (int64_t i = 0; i < kCount; ++i) {
     const float expected = std::max(x.data<float>()[i] * 2.f - 0.5f, 0.f) * 3.f + 1.f;
     EXPECT_FLOAT_EQ((*y)[0].data<float>()[i], expected) << i;
@@ -119,7 +119,7 @@ TEST_F(MethodDevice, RequirementsMergeInBothOrders) {
     FakeBackend::event_log().clear();
     auto program = a_first ? chain({a, b}, false) : chain({b, a}, false);
     auto method = program->load_method("forward", options_);
-    ASSERT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_ASSERT_OK(method);
     auto device = registry_->find(vulkan::DeviceKey{});
     ASSERT_TRUE(device.has_value());
     EXPECT_TRUE((*device)->has(vulkan::Feature::kShaderInt16));
@@ -140,7 +140,7 @@ TEST_F(MethodDevice, DelegatesGroupByDeviceKey) {
   options_.backend_options["FakeB"]["vulkan_shared_context_name"] = "right";
   options_.mode = ExecutionMode::kPerDelegate;
   auto method = program->load_method("forward", options_);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   auto calls = (*method)->delegate_calls();
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_NE(calls[0].device, calls[1].device);
@@ -154,7 +154,7 @@ TEST_F(MethodDevice, DelegatesGroupByDeviceKey) {
   LoadOptions same = options_;
   same.backend_options["FakeB"]["vulkan_shared_context_name"] = "left";
   auto shared = program->load_method("forward", same);
-  ASSERT_TRUE(shared.ok()) << shared.status().to_string();
+  UNIVK_ASSERT_OK(shared);
   auto shared_calls = (*shared)->delegate_calls();
   EXPECT_EQ(shared_calls[0].device, calls[0].device);
   EXPECT_EQ(shared_calls[1].device, calls[0].device);
@@ -165,7 +165,7 @@ TEST_F(MethodDevice, DelegatesGroupByDeviceKey) {
   grouped.backend_options["FakeB"]["vulkan_shared_context_name"] = "left";
   grouped.backend_options["FakeB"]["vulkan_shared_group_id"] = "1";
   auto other_group = program->load_method("forward", grouped);
-  ASSERT_TRUE(other_group.ok()) << other_group.status().to_string();
+  UNIVK_ASSERT_OK(other_group);
   auto group_calls = (*other_group)->delegate_calls();
   EXPECT_EQ(group_calls[0].device, calls[0].device);
   EXPECT_NE(group_calls[1].device, calls[0].device);
@@ -177,7 +177,7 @@ TEST_F(MethodDevice, DisabledModeGivesEachDelegateItsOwnDevice) {
   options_.all_backends["vulkan_shared_context_mode"] = "disabled";
   options_.mode = ExecutionMode::kPerDelegate;
   auto method = program->load_method("forward", options_);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   auto calls = (*method)->delegate_calls();
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_TRUE(calls[0].standalone_device);
@@ -188,7 +188,7 @@ TEST_F(MethodDevice, DisabledModeGivesEachDelegateItsOwnDevice) {
 
   const HostTensor x = input();
   auto y = (*method)->execute(std::span<const HostTensor>(&x, 1));
-  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  UNIVK_ASSERT_OK(y);
   EXPECT_FLOAT_EQ((*y)[0].data<float>()[5], x.data<float>()[5] * 6.f);
 }
 
@@ -231,7 +231,7 @@ TEST_F(MethodDevice, DestroyInAnyOrder) {
   const HostTensor x = input();
   a.reset();
   auto y = b->execute(std::span<const HostTensor>(&x, 1));
-  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  UNIVK_ASSERT_OK(y);
   EXPECT_FLOAT_EQ((*y)[0].data<float>()[3], std::max(x.data<float>()[3] * 2.f, 0.f) * 0.5f + 1.f);
   b.reset();
 }

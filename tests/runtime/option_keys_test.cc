@@ -6,6 +6,7 @@
 #include "fake_backend_fixture.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
@@ -22,9 +23,9 @@ std::shared_ptr<Program> one_fake_delegate() {
   m.add_delegate_call(delegate, {x}, {y});
   m.set_outputs({y});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   auto program = Program::load_bytes(std::move(bytes).value());
-  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_EXPECT_OK(program);
   return std::move(program).value();
 }
 
@@ -69,7 +70,7 @@ TEST_F(OptionKeys, EveryKnownKeyIsAccepted) {
                            {"vulkan_shared_group_id", "3"}};
   options_.backend_options["FakeA"]["fake_no_record"] = "1";
   auto method = one_fake_delegate()->load_method("forward", options_);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   EXPECT_EQ((*method)->delegate_calls().at(0).device_key.to_string(), "keys/3");
   EXPECT_EQ((*method)->mode(), ExecutionMode::kPerDelegate);  // fake_no_record reached the delegate
 }
@@ -81,7 +82,7 @@ TEST(BuiltinOptionKeys, VgfBackendKeysAreKnown) {
   LoadOptions options;
   options.all_backends = {{"max_binding_bytes", "4096"}, {"vgf_output_staging", "always"},
                           {"vgf_execution_path", "lowered"}};
-  EXPECT_TRUE(options.check_keys().ok()) << options.check_keys().to_string();
+  UNIVK_EXPECT_OK(options.check_keys());
   options.all_backends = {{"max_binding_byte", "4096"}};
   const Status s = options.check_keys();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();

@@ -9,6 +9,7 @@
 #include "program_generated.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
@@ -33,13 +34,13 @@ std::vector<uint8_t> valid_program() {
   m.set_inputs({x});
   m.set_outputs({z});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   return std::move(bytes).value();
 }
 
 TEST(ProgramCorruption, EveryTruncationIsRejected) {
   const std::vector<uint8_t> file = valid_program();
-  ASSERT_TRUE(parse_program(file).ok());
+  UNIVK_ASSERT_OK(parse_program(file));
   for (size_t size = 0; size < file.size(); ++size) {
     std::vector<uint8_t> cut(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(size));
     auto parsed = parse_program(cut);
@@ -142,7 +143,7 @@ TEST(ProgramCorruption, HandMadeFilesAreRejectedNamingTheField) {
   base.inputs = {0};
   base.outputs = {1};
   base.calls = {{2, 0, {0}, {1}}};
-  ASSERT_TRUE(parse_program(base.bytes()).ok()) << parse_program(base.bytes()).status().to_string();
+  UNIVK_ASSERT_OK(parse_program(base.bytes()));
 
   {
     RawProgram r = base;

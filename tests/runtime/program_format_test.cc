@@ -8,6 +8,7 @@
 
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::runtime {
 namespace {
@@ -51,9 +52,9 @@ ProgramBuilder& sample(ProgramBuilder& b) {
 TEST(ProgramFormat, RoundTripKeepsEveryField) {
   ProgramBuilder b;
   auto bytes = sample(b).finish();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto program = Program::load_bytes(*bytes);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   const ProgramDesc& desc = (*program)->desc();
 
   EXPECT_EQ(desc.version, kProgramFormatVersion);
@@ -97,10 +98,10 @@ TEST(ProgramFormat, RoundTripKeepsEveryField) {
 TEST(ProgramFormat, PayloadsAreAlignedSpansIntoTheMappedFile) {
   ProgramBuilder b;
   const auto path = (std::filesystem::temp_directory_path() / "univk_program_format_test.uvk").string();
-  ASSERT_TRUE(sample(b).write(path).ok());
+  UNIVK_ASSERT_OK(sample(b).write(path));
   auto program = Program::load(path);
   std::filesystem::remove(path);  // the mapping stays valid after unlink
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   const std::span<const uint8_t> file = (*program)->bytes();
   for (const DelegateDesc& delegate : (*program)->desc().delegates) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(delegate.payload.data()) % kSegmentAlignment, 0u);
@@ -115,13 +116,13 @@ TEST(ProgramFormat, PayloadsAreAlignedSpansIntoTheMappedFile) {
 TEST(ProgramFormat, UnalignedBytesAreCopiedOnce) {
   ProgramBuilder b;
   auto bytes = sample(b).finish();
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   // An offset view of the bytes cannot be parsed in place; load_bytes copies it into aligned storage.
   std::vector<uint8_t> shifted(bytes->size() + 1);
   std::memcpy(shifted.data() + 1, bytes->data(), bytes->size());
   EXPECT_FALSE(parse_program(std::span<const uint8_t>(shifted).subspan(1)).ok());
   auto program = Program::load_bytes(std::vector<uint8_t>(shifted.begin() + 1, shifted.end()));
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   EXPECT_EQ((*program)->desc().delegates.size(), 2u);
 }
 
@@ -188,7 +189,7 @@ TEST(ProgramFormat, WriterRejectsBrokenPrograms) {
 TEST(ProgramFormat, ExecutionModeNames) {
   for (ExecutionMode mode : {ExecutionMode::kAuto, ExecutionMode::kPerDelegate, ExecutionMode::kFused}) {
     auto parsed = execution_mode_from_name(execution_mode_name(mode));
-    ASSERT_TRUE(parsed.ok());
+    UNIVK_ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, mode);
   }
   EXPECT_FALSE(execution_mode_from_name("fast").ok());

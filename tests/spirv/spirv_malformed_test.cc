@@ -5,6 +5,7 @@
 #include <random>
 
 #include "tosa_test_graphs.h"
+#include "univk_test.h"
 
 namespace univk::spirv {
 namespace {
@@ -14,7 +15,7 @@ constexpr uint16_t kOpCapability = 17, kOpDecorate = 71, kOpExtInst = 12, kOpGra
 
 std::vector<uint32_t> module_for(TosaOp op) {
   auto words = write_tosa_graph(testing::graph_for(op));
-  EXPECT_TRUE(words.ok()) << words.status().to_string();
+  UNIVK_EXPECT_OK(words);
   return words.ok() ? *words : std::vector<uint32_t>{};
 }
 
@@ -135,7 +136,7 @@ TEST(SpirvMalformed, HugeCompactConstantIsRejected) {
   ValueId zero = g.add_constant(t, std::vector<uint8_t>(75 * 4, 0));
   g.add_output(g.add_operation(TosaOp::kAdd, {x, zero}, {}, t), 0, 1);
   auto words = write_tosa_graph(g);
-  ASSERT_TRUE(words.ok());
+  UNIVK_ASSERT_OK(words);
   auto w = *words;
   bool patched = false;
   for (size_t at = 5; at < w.size(); at += w[at] >> 16) {

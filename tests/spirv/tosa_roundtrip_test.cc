@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tosa_test_graphs.h"
+#include "univk_test.h"
 
 namespace univk::spirv {
 namespace {
@@ -70,13 +71,13 @@ TEST_P(TosaRoundTrip, Operator) {
   const TosaGraph g = testing::graph_for(GetParam());
   ASSERT_EQ(g.operations.size(), 1u) << "no test graph for " << tosa_op_name(GetParam());
   auto words = write_tosa_graph(g);
-  ASSERT_TRUE(words.ok()) << words.status().to_string();
+  UNIVK_ASSERT_OK(words);
   auto back = read_tosa_graph(*words);
-  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  UNIVK_ASSERT_OK(back);
   expect_same_graph(g, *back);
   // Writing what was read gives the same module.
   auto again = write_tosa_graph(*back);
-  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  UNIVK_ASSERT_OK(again);
   EXPECT_EQ(*words, *again);
 }
 
@@ -99,9 +100,9 @@ TEST(TosaRoundTripChain, ElementwiseChainWithSharedValues) {
   g.add_output(sig, 1, 5);
   g.add_output(sq, 2, 0);
   auto words = write_tosa_graph(g);
-  ASSERT_TRUE(words.ok()) << words.status().to_string();
+  UNIVK_ASSERT_OK(words);
   auto back = read_tosa_graph(*words);
-  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  UNIVK_ASSERT_OK(back);
   expect_same_graph(g, *back);
   EXPECT_EQ(back->operations[0].inputs[0], back->operations[0].inputs[1]);
 }

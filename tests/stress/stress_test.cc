@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../fault/reliability_programs.h"
+#include "univk_test.h"
 
 namespace univk::reliability {
 namespace {
@@ -53,7 +54,7 @@ class Stress : public ::testing::Test {
  protected:
   void SetUp() override {
     auto programs = available();
-    ASSERT_TRUE(programs.ok()) << programs.status().to_string();
+    UNIVK_ASSERT_OK(programs);
     programs_ = std::move(programs).value();
     if (programs_.empty()) GTEST_SKIP() << "this build has no backend to run a program with";
     options_.registry = &registry_;
@@ -70,7 +71,7 @@ TEST_F(Stress, EightThreadsLoadRunUnloadOnOneDevice) {
   // Keep the shared device alive between iterations (otherwise each thread's last unload would
   // destroy it and the next load recreate it; that race has its own test below).
   auto keeper = programs_[0].program->load_method("forward", options_);
-  ASSERT_TRUE(keeper.ok()) << keeper.status().to_string();
+  UNIVK_ASSERT_OK(keeper);
 
   Errors errors;
   std::atomic<uint64_t> iterations{0}, executes{0};
@@ -113,7 +114,7 @@ TEST_F(Stress, EightThreadsExecuteConcurrently) {
   std::vector<std::unique_ptr<runtime::Method>> methods;
   for (int t = 0; t < kThreads; ++t) {
     auto method = programs_[t % programs_.size()].program->load_method("forward", options_);
-    ASSERT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_ASSERT_OK(method);
     methods.push_back(std::move(method).value());
   }
   Errors errors;
@@ -148,7 +149,7 @@ TEST_F(Stress, EightThreadsShareOneMethod) {
       runtime::LoadOptions options = options_;
       options.mode = mode;
       auto method = program.program->load_method("forward", options);
-      ASSERT_TRUE(method.ok()) << program.name << ": " << method.status().to_string();
+      UNIVK_ASSERT_OK(method) << program.name;
       ASSERT_EQ((*method)->mode(), mode);
       Errors errors;
       std::atomic<uint64_t> verified{0};

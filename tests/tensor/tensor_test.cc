@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include "univk_test.h"
 
 namespace univk {
 namespace {
@@ -36,7 +37,7 @@ TEST(Shape, NumelStridesAndBroadcast) {
   EXPECT_EQ(s.to_string(), "[2,3,4]");
   EXPECT_EQ(Shape().numel(), 1);
   auto b = broadcast_shapes(Shape{3, 1}, Shape{4});
-  ASSERT_TRUE(b.ok());
+  UNIVK_ASSERT_OK(b);
   EXPECT_EQ(*b, (Shape{3, 4}));
   EXPECT_FALSE(broadcast_shapes(Shape{3}, Shape{4}).ok());
   EXPECT_FALSE(Shape::checked({2, -1}).ok());
@@ -53,7 +54,7 @@ TEST(HostTensor, OwnsAlignedZeroedStorage) {
   t.data<float>()[5] = 1.0f;
   EXPECT_EQ(copy.data<float>()[5], 7.0f);
   auto r = copy.reshaped(Shape{6});
-  ASSERT_TRUE(r.ok());
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(r->describe(), "float32[6]");
   EXPECT_FALSE(copy.reshaped(Shape{5}).ok());
 }

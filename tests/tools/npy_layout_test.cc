@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include "univk_test.h"
 
 namespace univk::npy {
 namespace {
@@ -57,7 +58,7 @@ TEST(NpyLayout, BigEndianIntegersOfEverySizeAreByteSwapped) {
   for (const Case& c : {Case{">i1", DType::kInt8, 1}, Case{">i2", DType::kInt16, 2}, Case{">i4", DType::kInt32, 4},
                         Case{">i8", DType::kInt64, 8}}) {
     auto t = parse_npy(make_file(header(c.descr, false, "(4,)"), encode_ints(values, c.elem, true)));
-    ASSERT_TRUE(t.ok()) << c.descr << ": " << t.status().to_string();
+    UNIVK_ASSERT_OK(t) << c.descr;
     EXPECT_EQ(t->dtype(), c.dtype);
     std::vector<int64_t> got;
     if (c.elem == 1) got = values_of<int8_t>(*t);
@@ -71,15 +72,15 @@ TEST(NpyLayout, BigEndianIntegersOfEverySizeAreByteSwapped) {
 TEST(NpyLayout, BigEndianFloatsAreByteSwapped) {
   // 1.5f = 0x3FC00000, -2.0f = 0xC0000000; float16 1.5 = 0x3E00, -2.0 = 0xC000.
   auto f32 = parse_npy(make_file(header(">f4", false, "(2,)"), {0x3F, 0xC0, 0, 0, 0xC0, 0, 0, 0}));
-  ASSERT_TRUE(f32.ok()) << f32.status().to_string();
+  UNIVK_ASSERT_OK(f32);
   EXPECT_EQ(f32->data<float>()[0], 1.5f);
   EXPECT_EQ(f32->data<float>()[1], -2.0f);
   auto f16 = parse_npy(make_file(header(">f2", false, "(2,)"), {0x3E, 0x00, 0xC0, 0x00}));
-  ASSERT_TRUE(f16.ok()) << f16.status().to_string();
+  UNIVK_ASSERT_OK(f16);
   EXPECT_EQ(values_of<uint16_t>(*f16), (std::vector<int64_t>{0x3E00, 0xC000}));
   // The same values little endian ('<' and native '=') read unchanged.
   auto native = parse_npy(make_file(header("=f4", false, "(2,)"), {0, 0, 0xC0, 0x3F, 0, 0, 0, 0xC0}));
-  ASSERT_TRUE(native.ok()) << native.status().to_string();
+  UNIVK_ASSERT_OK(native);
   EXPECT_EQ(native->data<float>()[0], 1.5f);
   EXPECT_EQ(native->data<float>()[1], -2.0f);
 }
@@ -87,7 +88,7 @@ TEST(NpyLayout, BigEndianFloatsAreByteSwapped) {
 TEST(NpyLayout, FortranOrderIsTransposedToCOrder) {
   // a = [[0, 1, 2], [3, 4, 5]] stored column by column: 0 3 1 4 2 5.
   auto t = parse_npy(make_file(header("<i4", true, "(2, 3)"), encode_ints({0, 3, 1, 4, 2, 5}, 4, false)));
-  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  UNIVK_ASSERT_OK(t);
   EXPECT_EQ(t->shape(), (Shape{2, 3}));
   EXPECT_EQ(values_of<int32_t>(*t), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
 
@@ -104,20 +105,20 @@ TEST(NpyLayout, FortranOrderIsTransposedToCOrder) {
     }
   }
   auto t3 = parse_npy(make_file(header(">i2", true, "(2, 3, 4)"), encode_ints(column_major, 2, true)));
-  ASSERT_TRUE(t3.ok()) << t3.status().to_string();
+  UNIVK_ASSERT_OK(t3);
   EXPECT_EQ(t3->shape(), (Shape{2, 3, 4}));
   EXPECT_EQ(values_of<int16_t>(*t3), row_major);
 }
 
 TEST(NpyLayout, FortranOrderOfRankZeroOneAndEmptyArrays) {
   auto scalar = parse_npy(make_file(header("<i8", true, "()"), encode_ints({7}, 8, false)));
-  ASSERT_TRUE(scalar.ok()) << scalar.status().to_string();
+  UNIVK_ASSERT_OK(scalar);
   EXPECT_EQ(values_of<int64_t>(*scalar), (std::vector<int64_t>{7}));
   auto vector = parse_npy(make_file(header("|u1", true, "(3,)"), {1, 2, 3}));
-  ASSERT_TRUE(vector.ok()) << vector.status().to_string();
+  UNIVK_ASSERT_OK(vector);
   EXPECT_EQ(values_of<uint8_t>(*vector), (std::vector<int64_t>{1, 2, 3}));
   auto empty = parse_npy(make_file(header("<f4", true, "(0, 3)"), {}));
-  ASSERT_TRUE(empty.ok()) << empty.status().to_string();
+  UNIVK_ASSERT_OK(empty);
   EXPECT_EQ(empty->shape(), (Shape{0, 3}));
 }
 

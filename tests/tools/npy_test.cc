@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include "univk_test.h"
 
 namespace univk::npy {
 namespace {
@@ -30,7 +31,7 @@ TEST(Npy, RoundTripsEveryDtype) {
     const std::vector<uint8_t> bytes = encode_npy(t);
     EXPECT_EQ((bytes.size() - t.byte_size()) % 64, 0u) << "data starts 64-byte aligned";
     auto back = parse_npy(bytes);
-    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    UNIVK_ASSERT_OK(back);
     EXPECT_EQ(back->dtype(), dtype);
     EXPECT_EQ(back->shape(), t.shape());
     EXPECT_TRUE(std::equal(t.bytes().begin(), t.bytes().end(), back->bytes().begin()));
@@ -38,7 +39,7 @@ TEST(Npy, RoundTripsEveryDtype) {
   // rank 0 and rank 1 spell their tuples "()" and "(5,)"
   for (const Shape& s : {Shape{}, Shape{5}, Shape{0, 3}}) {
     auto back = parse_npy(encode_npy(HostTensor(DType::kFloat32, s)));
-    ASSERT_TRUE(back.ok()) << back.status().to_string();
+    UNIVK_ASSERT_OK(back);
     EXPECT_EQ(back->shape(), s);
   }
 }
@@ -49,10 +50,10 @@ TEST(Npy, ReadsWhatNumPyWrites) {
   header.append(118 - header.size() - 10 - 1, ' ');
   header += '\n';
   auto t = parse_npy(make_file(header, 16));
-  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  UNIVK_ASSERT_OK(t);
   EXPECT_EQ(t->shape(), (Shape{2, 2}));
   auto v2 = parse_npy(make_file("{'descr': '<i8', 'fortran_order': False, 'shape': (3,)}", 24, 2));
-  ASSERT_TRUE(v2.ok()) << v2.status().to_string();
+  UNIVK_ASSERT_OK(v2);
   EXPECT_EQ(v2->dtype(), DType::kInt64);
 }
 

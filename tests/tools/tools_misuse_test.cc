@@ -20,6 +20,7 @@
 #include "npy.h"
 #include "univk/base/file_map.h"
 #include "univk/compiler/compiler.h"
+#include "univk_test.h"
 
 namespace univk {
 namespace {
@@ -64,11 +65,11 @@ class ToolsMisuse : public ::testing::Test {
     fs::create_directories(*dir_);
     compiler::Graph g;
     const compiler::ValueId x = g.add_input("x", DType::kFloat32, Shape{1, 3, 4, 4}).value();
-    ASSERT_TRUE(g.add_output(g.add_node_inferred("relu", "relu", {}, {x}).value()).ok());
+    UNIVK_ASSERT_OK(g.add_output(g.add_node_inferred("relu", "relu", {}, {x}).value()));
     auto compiled = compiler::compile_program(g, {});
-    ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
-    ASSERT_TRUE(write_file(path("model.uvk"), compiled->bytes).ok());
-    ASSERT_TRUE(npy::write_npy(path("input.npy"), HostTensor(DType::kFloat32, Shape{1, 3, 4, 4})).ok());
+    UNIVK_ASSERT_OK(compiled);
+    UNIVK_ASSERT_OK(write_file(path("model.uvk"), compiled->bytes));
+    UNIVK_ASSERT_OK(npy::write_npy(path("input.npy"), HostTensor(DType::kFloat32, Shape{1, 3, 4, 4})));
     ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
   }
   static void TearDownTestSuite() {
@@ -258,7 +259,7 @@ TEST_F(ToolsMisuse, JsonReportOfAFailedLoadDoesNotMatch) {
                             "--json", json});
   EXPECT_EQ(r.exit_code, 3) << r.output;
   auto report = read_file(json);
-  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  UNIVK_ASSERT_OK(report);
   EXPECT_NE(report->find("\"all_match\": false"), std::string::npos) << *report;
   EXPECT_NE(report->find("\"ok\": false"), std::string::npos) << *report;
   EXPECT_NE(report->find("lookup_only"), std::string::npos) << *report;

@@ -14,6 +14,7 @@
 #include "univk/base/file_map.h"
 #include "univk/compiler/compiler.h"
 #include "univk/reference/kernels.h"
+#include "univk_test.h"
 
 namespace univk {
 namespace {
@@ -59,12 +60,12 @@ class UnivkRun : public ::testing::Test {
     Attributes add;
     add.set("other", 0.25);
     const compiler::ValueId a = g.add_node_inferred("add", "add", add, {m}).value();
-    ASSERT_TRUE(g.add_output(a).ok());
+    UNIVK_ASSERT_OK(g.add_output(a));
     compiler::CompileOptions options;
     options.partition.pins = {{"sigmoid", "VulkanBackend"}};
     auto compiled = compiler::compile_program(g, options);
-    ASSERT_TRUE(compiled.ok()) << compiled.status().to_string();
-    ASSERT_TRUE(write_file(path("model.uvk"), compiled->bytes).ok());
+    UNIVK_ASSERT_OK(compiled);
+    UNIVK_ASSERT_OK(write_file(path("model.uvk"), compiled->bytes));
 
     // A program with a CPU kernel call (softmax, with only the VgfBackend in the order).
     compiler::Graph h;
@@ -72,37 +73,37 @@ class UnivkRun : public ::testing::Test {
     Attributes dim;
     dim.set("dim", int64_t{1});
     const compiler::ValueId hs = h.add_node_inferred("softmax", "softmax", dim, {hx}).value();
-    ASSERT_TRUE(h.add_output(h.add_node_inferred("relu", "relu", {}, {hs}).value()).ok());
+    UNIVK_ASSERT_OK(h.add_output(h.add_node_inferred("relu", "relu", {}, {hs}).value()));
     compiler::CompileOptions vgf_only;
     vgf_only.partition.order = {"VgfBackend"};
     auto with_cpu = compiler::compile_program(h, vgf_only);
-    ASSERT_TRUE(with_cpu.ok()) << with_cpu.status().to_string();
-    ASSERT_TRUE(write_file(path("cpu.uvk"), with_cpu->bytes).ok());
+    UNIVK_ASSERT_OK(with_cpu);
+    UNIVK_ASSERT_OK(write_file(path("cpu.uvk"), with_cpu->bytes));
 
     HostTensor input(DType::kFloat32, Shape{1, 3, 8, 8});
     std::mt19937 rng(3);
     std::normal_distribution<float> dist;
     for (float& v : input.data<float>()) v = dist(rng);
-    ASSERT_TRUE(npy::write_npy(path("input.npy"), input).ok());
+    UNIVK_ASSERT_OK(npy::write_npy(path("input.npy"), input));
     // The reference: the same model on the CPU reference kernels.
     HostTensor v = input;
     for (const compiler::Node& n : g.nodes()) {
       const std::vector<HostTensor> in(n.inputs.size(), v);  // each node reads the previous result
       auto out = reference::run_op(n.op, n.attrs, in);
-      ASSERT_TRUE(out.ok());
+      UNIVK_ASSERT_OK(out);
       v = (*out)[0];
     }
-    ASSERT_TRUE(npy::write_npy(path("expected.npy"), v).ok());
+    UNIVK_ASSERT_OK(npy::write_npy(path("expected.npy"), v));
     HostTensor wrong = v;
     wrong.data<float>()[5] += 0.01f;
-    ASSERT_TRUE(npy::write_npy(path("wrong.npy"), wrong).ok());
-    ASSERT_TRUE(npy::write_npy(path("wrong_shape.npy"), HostTensor(DType::kFloat32, Shape{1, 3, 4, 5})).ok());
+    UNIVK_ASSERT_OK(npy::write_npy(path("wrong.npy"), wrong));
+    UNIVK_ASSERT_OK(npy::write_npy(path("wrong_shape.npy"), HostTensor(DType::kFloat32, Shape{1, 3, 4, 5})));
     std::vector<uint8_t> bad = npy::encode_npy(input);
     bad[1] = 'X';
-    ASSERT_TRUE(write_file(path("bad_magic.npy"), bad).ok());
+    UNIVK_ASSERT_OK(write_file(path("bad_magic.npy"), bad));
     std::vector<uint8_t> truncated = npy::encode_npy(input);
     truncated.resize(truncated.size() - 4);
-    ASSERT_TRUE(write_file(path("truncated.npy"), truncated).ok());
+    UNIVK_ASSERT_OK(write_file(path("truncated.npy"), truncated));
   }
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -129,7 +130,7 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
     EXPECT_NE(r.output.find("match"), std::string::npos);
     EXPECT_EQ(r.output.find("VUID"), std::string::npos) << "validation messages: " << r.output;
     auto report = read_file(json);
-    ASSERT_TRUE(report.ok());
+    UNIVK_ASSERT_OK(report);
     EXPECT_NE(report->find("\"single_device_and_queue\": true"), std::string::npos) << *report;
     EXPECT_NE(report->find("\"cpu_operators\": 0"), std::string::npos);
     EXPECT_NE(report->find("\"all_match\": true"), std::string::npos);
@@ -173,7 +174,7 @@ TEST_F(UnivkRun, RandomInputsAndOutputFiles) {
   RunResult r = run_tool(path("model.uvk") + " --random-inputs 7 --output-dir " + out_dir);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   auto out = npy::read_npy(out_dir + "/output_0.npy");
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   EXPECT_EQ(out->shape(), (Shape{1, 3, 4, 4}));
   for (float v : out->data<float>()) {  // sigmoid(..)^2 + 0.25 lies in (0.25, 1.25)
     EXPECT_GT(v, 0.25f);

@@ -12,6 +12,7 @@
 #include "univk/spirv/tosa_graph.h"
 #include "vgf_test_util.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::vgf {
 namespace {
@@ -53,7 +54,7 @@ std::vector<uint8_t> pool_vgf() {
   a.set("output_zp", 0.0);
   g.add_output(g.add_operation(spirv::TosaOp::kAvgPool2d, {x}, a, {DType::kFloat32, {1, 4, 4, 3}}), 0, 1);
   auto words = spirv::write_tosa_graph(g);
-  EXPECT_TRUE(words.ok());
+  UNIVK_EXPECT_OK(words);
   VgfModel m;
   Module mod;
   mod.name = "pool";
@@ -72,13 +73,13 @@ std::vector<uint8_t> pool_vgf() {
   m.inputs = {{0, 0}};
   m.outputs = {{1, 1}};
   auto bytes = encode_vgf(m);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 
 TEST(UnivkDump, GraphModuleOperators) {
   const std::string path = temp_path("pool.vgf");
-  ASSERT_TRUE(write_file(path, pool_vgf()).ok());
+  UNIVK_ASSERT_OK(write_file(path, pool_vgf()));
   DumpRun r = run_dump(path);
   std::filesystem::remove(path);
   EXPECT_EQ(r.rc, 0);
@@ -108,7 +109,7 @@ TEST(UnivkDump, BadFilesAndUsage) {
   auto bytes = pool_vgf();
   bytes.resize(bytes.size() - 3);
   const std::string path = temp_path("truncated.vgf");
-  ASSERT_TRUE(write_file(path, bytes).ok());
+  UNIVK_ASSERT_OK(write_file(path, bytes));
   DumpRun r = run_dump(path);
   std::filesystem::remove(path);
   EXPECT_EQ(r.rc, 1);
@@ -126,7 +127,7 @@ TEST(UnivkDump, ProgramWithVgfDelegate) {
   m.set_inputs({x});
   m.set_outputs({y});
   const std::string path = temp_path("program.uvk");
-  ASSERT_TRUE(pb.write(path).ok());
+  UNIVK_ASSERT_OK(pb.write(path));
   DumpRun r = run_dump(path);
   std::filesystem::remove(path);
   EXPECT_EQ(r.rc, 0);

@@ -9,6 +9,7 @@
 #include "external_data.h"
 #include "univk/base/file_map.h"
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vgf {
 namespace {
@@ -20,14 +21,14 @@ std::vector<std::vector<uint8_t>> corpus() {
     for (const char* name : {"single_maxpool_graph_pre_v0_4_0.vgf", "simple_conv2d_rescale_graph_outdated.vgf",
                            "simple_conv2d_rescale_graph_v0_4_3.vgf"}) {
       auto data = read_file(testing::sample_path(name));
-      EXPECT_TRUE(data.ok()) << data.status().to_string();
+      UNIVK_EXPECT_OK(data);
       if (data.ok()) files.emplace_back(data->begin(), data->end());
     }
   }
   VgfModel model = testing::make_model();
   model.segments[0].constant_bindings = {{0, 1}, {1, 0}};
   auto encoded = encode_vgf(model, k0_5_0);
-  EXPECT_TRUE(encoded.ok());
+  UNIVK_EXPECT_OK(encoded);
   if (encoded.ok()) files.push_back(*encoded);
   return files;
 }
@@ -41,7 +42,7 @@ void expect_views_inside(const VgfFile& f, std::span<const uint8_t> bytes) {
     EXPECT_TRUE(c.data().data() >= lo && c.data().data() + c.data().size() <= hi);
   }
   for (const Resource& r : f.resources) EXPECT_TRUE(r.strides.empty() || r.strides.size() == r.shape.size());
-  EXPECT_TRUE(validate_vgf(f).ok());
+  UNIVK_EXPECT_OK(validate_vgf(f));
 }
 
 TEST(VgfCorruption, EveryTruncationIsRejected) {
@@ -53,7 +54,7 @@ TEST(VgfCorruption, EveryTruncationIsRejected) {
       ASSERT_FALSE(r.ok()) << "truncated at " << len << " of " << file.size();
       EXPECT_FALSE(r.status().message().empty());
     }
-    EXPECT_TRUE(decode_vgf(file).ok());
+    UNIVK_EXPECT_OK(decode_vgf(file));
   }
   UNIVK_REQUIRE_EXTERNAL_FILE(testing::sample_path(""));
 }
@@ -114,14 +115,14 @@ TEST(VgfCorruption, HeaderErrorsNameTheProblem) {
   const uint32_t legacy = 0xF0E1D2C3u;
   std::memcpy(bad.data(), &legacy, 4);
   r = decode_vgf(bad);
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_ASSERT_OK(r);
   EXPECT_TRUE(r->legacy_magic);
 }
 
 TEST(VgfCorruption, Const00BoundsAreChecked) {
   VgfModel model = testing::make_model();
   auto bytes = encode_vgf(model);
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   uint64_t const_off;
   std::memcpy(&const_off, bytes->data() + 64, 8);
   auto bad = *bytes;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vgf {
 namespace {
@@ -73,9 +74,9 @@ void expect_same(const VgfFile& a, const VgfFile& b) {
 TEST(VgfRoundTrip, Version043) {
   const VgfModel model = testing::make_model();
   auto bytes = encode_vgf(model);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto decoded = decode_vgf(*bytes);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
+  UNIVK_ASSERT_OK(decoded);
   EXPECT_EQ(decoded->version, k0_4_3);
   expect_same(model, *decoded);
   // Layout: header magic and version, sections 8-aligned and in order, reserved bytes zero,
@@ -108,9 +109,9 @@ TEST(VgfRoundTrip, Version050WritesConstantBindings) {
   EXPECT_NE(old_format.status().message().find("0.5.0"), std::string::npos);
 
   auto bytes = encode_vgf(model, k0_5_0);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto decoded = decode_vgf(*bytes);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
+  UNIVK_ASSERT_OK(decoded);
   EXPECT_EQ(decoded->version, k0_5_0);
   expect_same(model, *decoded);
   const Segment& s = decoded->segments[0];
@@ -126,9 +127,9 @@ TEST(VgfRoundTrip, EmptyModelAndPlaceholderModule) {
   placeholder.name = "p";
   model.modules.push_back(placeholder);
   auto bytes = encode_vgf(model);
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   auto decoded = decode_vgf(*bytes);
-  ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
+  UNIVK_ASSERT_OK(decoded);
   ASSERT_EQ(decoded->modules.size(), 1u);
   EXPECT_TRUE(decoded->modules[0].spirv().empty());
   EXPECT_TRUE(decoded->constants.empty());

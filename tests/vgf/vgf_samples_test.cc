@@ -5,6 +5,7 @@
 #include "external_data.h"
 #include "univk/base/file_map.h"
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vgf {
 namespace {
@@ -24,10 +25,10 @@ struct Decoded {
 
 Decoded load(const std::string& name) {
   auto file = MappedFile::open(sample_path(name));
-  EXPECT_TRUE(file.ok()) << file.status().to_string();
+  UNIVK_EXPECT_OK(file);
   if (!file.ok()) return {};
   auto vgf = decode_vgf(file->bytes());
-  EXPECT_TRUE(vgf.ok()) << vgf.status().to_string();
+  UNIVK_EXPECT_OK(vgf);
   if (!vgf.ok()) return {};
   return {std::move(*file), std::move(*vgf)};
 }
@@ -143,9 +144,9 @@ TEST_F(VgfSamples, Conv2dRescale043) {
 TEST_F(VgfSamples, ReencodeAsCurrentVersion) {
   Decoded d = load("simple_conv2d_rescale_graph_outdated.vgf");
   auto bytes = encode_vgf(d.vgf);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto again = decode_vgf(*bytes);
-  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  UNIVK_ASSERT_OK(again);
   EXPECT_EQ(again->version, k0_4_3);
   expect_common(*again);
   ASSERT_EQ(again->constants.size(), 1u);

@@ -6,6 +6,7 @@
 
 #include "univk/vulkan/validation.h"
 #include "vulkan_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -23,8 +24,8 @@ struct ScaleAddParams {
 void check_scale_add(const DeviceLease& device, uint32_t n) {
   auto in = Buffer::create(device, n * sizeof(float), MemoryKind::kHostVisible);
   auto out = Buffer::create(device, n * sizeof(float), MemoryKind::kHostVisible);
-  ASSERT_TRUE(in.ok()) << in.status().to_string();
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(in);
+  UNIVK_ASSERT_OK(out);
   auto* x = static_cast<float*>(in->mapped());
   for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i) * 0.5f - 7.0f;
   std::memset(out->mapped(), 0, n * sizeof(float));
@@ -32,30 +33,30 @@ void check_scale_add(const DeviceLease& device, uint32_t n) {
   auto job = ComputeJob::create(device, test_shaders::scale_add_spv(),
                                 {{in->handle(), 0, in->size()}, {out->handle(), 0, out->size()}},
                                 sizeof(ScaleAddParams), "scale_add");
-  ASSERT_TRUE(job.ok()) << job.status().to_string();
+  UNIVK_ASSERT_OK(job);
   ScaleAddParams params{3.0f, 0.25f, n};
-  ASSERT_TRUE(job->record(testing::bytes_of(params), (n + 63) / 64).ok());
+  UNIVK_ASSERT_OK(job->record(testing::bytes_of(params), (n + 63) / 64));
   auto value = job->submit();
-  ASSERT_TRUE(value.ok()) << value.status().to_string();
-  ASSERT_TRUE(device->queue().wait(*value).ok());
+  UNIVK_ASSERT_OK(value);
+  UNIVK_ASSERT_OK(device->queue().wait(*value));
   const auto* y = static_cast<const float*>(out->mapped());
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * 3.0f + 0.25f) << "element " << i;
 }
 
 TEST(Instance, ListsAndSelectsDevices) {
   auto instance = Instance::create(test_config());
-  ASSERT_TRUE(instance.ok()) << instance.status().to_string();
+  UNIVK_ASSERT_OK(instance);
   EXPECT_TRUE((*instance)->validation_enabled());
   auto devices = (*instance)->sorted_physical_devices();
-  ASSERT_TRUE(devices.ok());
+  UNIVK_ASSERT_OK(devices);
   ASSERT_FALSE(devices->empty());
 
   auto first = (*instance)->select_physical_device("0");
-  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  UNIVK_ASSERT_OK(first);
   EXPECT_EQ(*first, devices->front());
   std::string name = (*instance)->properties(devices->front()).deviceName;
   auto by_name = (*instance)->select_physical_device(name.substr(0, 4));
-  ASSERT_TRUE(by_name.ok());
+  UNIVK_ASSERT_OK(by_name);
 
   auto missing = (*instance)->select_physical_device("no-such-gpu");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
@@ -82,7 +83,7 @@ TEST(Device, EnablesWhatWasAskedAndRecordsIt) {
   req.required_features = {Feature::kStorageBuffer16BitAccess};
   req.optional_extensions = {"VK_KHR_no_such_extension", VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME};
   auto device = Device::create(test_config(), req);
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   const DeviceCapabilities& enabled = (*device)->enabled();
   EXPECT_TRUE(enabled.features.contains(Feature::kTimelineSemaphore));
   EXPECT_TRUE(enabled.features.contains(Feature::kStorageBuffer16BitAccess));
@@ -109,7 +110,7 @@ TEST(Device, IncompatibleNamesEveryMissingItem) {
 
 TEST(Buffer, KindsMappingAndAccounting) {
   auto device = Device::create(test_config(), {});
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   {
     auto local = Buffer::create(*device, 1000, MemoryKind::kDeviceLocal);
     auto host = Buffer::create(*device, 1000, MemoryKind::kHostVisible);
@@ -143,16 +144,16 @@ TEST(Buffer, KindsMappingAndAccounting) {
 
 TEST(Dispatch, ScaleAddOutputIsChecked) {
   auto device = Device::create(test_config(), {});
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   check_scale_add(*device, 1000);  // not a multiple of the workgroup size
   check_scale_add(*device, 1);
 }
 
 TEST(Dispatch, DeviceLocalBuffersThroughCopiesAndBarriers) {
   auto device = Device::create(test_config(), {});
-  ASSERT_TRUE(device.ok());
+  UNIVK_ASSERT_OK(device);
   Status s = testing::run_staged_scale_add_check(*device, 333);
-  EXPECT_TRUE(s.ok()) << s.to_string();
+  UNIVK_EXPECT_OK(s);
 }
 
 TEST(Dispatch, TwoDevicesOnTwoInstancesCoexist) {
@@ -169,7 +170,7 @@ TEST(Dispatch, TwoDevicesOnTwoInstancesCoexist) {
 
 TEST(Pipeline, RejectsBadSpirvNamingThePipeline) {
   auto device = Device::create(test_config(), {});
-  ASSERT_TRUE(device.ok());
+  UNIVK_ASSERT_OK(device);
   std::vector<uint32_t> garbage = {1, 2, 3, 4, 5, 6};
   auto pipeline = ComputePipeline::create(*device, ComputePipelineDesc::storage_buffers(garbage, 1, 0, "my_kernel"));
   EXPECT_EQ(pipeline.status().code(), StatusCode::kInvalidArgument);

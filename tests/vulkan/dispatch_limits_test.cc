@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "univk/vulkan/dispatch_limits.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -16,8 +17,8 @@ VkPhysicalDeviceLimits limits_of(uint32_t x, uint32_t y, uint32_t z) {
 
 TEST(DispatchLimits, CountsUpToTheLimitPass) {
   const auto limits = limits_of(65535, 65535, 65535);
-  EXPECT_TRUE(check_dispatch_groups(limits, {65535, 65535, 65535}, "k").ok());
-  EXPECT_TRUE(check_dispatch_groups(limits, {0, 1, 1}, "k").ok());
+  UNIVK_EXPECT_OK(check_dispatch_groups(limits, {65535, 65535, 65535}, "k"));
+  UNIVK_EXPECT_OK(check_dispatch_groups(limits, {0, 1, 1}, "k"));
 }
 
 TEST(DispatchLimits, EachAxisBeyondItsLimitIsRefusedNamingItAndTheLimit) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vulkan_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -56,7 +57,7 @@ TEST(QueueStress, EightThreadsFiveHundredSubmissionsEach) {
   std::array<DeviceLease, kThreads> leases;
   for (auto& lease : leases) {
     auto acquired = registry.acquire(SharedDeviceOptions{}, {}, testing::test_config());
-    ASSERT_TRUE(acquired.ok()) << acquired.status().to_string();
+    UNIVK_ASSERT_OK(acquired);
     lease = *acquired;
   }
   uint64_t first_value = leases[0]->queue().last_submitted_value();

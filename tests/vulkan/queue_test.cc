@@ -9,6 +9,7 @@
 
 #include "univk/vulkan/registry.h"
 #include "vulkan_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -41,7 +42,7 @@ struct SpinJob {
 
 TEST(Queue, WaitingThreadDoesNotBlockAnotherThreadsSubmit) {
   auto created = Device::create(test_config(), {});
-  ASSERT_TRUE(created.ok()) << created.status().to_string();
+  UNIVK_ASSERT_OK(created);
   DeviceLease device = *created;
   Queue& queue = device->queue();
 
@@ -50,9 +51,9 @@ TEST(Queue, WaitingThreadDoesNotBlockAnotherThreadsSubmit) {
   uint32_t groups = 96;
   for (int attempt = 0; attempt < 3; ++attempt, groups *= 4) {
     auto spin = SpinJob::create(device, groups);
-    ASSERT_TRUE(spin.ok()) << spin.status().to_string();
+    UNIVK_ASSERT_OK(spin);
     auto long_value = spin->job.submit();
-    ASSERT_TRUE(long_value.ok()) << long_value.status().to_string();
+    UNIVK_ASSERT_OK(long_value);
 
     std::atomic<bool> waiting{false};
     Status waiter_status;
@@ -66,7 +67,7 @@ TEST(Queue, WaitingThreadDoesNotBlockAnotherThreadsSubmit) {
     // A zero-timeout wait on an unfinished value times out.
     Status poll = queue.wait(*long_value, 0);
     auto polled_completed = queue.completed_value();
-    ASSERT_TRUE(polled_completed.ok());
+    UNIVK_ASSERT_OK(polled_completed);
     if (*polled_completed < *long_value) {
       EXPECT_EQ(poll.code(), StatusCode::kTimeout) << poll.to_string();
     }
@@ -99,8 +100,8 @@ TEST(Queue, WaitingThreadDoesNotBlockAnotherThreadsSubmit) {
     });
     submitter.join();
     waiter.join();
-    ASSERT_TRUE(fill_status.ok()) << fill_status.to_string();
-    ASSERT_TRUE(waiter_status.ok()) << waiter_status.to_string();
+    UNIVK_ASSERT_OK(fill_status);
+    UNIVK_ASSERT_OK(waiter_status);
     spin->expect_output();
     const auto* v = static_cast<const uint32_t*>(out.mapped());
     for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(v[i], 1000 + i);
@@ -114,48 +115,48 @@ TEST(Queue, WaitingThreadDoesNotBlockAnotherThreadsSubmit) {
 
 TEST(Queue, TimelineValuesIncreaseAndWaitValueOrdersBatches) {
   auto created = Device::create(test_config(), {});
-  ASSERT_TRUE(created.ok());
+  UNIVK_ASSERT_OK(created);
   DeviceLease device = *created;
   Queue& queue = device->queue();
   auto out = Buffer::create(device, 64 * 4, MemoryKind::kHostVisible);
-  ASSERT_TRUE(out.ok());
+  UNIVK_ASSERT_OK(out);
   auto first = ComputeJob::create(device, test_shaders::fill_spv(), {{out->handle(), 0, out->size()}}, 8, "first");
   auto second = ComputeJob::create(device, test_shaders::fill_spv(), {{out->handle(), 0, out->size()}}, 8, "second");
   ASSERT_TRUE(first.ok() && second.ok());
   uint32_t p1[2] = {1, 64}, p2[2] = {500, 64};
-  ASSERT_TRUE(first->record(testing::bytes_of(p1), 1).ok());
-  ASSERT_TRUE(second->record(testing::bytes_of(p2), 1).ok());
+  UNIVK_ASSERT_OK(first->record(testing::bytes_of(p1), 1));
+  UNIVK_ASSERT_OK(second->record(testing::bytes_of(p2), 1));
   uint64_t before = queue.last_submitted_value();
   auto v1 = first->submit();
-  ASSERT_TRUE(v1.ok());
+  UNIVK_ASSERT_OK(v1);
   // The second batch writes the same buffer: it waits for the first on the GPU.
   auto v2 = second->submit(*v1);
-  ASSERT_TRUE(v2.ok()) << v2.status().to_string();
+  UNIVK_ASSERT_OK(v2);
   EXPECT_EQ(*v1, before + 1);
   EXPECT_EQ(*v2, *v1 + 1);
   EXPECT_EQ(queue.last_submitted_value(), *v2);
-  ASSERT_TRUE(queue.wait(*v2).ok());
+  UNIVK_ASSERT_OK(queue.wait(*v2));
   auto completed = queue.completed_value();
-  ASSERT_TRUE(completed.ok());
+  UNIVK_ASSERT_OK(completed);
   EXPECT_GE(*completed, *v2);
   const auto* v = static_cast<const uint32_t*>(out->mapped());
   for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(v[i], 500 + i);
 
   // An empty batch only advances the timeline.
   auto empty = queue.submit({});
-  ASSERT_TRUE(empty.ok());
-  EXPECT_TRUE(queue.wait(*empty).ok());
+  UNIVK_ASSERT_OK(empty);
+  UNIVK_EXPECT_OK(queue.wait(*empty));
 }
 
 TEST(Queue, ValuesNeverSubmittedAreRejected) {
   auto created = Device::create(test_config(), {});
-  ASSERT_TRUE(created.ok());
+  UNIVK_ASSERT_OK(created);
   Queue& queue = (*created)->queue();
   uint64_t last = queue.last_submitted_value();
   EXPECT_EQ(queue.wait(last + 1).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(queue.submit({}, last + 1).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(queue.last_submitted_value(), last);  // a failed submit consumes no value
-  EXPECT_TRUE(queue.wait(0).ok());
+  UNIVK_EXPECT_OK(queue.wait(0));
 }
 
 // The spin phase of wait(): a job longer than the spin budget (8 groups, about 24 ms on lavapipe)
@@ -164,22 +165,22 @@ TEST(Queue, SpinThenBlockWaitsForTheWork) {
   RuntimeConfig config = test_config();
   config.wait_spin_us = 200;
   auto created = Device::create(config, {});
-  ASSERT_TRUE(created.ok()) << created.status().to_string();
+  UNIVK_ASSERT_OK(created);
   DeviceLease device = *created;
   EXPECT_EQ(device->queue().spin_ns(), 200'000u);
   for (uint32_t groups : {1u, 8u}) {
     auto job = SpinJob::create(device, groups);
-    ASSERT_TRUE(job.ok()) << job.status().to_string();
+    UNIVK_ASSERT_OK(job);
     auto value = job->job.submit();
-    ASSERT_TRUE(value.ok());
-    ASSERT_TRUE(device->queue().wait(*value).ok());
+    UNIVK_ASSERT_OK(value);
+    UNIVK_ASSERT_OK(device->queue().wait(*value));
     job->expect_output();
   }
 }
 
 TEST(Queue, SpinDefaultsFromTheDeviceTypeAndTheEnvironment) {
   auto created = Device::create(test_config(), {});
-  ASSERT_TRUE(created.ok());
+  UNIVK_ASSERT_OK(created);
   const bool cpu = (*created)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   EXPECT_EQ((*created)->queue().spin_ns(), cpu ? 0u : 100'000u);
 
@@ -208,7 +209,7 @@ TEST(Queue, WaitPastTheExecuteTimeoutMarksTheDeviceUnusable) {
   SharedDeviceOptions shared;
   shared.key = {"timeout", 0};
   auto acquired = registry.acquire(shared, {}, config);
-  ASSERT_TRUE(acquired.ok()) << acquired.status().to_string();
+  UNIVK_ASSERT_OK(acquired);
   DeviceLease device = *acquired;
   Queue& queue = device->queue();
   EXPECT_EQ(queue.execute_timeout_ms(), 20u);
@@ -217,9 +218,9 @@ TEST(Queue, WaitPastTheExecuteTimeoutMarksTheDeviceUnusable) {
   // conclusion then needs a longer run.
   for (uint32_t groups = 400; groups <= 400u * 64; groups *= 4) {
     auto spin = SpinJob::create(device, groups);
-    ASSERT_TRUE(spin.ok()) << spin.status().to_string();
+    UNIVK_ASSERT_OK(spin);
     auto value = spin->job.submit();
-    ASSERT_TRUE(value.ok()) << value.status().to_string();
+    UNIVK_ASSERT_OK(value);
     Status waited = queue.wait(*value);
     if (waited.ok()) continue;  // finished within 20 ms: try a longer run
     EXPECT_EQ(waited.code(), StatusCode::kTimeout) << waited.to_string();
@@ -236,7 +237,7 @@ TEST(Queue, WaitPastTheExecuteTimeoutMarksTheDeviceUnusable) {
     EXPECT_NE(looked_up.status().message().find("unusable"), std::string::npos);
 
     // The work was not abandoned: it finishes, and its output is right.
-    EXPECT_TRUE(queue.wait_before_release(*value).ok());
+    UNIVK_EXPECT_OK(queue.wait_before_release(*value));
     spin->expect_output();
     return;
   }
@@ -263,7 +264,7 @@ TEST(Queue, AutomaticExecuteTimeoutDependsOnTheDeviceType) {
   RuntimeConfig config = testing::test_config();
   config.execute_timeout_ms = -1;
   auto device = Device::create(config, {});
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   const bool cpu = (*device)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const int64_t want = cpu ? RuntimeConfig::kCpuDeviceExecuteTimeoutMs : RuntimeConfig::kGpuExecuteTimeoutMs;
   EXPECT_EQ((*device)->queue().execute_timeout_ms(), static_cast<uint64_t>(want));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vulkan_test_util.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -40,7 +41,7 @@ TEST(Registry, LookupOnlyOnAnEmptyKeyIsNotFound) {
 TEST(Registry, LookupOrCreateCreatesOnceAndShares) {
   DeviceRegistry registry;
   auto a = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
-  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  UNIVK_ASSERT_OK(a);
   auto b = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
   auto c = registry.acquire(options(SharedMode::kLookupOnly), {}, test_config());
   ASSERT_TRUE(b.ok() && c.ok());
@@ -50,21 +51,21 @@ TEST(Registry, LookupOrCreateCreatesOnceAndShares) {
   EXPECT_EQ(registry.created_count(), 1u);
   // Another group is another device.
   auto other = registry.acquire(options(SharedMode::kLookupOrCreate, "default", 1), {}, test_config());
-  ASSERT_TRUE(other.ok());
+  UNIVK_ASSERT_OK(other);
   EXPECT_NE(other->get(), a->get());
   EXPECT_EQ(registry.created_count(), 2u);
-  EXPECT_TRUE(run_fill_check(*b, 100, 7).ok());
+  UNIVK_EXPECT_OK(run_fill_check(*b, 100, 7));
 }
 
 TEST(Registry, CreateOnlyOnATakenKeyIsAlreadyExists) {
   DeviceRegistry registry;
   auto first = registry.acquire(options(SharedMode::kCreateOnly, "app"), {}, test_config());
-  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  UNIVK_ASSERT_OK(first);
   auto second = registry.acquire(options(SharedMode::kCreateOnly, "app"), {}, test_config());
   EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
   EXPECT_NE(second.status().message().find("app/0"), std::string::npos);
   auto found = registry.acquire(options(SharedMode::kLookupOnly, "app"), {}, test_config());
-  ASSERT_TRUE(found.ok());
+  UNIVK_ASSERT_OK(found);
   EXPECT_EQ(found->get(), first->get());
 }
 
@@ -85,7 +86,7 @@ TEST(Registry, DisabledGivesAPrivateUnregisteredDevice) {
 TEST(Registry, IncompatibleDeviceNamesTheMissingItems) {
   DeviceRegistry registry;
   auto shared = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
-  ASSERT_TRUE(shared.ok());
+  UNIVK_ASSERT_OK(shared);
   DeviceRequirements needs = impossible();
   needs.required_extensions.insert("VK_KHR_no_such_extension");
   for (SharedMode mode : {SharedMode::kLookupOnly, SharedMode::kLookupOrCreate}) {
@@ -119,7 +120,7 @@ TEST(Registry, EightRacingThreadsCreateExactlyOneDevice) {
   }
   for (auto& t : threads) t.join();
   for (int t = 0; t < kThreads; ++t) {
-    ASSERT_TRUE(errors[t].ok()) << errors[t].to_string();
+    UNIVK_ASSERT_OK(errors[t]);
     EXPECT_EQ(leases[t].get(), leases[0].get());
   }
   EXPECT_EQ(registry.created_count(), 1u);
@@ -149,9 +150,9 @@ TEST(Registry, FailedCreationDoesNotPoisonTheKey) {
   EXPECT_EQ(registry.created_count(), 0u);
 
   auto ok = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
-  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  UNIVK_ASSERT_OK(ok);
   EXPECT_EQ(registry.created_count(), 1u);
-  EXPECT_TRUE(run_fill_check(*ok, 64, 1).ok());
+  UNIVK_EXPECT_OK(run_fill_check(*ok, 64, 1));
 }
 
 TEST(Registry, PinUnpinRemoveErrors) {
@@ -160,10 +161,10 @@ TEST(Registry, PinUnpinRemoveErrors) {
   EXPECT_EQ(registry.unpin({"nothing", 0}).code(), StatusCode::kNotFound);
   EXPECT_EQ(registry.remove({"nothing", 0}).code(), StatusCode::kNotFound);
   auto lease = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
-  ASSERT_TRUE(lease.ok());
+  UNIVK_ASSERT_OK(lease);
   EXPECT_EQ(registry.unpin({"default", 0}).code(), StatusCode::kNotFound);  // never pinned
-  EXPECT_TRUE(registry.pin({"default", 0}).ok());
-  EXPECT_TRUE(registry.unpin({"default", 0}).ok());
+  UNIVK_EXPECT_OK(registry.pin({"default", 0}));
+  UNIVK_EXPECT_OK(registry.unpin({"default", 0}));
 }
 
 TEST(Registry, UnpinnedDeviceGoesWithItsLastLease) {
@@ -171,7 +172,7 @@ TEST(Registry, UnpinnedDeviceGoesWithItsLastLease) {
   std::weak_ptr<Device> observer;
   {
     auto lease = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
-    ASSERT_TRUE(lease.ok());
+    UNIVK_ASSERT_OK(lease);
     observer = *lease;
   }
   EXPECT_TRUE(observer.expired());
@@ -179,7 +180,7 @@ TEST(Registry, UnpinnedDeviceGoesWithItsLastLease) {
   EXPECT_EQ(registry.acquire(options(SharedMode::kLookupOnly), {}, test_config()).status().code(),
             StatusCode::kNotFound);
   // The key is free again: create_only succeeds.
-  EXPECT_TRUE(registry.acquire(options(SharedMode::kCreateOnly), {}, test_config()).ok());
+  UNIVK_EXPECT_OK(registry.acquire(options(SharedMode::kCreateOnly), {}, test_config()));
 }
 
 // Releases {the lease, the pin, the registry entry} in each of the 6 orders. The device lives
@@ -193,9 +194,9 @@ TEST(Registry, LeasesPinsAndEntriesReleasedInEveryOrder) {
     SharedDeviceOptions opts;
     opts.key = key;
     auto acquired = registry.acquire(opts, {}, test_config());
-    ASSERT_TRUE(acquired.ok()) << acquired.status().to_string();
+    UNIVK_ASSERT_OK(acquired);
     DeviceLease lease = std::move(acquired).value();  // the only lease
-    ASSERT_TRUE(registry.pin(key).ok());
+    UNIVK_ASSERT_OK(registry.pin(key));
     std::weak_ptr<Device> observer = lease;
     bool leased = true, pinned = true, registered = true;
     for (int step : order) {
@@ -227,12 +228,12 @@ TEST(Registry, LeasesAndBuffersOutliveTheRegistry) {
   {
     DeviceRegistry registry;
     auto acquired = registry.acquire(options(SharedMode::kLookupOrCreate), {}, test_config());
-    ASSERT_TRUE(acquired.ok());
+    UNIVK_ASSERT_OK(acquired);
     lease = *acquired;
-    ASSERT_TRUE(registry.pin({"default", 0}).ok());
+    UNIVK_ASSERT_OK(registry.pin({"default", 0}));
   }
   auto buffer = Buffer::create(lease, 256, MemoryKind::kHostVisible);
-  ASSERT_TRUE(buffer.ok());
+  UNIVK_ASSERT_OK(buffer);
   std::weak_ptr<Device> observer = lease;
   lease.reset();
   EXPECT_FALSE(observer.expired());  // the buffer holds the device
@@ -244,9 +245,9 @@ TEST(Registry, ProcessDefaultIsOneRegistry) {
   DeviceRegistry& registry = DeviceRegistry::process_default();
   EXPECT_EQ(&registry, &DeviceRegistry::process_default());
   auto lease = registry.acquire(options(SharedMode::kCreateOnly, "registry_test_process_default"), {}, test_config());
-  ASSERT_TRUE(lease.ok()) << lease.status().to_string();
+  UNIVK_ASSERT_OK(lease);
   EXPECT_TRUE(registry.find({"registry_test_process_default", 0}).has_value());
-  EXPECT_TRUE(registry.remove({"registry_test_process_default", 0}).ok());
+  UNIVK_EXPECT_OK(registry.remove({"registry_test_process_default", 0}));
 }
 
 // An application-created VkDevice (timeline semaphores on, synchronization2 off), imported and
@@ -255,10 +256,10 @@ class ImportTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto instance = Instance::create(test_config());
-    ASSERT_TRUE(instance.ok()) << instance.status().to_string();
+    UNIVK_ASSERT_OK(instance);
     instance_ = *instance;
     auto physical = instance_->select_physical_device("");
-    ASSERT_TRUE(physical.ok());
+    UNIVK_ASSERT_OK(physical);
     physical_ = *physical;
     DeviceCapabilities caps = instance_->query_capabilities(physical_);
     while ((caps.queue_family_flags.at(family_) & VK_QUEUE_COMPUTE_BIT) == 0) ++family_;
@@ -317,11 +318,11 @@ class ImportTest : public ::testing::Test {
 TEST_F(ImportTest, BorrowedDeviceIsSharedAndNeverDestroyed) {
   DeviceRegistry registry;
   const DeviceKey key{"app", 0};
-  ASSERT_TRUE(registry.import_device(key, imported()).ok());
+  UNIVK_ASSERT_OK(registry.import_device(key, imported()));
   std::weak_ptr<Device> observer;
   {
     auto lease = registry.acquire(options(SharedMode::kLookupOnly, "app"), {}, test_config());
-    ASSERT_TRUE(lease.ok()) << lease.status().to_string();
+    UNIVK_ASSERT_OK(lease);
     observer = *lease;
     EXPECT_TRUE((*lease)->borrowed());
     EXPECT_EQ((*lease)->handle(), device_);
@@ -329,9 +330,9 @@ TEST_F(ImportTest, BorrowedDeviceIsSharedAndNeverDestroyed) {
     EXPECT_EQ((*lease)->instance(), instance_->handle());
     EXPECT_FALSE((*lease)->uses_synchronization2());  // legacy vkQueueSubmit + barriers path
     Status s = run_fill_check(*lease, 200, 11);
-    EXPECT_TRUE(s.ok()) << s.to_string();
+    UNIVK_EXPECT_OK(s);
     s = testing::run_staged_scale_add_check(*lease, 100);
-    EXPECT_TRUE(s.ok()) << s.to_string();
+    UNIVK_EXPECT_OK(s);
 
     // What the application did not enable is missing, by name.
     DeviceRequirements needs;
@@ -344,17 +345,17 @@ TEST_F(ImportTest, BorrowedDeviceIsSharedAndNeverDestroyed) {
     EXPECT_EQ(registry.created_count(), 0u);
   }
   EXPECT_FALSE(observer.expired());  // pinned by the import
-  ASSERT_TRUE(registry.unpin(key).ok());
+  UNIVK_ASSERT_OK(registry.unpin(key));
   EXPECT_TRUE(observer.expired());  // univk's wrapper is gone; TearDown checks the VkDevice is not
 }
 
 TEST_F(ImportTest, UnpinnedImportLivesWithItsLeases) {
   DeviceRegistry registry;
   DeviceLease lease;
-  ASSERT_TRUE(registry.import_device({"app", 1}, imported(), /*pin=*/false, &lease).ok());
+  UNIVK_ASSERT_OK(registry.import_device({"app", 1}, imported(), /*pin=*/false, &lease));
   ASSERT_TRUE(lease);
   auto again = registry.acquire(options(SharedMode::kLookupOnly, "app", 1), {}, test_config());
-  ASSERT_TRUE(again.ok());
+  UNIVK_ASSERT_OK(again);
   EXPECT_EQ(again->get(), lease.get());
   again->reset();
   lease.reset();

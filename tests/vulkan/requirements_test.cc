@@ -3,6 +3,7 @@
 
 #include "univk/vulkan/device_requirements.h"
 #include "univk/vulkan/registry.h"
+#include "univk_test.h"
 
 namespace univk::vulkan {
 namespace {
@@ -118,7 +119,7 @@ TEST(Requirements, DescribeListsItems) {
 
 TEST(SharedOptions, DefaultsAndParsing) {
   auto defaults = SharedDeviceOptions::from_options({{"unrelated_option", "x"}});
-  ASSERT_TRUE(defaults.ok());
+  UNIVK_ASSERT_OK(defaults);
   EXPECT_EQ(defaults->key.context_name, "default");
   EXPECT_EQ(defaults->key.group_id, 0u);
   EXPECT_EQ(defaults->mode, SharedMode::kLookupOrCreate);
@@ -127,7 +128,7 @@ TEST(SharedOptions, DefaultsAndParsing) {
   auto parsed = SharedDeviceOptions::from_options({{"vulkan_shared_context_name", "app"},
                                                    {"vulkan_shared_context_mode", "lookup_only"},
                                                    {"vulkan_shared_group_id", "4294967295"}});
-  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  UNIVK_ASSERT_OK(parsed);
   EXPECT_EQ(parsed->key.to_string(), "app/4294967295");
   EXPECT_EQ(parsed->mode, SharedMode::kLookupOnly);
 }
@@ -136,7 +137,7 @@ TEST(SharedOptions, ModeNamesRoundTrip) {
   for (SharedMode mode :
        {SharedMode::kDisabled, SharedMode::kLookupOnly, SharedMode::kLookupOrCreate, SharedMode::kCreateOnly}) {
     auto back = shared_mode_from_name(shared_mode_name(mode));
-    ASSERT_TRUE(back.ok());
+    UNIVK_ASSERT_OK(back);
     EXPECT_EQ(*back, mode);
   }
 }

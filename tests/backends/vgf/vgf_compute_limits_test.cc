@@ -5,6 +5,7 @@
 
 #include "vgf_test_util.h"
 #include "vgf_backend_compute_limits_test_shaders.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -19,10 +20,10 @@ constexpr std::array<uint32_t, 3> kGoodDispatch = {6, 1, 1};  // 24 elements, 4 
 
 void expect_runs(backend::Delegate& delegate, const std::string& what) {
   const Status prepared = delegate.prepare_execute();
-  ASSERT_TRUE(prepared.ok()) << what << ": " << prepared.to_string();
+  UNIVK_ASSERT_OK(prepared) << what;
   HostTensor in = random_tensor(DType::kFloat32, kShape, 81);
   auto out = delegate.execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+  UNIVK_ASSERT_OK(out) << what;
   HostTensor want = in;
   for (float& v : want.data<float>()) v = v * 2.f + 1.f;
   EXPECT_TRUE(tensors_close((*out)[0], want, {})) << what;
@@ -30,7 +31,7 @@ void expect_runs(backend::Delegate& delegate, const std::string& what) {
 
 TEST(VgfComputeLimits, DispatchBeyondMaxWorkGroupCountIsRefusedAtLoad) {
   auto good = load(compute_model(kGoodDispatch));
-  ASSERT_TRUE(good.ok()) << good.status().to_string();
+  UNIVK_ASSERT_OK(good);
   const auto& limits = good->delegate->device()->properties().limits;
   std::vector<std::array<uint32_t, 3>> bad = {{UINT32_MAX, UINT32_MAX, UINT32_MAX}};
   for (int d = 0; d < 3; ++d)
@@ -56,22 +57,22 @@ TEST(VgfComputeLimits, ComputeSegmentsRunWithRobustBufferAccess) {
   const std::vector<uint8_t> payload = encode(model);
   const auto spec = spec_for(model, payload);
   auto prepared = make_vgf_backend()->prepare(spec);
-  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  UNIVK_ASSERT_OK(prepared);
   const vulkan::DeviceRequirements& req = (*prepared)->requirements();
   EXPECT_TRUE(req.optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req.describe();
 
   auto robust = device_for(req);
-  ASSERT_TRUE(robust.ok()) << robust.status().to_string();
+  UNIVK_ASSERT_OK(robust);
   ASSERT_TRUE((*robust)->has(vulkan::Feature::kRobustBufferAccess)) << "the driver lacks robustBufferAccess";
   auto delegate = (*prepared)->init(*robust, {});
-  ASSERT_TRUE(delegate.ok()) << delegate.status().to_string();
+  UNIVK_ASSERT_OK(delegate);
   expect_runs(**delegate, "robust");
 
   // A device created without the feature: refused by default, runs when the option says off.
   auto plain_req = req;
   plain_req.optional_features.erase(vulkan::Feature::kRobustBufferAccess);
   auto plain = device_for(plain_req);
-  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  UNIVK_ASSERT_OK(plain);
   ASSERT_FALSE((*plain)->has(vulkan::Feature::kRobustBufferAccess));
   for (const backend::BackendOptions& options :
        {backend::BackendOptions{}, backend::BackendOptions{{"vgf_robust_buffer_access", "on"}}}) {
@@ -82,7 +83,7 @@ TEST(VgfComputeLimits, ComputeSegmentsRunWithRobustBufferAccess) {
         << refused.status().to_string();
   }
   auto unchecked = (*prepared)->init(*plain, {{"vgf_robust_buffer_access", "off"}});
-  ASSERT_TRUE(unchecked.ok()) << unchecked.status().to_string();
+  UNIVK_ASSERT_OK(unchecked);
   expect_runs(**unchecked, "robust access off");
 
   auto bad = (*prepared)->init(*robust, {{"vgf_robust_buffer_access", "maybe"}});
@@ -97,7 +98,7 @@ TEST(VgfComputeLimits, GraphOnlyPayloadsDoNotAskForRobustBufferAccess) {
   const vgf::VgfFile model = single_graph_model(g);
   const std::vector<uint8_t> payload = encode(model);
   auto prepared = make_vgf_backend()->prepare(spec_for(model, payload));
-  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  UNIVK_ASSERT_OK(prepared);
   const vulkan::DeviceRequirements& req = (*prepared)->requirements();
   EXPECT_FALSE(req.optional_features.contains(vulkan::Feature::kRobustBufferAccess)) << req.describe();
   EXPECT_FALSE(req.required_features.contains(vulkan::Feature::kRobustBufferAccess)) << req.describe();

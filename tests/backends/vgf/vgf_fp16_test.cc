@@ -2,6 +2,7 @@
 // elementwise program and pool kernels store fp16 and compute in fp32; CAST converts fp32<->fp16.
 // Expected values come from the fp32 reference on the fp16 inputs, rounded to fp16.
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -40,7 +41,7 @@ TEST(VgfFp16, PoolThenSquarePlusQuarterIsOneDispatch) {
   LOAD_OR_SKIP(loaded, single_graph_model(g));
   HostTensor in = to_half(random_tensor(DType::kFloat32, Shape(in_t.shape), 70));
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   HostTensor pooled = ref("AVG_POOL2D", ref_pool_attrs(pa), {to_float(in)});
   HostTensor want = pooled;
   for (float& v : want.data<float>()) v = v * v + 0.25f;
@@ -58,7 +59,7 @@ TEST(VgfFp16, CastBothWays) {
     HostTensor f = random_tensor(DType::kFloat32, s, 71, -100.f, 100.f);
     HostTensor in = to16 ? f : to_half(f);
     auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    UNIVK_ASSERT_OK(out);
     EXPECT_TRUE(tensors_close((*out)[0], to16 ? to_half(f) : to_float(in), {})) << (to16 ? "fp32->fp16" : "fp16->fp32");
   }
 }

@@ -1,6 +1,7 @@
 // Fusion and layout folding: the dispatch count per execute for the main example's pieces, each
 // result checked against the TOSA reference.
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -24,10 +25,10 @@ TEST(VgfFusion, SquarePlusQuarterIsOneDispatch) {
   ValueId y = g.add_operation(TosaOp::kAdd, {sq, c}, {}, t);
   g.add_output(y, 0, 1);
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape(t.shape), 1);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}), scalar_tensor(0.25f, 4)});
   EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << "x*x+0.25";
   const auto stats = loaded->delegate->stats();
@@ -52,10 +53,10 @@ TEST(VgfFusion, FiveOpChainWithBroadcastConstantIsOneDispatch) {
   ValueId y = g.add_operation(TosaOp::kClamp, {th}, clamp, t);
   g.add_output(y, 0, 1);
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape(t.shape), 2);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   HostTensor sc = HostTensor::from_floats(Shape({1, 1, 1, 3}), std::vector<float>{0.5f, -1.5f, 2.0f});
   HostTensor want = ref("CLAMP", clamp, {ref("TANH", {}, {ref("SUB", {}, {ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {in}), sc}), in})})});
   EXPECT_TRUE(tensors_close((*out)[0], want, {1e-5f, 1e-5f})) << "5-op chain";
@@ -74,10 +75,10 @@ TEST(VgfFusion, TransposedAvgPoolIsOneDispatch) {
     ValueId y = g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, oh, ow}});
     g.add_output(y, 0, 1);
     auto loaded = load(single_graph_model(g));
-    ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+    UNIVK_ASSERT_OK(loaded);
     HostTensor in = random_tensor(DType::kFloat32, Shape({1, 3, 8, 8}), 3);
     auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    UNIVK_ASSERT_OK(out);
     HostTensor want = ref("TRANSPOSE", perms({0, 3, 1, 2}),
                           {ref("AVG_POOL2D", ref_pool_attrs(pa), {ref("TRANSPOSE", perms({0, 2, 3, 1}), {in})})});
     EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << "transposed avg_pool";
@@ -97,10 +98,10 @@ TEST(VgfFusion, AvgPoolWithTwoElementwiseOpsIsOneDispatch) {
   ValueId y = g.add_operation(TosaOp::kAdd, {s, bias}, {}, t);
   g.add_output(y, 0, 1);
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape({2, 9, 9, 4}), 4);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   HostTensor b = HostTensor::from_floats(Shape({1, 1, 1, 4}), std::vector<float>{0.1f, 0.2f, -0.3f, 0.4f});
   HostTensor want = ref("ADD", {}, {ref("SIGMOID", {}, {ref("AVG_POOL2D", ref_pool_attrs(pa), {in})}), b});
   EXPECT_TRUE(tensors_close((*out)[0], want, {1e-5f, 1e-5f})) << "pool + epilogue";
@@ -119,10 +120,10 @@ TEST(VgfFusion, TransposedElementwiseChainIsOneDispatch) {
   ValueId y = g.add_operation(TosaOp::kTranspose, {a}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, 4, 5}});
   g.add_output(y, 0, 1);
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape({1, 3, 4, 5}), 5);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}), scalar_tensor(0.25f, 4)});
   EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << "transposed chain";
   EXPECT_EQ(loaded->delegate->stats().dispatches, 1u);

@@ -6,6 +6,7 @@
 
 #include "backends/vgf/lower_graph.h"
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -61,10 +62,10 @@ void run_against_reference(const PoolCase& p) {
   const TosaGraph g = pool_graph(p);
   const auto start = std::chrono::steady_clock::now();
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded) << what;
   HostTensor in = random_tensor(p.dtype, Shape(p.in), 61);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+  UNIVK_ASSERT_OK(out) << what;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%s: load and first run %.2f s\n", what.c_str(), seconds);
   const bool int8 = p.dtype == DType::kInt8;
@@ -100,8 +101,8 @@ TEST(VgfLargePool, OnlyLargeWindowsLeaveTheUnrolledPath) {
                   0, 1);
   auto global_plan = plan_of(pool_graph(global));
   auto small_plan = plan_of(nchw);
-  ASSERT_TRUE(global_plan.ok()) << global_plan.status().to_string();
-  ASSERT_TRUE(small_plan.ok()) << small_plan.status().to_string();
+  UNIVK_ASSERT_OK(global_plan);
+  UNIVK_ASSERT_OK(small_plan);
   ASSERT_EQ(global_plan->kernels.size(), 1u);
   ASSERT_EQ(small_plan->kernels.size(), 1u);
   const Kernel& g = global_plan->kernels[0];

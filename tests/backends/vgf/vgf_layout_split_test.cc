@@ -9,6 +9,7 @@
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/queue.h"
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -61,11 +62,11 @@ Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs, const
 void check_split(const TosaGraph& g, const std::vector<HostTensor>& inputs, const HostTensor& want, uint64_t limit,
                  uint32_t dispatches, float tol, const std::string& what) {
   auto whole = run(g, inputs);
-  ASSERT_TRUE(whole.ok()) << what << ": " << whole.status().to_string();
+  UNIVK_ASSERT_OK(whole) << what;
   EXPECT_EQ(whole->dispatches, 1u) << what;
   EXPECT_TRUE(tensors_close(whole->out, want, {tol, tol})) << what + " unsplit";
   auto split = run(g, inputs, {{"max_binding_bytes", std::to_string(limit)}});
-  ASSERT_TRUE(split.ok()) << what << ": " << split.status().to_string();
+  UNIVK_ASSERT_OK(split) << what;
   EXPECT_EQ(split->dispatches, dispatches) << what;
   EXPECT_TRUE(tensors_close(split->out, want, {tol, tol})) << what + " split";
   EXPECT_TRUE(tensors_close(split->out, whole->out, {})) << what + " split vs unsplit";
@@ -87,7 +88,7 @@ TosaGraph transposed_square_plus_quarter(std::vector<int64_t> nchw) {
 
 TEST(VgfLayout, TransposedElementwiseChainRunsLinear) {
   auto plan = plan_of(transposed_square_plus_quarter({2, 3, 5, 7}));
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  UNIVK_ASSERT_OK(plan);
   ASSERT_EQ(plan->kernels.size(), 1u);
   const Kernel& k = plan->kernels[0];
   EXPECT_EQ(spec_value(k, 0), 1u) << "MODE linear";
@@ -105,7 +106,7 @@ TEST(VgfLayout, CanonicalIterationKeepsBroadcastDims) {
   bias.shape = {1, 1, 1, 3};
   bias.strides = {3, 3, 3, 1};
   auto views = backends::vgf::canonical_iteration(out, {x, bias});
-  ASSERT_TRUE(views.ok()) << views.status().to_string();
+  UNIVK_ASSERT_OK(views);
   // N and C merge for out and x but not for the bias (stride 0 then 1); H and W merge.
   EXPECT_EQ((*views)[0].shape, (std::vector<int64_t>{2, 3, 20}));
   EXPECT_EQ((*views)[0].strides, (std::vector<int64_t>{60, 20, 1}));
@@ -145,7 +146,7 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
         g.add_output(nchw ? g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 5, 4}}) : p, 0, 1);
         const std::string what = std::string(spirv::tosa_op_name(op)) + (int8 ? " int8" : " fp32") + (nchw ? " NCHW" : " NHWC");
         auto plan = plan_of(g);
-        ASSERT_TRUE(plan.ok()) << what << ": " << plan.status().to_string();
+        UNIVK_ASSERT_OK(plan) << what;
         ASSERT_EQ(plan->kernels.size(), 1u) << what;
         EXPECT_EQ(spec_value(plan->kernels[0], int8 ? 1u : 2u), nchw ? 1u : 0u) << what;
 
@@ -155,7 +156,7 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
                                      {ref(name, ref_pool_attrs(pa), {ref("TRANSPOSE", perms({0, 2, 3, 1}), {x_host})})})
                                : ref(name, ref_pool_attrs(pa), {x_host});
         auto got = run(g, {x_host});
-        ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
+        UNIVK_ASSERT_OK(got) << what;
         EXPECT_TRUE(tensors_close(got->out, want, {1e-6f, 1e-6f})) << what;
       }
     }
@@ -307,10 +308,10 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
 
           auto q = run(quad, inputs);
           if (!q.ok() && q.status().code() == StatusCode::kIncompatible) GTEST_SKIP() << q.status().to_string();
-          ASSERT_TRUE(q.ok()) << what << ": " << q.status().to_string();
+          UNIVK_ASSERT_OK(q) << what;
           EXPECT_TRUE(tensors_close(widen(q->out), want, {tol, tol})) << what;
           auto one = run(single, inputs);
-          ASSERT_TRUE(one.ok()) << what << ": " << one.status().to_string();
+          UNIVK_ASSERT_OK(one) << what;
           EXPECT_TRUE(tensors_close(q->out, nhwc_to_nchw(one->out), {})) << what + " vs one output per invocation";
 
           // Slices: whole images (limit = one image's input), then row bands of one image (one
@@ -321,11 +322,11 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           for (uint64_t limit : {image_bytes, image_bytes - row_bytes}) {
             const std::string sliced = what + " max_binding_bytes " + std::to_string(limit);
             auto plan = plan_of(quad, BindingLimit{limit, 16});
-            ASSERT_TRUE(plan.ok()) << sliced << ": " << plan.status().to_string();
+            UNIVK_ASSERT_OK(plan) << sliced;
             EXPECT_GE(plan->kernels.size(), limit == image_bytes ? 3u : 6u) << sliced;
             for (const Kernel& k : plan->kernels) EXPECT_EQ(spec_value(k, kPoolQuadXConstant), 1u) << sliced;
             auto split = run(quad, inputs, {{"max_binding_bytes", std::to_string(limit)}});
-            ASSERT_TRUE(split.ok()) << sliced << ": " << split.status().to_string();
+            UNIVK_ASSERT_OK(split) << sliced;
             EXPECT_EQ(split->dispatches, plan->kernels.size()) << sliced;
             EXPECT_TRUE(tensors_close(split->out, q->out, {})) << sliced + " vs unsplit";
           }
@@ -352,23 +353,23 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
   ValueId m = g.add_operation(TosaOp::kMul, {s, yt}, mul_attrs(), t);
   g.add_output(g.add_operation(TosaOp::kTranspose, {m}, perms({0, 3, 1, 2}), {DType::kFloat32, {2, 3, 3, 8}}), 0, 2);
   auto plan = plan_of(g);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  UNIVK_ASSERT_OK(plan);
   ASSERT_EQ(plan->kernels.size(), 1u);
   EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolQuadXConstant), 1u);
   EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolQuadLoadConstant), 1u);
   EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolEpilogueQuadConstant), 1u);
 
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   const std::vector<HostTensor> inputs = {random_tensor(DType::kFloat32, Shape({2, 3, 6, 16}), 111),
                                           random_tensor(DType::kFloat32, Shape({2, 3, 3, 8}), 112)};
   auto executed = loaded->delegate->execute(inputs);
-  ASSERT_TRUE(executed.ok()) << executed.status().to_string();
+  UNIVK_ASSERT_OK(executed);
   const HostTensor& want = (*executed)[0];
   std::shared_ptr<vulkan::Device> device = loaded->delegate->device();
   ASSERT_GE(device->properties().limits.minStorageBufferOffsetAlignment, 16u) << "the base words would stay 0";
   auto pool = vulkan::CommandPool::create(device);
-  ASSERT_TRUE(pool.ok()) << pool.status().to_string();
+  UNIVK_ASSERT_OK(pool);
 
   const std::vector<TensorInfo> infos = {{DType::kFloat32, Shape({2, 3, 6, 16})}, {DType::kFloat32, Shape({2, 3, 3, 8})},
                                          {DType::kFloat32, Shape({2, 3, 3, 8})}};
@@ -378,23 +379,23 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
     std::vector<backend::DeviceTensor> tensors;
     for (size_t i = 0; i < 3; ++i) tensors.push_back({{VK_NULL_HANDLE, 4096 * i + (i == shifted ? 4 : 0), infos[i].byte_size()}, infos[i]});
     auto io = vulkan::Buffer::create(device, 3 * 4096, vulkan::MemoryKind::kHostVisible);
-    ASSERT_TRUE(io.ok()) << io.status().to_string();
+    UNIVK_ASSERT_OK(io);
     uint8_t* mapped = static_cast<uint8_t*>(io->mapped());
     for (auto& d : tensors) d.range.buffer = io->handle();
     for (size_t i = 0; i < 2; ++i) std::memcpy(mapped + tensors[i].range.offset, inputs[i].bytes().data(), inputs[i].byte_size());
     std::memset(mapped + tensors[2].range.offset, 0, infos[2].byte_size());
     auto cmd = pool->allocate();
-    ASSERT_TRUE(cmd.ok()) << cmd.status().to_string();
-    ASSERT_TRUE(vulkan::begin_command_buffer(*device, *cmd).ok());
+    UNIVK_ASSERT_OK(cmd);
+    UNIVK_ASSERT_OK(vulkan::begin_command_buffer(*device, *cmd));
     const Status recorded = loaded->delegate->record(*cmd, std::span(tensors).first(2), std::span(tensors).subspan(2));
-    ASSERT_TRUE(recorded.ok()) << names[shifted] << ": " << recorded.to_string();
+    UNIVK_ASSERT_OK(recorded) << names[shifted];
     vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, 3 * 4096}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    ASSERT_TRUE(vulkan::end_command_buffer(*device, *cmd).ok());
+    UNIVK_ASSERT_OK(vulkan::end_command_buffer(*device, *cmd));
     const VkCommandBuffer cmds[] = {*cmd};
     auto value = device->queue().submit(cmds);
-    ASSERT_TRUE(value.ok()) << value.status().to_string();
-    ASSERT_TRUE(device->queue().wait(*value).ok());
+    UNIVK_ASSERT_OK(value);
+    UNIVK_ASSERT_OK(device->queue().wait(*value));
     EXPECT_EQ(loaded->delegate->stats().dispatches, 1u) << names[shifted];
     HostTensor got(DType::kFloat32, infos[2].shape);
     std::memcpy(got.bytes().data(), mapped + tensors[2].range.offset, got.byte_size());
@@ -422,7 +423,7 @@ TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
         ValueId p = g.add_operation(op, {sl}, pa, {dtype, {2, 3, 4, 3}});
         g.add_output(g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 3, 4}}), 0, 1);
         auto plan = plan_of(g);
-        ASSERT_TRUE(plan.ok()) << what << ": " << plan.status().to_string();
+        UNIVK_ASSERT_OK(plan) << what;
         ASSERT_EQ(plan->kernels.size(), 1u) << what;
         EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolPairXConstant), start == 0 ? 1u : 0u) << what;
 
@@ -442,9 +443,9 @@ TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
         if (!loaded.ok() && loaded.status().code() == StatusCode::kIncompatible) {
           GTEST_SKIP() << "device lacks fp16 support: " << loaded.status().to_string();
         }
-        ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+        UNIVK_ASSERT_OK(loaded) << what;
         auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-        ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+        UNIVK_ASSERT_OK(out) << what;
         HostTensor got = (*out)[0];
         if (dtype == DType::kFloat16) {
           HostTensor widened(DType::kFloat32, got.shape());
@@ -471,10 +472,10 @@ TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
   ValueId s = g.add_operation(TosaOp::kSigmoid, {p}, {}, t);
   g.add_output(g.add_operation(TosaOp::kTranspose, {s}, perms({0, 3, 1, 2}), {DType::kFloat32, {16, 64, 512, 512}}), 0, 1);
   auto whole = plan_of(g);
-  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
+  UNIVK_ASSERT_OK(whole);
   EXPECT_EQ(whole->kernels.size(), 1u);
   auto plan = plan_of(g, nvidia);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  UNIVK_ASSERT_OK(plan);
   ASSERT_EQ(plan->kernels.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     const Kernel& k = plan->kernels[i];
@@ -632,13 +633,13 @@ TEST(VgfStaging, OutputsThroughStagingCopies) {
     for (const char* mode : {"auto", "always"}) {
       const std::string what = std::string(strided ? "strided " : "packed ") + mode;
       auto loaded = load(model, {{"vgf_output_staging", mode}});
-      ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+      UNIVK_ASSERT_OK(loaded) << what;
       HostTensor in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 71);
       HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
                                         HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
       for (int repeat = 0; repeat < 2; ++repeat) {  // the recorded command buffer is resubmitted
         auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-        ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+        UNIVK_ASSERT_OK(out) << what;
         EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << what;
         in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 72 + repeat);
         want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),

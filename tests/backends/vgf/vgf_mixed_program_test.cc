@@ -10,6 +10,7 @@
 #include "univk/backends/vulkan/vulkan_backend.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -21,7 +22,7 @@ std::vector<uint8_t> sigmoid_graph(Shape shape) {
   g.inputs = {0};
   g.outputs = {1};
   auto bytes = serialize_compute_graph(g);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 
@@ -75,9 +76,9 @@ void run_program(bool vgf_first) {
   m.set_inputs({x});
   m.set_outputs({y});
   auto bytes = b.finish();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto program = runtime::Program::load_bytes(*bytes);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   HostTensor in = random_tensor(DType::kFloat32, Shape({1, 3, 8, 8}), 60);
   for (auto mode : {runtime::ExecutionMode::kPerDelegate, runtime::ExecutionMode::kFused}) {
     vulkan::DeviceRegistry registry;  // fresh: the first delegate of this program creates the device
@@ -85,9 +86,9 @@ void run_program(bool vgf_first) {
     options.registry = &registry;
     options.mode = mode;
     auto method = (*program)->load_method("forward", options);
-    ASSERT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_ASSERT_OK(method);
     auto out = (*method)->execute(std::span<const HostTensor>(&in, 1));
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    UNIVK_ASSERT_OK(out);
     EXPECT_TRUE(tensors_close((*out)[0], expected(in, vgf_first), {1e-5f, 1e-5f})) << (vgf_first ? "vgf first" : "vulkan first");
     const auto calls = (*method)->delegate_calls();
     ASSERT_EQ(calls.size(), 3u);

@@ -5,6 +5,7 @@
 // RESCALE/TABLE/CAST, quantized pools and convolutions). PyTorch-level operators are checked
 // by the conformance table (tests/conformance).
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -34,13 +35,13 @@ void run_case(const OpCase& c, const std::string& what) {
   ValueId y = g.add_operation(c.op, ins, c.attrs, {c.out_dtype, c.out_shape});
   g.add_output(y, 0, static_cast<uint32_t>(c.inputs.size()));
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << what << ": " << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded) << what;
   auto out = loaded->delegate->execute(c.inputs);
-  ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+  UNIVK_ASSERT_OK(out) << what;
   Attributes ref_attrs = reference_attrs(c.attrs);
   if (c.op == TosaOp::kCast || c.op == TosaOp::kRescale) ref_attrs.set("output_type", std::string(dtype_name(c.out_dtype)));
   auto want = reference::run_tosa(spirv::tosa_op_name(c.op), ref_attrs, c.inputs);
-  ASSERT_TRUE(want.ok()) << what << ": " << want.status().to_string();
+  UNIVK_ASSERT_OK(want) << what;
   EXPECT_TRUE(tensors_close((*out)[0], (*want)[0], {c.tol, c.tol})) << what;
 }
 
@@ -272,10 +273,10 @@ TEST(VgfOps, QuantizedAddChain) {
   ValueId y = g.add_operation(TosaOp::kRescale, {sum}, down, i8);
   g.add_output(y, 0, 2);
   auto loaded = load(single_graph_model(g));
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   std::vector<HostTensor> in = {random_tensor(DType::kInt8, Shape(i8.shape), 44), random_tensor(DType::kInt8, Shape(i8.shape), 45)};
   auto out = loaded->delegate->execute(in);
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   auto run = [](const char* op, Attributes attrs, std::vector<HostTensor> inputs, DType to) {
     attrs = reference_attrs(attrs);
     attrs.set("output_type", std::string(dtype_name(to)));

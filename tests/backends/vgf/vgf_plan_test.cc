@@ -6,6 +6,7 @@
 #include "backends/vgf/requirements.h"
 #include "vgf_backend_plan_test_shaders.h"
 #include "vgf_test_util.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -23,7 +24,7 @@ TosaGraph unary_graph(TosaOp op, TosaTensorType in, TosaTensorType out) {
 
 TEST(VgfRequirements, FloatGraphNeedsPlainCompute) {
   auto r = backends::vgf::vgf_requirements(single_graph_model(unary_graph(TosaOp::kSigmoid, {DType::kFloat32, {4}}, {DType::kFloat32, {4}})));
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_ASSERT_OK(r);
   EXPECT_TRUE(r->required_features.empty()) << r->describe();
   EXPECT_TRUE(r->required_extensions.empty());
   EXPECT_EQ(r->min_api_version, VK_API_VERSION_1_1);
@@ -31,7 +32,7 @@ TEST(VgfRequirements, FloatGraphNeedsPlainCompute) {
 
 TEST(VgfRequirements, Int8GraphNeedsInt8Storage) {
   auto r = backends::vgf::vgf_requirements(single_graph_model(unary_graph(TosaOp::kCast, {DType::kInt8, {4}}, {DType::kFloat32, {4}})));
-  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  UNIVK_ASSERT_OK(r);
   EXPECT_EQ(r->required_features, (std::set<Feature>{Feature::kShaderInt8, Feature::kStorageBuffer8BitAccess}));
 }
 
@@ -52,14 +53,14 @@ std::vector<uint32_t> module_with(std::vector<uint32_t> caps, std::string ext) {
 
 TEST(VgfRequirements, ComputeModuleCapabilitiesMapToFeatures) {
   auto plain = backends::vgf::spirv_module_requirements(shaders::double_plus_one_spv());
-  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  UNIVK_ASSERT_OK(plain);
   EXPECT_TRUE(plain->required_features.empty());
   auto int8 = backends::vgf::spirv_module_requirements(module_with({1, 39, 4448}, "SPV_KHR_8bit_storage"));
-  ASSERT_TRUE(int8.ok()) << int8.status().to_string();
+  UNIVK_ASSERT_OK(int8);
   EXPECT_EQ(int8->required_features, (std::set<Feature>{Feature::kShaderInt8, Feature::kStorageBuffer8BitAccess}));
   EXPECT_EQ(int8->min_api_version, VK_API_VERSION_1_2);
   auto tensors = backends::vgf::spirv_module_requirements(module_with({1, 4174}, "SPV_ARM_tensors"));
-  ASSERT_TRUE(tensors.ok());
+  UNIVK_ASSERT_OK(tensors);
   EXPECT_TRUE(tensors->required_extensions.count("VK_ARM_tensors"));
   auto unknown = backends::vgf::spirv_module_requirements(module_with({1, 5009}, ""));
   EXPECT_EQ(unknown.status().code(), StatusCode::kUnsupported);
@@ -113,7 +114,7 @@ TEST(VgfLowering, LargeTensorElementwiseIsOneKernelWithA2DGrid) {
   auto model = single_graph_model(g);
   std::vector<uint8_t> blob;
   auto plan = plan_of(g, model, blob);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  UNIVK_ASSERT_OK(plan);
   ASSERT_EQ(plan->kernels.size(), 1u);
   EXPECT_EQ(plan->kernels[0].label, "SIGMOID+MUL");
   EXPECT_EQ(plan->kernels[0].work_items, uint64_t{16} * 64 * 1024 * 1024 / 4);
@@ -156,7 +157,7 @@ TEST(VgfLowering, ScratchIsReusedAcrossKernels) {
   auto model = single_graph_model(g);
   std::vector<uint8_t> blob;
   auto plan = plan_of(g, model, blob);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  UNIVK_ASSERT_OK(plan);
   EXPECT_EQ(plan->kernels.size(), 4u);
   EXPECT_EQ(plan->scratch_bytes, 2u * 256);  // 3 intermediates of 128 bytes, 2 alive at once
 }

@@ -4,6 +4,7 @@
 #include "example_vgfs.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -38,23 +39,23 @@ TEST(VgfProgram, TwoVgfDelegatesPerDelegateAndFused) {
   m.set_inputs({x});
   m.set_outputs({y});
   auto bytes = b.finish();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto program = runtime::Program::load_bytes(*bytes);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
 
   runtime::BackendRegistry backends;
-  ASSERT_TRUE(backends.add(make_vgf_backend()).ok());
+  UNIVK_ASSERT_OK(backends.add(make_vgf_backend()));
   HostTensor in = random_tensor(DType::kFloat32, Shape({1, 3, 8, 8}), 50);
   for (auto mode : {runtime::ExecutionMode::kPerDelegate, runtime::ExecutionMode::kFused}) {
     runtime::LoadOptions options;
     options.backends = &backends;
     options.mode = mode;
     auto method = (*program)->load_method("forward", options);
-    ASSERT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_ASSERT_OK(method);
     EXPECT_EQ((*method)->mode(), mode);
     for (int run = 0; run < 2; ++run) {
       auto out = (*method)->execute(std::span<const HostTensor>(&in, 1));
-      ASSERT_TRUE(out.ok()) << out.status().to_string();
+      UNIVK_ASSERT_OK(out);
       EXPECT_TRUE(tensors_close((*out)[0], expected(in), {1e-5f, 1e-5f})) << std::string(runtime::execution_mode_name(mode));
     }
     for (const auto& call : (*method)->delegate_calls()) EXPECT_EQ(call.stats.dispatches, 1u) << call.instruction;

@@ -6,6 +6,7 @@
 #include "vgf_backend_segments_test_shaders.h"
 #include "external_data.h"
 #include "univk/base/file_map.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -62,11 +63,11 @@ HostTensor expected_square_plus_quarter(const HostTensor& in) {
 
 void run_and_check(const vgf::VgfFile& model, uint32_t expected_dispatches) {
   auto loaded = load(model);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape(kType.shape), 31);
   for (int run = 0; run < 2; ++run) {  // the recorded command buffer is resubmitted
     auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    UNIVK_ASSERT_OK(out);
     EXPECT_TRUE(tensors_close((*out)[0], expected_square_plus_quarter(in), {1e-6f, 1e-6f})) << "two segments";
   }
   EXPECT_EQ(loaded->delegate->stats().dispatches, expected_dispatches);
@@ -116,10 +117,10 @@ TEST(VgfSegments, ComputeSegmentRunsTheModuleShader) {
   vgf::VgfFile model = compute_segment_model(shape, {static_cast<uint32_t>(shape.numel() / 4), 1, 1},
                                              shaders::double_plus_one_spv());
   auto loaded = load(model);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape(kType.shape), 32);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   HostTensor want = in;
   for (float& v : want.data<float>()) v = v * 2.f + 1.f;
   EXPECT_TRUE(tensors_close((*out)[0], want, {})) << "compute segment";
@@ -138,9 +139,9 @@ TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
   auto factory = make_vgf_backend();
   auto good_spec = spec_for(model, good);
   auto prepared = factory->prepare(good_spec);
-  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  UNIVK_ASSERT_OK(prepared);
   auto device = device_for((*prepared)->requirements());
-  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  UNIVK_ASSERT_OK(device);
   for (size_t cut : {size_t{0}, size_t{64}, size_t{128}, good.size() / 2, good.size() - 1}) {
     std::vector<uint8_t> bytes(good.begin(), good.begin() + cut);
     auto spec = spec_for(model, bytes);
@@ -176,7 +177,7 @@ TEST(VgfSegments, ArmSamplesReportPlaceholderSpirv) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".vgf") continue;
     auto bytes = read_file(entry.path().string());
-    ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+    UNIVK_ASSERT_OK(bytes);
     backend::DelegateSpec spec;
     spec.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
     auto req = factory->prepare(spec);

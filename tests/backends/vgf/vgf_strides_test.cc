@@ -7,6 +7,7 @@
 #include "vgf_test_util.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
+#include "univk_test.h"
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -77,26 +78,26 @@ void expect_correct(runtime::Method& method, const std::string& what) {
   for (uint32_t seed : {11u, 12u}) {  // the recorded work is resubmitted with new inputs
     HostTensor in = random_tensor(kType.dtype, Shape(kType.shape), seed);
     auto out = method.execute(std::span<const HostTensor>(&in, 1));
-    ASSERT_TRUE(out.ok()) << what << ": " << out.status().to_string();
+    UNIVK_ASSERT_OK(out) << what;
     EXPECT_TRUE(tensors_close((*out)[0], reference_of(in), {1e-6f, 1e-6f})) << what;
   }
 }
 
 TEST(VgfStrides, EveryPatternOnInputsAndOutputsInBothModes) {
   runtime::BackendRegistry backends;
-  ASSERT_TRUE(backends.add(make_vgf_backend()).ok());
+  UNIVK_ASSERT_OK(backends.add(make_vgf_backend()));
   for (uint32_t resource : {0u, 1u}) {
     for (const Pattern& p : kPatterns) {
       ::univk::vgf::VgfFile model = square_plus_quarter();
       model.resources[resource].strides = p.byte_strides;
       auto program = program_of(model);
-      ASSERT_TRUE(program.ok()) << program.status().to_string();
+      UNIVK_ASSERT_OK(program);
       for (auto mode : kModes) {
         const std::string what = std::string(resource == 0 ? "input " : "output ") + p.name + ", " +
                                  std::string(runtime::execution_mode_name(mode));
         auto method = load_method(**program, mode, backends);
         if (p.valid) {
-          ASSERT_TRUE(method.ok()) << what << ": " << method.status().to_string();
+          UNIVK_ASSERT_OK(method) << what;
           EXPECT_EQ((*method)->mode(), mode) << what;
           expect_correct(**method, what);
           continue;
@@ -115,15 +116,15 @@ TEST(VgfStrides, EveryPatternOnInputsAndOutputsInBothModes) {
 
 TEST(VgfStrides, PermutedInputAndPaddedOutputTogether) {
   runtime::BackendRegistry backends;
-  ASSERT_TRUE(backends.add(make_vgf_backend()).ok());
+  UNIVK_ASSERT_OK(backends.add(make_vgf_backend()));
   ::univk::vgf::VgfFile model = square_plus_quarter();
   model.resources[0].strides = {12, 4, 24};
   model.resources[1].strides = {128, 32, 4};
   auto program = program_of(model);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   for (auto mode : kModes) {
     auto method = load_method(**program, mode, backends);
-    ASSERT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_ASSERT_OK(method);
     expect_correct(**method, std::string(runtime::execution_mode_name(mode)));
   }
 }
@@ -132,15 +133,15 @@ TEST(VgfStrides, PermutedInputAndPaddedOutputTogether) {
 // both of the method's tensors, so it copies through the group's own buffer.
 TEST(VgfStrides, InPlaceAliasGroupRunsInBothModes) {
   runtime::BackendRegistry backends;
-  ASSERT_TRUE(backends.add(make_vgf_backend()).ok());
+  UNIVK_ASSERT_OK(backends.add(make_vgf_backend()));
   ::univk::vgf::VgfFile model = square_plus_quarter();
   model.resources[0].alias_group_id = 3;
   model.resources[1].alias_group_id = 3;
   auto program = program_of(model);
-  ASSERT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_ASSERT_OK(program);
   for (auto mode : kModes) {
     auto method = load_method(**program, mode, backends);
-    ASSERT_TRUE(method.ok()) << method.status().to_string();
+    UNIVK_ASSERT_OK(method);
     expect_correct(**method, std::string("in place, ") + std::string(runtime::execution_mode_name(mode)));
   }
 }

@@ -68,7 +68,7 @@ inline Attributes ref_pool_attrs(Attributes a) {
 // The reference's first output of TOSA operator `op` (an empty tensor, and a test failure, on error).
 inline HostTensor ref(const std::string& op, const Attributes& attrs, std::vector<HostTensor> inputs) {
   auto out = reference::run_tosa(op, attrs, inputs);
-  EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
+  UNIVK_EXPECT_OK(out) << op;
   return out.ok() ? (*out)[0] : HostTensor();
 }
 
@@ -86,7 +86,7 @@ inline ::univk::vgf::VgfFile single_graph_model(const TosaGraph& graph) {
   module.name = "graph";
   module.entry_point = graph.entry_point;
   auto words = spirv::write_tosa_graph(graph);
-  EXPECT_TRUE(words.ok()) << words.status().to_string();
+  UNIVK_EXPECT_OK(words);
   if (words.ok()) module.set_spirv(*words);
   model.modules.push_back(module);
   ::univk::vgf::Segment seg;
@@ -150,7 +150,7 @@ inline ::univk::vgf::VgfFile compute_segment_model(const Shape& shape, std::arra
 
 inline std::vector<uint8_t> encode(const ::univk::vgf::VgfFile& model) {
   auto bytes = ::univk::vgf::encode_vgf(model);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
 }
 

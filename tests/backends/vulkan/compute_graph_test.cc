@@ -9,6 +9,7 @@
 #include "backends/vulkan/memory_plan.h"
 #include "backends/vulkan/op_lowering.h"
 #include "univk/backends/vulkan/compute_graph.h"
+#include "univk_test.h"
 
 namespace univk::backends {
 namespace {
@@ -43,9 +44,9 @@ ComputeGraph sample_graph() {
 TEST(ComputeGraph, RoundTrip) {
   const ComputeGraph g = sample_graph();
   auto bytes = serialize_compute_graph(g);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_ASSERT_OK(bytes);
   auto parsed = parse_compute_graph(*bytes);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  UNIVK_ASSERT_OK(parsed);
   ASSERT_EQ(parsed->values.size(), g.values.size());
   for (size_t i = 0; i < g.values.size(); ++i) {
     EXPECT_EQ(parsed->values[i].dtype, g.values[i].dtype);
@@ -64,12 +65,12 @@ TEST(ComputeGraph, RoundTrip) {
   // A misaligned copy of the bytes parses the same.
   std::vector<uint8_t> shifted(bytes->size() + 1);
   std::memcpy(shifted.data() + 1, bytes->data(), bytes->size());
-  EXPECT_TRUE(parse_compute_graph(std::span<const uint8_t>(shifted).subspan(1)).ok());
+  UNIVK_EXPECT_OK(parse_compute_graph(std::span<const uint8_t>(shifted).subspan(1)));
 }
 
 TEST(ComputeGraph, EveryTruncationIsRejected) {
   auto bytes = serialize_compute_graph(sample_graph());
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   for (size_t n = 0; n < bytes->size(); ++n) {
     std::vector<uint8_t> cut(bytes->begin(), bytes->begin() + static_cast<std::ptrdiff_t>(n));
     auto parsed = parse_compute_graph(cut);
@@ -82,7 +83,7 @@ TEST(ComputeGraph, EveryTruncationIsRejected) {
 
 TEST(ComputeGraph, RandomByteFlipsNeverCrash) {
   auto bytes = serialize_compute_graph(sample_graph());
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   std::mt19937 rng(7);
   int rejected = 0;
   for (int trial = 0; trial < 2000; ++trial) {
@@ -102,7 +103,7 @@ TEST(ComputeGraph, RandomByteFlipsNeverCrash) {
 
 TEST(ComputeGraph, RejectsBadIdentifierAndVersion) {
   auto bytes = serialize_compute_graph(sample_graph());
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   std::vector<uint8_t> wrong_id = *bytes;
   wrong_id[4] = 'X';
   auto parsed = parse_compute_graph(wrong_id);
@@ -144,7 +145,7 @@ TEST(ComputeGraph, SupportQuery) {
   Attributes pool;
   pool.set("kernel_size", int64_t{2});
   ComputeTensorType out;
-  EXPECT_TRUE(vulkan_backend_check("avg_pool2d", pool, {&x, 1}, &out).ok());
+  UNIVK_EXPECT_OK(vulkan_backend_check("avg_pool2d", pool, {&x, 1}, &out));
   EXPECT_EQ(out.shape, (Shape{1, 3, 4, 4}));
   EXPECT_TRUE(vulkan_backend_supports("sigmoid", {}, {&x, 1}));
   Status unknown = vulkan_backend_check("fft", {}, {&x, 1});
@@ -167,28 +168,28 @@ TEST(OpLowering, LargeGridsGoTwoDimensional) {
   Attributes dim;
   dim.set("dim", int64_t{1});
   auto softmax = detail::lower_op("softmax", dim, {&rows, 1});
-  ASSERT_TRUE(softmax.ok());
+  UNIVK_ASSERT_OK(softmax);
   EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
   // Short rows run one invocation per row: 70000 rows / 256 = 274 workgroups.
   const ComputeTensorType short_rows{DType::kFloat32, Shape{70000, 10}};
   softmax = detail::lower_op("softmax", dim, {&short_rows, 1});
-  ASSERT_TRUE(softmax.ok());
+  UNIVK_ASSERT_OK(softmax);
   EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{274, 1, 1}));
   // 64M elements (16x64x256x256), 4 per invocation: 65536 workgroups as 65535 x 2.
   const ComputeTensorType big{DType::kFloat32, Shape{16, 64, 256, 256}};
   auto relu = detail::lower_op("relu", {}, {&big, 1});
-  ASSERT_TRUE(relu.ok());
+  UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
   EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(detail::UnaryOp::kRelu) | detail::kUnaryVec4);
   // 16x64x1024x1024 (2^30 elements) still lowers: 1048576 workgroups as 65535 x 17.
   const ComputeTensorType huge{DType::kFloat32, Shape{16, 64, 1024, 1024}};
   relu = detail::lower_op("relu", {}, {&huge, 1});
-  ASSERT_TRUE(relu.ok());
+  UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 17, 1}));
   // An element count that is not a multiple of 4 runs one element per invocation.
   const ComputeTensorType odd{DType::kFloat32, Shape{16777219}};
   relu = detail::lower_op("relu", {}, {&odd, 1});
-  ASSERT_TRUE(relu.ok());
+  UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
   EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(detail::UnaryOp::kRelu));
 }
@@ -225,7 +226,7 @@ TEST(GraphPlan, ChainReusesArenaAndAliasesReshape) {
   g.outputs = {7};
   const ComputeTensorType in{DType::kFloat32, Shape{4, 64}}, out{DType::kFloat32, Shape{256}};
   auto plan = detail::plan_graph(g, {&in, 1}, {&out, 1}, 64);
-  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  UNIVK_ASSERT_OK(plan);
   EXPECT_EQ(plan->dispatches.size(), 4u);  // the reshape is an alias
   EXPECT_EQ(plan->arena_bytes, 2u * 1024u);
   const auto& neg = plan->dispatches[3];

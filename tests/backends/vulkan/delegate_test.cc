@@ -11,13 +11,14 @@
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/queue.h"
+#include "univk_test.h"
 
 namespace univk::backends::testing {
 namespace {
 
 HostTensor ref(const char* op, const Attributes& a, std::vector<HostTensor> in) {
   auto r = reference::run_op(op, a, in);
-  EXPECT_TRUE(r.ok()) << op << ": " << r.status().to_string();
+  UNIVK_EXPECT_OK(r) << op;
   return r.ok() ? (*r)[0] : HostTensor();
 }
 
@@ -72,7 +73,7 @@ struct Loaded {
 std::unique_ptr<Loaded> load(const ComputeGraph& g) {
   auto loaded = std::make_unique<Loaded>();
   auto bytes = serialize_compute_graph(g);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   if (!bytes.ok()) return nullptr;
   loaded->payload = *bytes;
   loaded->spec.backend_id = kVulkanBackendId;
@@ -80,11 +81,11 @@ std::unique_ptr<Loaded> load(const ComputeGraph& g) {
   for (uint32_t id : g.inputs) loaded->spec.inputs.push_back({g.values[id].dtype, g.values[id].shape});
   for (uint32_t id : g.outputs) loaded->spec.outputs.push_back({g.values[id].dtype, g.values[id].shape});
   auto delegate = backend::create_delegate(*make_vulkan_backend(), loaded->spec, shared_device(), {});
-  EXPECT_TRUE(delegate.ok()) << delegate.status().to_string();
+  UNIVK_EXPECT_OK(delegate);
   if (!delegate.ok()) return nullptr;
   loaded->delegate = std::move(delegate).value();
   const Status prepared = loaded->delegate->prepare_execute();
-  EXPECT_TRUE(prepared.ok()) << prepared.to_string();
+  UNIVK_EXPECT_OK(prepared);
   if (!prepared.ok()) return nullptr;
   return loaded;
 }
@@ -96,7 +97,7 @@ TEST(VulkanDelegate, ChainWithAliasesConstantsAndRepeatedOutputs) {
   for (uint32_t run = 0; run < 3; ++run) {  // the recorded command buffer is resubmitted
     const HostTensor x = random_tensor(DType::kFloat32, Shape{2, 3, 4, 4}, 5 + run, -3, 3);
     auto out = loaded->delegate->execute({&x, 1});
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    UNIVK_ASSERT_OK(out);
     const auto want = chain_expected(c, x);
     ASSERT_EQ(out->size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(tensors_close((*out)[i], want[i], {1e-5, 1e-4})) << "output " << i;
@@ -117,7 +118,7 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
   auto device = shared_device();
   const HostTensor x = random_tensor(DType::kFloat32, Shape{2, 3, 4, 4}, 6, -3, 3);
   auto per_delegate = loaded->delegate->execute({&x, 1});
-  ASSERT_TRUE(per_delegate.ok());
+  UNIVK_ASSERT_OK(per_delegate);
 
   // The caller's buffers: one input and four outputs, sub-ranges of one host-visible buffer.
   const uint64_t align = std::max<uint64_t>(device->properties().limits.minStorageBufferOffsetAlignment, 4);
@@ -131,25 +132,25 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
   for (const auto& info : loaded->spec.inputs) ins.push_back(place(info));
   for (const auto& info : loaded->spec.outputs) outs.push_back(place(info));
   auto io = vulkan::Buffer::create(device, offset, vulkan::MemoryKind::kHostVisible);
-  ASSERT_TRUE(io.ok());
+  UNIVK_ASSERT_OK(io);
   for (auto* list : {&ins, &outs}) {
     for (auto& t : *list) t.range.buffer = io->handle();
   }
   std::memcpy(static_cast<uint8_t*>(io->mapped()) + ins[0].range.offset, x.bytes().data(), x.byte_size());
 
   auto pool = vulkan::CommandPool::create(device);
-  ASSERT_TRUE(pool.ok());
+  UNIVK_ASSERT_OK(pool);
   auto cmd = pool->allocate();
-  ASSERT_TRUE(cmd.ok());
-  ASSERT_TRUE(vulkan::begin_command_buffer(*device, *cmd).ok());
-  ASSERT_TRUE(loaded->delegate->record(*cmd, ins, outs).ok());
+  UNIVK_ASSERT_OK(cmd);
+  UNIVK_ASSERT_OK(vulkan::begin_command_buffer(*device, *cmd));
+  UNIVK_ASSERT_OK(loaded->delegate->record(*cmd, ins, outs));
   vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, offset}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                 VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-  ASSERT_TRUE(vulkan::end_command_buffer(*device, *cmd).ok());
+  UNIVK_ASSERT_OK(vulkan::end_command_buffer(*device, *cmd));
   const VkCommandBuffer cmds[] = {*cmd};
   auto value = device->queue().submit(cmds);
-  ASSERT_TRUE(value.ok());
-  ASSERT_TRUE(device->queue().wait(*value).ok());
+  UNIVK_ASSERT_OK(value);
+  UNIVK_ASSERT_OK(device->queue().wait(*value));
   for (size_t i = 0; i < outs.size(); ++i) {
     HostTensor got(outs[i].info.dtype, outs[i].info.shape);
     std::memcpy(got.bytes().data(), static_cast<uint8_t*>(io->mapped()) + outs[i].range.offset, got.byte_size());
@@ -197,7 +198,7 @@ TEST(VulkanDelegate, TwoDimensionalGridBeyond65535Workgroups) {
   g.inputs = {0};
   g.outputs = {1};
   auto result = run_graph(g, {x});
-  ASSERT_TRUE(result.ok()) << result.status().to_string();
+  UNIVK_ASSERT_OK(result);
   EXPECT_EQ(std::memcmp(result->outputs[0].bytes().data(), want.bytes().data(), want.byte_size()), 0);
 }
 
@@ -211,7 +212,7 @@ TEST(VulkanDelegate, ReshapesOfOtherDtypesAreCopiedByWords) {
   g.inputs = {0};
   g.outputs = {1};
   auto result = run_graph(g, {x});
-  ASSERT_TRUE(result.ok()) << result.status().to_string();
+  UNIVK_ASSERT_OK(result);
   EXPECT_EQ(std::memcmp(result->outputs[0].bytes().data(), x.bytes().data(), x.byte_size()), 0);
   // int8 [3] is 3 bytes: not a whole number of words, so the copy is refused at init.
   ComputeGraph bytes_graph;
@@ -227,14 +228,14 @@ TEST(VulkanDelegate, ReshapesOfOtherDtypesAreCopiedByWords) {
 
 TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
   auto bytes = serialize_compute_graph(chain_graph().graph);
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   backend::DelegateSpec spec;
   spec.payload = *bytes;
   spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 4}}};
   spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
                   {DType::kFloat32, Shape{2, 5}}};
   auto prepared = make_vulkan_backend()->prepare(spec);
-  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  UNIVK_ASSERT_OK(prepared);
   const vulkan::DeviceRequirements* r = &(*prepared)->requirements();
   EXPECT_EQ(r->min_api_version, VK_API_VERSION_1_2);
   EXPECT_EQ(r->required_features, std::set<vulkan::Feature>{vulkan::Feature::kTimelineSemaphore});
@@ -247,7 +248,7 @@ TEST(VulkanDelegate, ErrorsNameTheProblem) {
   auto factory = make_vulkan_backend();
   const ChainGraph c = chain_graph();
   auto bytes = serialize_compute_graph(c.graph);
-  ASSERT_TRUE(bytes.ok());
+  UNIVK_ASSERT_OK(bytes);
   backend::DelegateSpec spec;
   spec.payload = *bytes;
   spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 5}}};

@@ -12,6 +12,7 @@
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/queue.h"
+#include "univk_test.h"
 
 namespace univk::backends::testing {
 namespace {
@@ -70,10 +71,10 @@ std::shared_ptr<runtime::Program> make_program(bool with_cpu_kernel) {
   m.set_inputs({x});
   m.set_outputs({out});
   auto bytes = b.finish();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().to_string();
+  UNIVK_EXPECT_OK(bytes);
   if (!bytes.ok()) return nullptr;
   auto program = runtime::Program::load_bytes(std::move(bytes).value());
-  EXPECT_TRUE(program.ok()) << program.status().to_string();
+  UNIVK_EXPECT_OK(program);
   return program.ok() ? *program : nullptr;
 }
 
@@ -98,12 +99,12 @@ TEST(VulkanBackendProgram, TwoDelegatesAndACpuKernelShareOneDevice) {
   options.registry = &registry;
   options.mode = runtime::ExecutionMode::kPerDelegate;
   auto method = program->load_method("forward", options);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   EXPECT_EQ((*method)->mode(), runtime::ExecutionMode::kPerDelegate);
   for (uint32_t seed : {1u, 2u}) {
     const HostTensor x = random_input(seed);
     auto out = (*method)->execute({&x, 1});
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    UNIVK_ASSERT_OK(out);
     ASSERT_EQ(out->size(), 1u);
     EXPECT_TRUE(tensors_close((*out)[0], expected(x, true), {1e-5, 1e-5}));
   }
@@ -141,10 +142,10 @@ TEST(VulkanBackendProgram, DisabledSharingGivesEachDelegateAPrivateDevice) {
   options.mode = runtime::ExecutionMode::kPerDelegate;
   options.backend_options["VulkanBackend"]["vulkan_shared_context_mode"] = "disabled";
   auto method = program->load_method("forward", options);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   const HostTensor x = random_input(3);
   auto out = (*method)->execute({&x, 1});
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  UNIVK_ASSERT_OK(out);
   EXPECT_TRUE(tensors_close((*out)[0], expected(x, true), {1e-5, 1e-5}));
   const auto calls = (*method)->delegate_calls();
   ASSERT_EQ(calls.size(), 2u);
@@ -176,7 +177,7 @@ TEST(VulkanBackendProgram, WrongInputsAreRejected) {
   runtime::LoadOptions options;
   options.registry = &registry;
   auto method = program->load_method("forward", options);
-  ASSERT_TRUE(method.ok()) << method.status().to_string();
+  UNIVK_ASSERT_OK(method);
   EXPECT_FALSE((*method)->execute({}).ok());
   const HostTensor wrong_shape(DType::kFloat32, Shape{1, 3, 8, 9});
   auto r = (*method)->execute({&wrong_shape, 1});
@@ -194,17 +195,17 @@ TEST(VulkanBackendProgram, WithoutCpuKernelRunsFusedWithTheSameResults) {
   options.registry = &registry;
   options.require_no_cpu_fallback = true;
   auto fused = program->load_method("forward", options);
-  ASSERT_TRUE(fused.ok()) << fused.status().to_string();
+  UNIVK_ASSERT_OK(fused);
   EXPECT_EQ((*fused)->mode(), runtime::ExecutionMode::kFused);
   options.mode = runtime::ExecutionMode::kPerDelegate;
   auto per_delegate = program->load_method("forward", options);
-  ASSERT_TRUE(per_delegate.ok()) << per_delegate.status().to_string();
+  UNIVK_ASSERT_OK(per_delegate);
   for (uint32_t seed : {4u, 5u}) {
     const HostTensor x = random_input(seed);
     auto a = (*fused)->execute({&x, 1});
     auto b = (*per_delegate)->execute({&x, 1});
-    ASSERT_TRUE(a.ok()) << a.status().to_string();
-    ASSERT_TRUE(b.ok()) << b.status().to_string();
+    UNIVK_ASSERT_OK(a);
+    UNIVK_ASSERT_OK(b);
     EXPECT_TRUE(tensors_close((*a)[0], (*b)[0], {0, 0}));
     EXPECT_TRUE(tensors_close((*a)[0], expected(x, false), {1e-5, 1e-5}));
   }
