@@ -8,6 +8,14 @@
 namespace univk::compiler {
 
 Status vgf_supports(const Graph& graph, const Node& node) {
+  // A SPIR-V graph tensor has rank >= 1 (the writer refuses rank 0), so the partitioner must give
+  // a node with a rank-0 tensor to another backend.
+  for (const std::vector<ValueId>* values : {&node.inputs, &node.outputs}) {
+    for (ValueId v : *values) {
+      if (graph.value(v).shape.rank() == 0)
+        return unsupported("VgfBackend: rank-0 tensors (SPIR-V graph tensors have rank >= 1)");
+    }
+  }
   // Lowering the node on its own is the one source of truth for what the lowering handles.
   detail::TosaLowering lowering(graph);
   uint32_t binding = 0;

@@ -14,7 +14,6 @@
 // the summary at the end lists every decline); any other claim error on a case the reference
 // accepts is a failure. Test names: <Op>/<Target>.Run/<case>, e.g.
 // Conv2d/VgfBackend.Run/stride2_pad1_groups2.
-#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -242,17 +241,6 @@ bool is_first_case_of_op(const OpCase& c) {
   return false;
 }
 
-// Cases a target claims but fails today, with the defect. They run, the failure is reported as
-// a skip with the note, and the test fails once the defect is fixed (then delete the entry).
-std::optional<std::string> known_failure(const std::string& target, const Instance& inst) {
-  bool rank0 = inst.expected.shape().rank() == 0;
-  for (const HostTensor& t : inst.operands) rank0 |= t.shape().rank() == 0;
-  if (target == kVgfBackend && rank0) {
-    return "vgf_supports accepts rank-0 tensors, the SPIR-V writer refuses them at compile time";
-  }
-  return std::nullopt;
-}
-
 class ConformanceTest : public ::testing::TestWithParam<OpCase> {
  protected:
   void run(const std::string& target) {
@@ -270,16 +258,7 @@ class ConformanceTest : public ::testing::TestWithParam<OpCase> {
       GTEST_SKIP() << target << " declines: " << claimed.message();
     }
     Summary::get().ran(target);
-    const std::optional<std::string> known = known_failure(target, inst);
-    if (!known) return run_target(target, c, inst, *tol);
-    ::testing::TestPartResultArray failures;
-    {
-      ::testing::ScopedFakeTestPartResultReporter intercept(
-          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-      run_target(target, c, inst, *tol);
-    }
-    ASSERT_GT(failures.size(), 0) << "known failure passes now, remove it from known_failure(): " << *known;
-    GTEST_SKIP() << "known failure: " << *known << "\n" << failures.GetTestPartResult(0).message();
+    run_target(target, c, inst, *tol);
   }
 
   static void run_target(const std::string& target, const OpCase& c, const Instance& inst, testing::Tolerance tol) {
