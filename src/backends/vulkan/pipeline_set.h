@@ -16,12 +16,12 @@ namespace univk::backends::detail {
 
 class PipelineSet {
  public:
-  static Result<PipelineSet> create(const std::shared_ptr<vulkan::Device>& device, const GraphPlan& plan);
+  static Result<PipelineSet> create(const std::shared_ptr<univk::vulkan::Device>& device, const GraphPlan& plan);
   // The pipeline of a dispatch of the plan it was created from; null for anything else.
-  const vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
+  const univk::vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
 
  private:
-  std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const vulkan::ComputePipeline>> pipelines_;
+  std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const univk::vulkan::ComputePipeline>> pipelines_;
 };
 
 }  // namespace univk::backends::detail

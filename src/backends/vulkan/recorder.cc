@@ -10,17 +10,17 @@ namespace univk::backends::detail {
 namespace {
 
 struct Access {
-  vulkan::BufferRange range;
+  univk::vulkan::BufferRange range;
   uint32_t op_index = 0;
   bool disjoint_write = false;
 };
 
-bool overlaps(const vulkan::BufferRange& a, const vulkan::BufferRange& b) {
+bool overlaps(const univk::vulkan::BufferRange& a, const univk::vulkan::BufferRange& b) {
   return a.buffer == b.buffer && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
 }
 
-Result<vulkan::BufferRange> resolve(const BufferRef& ref, const BoundBuffers& buffers) {
-  vulkan::BufferRange base;
+Result<univk::vulkan::BufferRange> resolve(const BufferRef& ref, const BoundBuffers& buffers) {
+  univk::vulkan::BufferRange base;
   const char* what = "";
   switch (ref.kind) {
     case BufferKind::kInput:
@@ -47,10 +47,10 @@ Result<vulkan::BufferRange> resolve(const BufferRef& ref, const BoundBuffers& bu
                           std::to_string(ref.size) + ") does not fit the " + what + " buffer of " +
                           std::to_string(base.size) + " bytes");
   }
-  return vulkan::BufferRange{base.buffer, base.offset + ref.offset, ref.size};
+  return univk::vulkan::BufferRange{base.buffer, base.offset + ref.offset, ref.size};
 }
 
-VkBufferMemoryBarrier buffer_barrier(const vulkan::BufferRange& range, VkAccessFlags src, VkAccessFlags dst) {
+VkBufferMemoryBarrier buffer_barrier(const univk::vulkan::BufferRange& range, VkAccessFlags src, VkAccessFlags dst) {
   VkBufferMemoryBarrier b{};
   b.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER;
   b.srcAccessMask = src;
@@ -73,8 +73,8 @@ uint32_t storage_descriptors_needed(const GraphPlan& plan) {
   return n;
 }
 
-Result<RecordCounts> record_plan(const vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
-                                 const PipelineSet& pipelines, vulkan::DescriptorPool& pool,
+Result<RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
+                                 const PipelineSet& pipelines, univk::vulkan::DescriptorPool& pool,
                                  const BoundBuffers& buffers, bool host_readback) {
   const VolkDeviceTable& vk = device.vk();
   RecordCounts counts;
@@ -82,14 +82,14 @@ Result<RecordCounts> record_plan(const vulkan::Device& device, VkCommandBuffer c
   std::vector<Access> pending_writes, pending_reads;
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
-    UNIVK_RETURN_IF_ERROR(vulkan::check_dispatch_groups(device.properties().limits, d.groups,
+    UNIVK_RETURN_IF_ERROR(univk::vulkan::check_dispatch_groups(device.properties().limits, d.groups,
                                                         std::string("kernel ") + shader_name(d.shader) + " of operator " +
                                                             std::to_string(pd.op_index)));
-    const vulkan::ComputePipeline* pipeline = pipelines.find(d);
+    const univk::vulkan::ComputePipeline* pipeline = pipelines.find(d);
     if (pipeline == nullptr) return internal_error(std::string("no pipeline for shader ") + shader_name(d.shader));
-    std::vector<vulkan::BufferRange> ranges;
+    std::vector<univk::vulkan::BufferRange> ranges;
     for (const BufferRef& ref : pd.buffers) {
-      UNIVK_ASSIGN_OR_RETURN(vulkan::BufferRange r, resolve(ref, buffers));
+      UNIVK_ASSIGN_OR_RETURN(univk::vulkan::BufferRange r, resolve(ref, buffers));
       ranges.push_back(r);
     }
     bool conflict = false;
@@ -136,7 +136,7 @@ Result<RecordCounts> record_plan(const vulkan::Device& device, VkCommandBuffer c
   }
   if (host_readback && !buffers.outputs.empty()) {
     std::vector<VkBufferMemoryBarrier> barriers;
-    for (const vulkan::BufferRange& out : buffers.outputs) {
+    for (const univk::vulkan::BufferRange& out : buffers.outputs) {
       barriers.push_back(buffer_barrier(out, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT));
     }
     vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr,

@@ -21,10 +21,10 @@
 namespace univk::backends::detail {
 
 struct BoundBuffers {
-  std::span<const vulkan::BufferRange> inputs;   // one per input slot
-  std::span<const vulkan::BufferRange> outputs;  // one per output slot
-  vulkan::BufferRange constants;                 // whole constant buffer (may be empty)
-  vulkan::BufferRange arena;                     // whole arena (may be empty)
+  std::span<const univk::vulkan::BufferRange> inputs;   // one per input slot
+  std::span<const univk::vulkan::BufferRange> outputs;  // one per output slot
+  univk::vulkan::BufferRange constants;                 // whole constant buffer (may be empty)
+  univk::vulkan::BufferRange arena;                     // whole arena (may be empty)
 };
 
 struct RecordCounts {
@@ -38,8 +38,8 @@ uint32_t storage_descriptors_needed(const GraphPlan& plan);
 
 // `host_readback`: end with a barrier making the output slots' writes visible to the host
 // (per_delegate). Fused recordings leave the last barrier to the method.
-Result<RecordCounts> record_plan(const vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
-                                 const PipelineSet& pipelines, vulkan::DescriptorPool& pool,
+Result<RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
+                                 const PipelineSet& pipelines, univk::vulkan::DescriptorPool& pool,
                                  const BoundBuffers& buffers, bool host_readback);
 
 }  // namespace univk::backends::detail

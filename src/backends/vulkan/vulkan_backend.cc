@@ -18,13 +18,13 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
   PreparedComputeGraph(backend::DelegateSpec spec, std::shared_ptr<const ComputeGraph> graph)
       : spec_(std::move(spec)), graph_(std::move(graph)) {
     requirements_.min_api_version = VK_API_VERSION_1_2;
-    requirements_.required_features = {vulkan::Feature::kTimelineSemaphore};
+    requirements_.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
     requirements_.queue_flags = VK_QUEUE_COMPUTE_BIT;
   }
 
-  const vulkan::DeviceRequirements& requirements() const override { return requirements_; }
+  const univk::vulkan::DeviceRequirements& requirements() const override { return requirements_; }
 
-  Result<std::unique_ptr<backend::Delegate>> init(vulkan::DeviceLease device,
+  Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
                                                   const backend::BackendOptions&) const override {
     auto delegate = detail::VulkanDelegate::create(spec_, graph_, std::move(device));
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
@@ -34,7 +34,7 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
  private:
   backend::DelegateSpec spec_;
   std::shared_ptr<const ComputeGraph> graph_;
-  vulkan::DeviceRequirements requirements_;
+  univk::vulkan::DeviceRequirements requirements_;
 };
 
 class VulkanBackend final : public backend::Backend {
