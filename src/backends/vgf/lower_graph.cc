@@ -18,11 +18,10 @@ using spirv::TosaOp;
 using spirv::TosaOperation;
 using spirv::ValueId;
 using spirv::ValueKind;
-namespace uvgf = univk::vgf;
 
-Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& resource) {
-  auto dtype = uvgf::dtype_from_vk_format(resource.vk_format);
-  if (!dtype) return unsupported("resource format " + uvgf::vk_format_name(resource.vk_format) + " has no univk dtype");
+Result<std::vector<int64_t>> resource_element_strides(const univk::vgf::Resource& resource) {
+  auto dtype = univk::vgf::dtype_from_vk_format(resource.vk_format);
+  if (!dtype) return unsupported("resource format " + univk::vgf::vk_format_name(resource.vk_format) + " has no univk dtype");
   for (int64_t d : resource.shape)
     if (d < 0) return unsupported("resource has a dynamic dimension (shape entry " + std::to_string(d) + ")");
   if (resource.strides.empty()) {
@@ -43,9 +42,9 @@ Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& reso
   return strides;
 }
 
-Result<uint64_t> resource_byte_size(const uvgf::Resource& resource) {
+Result<uint64_t> resource_byte_size(const univk::vgf::Resource& resource) {
   UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(resource));
-  const DType dtype = *uvgf::dtype_from_vk_format(resource.vk_format);
+  const DType dtype = *univk::vgf::dtype_from_vk_format(resource.vk_format);
   constexpr uint64_t kMaxBytes = uint64_t{1} << 40;
   uint64_t last = 0;
   for (size_t d = 0; d < resource.shape.size(); ++d) {
@@ -135,11 +134,11 @@ class Lowering {
   Result<TensorView> resource_view(uint32_t set, uint32_t binding, ValueId v) const {
     UNIVK_ASSIGN_OR_RETURN(uint32_t index, resource_for(set, binding));
     if (index >= ctx_.file->resources.size()) return invalid_argument("resource index out of range");
-    const uvgf::Resource& r = ctx_.file->resources[index];
-    const auto dtype = uvgf::dtype_from_vk_format(r.vk_format);
+    const univk::vgf::Resource& r = ctx_.file->resources[index];
+    const auto dtype = univk::vgf::dtype_from_vk_format(r.vk_format);
     const auto& t = type(v);
     if (!dtype || *dtype != t.dtype || r.shape != t.shape)
-      return invalid_argument("resource " + std::to_string(index) + " (" + uvgf::vk_format_name(r.vk_format) + " " +
+      return invalid_argument("resource " + std::to_string(index) + " (" + univk::vgf::vk_format_name(r.vk_format) + " " +
                               Shape(r.shape).to_string() + ") does not match graph value " + spirv::to_string(t));
     TensorView view;
     UNIVK_ASSIGN_OR_RETURN(view.strides, resource_element_strides(r));

@@ -17,7 +17,6 @@
 
 namespace univk::backends::vgf {
 
-namespace uvgf = univk::vgf;
 using vulkan::BufferRange;
 
 namespace {
@@ -25,7 +24,7 @@ namespace {
 std::string resource_name(uint32_t index) { return "resource " + std::to_string(index); }
 
 // Copies a packed host tensor into a (possibly strided) resource, or back.
-void copy_strided(const uvgf::Resource& r, const std::vector<int64_t>& strides, size_t elem, uint8_t* device,
+void copy_strided(const univk::vgf::Resource& r, const std::vector<int64_t>& strides, size_t elem, uint8_t* device,
                   uint8_t* host, bool to_device) {
   const Shape shape(r.shape);
   const int64_t n = shape.numel();
@@ -109,14 +108,14 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
     return invalid_argument("the program passes " + std::to_string(spec.inputs.size()) + " inputs / " +
                             std::to_string(spec.outputs.size()) + " outputs but the VGF has " +
                             std::to_string(file_.inputs.size()) + " / " + std::to_string(file_.outputs.size()));
-  auto check_io = [&](const uvgf::BindingSlot& slot, const backend::TensorInfo& info, const char* what, size_t i) -> Status {
-    const uvgf::Resource& r = file_.resources[slot.resource_index];
+  auto check_io = [&](const univk::vgf::BindingSlot& slot, const backend::TensorInfo& info, const char* what, size_t i) -> Status {
+    const univk::vgf::Resource& r = file_.resources[slot.resource_index];
     auto bytes = resource_byte_size(r);
     if (!bytes.ok()) return bytes.status().with_context(std::string("model ") + what + " " + std::to_string(i));
-    const auto dtype = uvgf::dtype_from_vk_format(r.vk_format);
+    const auto dtype = univk::vgf::dtype_from_vk_format(r.vk_format);
     if (!dtype || *dtype != info.dtype || Shape(r.shape).numel() != info.shape.numel())
       return invalid_argument(std::string("model ") + what + " " + std::to_string(i) + ": VGF has " +
-                              uvgf::vk_format_name(r.vk_format) + " " + Shape(r.shape).to_string() + ", the program " +
+                              univk::vgf::vk_format_name(r.vk_format) + " " + Shape(r.shape).to_string() + ", the program " +
                               std::string(dtype_name(info.dtype)) + " " + info.shape.to_string());
     return ok_status();
   };
@@ -147,8 +146,8 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
     constant_bytes_.insert(constant_bytes_.end(), data.begin(), data.end());
   }
 
-  const bool has_compute = std::any_of(file_.segments.begin(), file_.segments.end(), [](const uvgf::Segment& seg) {
-    return seg.type == uvgf::ModuleType::kCompute;
+  const bool has_compute = std::any_of(file_.segments.begin(), file_.segments.end(), [](const univk::vgf::Segment& seg) {
+    return seg.type == univk::vgf::ModuleType::kCompute;
   });
   if (has_compute && options_.robust_buffer_access && !device_->has(vulkan::Feature::kRobustBufferAccess))
     return unsupported("the VGF has COMPUTE segments (shaders from the program file) and the device did not enable "
@@ -157,11 +156,11 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
 
   uint64_t scratch_bytes = 0;
   for (size_t s = 0; s < file_.segments.size(); ++s) {
-    const uvgf::Segment& seg = file_.segments[s];
-    const uvgf::Module& module = file_.modules[seg.module_index];
+    const univk::vgf::Segment& seg = file_.segments[s];
+    const univk::vgf::Module& module = file_.modules[seg.module_index];
     PreparedSegment prepared;
     const std::string where = "segment " + std::to_string(s) + " '" + seg.name + "'";
-    if (seg.type == uvgf::ModuleType::kGraph) {
+    if (seg.type == univk::vgf::ModuleType::kGraph) {
       auto graph = spirv::read_tosa_graph(module.spirv());
       if (!graph.ok()) return graph.status().with_context(where);
       LoweringContext context;
@@ -216,12 +215,12 @@ Status VgfDelegate::allocate_resources(const std::function<bool(const std::vecto
   // or output is "model io".
   std::map<int64_t, std::vector<uint32_t>> groups;
   for (uint32_t i = 0; i < file_.resources.size(); ++i) {
-    const uvgf::Resource& r = file_.resources[i];
-    if (r.category == uvgf::ResourceCategory::kConstant) continue;
-    if (r.vk_descriptor_type && *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeStorageBuffer &&
-        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeTensorArm &&
-        *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeUniformBuffer)
-      return unsupported(resource_name(i) + ": descriptor type " + uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
+    const univk::vgf::Resource& r = file_.resources[i];
+    if (r.category == univk::vgf::ResourceCategory::kConstant) continue;
+    if (r.vk_descriptor_type && *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeStorageBuffer &&
+        *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeTensorArm &&
+        *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeUniformBuffer)
+      return unsupported(resource_name(i) + ": descriptor type " + univk::vgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
                          " (only buffers and tensors are supported)");
     groups[group_key(i)].push_back(i);
   }
@@ -432,7 +431,7 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
     if (step.kernel == nullptr) {
       // The module's own shader: every bound resource may be read and written.
       const size_t s = step.segment;
-      const uvgf::Segment& info = file_.segments[s];
+      const univk::vgf::Segment& info = file_.segments[s];
       const ComputeSegment& cs = *segments_[s].compute;
       std::vector<VkDescriptorSet> sets;
       for (VkDescriptorSetLayout layout : cs.pipeline.set_layouts()) {
@@ -459,7 +458,7 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
           w.dstSet = sets[info.set_number(i)];
           w.dstBinding = slot.binding;
           w.descriptorCount = 1;
-          w.descriptorType = type && *type == uvgf::vk::kDescriptorTypeUniformBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+          w.descriptorType = type && *type == univk::vgf::vk::kDescriptorTypeUniformBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
                                                                                      : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
           w.pBufferInfo = &buffer_infos.back();
           writes.push_back(w);
@@ -532,8 +531,8 @@ Status VgfDelegate::record_work(VkCommandBuffer cmd, const std::vector<BufferRan
   return ok_status();
 }
 
-Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const uvgf::Segment& segment,
-                                                                        const uvgf::Module& module) {
+Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const univk::vgf::Segment& segment,
+                                                                        const univk::vgf::Module& module) {
   if (segment.dispatch_shape.size() != 3 || segment.dispatch_shape[0] == 0 || segment.dispatch_shape[1] == 0 ||
       segment.dispatch_shape[2] == 0)
     return invalid_argument("COMPUTE segment needs a dispatch shape of 3 non-zero group counts");
@@ -550,13 +549,13 @@ Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const u
     if (set >= 8) return unsupported("descriptor set " + std::to_string(set) + " (at most 8 sets)");
     if (desc.sets.size() <= set) desc.sets.resize(set + 1);
     for (const auto& slot : segment.set_infos[i].bindings) {
-      const uvgf::Resource& r = file_.resources[slot.resource_index];
+      const univk::vgf::Resource& r = file_.resources[slot.resource_index];
       VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      if (r.vk_descriptor_type && *r.vk_descriptor_type == uvgf::vk::kDescriptorTypeUniformBuffer)
+      if (r.vk_descriptor_type && *r.vk_descriptor_type == univk::vgf::vk::kDescriptorTypeUniformBuffer)
         type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-      else if (r.vk_descriptor_type && *r.vk_descriptor_type != uvgf::vk::kDescriptorTypeStorageBuffer)
+      else if (r.vk_descriptor_type && *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeStorageBuffer)
         return unsupported("binding " + std::to_string(slot.binding) + " has descriptor type " +
-                           uvgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
+                           univk::vgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
                            " (COMPUTE segments run with storage and uniform buffers)");
       desc.sets[set].push_back({slot.binding, type});
     }
@@ -571,7 +570,7 @@ Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const u
 }
 
 Result<BufferRange> VgfDelegate::resource_range(uint32_t index, const std::vector<BufferRange>& ranges) const {
-  if (file_.resources[index].category == uvgf::ResourceCategory::kConstant) {
+  if (file_.resources[index].category == univk::vgf::ResourceCategory::kConstant) {
     for (size_t c = 0; c < file_.constants.size(); ++c)
       if (file_.constants[c].resource_index == index)
         return BufferRange{constants_.handle(), constant_offsets_.at(static_cast<uint32_t>(c)),
@@ -591,9 +590,9 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   stats.submissions = 1;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const uint32_t r = input_resources_[i];
-    const uvgf::Resource& res = file_.resources[r];
+    const univk::vgf::Resource& res = file_.resources[r];
     vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
-    const DType dtype = *uvgf::dtype_from_vk_format(res.vk_format);
+    const DType dtype = *univk::vgf::dtype_from_vk_format(res.vk_format);
     if (inputs[i].dtype() != dtype || inputs[i].numel() != Shape(res.shape).numel())
       return invalid_argument("VgfBackend: input " + std::to_string(i) + " is " + inputs[i].describe());
     if (res.strides.empty()) {
@@ -610,7 +609,7 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   std::vector<HostTensor> outputs;
   for (size_t i = 0; i < output_resources_.size(); ++i) {
     const uint32_t r = output_resources_[i];
-    const uvgf::Resource& res = file_.resources[r];
+    const univk::vgf::Resource& res = file_.resources[r];
     const vulkan::Buffer& buffer =
         output_staging_[i] ? output_staging_[i] : resource_buffers_[resource_buffer_of_[r]];
     HostTensor out(spec_.outputs[i].dtype, spec_.outputs[i].shape);
@@ -640,10 +639,10 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
                            std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4)};
   std::vector<Kernel> copy_in, copy_out;
   auto bind = [&](uint32_t r, const backend::DeviceTensor& t, bool input) -> Status {
-    const uvgf::Resource& res = file_.resources[r];
+    const univk::vgf::Resource& res = file_.resources[r];
     if (copied_io_[r]) {
       // The tensor is packed; the resource keeps its own buffer and layout, reached by a copy.
-      const DType dtype = *uvgf::dtype_from_vk_format(res.vk_format);
+      const DType dtype = *univk::vgf::dtype_from_vk_format(res.vk_format);
       const uint64_t packed_bytes = static_cast<uint64_t>(Shape(res.shape).numel()) * dtype_size(dtype);
       if (t.range.size < packed_bytes)
         return invalid_argument("VgfBackend: device tensor of " + std::to_string(t.range.size) + " bytes for " +

@@ -7,7 +7,7 @@
 
 #include "memory_plan.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
@@ -202,4 +202,4 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
   return plan;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

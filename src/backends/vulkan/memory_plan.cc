@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 MemoryPlan plan_memory(const std::vector<Lifetime>& buffers, uint64_t alignment) {
   auto align_up = [alignment](uint64_t v) { return (v + alignment - 1) & ~(alignment - 1); };
@@ -35,4 +35,4 @@ MemoryPlan plan_memory(const std::vector<Lifetime>& buffers, uint64_t alignment)
   return plan;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

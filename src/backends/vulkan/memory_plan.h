@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 struct Lifetime {
   uint64_t size = 0;   // bytes
@@ -22,4 +22,4 @@ struct MemoryPlan {
 // `alignment` must be a power of two.
 MemoryPlan plan_memory(const std::vector<Lifetime>& buffers, uint64_t alignment);
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -96,8 +96,3 @@ Dispatch contiguous_copy(uint32_t words);
 const std::vector<std::string>& lowered_op_names();  // sorted
 
 }  // namespace univk::backends::vulkan
-
-// Transitional: the rest of the VulkanBackend still lives in `detail` until the next commit.
-namespace univk::backends::detail {
-using namespace ::univk::backends::vulkan;  // NOLINT
-}  // namespace univk::backends::detail

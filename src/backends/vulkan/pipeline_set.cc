@@ -5,7 +5,7 @@
 #include "univk/vulkan/device.h"
 #include "univk_vulkan_backend_shaders.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 std::span<const uint32_t> shader_spirv(Shader shader) {
@@ -56,4 +56,4 @@ const univk::vulkan::ComputePipeline* PipelineSet::find(const Dispatch& dispatch
   return it == pipelines_.end() ? nullptr : it->second.get();
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -12,7 +12,7 @@
 #include "graph_plan.h"
 #include "univk/vulkan/pipeline.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 class PipelineSet {
  public:
@@ -24,4 +24,4 @@ class PipelineSet {
   std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const univk::vulkan::ComputePipeline>> pipelines_;
 };
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -8,7 +8,7 @@
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 std::vector<ComputeTensorType> to_types(const std::vector<backend::TensorInfo>& infos) {
@@ -95,4 +95,4 @@ Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
                                                                [&] { return create(device, spec, graph); });
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -15,7 +15,7 @@
 #include "univk/backend/backend.h"
 #include "univk/vulkan/buffer.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 struct PreparedGraph {
   GraphPlan plan;
@@ -34,4 +34,4 @@ struct PreparedGraph {
 // minStorageBufferOffsetAlignment, at least 16 (the vec4 kernels read 16-byte elements).
 uint64_t storage_alignment(const univk::vulkan::Device& device);
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -6,7 +6,7 @@
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/dispatch_limits.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 struct Access {
@@ -146,4 +146,4 @@ Result<RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandB
   return counts;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -18,7 +18,7 @@
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/pipeline.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 struct BoundBuffers {
   std::span<const univk::vulkan::BufferRange> inputs;   // one per input slot
@@ -42,4 +42,4 @@ Result<RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandB
                                  const PipelineSet& pipelines, univk::vulkan::DescriptorPool& pool,
                                  const BoundBuffers& buffers, bool host_readback);
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -26,7 +26,7 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
 
   Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
                                                   const backend::BackendOptions&) const override {
-    auto delegate = detail::VulkanDelegate::create(spec_, graph_, std::move(device));
+    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device));
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
   }
@@ -50,7 +50,7 @@ class VulkanBackend final : public backend::Backend {
     std::vector<ComputeTensorType> inputs, outputs;
     for (const auto& t : spec.inputs) inputs.push_back({t.dtype, t.shape});
     for (const auto& t : spec.outputs) outputs.push_back({t.dtype, t.shape});
-    auto plan = detail::plan_graph(*graph, inputs, outputs, 16);
+    auto plan = vulkan::plan_graph(*graph, inputs, outputs, 16);
     if (!plan.ok()) return plan.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::PreparedPayload>(std::make_unique<PreparedComputeGraph>(
         spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));

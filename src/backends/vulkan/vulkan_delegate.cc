@@ -10,7 +10,7 @@
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 univk::vulkan::BufferRange whole(const univk::vulkan::Buffer& buffer) { return {buffer.handle(), 0, buffer.size()}; }
@@ -159,4 +159,4 @@ backend::ExecuteStats VulkanDelegate::stats() const {
   return fused_ ? fused_stats_ : per_delegate_stats_;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

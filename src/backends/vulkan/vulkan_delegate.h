@@ -23,7 +23,7 @@
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/pipeline.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 class VulkanDelegate final : public backend::Delegate {
  public:
@@ -62,4 +62,4 @@ class VulkanDelegate final : public backend::Delegate {
   bool fused_ = false;
 };
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan
