@@ -1,6 +1,7 @@
-// The compute pipelines one plan uses: one per (shader, variant) pair. Each pipeline is taken
-// from the device's SharedObjectCache, so every VulkanBackend delegate on a device shares one
-// pipeline per (shader, variant, push-constant size).
+// The compute pipelines one plan uses: one per (shader, variant) pair, looked up by the recorder.
+// Each comes from the device's pipeline cache (univk/vulkan/pipeline_cache.h), so every delegate
+// on a device shares one pipeline per (shader, variant, push-constant size); holding them here
+// keeps them alive as long as the plan.
 // Holds shared_ptrs to the pipelines (each holds a shared_ptr to the Device); immutable.
 #pragma once
 

@@ -1,8 +1,8 @@
 // Records a GraphPlan into a command buffer: binds each dispatch's planned regions to real
-// buffers, writes its descriptor set and push constants, and inserts a buffer memory barrier
-// exactly where a dispatch reads or overwrites a region that an earlier, not yet synchronized
-// dispatch wrote (or overwrites one it read). Shared by the per_delegate command buffer (own IO
-// buffers) and fused recording (the method's device tensors).
+// buffers and hands the dispatch (descriptors, push constants, the regions it reads and writes)
+// to the device runtime's DispatchRecorder, which inserts the barriers. Shared by the
+// per_delegate command buffer (own IO buffers) and fused recording (the method's device
+// tensors).
 //
 // Borrows everything; the descriptor sets are allocated from `pool`, which the caller owns and
 // keeps alive as long as the command buffer may run.
@@ -16,6 +16,7 @@
 #include "graph_plan.h"
 #include "pipeline_set.h"
 #include "univk/vulkan/buffer.h"
+#include "univk/vulkan/dispatch_recorder.h"
 #include "univk/vulkan/pipeline.h"
 
 namespace univk::backends::vulkan {
@@ -27,18 +28,13 @@ struct BoundBuffers {
   univk::vulkan::BufferRange arena;                     // whole arena (may be empty)
 };
 
-struct RecordCounts {
-  uint32_t dispatches = 0;
-  uint32_t barriers = 0;  // vkCmdPipelineBarrier calls
-};
-
 // Descriptor pool sizes `plan` needs for one recording.
 uint32_t descriptor_sets_needed(const GraphPlan& plan);
 uint32_t storage_descriptors_needed(const GraphPlan& plan);
 
 // `host_readback`: end with a barrier making the output slots' writes visible to the host
 // (per_delegate). Fused recordings leave the last barrier to the method.
-Result<RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
+Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
                                  const PipelineSet& pipelines, univk::vulkan::DescriptorPool& pool,
                                  const BoundBuffers& buffers, bool host_readback);
 

@@ -72,7 +72,7 @@ Status VulkanDelegate::record_own_command_buffer() {
   BoundBuffers bound{inputs, outputs, whole(prepared_->constants), whole(arena_)};
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, command_pool_.allocate());
   UNIVK_RETURN_IF_ERROR(univk::vulkan::begin_command_buffer(dev, cmd));
-  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts,
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
                          record_plan(dev, cmd, plan(), prepared_->pipelines, pool, bound, true));
   UNIVK_RETURN_IF_ERROR(univk::vulkan::end_command_buffer(dev, cmd));
   command_buffer_ = cmd;
@@ -145,7 +145,7 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
   std::lock_guard<std::mutex> lock(mutex_);
   UNIVK_ASSIGN_OR_RETURN(univk::vulkan::DescriptorPool pool, make_descriptor_pool());
   BoundBuffers bound{in_ranges, out_ranges, whole(prepared_->constants), whole(arena_)};
-  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts,
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
                          record_plan(*device_, cmd, plan(), prepared_->pipelines, pool, bound, false));
   descriptor_pools_.push_back(std::move(pool));
   fused_stats_.dispatches = counts.dispatches;

@@ -6,7 +6,6 @@
 #include <random>
 
 #include "backends/vulkan/graph_plan.h"
-#include "backends/vulkan/memory_plan.h"
 #include "backends/vulkan/op_lowering.h"
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk_test.h"
@@ -192,23 +191,6 @@ TEST(OpLowering, LargeGridsGoTwoDimensional) {
   UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
   EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(vulkan::UnaryOp::kRelu));
-}
-
-TEST(MemoryPlan, DisjointLifetimesShareBytes) {
-  // a: steps 0-1, b: 1-2, c: 2-3 (overlaps b, not a), d: 3-3.
-  const std::vector<vulkan::Lifetime> buffers = {{100, 0, 1}, {200, 1, 2}, {100, 2, 3}, {50, 3, 3}};
-  const vulkan::MemoryPlan plan = vulkan::plan_memory(buffers, 64);
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    EXPECT_EQ(plan.offsets[i] % 64, 0u);
-    for (size_t j = i + 1; j < buffers.size(); ++j) {
-      const bool live_together = buffers[i].first <= buffers[j].last && buffers[j].first <= buffers[i].last;
-      const bool bytes_overlap = plan.offsets[i] < plan.offsets[j] + buffers[j].size &&
-                                 plan.offsets[j] < plan.offsets[i] + buffers[i].size;
-      EXPECT_FALSE(live_together && bytes_overlap) << i << " and " << j;
-    }
-  }
-  EXPECT_LE(plan.total_bytes, 256u + 128u);  // b and c side by side; a and d reuse their bytes
-  EXPECT_LT(plan.total_bytes, 100u + 200u + 100u + 64u);
 }
 
 TEST(GraphPlan, ChainReusesArenaAndAliasesReshape) {
