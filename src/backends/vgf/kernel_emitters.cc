@@ -385,7 +385,8 @@ Result<Kernel> elementwise_kernel(DType dtype, const std::vector<TensorView>& vi
     }
     UNIVK_RETURN_IF_ERROR(append_padded(k.params, views[1 + i].strides, 0, "stride"));
   }
-  k.specialization = {{0u, linear ? 1u : 0u}, {1u, static_cast<uint32_t>(num_inputs)}};
+  k.specialization = {{kElementwiseModeConstant, linear ? kElementwiseModeLinear : kElementwiseModeStrided},
+                      {kElementwiseInputCountConstant, static_cast<uint32_t>(num_inputs)}};
   for (auto& s : program.specialization(8)) k.specialization.push_back(s);
   k.work_items = (static_cast<uint64_t>(total) + 3) / 4;
   return k;

@@ -107,6 +107,17 @@ struct Kernel {
   uint64_t work_items = 0;  // invocations needed (one per work item)
 };
 
+// MODE of the elementwise shaders (specialization constant 0, elementwise.glsl): strided
+// addressing through the parameter words; linear (one packed dim for every operand, the base
+// words carry the offsets); linear with 4-element vector accesses, which the recorder selects
+// when every base and the element count are multiples of 4 (shader_variants.h).
+inline constexpr uint32_t kElementwiseModeConstant = 0;
+inline constexpr uint32_t kElementwiseModeStrided = 0;
+inline constexpr uint32_t kElementwiseModeLinear = 1;
+inline constexpr uint32_t kElementwiseModeLinearVec4 = 2;
+// Inputs the elementwise program reads (specialization constant 1).
+inline constexpr uint32_t kElementwiseInputCountConstant = 1;
+
 // pool_f32/pool_f16's specialization constants for vector access (pool.glsl): PAIR_X (a
 // row's two taps per load), QUAD_X (4 outputs along ox per invocation; work_items counts
 // groups of 4 while it is set), QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads) and

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 #include "elementwise_program.h"
 #include "kernel_emitters.h"
 #include "univk/ops/tosa_ops.h"
+#include "univk/vulkan/arena_plan.h"
 
 namespace univk::backends::vgf {
 
@@ -18,6 +20,9 @@ using spirv::TosaOp;
 using spirv::TosaOperation;
 using spirv::ValueId;
 using spirv::ValueKind;
+
+// Alignment of scratch offsets, as of resources.
+constexpr uint64_t kScratchAlignment = 256;
 
 Result<std::vector<int64_t>> resource_element_strides(const univk::vgf::Resource& resource) {
   auto dtype = univk::vgf::dtype_from_vk_format(resource.vk_format);
@@ -486,52 +491,33 @@ class Lowering {
     return ok_status();
   }
 
-  // Interval first-fit over kernel order for the scratch values.
+  // Scratch values live from the first to the last kernel that touches them; values whose
+  // lifetimes do not overlap share bytes (vulkan::plan_arena). Offsets are 256-byte aligned,
+  // like resources.
   void plan_scratch() {
-    struct Live { size_t first = SIZE_MAX, last = 0; uint64_t size = 0; uint64_t offset = 0; };
-    std::map<uint32_t, Live> live;
+    std::map<uint32_t, size_t> request_of;  // scratch id -> index in requests
+    std::vector<vulkan::ArenaRequest> requests;
     for (size_t k = 0; k < plan_.kernels.size(); ++k) {
       auto note = [&](const TensorView& v) {
         if (v.storage.kind != StorageKind::kScratch) return;
-        Live& l = live[v.storage.resource];
-        l.first = std::min(l.first, k);
-        l.last = std::max(l.last, k);
-        l.size = v.storage.byte_size;
+        auto [it, inserted] = request_of.try_emplace(v.storage.resource, requests.size());
+        if (inserted) requests.push_back({v.storage.byte_size, k, k});
+        vulkan::ArenaRequest& request = requests[it->second];
+        request.last = k;
+        request.size = v.storage.byte_size;
       };
       for (auto& v : plan_.kernels[k].outputs) note(v);
       for (auto& v : plan_.kernels[k].inputs) note(v);
     }
-    std::vector<uint32_t> order;
-    for (auto& [id, l] : live) order.push_back(id);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return live[a].first < live[b].first; });
-    std::vector<uint32_t> placed;
-    uint64_t total = 0;
-    for (uint32_t id : order) {
-      Live& l = live[id];
-      const uint64_t size = (l.size + 255) / 256 * 256;
-      std::vector<std::pair<uint64_t, uint64_t>> busy;
-      for (uint32_t other : placed) {
-        const Live& o = live[other];
-        if (o.last >= l.first && o.first <= l.last) busy.emplace_back(o.offset, (o.size + 255) / 256 * 256);
-      }
-      std::sort(busy.begin(), busy.end());
-      uint64_t offset = 0;
-      for (auto [start, len] : busy) {
-        if (offset + size <= start) break;
-        offset = std::max(offset, start + len);
-      }
-      l.offset = offset;
-      total = std::max(total, offset + size);
-      placed.push_back(id);
-    }
+    const vulkan::ArenaPlan arena = vulkan::plan_arena(requests, kScratchAlignment);
     for (auto& kernel : plan_.kernels) {
       auto patch = [&](TensorView& v) {
-        if (v.storage.kind == StorageKind::kScratch) v.storage.byte_offset = live[v.storage.resource].offset;
+        if (v.storage.kind == StorageKind::kScratch) v.storage.byte_offset = arena.offsets[request_of.at(v.storage.resource)];
       };
       for (auto& v : kernel.outputs) patch(v);
       for (auto& v : kernel.inputs) patch(v);
     }
-    plan_.scratch_bytes = total;
+    plan_.scratch_bytes = arena.total;
   }
 
   const TosaGraph& g_;
