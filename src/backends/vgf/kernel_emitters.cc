@@ -131,11 +131,11 @@ Status split_iteration(const std::vector<TensorView>& views, size_t dim, const B
   return ok_status();
 }
 
-ShaderId copy_shader(DType dtype) {
+Shader copy_shader(DType dtype) {
   switch (dtype_size(dtype)) {
-    case 1: return ShaderId::kCopy8;
-    case 2: return ShaderId::kCopy16;
-    default: return ShaderId::kCopy32;
+    case 1: return Shader::kCopy8;
+    case 2: return Shader::kCopy16;
+    default: return Shader::kCopy32;
   }
 }
 
@@ -150,8 +150,8 @@ struct CopySpec {
   uint32_t pad_bits = 0;
 };
 
-Result<Kernel> copy_kernel(const TensorView& input, const TensorView& output, const CopySpec& spec) {
-  Kernel k;
+Result<Dispatch> copy_kernel(const TensorView& input, const TensorView& output, const CopySpec& spec) {
+  Dispatch k;
   k.shader = copy_shader(input.dtype);
   TensorView out = output;
   out.offset += spec.out_offset;
@@ -172,15 +172,15 @@ Result<Kernel> copy_kernel(const TensorView& input, const TensorView& output, co
 
 // A plain copy (no padding, no wrapping) runs over the canonical iteration space of its two
 // views and is split like an elementwise kernel; PAD and TILE run as one kernel.
-Result<std::vector<Kernel>> make_copy(const TensorView& input, const TensorView& output, const CopySpec& spec,
+Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorView& output, const CopySpec& spec,
                                       const BindingLimit& limit) {
   if (dtype_size(input.dtype) != dtype_size(output.dtype) || dtype_size(input.dtype) > 4)
     return unsupported("copy of " + std::string(dtype_name(input.dtype)) + " to " + std::string(dtype_name(output.dtype)));
   const bool plain = !spec.wrap && spec.in_dims == spec.iter_dims &&
                      std::all_of(spec.low.begin(), spec.low.end(), [](int64_t v) { return v == 0; });
   if (!plain) {
-    UNIVK_ASSIGN_OR_RETURN(Kernel k, copy_kernel(input, output, spec));
-    return std::vector<Kernel>{std::move(k)};
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_kernel(input, output, spec));
+    return std::vector<Dispatch>{std::move(k)};
   }
   TensorView out = output, in = input;
   out.offset += spec.out_offset;
@@ -191,7 +191,7 @@ Result<std::vector<Kernel>> make_copy(const TensorView& input, const TensorView&
   UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(out, {in}));
   std::vector<std::vector<TensorView>> pieces;
   UNIVK_RETURN_IF_ERROR(split_iteration(views, 0, limit, "copy", pieces));
-  std::vector<Kernel> kernels;
+  std::vector<Dispatch> kernels;
   for (const auto& piece : pieces) {
     CopySpec s;
     s.iter_dims = piece[0].shape;
@@ -199,7 +199,7 @@ Result<std::vector<Kernel>> make_copy(const TensorView& input, const TensorView&
     s.out_strides = piece[0].strides;
     s.in_strides = piece[1].strides;
     s.low.assign(piece[0].shape.size(), 0);
-    UNIVK_ASSIGN_OR_RETURN(Kernel k, copy_kernel(piece[1], piece[0], s));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_kernel(piece[1], piece[0], s));
     kernels.push_back(std::move(k));
   }
   return kernels;
@@ -219,7 +219,7 @@ Result<uint32_t> pad_bits(const TosaOperation& op, DType dtype) {
   return static_cast<uint32_t>(v);
 }
 
-Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const std::vector<TensorView>& inputs,
+Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                                const TensorView& output, const BindingLimit& limit) {
   const TensorView& in = inputs[0];
   CopySpec spec;
@@ -277,7 +277,7 @@ Result<std::vector<Kernel>> emit_data_movement(const TosaOperation& op, const st
       UNIVK_ASSIGN_OR_RETURN(ops::TosaConcat cat, ops::tosa_concat(op.attrs, shapes));
       UNIVK_RETURN_IF_ERROR(check_declared_output("CONCAT", cat.output, output));
       const size_t axis = static_cast<size_t>(cat.axis);
-      std::vector<Kernel> kernels;
+      std::vector<Dispatch> kernels;
       int64_t at = 0;
       for (const TensorView& part : inputs) {
         CopySpec s;
@@ -348,7 +348,7 @@ Result<std::vector<TensorView>> canonical_iteration(const TensorView& output, co
   return views;
 }
 
-Result<std::vector<Kernel>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit) {
+Result<std::vector<Dispatch>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit) {
   if (input.shape != output.shape) return invalid_argument("copy between different shapes");
   CopySpec spec;
   spec.iter_dims = output.shape;
@@ -362,12 +362,12 @@ Result<std::vector<Kernel>> emit_copy(const TensorView& input, const TensorView&
 namespace {
 
 // One elementwise kernel over views in canonical form (output first).
-Result<Kernel> elementwise_kernel(DType dtype, const std::vector<TensorView>& views, const EwProgram& program) {
+Result<Dispatch> elementwise_kernel(DType dtype, const std::vector<TensorView>& views, const EwProgram& program) {
   const TensorView& output = views[0];
   const size_t num_inputs = views.size() - 1;
-  Kernel k;
-  k.shader = dtype == DType::kInt32 ? ShaderId::kElementwiseI32
-                                    : (dtype == DType::kFloat16 ? ShaderId::kElementwiseF16 : ShaderId::kElementwiseF32);
+  Dispatch k;
+  k.shader = dtype == DType::kInt32 ? Shader::kElementwiseI32
+                                    : (dtype == DType::kFloat16 ? Shader::kElementwiseF16 : Shader::kElementwiseF32);
   k.outputs = {output};
   k.inputs.assign(views.begin() + 1, views.end());
   const int64_t total = Shape(output.shape).numel();
@@ -408,11 +408,11 @@ bool strides_divisible(const TensorView& v, size_t skip, int64_t m) {
 
 // One pool kernel over views {output, input, epilogue inputs...}; the epilogue views have the
 // output's shape (broadcast dims have stride 0).
-Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::vector<TensorView>& views,
+Result<Dispatch> pool_kernel(Shader shader, const PoolGeometry& g, const std::vector<TensorView>& views,
                            const EwProgram& epilogue) {
   const TensorView& output = views[0];
   const TensorView& in = views[1];
-  Kernel k;
+  Dispatch k;
   k.shader = shader;
   k.outputs = {output};
   k.inputs.assign(views.begin() + 1, views.end());
@@ -431,7 +431,7 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
   const uint32_t kernel_y = unroll ? static_cast<uint32_t>(g.kernel_y) : 0u;
   const uint32_t kernel_x = unroll ? static_cast<uint32_t>(g.kernel_x) : 0u;
   k.work_items = static_cast<uint64_t>(total);
-  if (shader == ShaderId::kPoolI8) {
+  if (shader == Shader::kPoolI8) {
     if (views.size() != 2 || !epilogue.steps.empty()) return internal_error("int8 pooling has no epilogue");
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.in_zp)));
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(g.out_zp)));
@@ -484,25 +484,25 @@ Result<Kernel> pool_kernel(ShaderId shader, const PoolGeometry& g, const std::ve
 
 }  // namespace
 
-Result<std::vector<Kernel>> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs,
+Result<std::vector<Dispatch>> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs,
                                              const TensorView& output, const EwProgram& program,
                                              const BindingLimit& limit) {
   if (inputs.size() > kProgramInputs) return internal_error("too many program inputs");
   UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(output, inputs));
   std::vector<std::vector<TensorView>> pieces;
   UNIVK_RETURN_IF_ERROR(split_iteration(views, 0, limit, "elementwise program", pieces));
-  std::vector<Kernel> kernels;
+  std::vector<Dispatch> kernels;
   for (const auto& piece : pieces) {
     // A slice may have size-1 dims or newly mergeable ones.
     std::vector<TensorView> piece_inputs(piece.begin() + 1, piece.end());
     UNIVK_ASSIGN_OR_RETURN(auto canonical, canonical_iteration(piece[0], piece_inputs));
-    UNIVK_ASSIGN_OR_RETURN(Kernel k, elementwise_kernel(dtype, canonical, program));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, elementwise_kernel(dtype, canonical, program));
     kernels.push_back(std::move(k));
   }
   return kernels;
 }
 
-Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector<TensorView>& inputs,
+Result<std::vector<Dispatch>> emit_pool(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                       const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit) {
   const TensorView& in = inputs[0];
   const bool is_int8 = in.dtype == DType::kInt8;
@@ -539,7 +539,7 @@ Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector
   geom.pad_top = pad[0];
   geom.pad_left = pad[2];
   if (is_int8 && inputs.size() != 1) return internal_error("int8 pooling has no epilogue");
-  const ShaderId shader = is_int8 ? ShaderId::kPoolI8 : (is_f16 ? ShaderId::kPoolF16 : ShaderId::kPoolF32);
+  const Shader shader = is_int8 ? Shader::kPoolI8 : (is_f16 ? Shader::kPoolF16 : Shader::kPoolF32);
 
   // {output, input, epilogue inputs at the output's shape}.
   std::vector<TensorView> views = {output, in};
@@ -550,9 +550,9 @@ Result<std::vector<Kernel>> emit_pool(const TosaOperation& op, const std::vector
     views.push_back(std::move(v));
   }
   const std::string what(spirv::tosa_op_name(op.op));
-  std::vector<Kernel> kernels;
+  std::vector<Dispatch> kernels;
   auto add = [&](const PoolGeometry& g, const std::vector<TensorView>& slice) -> Status {
-    UNIVK_ASSIGN_OR_RETURN(Kernel k, pool_kernel(shader, g, slice, epilogue));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, pool_kernel(shader, g, slice, epilogue));
     kernels.push_back(std::move(k));
     return ok_status();
   };
@@ -605,7 +605,7 @@ namespace {
 // Operators whose work is independent along dim 0 of the output and of the inputs marked in
 // `sliced` (batch of CONV2D/MATMUL, rows of CAST/TABLE): split along it when a view exceeds
 // `limit`.
-Result<std::vector<Kernel>> emit_batch_split(const TosaOperation& op, const std::vector<TensorView>& inputs,
+Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                              const TensorView& output, const std::vector<bool>& sliced,
                                              const BindingLimit& limit) {
   std::vector<TensorView> views = {output};
@@ -624,7 +624,7 @@ Result<std::vector<Kernel>> emit_batch_split(const TosaOperation& op, const std:
   };
   const auto slices = plan_slices(output.shape[0], slice, limit);
   if (slices.empty()) return binding_limit_error(views, limit, what);
-  std::vector<Kernel> kernels;
+  std::vector<Dispatch> kernels;
   for (auto [start, count] : slices) {
     std::vector<TensorView> piece = slice(start, count);
     UNIVK_ASSIGN_OR_RETURN(auto part, emit_compute(op, std::vector<TensorView>(piece.begin() + 1, piece.end()), piece[0]));
@@ -635,10 +635,10 @@ Result<std::vector<Kernel>> emit_batch_split(const TosaOperation& op, const std:
 
 }  // namespace
 
-Result<std::vector<Kernel>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
+Result<std::vector<Dispatch>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                          const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
-  if (Shape(output.shape).numel() == 0) return std::vector<Kernel>{};
+  if (Shape(output.shape).numel() == 0) return std::vector<Dispatch>{};
   switch (op.op) {
     case TosaOp::kTranspose: case TosaOp::kSlice: case TosaOp::kReshape: case TosaOp::kPad:
     case TosaOp::kTile: case TosaOp::kConcat:

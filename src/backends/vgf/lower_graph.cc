@@ -399,7 +399,7 @@ class Lowering {
       inputs.push_back(view);
     }
     TensorView output = output_view(out);
-    UNIVK_ASSIGN_OR_RETURN(std::vector<Kernel> kernels, emit_kernels(op, inputs, output, ctx_.binding_limit));
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> kernels, emit_kernels(op, inputs, output, ctx_.binding_limit));
     for (auto& k : kernels) {
       if (k.label.empty()) k.label = op_label(op);
       plan_.kernels.push_back(std::move(k));
@@ -449,11 +449,11 @@ class Lowering {
     if (grp.anchor) label = op_label(g_.operations[*grp.anchor]);
     for (size_t i : grp.ops) label += (label.empty() ? "" : "+") + op_label(g_.operations[i]);
     TensorView output = output_view(grp.output);
-    Result<std::vector<Kernel>> kernels =
+    Result<std::vector<Dispatch>> kernels =
         grp.anchor ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program, ctx_.binding_limit)
                    : emit_elementwise(grp.dtype, inputs, output, *program, ctx_.binding_limit);
     if (!kernels.ok()) return kernels.status();
-    for (Kernel& k : *kernels) {
+    for (Dispatch& k : *kernels) {
       k.label = label;
       plan_.kernels.push_back(std::move(k));
     }
@@ -472,7 +472,7 @@ class Lowering {
       }
       UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(v));
       UNIVK_ASSIGN_OR_RETURN(auto kernels, emit_copy(in, out_views_[i], ctx_.binding_limit));
-      for (Kernel& k : kernels) {
+      for (Dispatch& k : kernels) {
         k.label = "output copy";
         plan_.kernels.push_back(std::move(k));
       }
@@ -483,7 +483,7 @@ class Lowering {
   // Kernels the emitters do not split (reductions, RESCALE, PAD/TILE) must fit the binding
   // limit whole; scratch offsets are 256-byte aligned, like resources.
   Status check_binding_limit() const {
-    for (const Kernel& k : plan_.kernels) {
+    for (const Dispatch& k : plan_.kernels) {
       std::vector<TensorView> views = k.outputs;
       views.insert(views.end(), k.inputs.begin(), k.inputs.end());
       if (!views_fit(views, ctx_.binding_limit)) return binding_limit_error(views, ctx_.binding_limit, k.label);

@@ -3,15 +3,15 @@
 namespace univk::backends::vgf {
 namespace {
 
-bool is_elementwise(ShaderId shader) {
-  return shader == ShaderId::kElementwiseF32 || shader == ShaderId::kElementwiseI32 ||
-         shader == ShaderId::kElementwiseF16;
+bool is_elementwise(Shader shader) {
+  return shader == Shader::kElementwiseF32 || shader == Shader::kElementwiseI32 ||
+         shader == Shader::kElementwiseF16;
 }
 
 }  // namespace
 
-Kernel select_variant_for_bases(const Kernel& kernel, std::span<const uint32_t> bases) {
-  Kernel selected = kernel;
+Dispatch select_variant_for_bases(const Dispatch& kernel, std::span<const uint32_t> bases) {
+  Dispatch selected = kernel;
   if (is_elementwise(kernel.shader)) {
     for (auto& [id, value] : selected.specialization) {
       if (id != kElementwiseModeConstant || value != kElementwiseModeLinear) continue;
@@ -20,7 +20,7 @@ Kernel select_variant_for_bases(const Kernel& kernel, std::span<const uint32_t> 
       if (aligned) value = kElementwiseModeLinearVec4;
     }
   }
-  if (kernel.shader == ShaderId::kPoolF32 || kernel.shader == ShaderId::kPoolF16) {
+  if (kernel.shader == Shader::kPoolF32 || kernel.shader == Shader::kPoolF16) {
     // Vector loads and stores need bases aligned to their width (pool.glsl).
     const bool quad_out = bases[0] % 4 == 0;
     for (auto& [id, value] : selected.specialization) {

@@ -17,6 +17,6 @@ namespace univk::backends::vgf {
 // move to 4-element vector accesses when every base and the element count allow it; pool
 // kernels drop the pair/quad accesses whose bases are not aligned to their width (and, without
 // quad outputs, run one invocation per output again).
-Kernel select_variant_for_bases(const Kernel& kernel, std::span<const uint32_t> bases);
+Dispatch select_variant_for_bases(const Dispatch& kernel, std::span<const uint32_t> bases);
 
 }  // namespace univk::backends::vgf

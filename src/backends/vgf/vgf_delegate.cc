@@ -365,7 +365,7 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
   std::vector<BufferRange> ranges = own_resource_ranges();
   const BindingLimit limit{binding_limit(),
                            std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4)};
-  std::vector<Kernel> copy_in, copy_out;
+  std::vector<Dispatch> copy_in, copy_out;
   auto bind = [&](uint32_t r, const backend::DeviceTensor& t, bool input) -> Status {
     const univk::vgf::Resource& res = file_.resources[r];
     if (copied_io_[r]) {

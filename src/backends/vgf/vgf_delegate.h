@@ -69,7 +69,7 @@ class VgfDelegate final : public backend::Delegate {
                 std::span<const backend::DeviceTensor> outputs) override;
   backend::ExecuteStats stats() const override { return last_stats_; }
 
-  // Kernel labels of the lowered GRAPH segments in dispatch order (tests, tools, logs).
+  // Labels of the lowered GRAPH segments' dispatches in dispatch order (tests, tools, logs).
   std::vector<std::string> kernel_labels() const;
   // per_delegate outputs read through staging copies (known after prepare_execute()).
   size_t staged_outputs() const;
@@ -112,8 +112,8 @@ class VgfDelegate final : public backend::Delegate {
   // Records `before`, every segment, then `after` through `recorder`, resolving resource i to
   // resource_ranges[i] (`before`/`after` may use indices past the resource table).
   Status record_work(vulkan::DispatchRecorder& recorder, const std::vector<vulkan::BufferRange>& resource_ranges,
-                     Recording& recording, std::span<const Kernel> before = {}, std::span<const Kernel> after = {});
-  std::vector<Step> work_steps(std::span<const Kernel> before, std::span<const Kernel> after) const;
+                     Recording& recording, std::span<const Dispatch> before = {}, std::span<const Dispatch> after = {});
+  std::vector<Step> work_steps(std::span<const Dispatch> before, std::span<const Dispatch> after) const;
   // The descriptor ranges and accesses of every kernel in `steps`, and their parameter words
   // (the base words, then the kernel's own) in `words`, each kernel's aligned for its descriptor.
   Result<std::vector<BoundKernel>> bind_kernels(const std::vector<Step>& steps,

@@ -28,29 +28,29 @@ std::string binding_limit_message(uint64_t bytes, uint64_t limit) {
 }  // namespace
 
 struct VgfDelegate::Step {
-  const Kernel* kernel = nullptr;  // null: COMPUTE segment `segment`
+  const Dispatch* kernel = nullptr;  // null: COMPUTE segment `segment`
   size_t segment = 0;
 };
 
 struct VgfDelegate::BoundKernel {
-  const Kernel* kernel = nullptr;
+  const Dispatch* kernel = nullptr;
   uint64_t params_offset = 0;           // bytes into the parameter buffer
   std::vector<BufferRange> tensors;     // binding 1.. (outputs, inputs, unused bindings)
   std::vector<BufferAccess> accesses;   // the bytes the views touch exactly
 };
 
-std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Kernel> before,
-                                                        std::span<const Kernel> after) const {
+std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Dispatch> before,
+                                                        std::span<const Dispatch> after) const {
   std::vector<Step> steps;
-  for (const Kernel& k : before) steps.push_back({&k, 0});
+  for (const Dispatch& k : before) steps.push_back({&k, 0});
   for (size_t s = 0; s < segments_.size(); ++s) {
     if (segments_[s].compute) {
       steps.push_back({nullptr, s});
     } else {
-      for (const Kernel& k : segments_[s].graph->kernels) steps.push_back({&k, s});
+      for (const Dispatch& k : segments_[s].graph->kernels) steps.push_back({&k, s});
     }
   }
-  for (const Kernel& k : after) steps.push_back({&k, 0});
+  for (const Dispatch& k : after) steps.push_back({&k, 0});
   return steps;
 }
 
@@ -78,7 +78,7 @@ Result<std::vector<VgfDelegate::BoundKernel>> VgfDelegate::bind_kernels(const st
   std::vector<BoundKernel> bound;
   for (const Step& step : steps) {
     if (step.kernel == nullptr || step.kernel->work_items == 0) continue;
-    const Kernel& kernel = *step.kernel;
+    const Dispatch& kernel = *step.kernel;
     BoundKernel b;
     b.kernel = &kernel;
     std::vector<uint32_t> bases;
@@ -146,8 +146,8 @@ Status VgfDelegate::create_recording_objects(const std::vector<BoundKernel>& bou
 
 Status VgfDelegate::record_kernel(vulkan::DispatchRecorder& recorder, const BoundKernel& b,
                                   const std::vector<uint32_t>& words, Recording& recording) {
-  const Kernel& kernel = *b.kernel;
-  const Kernel selected = select_variant_for_bases(
+  const Dispatch& kernel = *b.kernel;
+  const Dispatch selected = select_variant_for_bases(
       kernel, std::span<const uint32_t>(words).subspan(b.params_offset / 4, b.tensors.size()));
   auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(kernel.shader), 1 + b.tensors.size(), 0,
                                                            std::string("VgfBackend ") + shader_name(kernel.shader));
@@ -216,7 +216,7 @@ Status VgfDelegate::record_compute_segment(vulkan::DispatchRecorder& recorder, s
 }
 
 Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::vector<BufferRange>& resource_ranges,
-                                Recording& recording, std::span<const Kernel> before, std::span<const Kernel> after) {
+                                Recording& recording, std::span<const Dispatch> before, std::span<const Dispatch> after) {
   const std::vector<Step> steps = work_steps(before, after);
   std::vector<uint32_t> words;
   UNIVK_ASSIGN_OR_RETURN(std::vector<BoundKernel> bound, bind_kernels(steps, resource_ranges, words));
