@@ -1,6 +1,8 @@
 // Emitters: turn one lowered operation (or fused group) over resolved TensorViews into
 // Dispatches with their parameter words and specialization constants (layouts documented in
-// each shader under shaders/). Pure data.
+// each shader under shaders/). Pure data. One file per family: copy_emitters.cc,
+// elementwise_emitters.cc, pool_emitters.cc, compute_emitters.cc; shared helpers in
+// emitter_internal.h.
 #pragma once
 
 #include <string>

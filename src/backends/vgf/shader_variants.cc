@@ -10,6 +10,19 @@ bool is_elementwise(Shader shader) {
 
 }  // namespace
 
+Shader copy_shader(DType dtype) {
+  switch (dtype_size(dtype)) {
+    case 1: return Shader::kCopy8;
+    case 2: return Shader::kCopy16;
+    default: return Shader::kCopy32;
+  }
+}
+
+Shader elementwise_shader(DType dtype) {
+  if (dtype == DType::kInt32) return Shader::kElementwiseI32;
+  return dtype == DType::kFloat16 ? Shader::kElementwiseF16 : Shader::kElementwiseF32;
+}
+
 Dispatch select_variant_for_bases(const Dispatch& kernel, std::span<const uint32_t> bases) {
   Dispatch selected = kernel;
   if (is_elementwise(kernel.shader)) {

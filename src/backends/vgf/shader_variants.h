@@ -1,4 +1,7 @@
-// Record-time shader-variant selection. The lowering chooses a kernel's vector-access variants
+// Shader-variant selection: which library shader runs a dispatch, and which of its
+// specialization-constant variants.
+//
+// Record time: the lowering chooses a kernel's vector-access variants
 // (specialization constants) assuming every tensor view starts at an aligned element; only the
 // recorder knows the real base element of each binding (the view's offset plus the part of its
 // storage offset below the descriptor alignment). This adjusts the variants to those bases.
@@ -11,6 +14,11 @@
 #include "kernel_plan.h"
 
 namespace univk::backends::vgf {
+
+// The copy shader moving elements of `dtype` (by element size: 8, 16 or 32 bits).
+Shader copy_shader(DType dtype);
+// The elementwise shader running a fused program over `dtype` storage (fp32, fp16 or int32).
+Shader elementwise_shader(DType dtype);
 
 // `bases`: one base element offset per tensor binding (outputs first, then inputs), as the
 // recorder prepends them to the kernel's parameter words. Elementwise kernels in linear mode
