@@ -1,8 +1,9 @@
 // VgfDelegate: one VGF payload initialised on a device.
 //
 // Ownership: the delegate owns every Vulkan object it creates (resource/constant/scratch/
-// parameter/output staging buffers, pipelines, descriptor pools, its command pool) and holds a DeviceLease.
-// It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
+// parameter/output staging buffers, descriptor pools, its command pool) and holds a DeviceLease;
+// it shares its pipelines with every delegate on the device through the device's pipeline cache
+// and holds the ones its command buffers use. It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
 // delegate's own last submission only, never for the whole queue or device.
 //
 // Execution: at init every segment is prepared (GRAPH: lowered plan; COMPUTE: the module's
