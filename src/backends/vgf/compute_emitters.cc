@@ -147,7 +147,9 @@ Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorVi
   UNIVK_RETURN_IF_ERROR(push_all(k.params, os));
   UNIVK_RETURN_IF_ERROR(push_all(k.params, is));
   UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[axis], in.strides[axis]}));
-  k.specialization = {{0u, argmax ? 2u : (op.op == TosaOp::kReduceMax ? 1u : 0u)}};
+  // MODE (specialization constant 0 of reduce_f32.comp).
+  constexpr uint32_t kSum = 0, kMax = 1, kArgmax = 2;
+  k.specialization = {{0u, argmax ? kArgmax : (op.op == TosaOp::kReduceMax ? kMax : kSum)}};
   k.work_items = static_cast<uint64_t>(total);
   return k;
 }
