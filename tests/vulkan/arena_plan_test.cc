@@ -20,8 +20,8 @@ void expect_valid(const std::vector<ArenaRequest>& requests, const ArenaPlan& pl
     EXPECT_LE(plan.offsets[i] + requests[i].size, plan.total);
     for (size_t j = i + 1; j < requests.size(); ++j) {
       const bool live_together = requests[i].first <= requests[j].last && requests[j].first <= requests[i].last;
-      const bool alias = plan.offsets[i] < plan.offsets[j] + requests[j].size &&
-                         plan.offsets[j] < plan.offsets[i] + requests[i].size;
+      const bool alias =
+          plan.offsets[i] < plan.offsets[j] + requests[j].size && plan.offsets[j] < plan.offsets[i] + requests[i].size;
       EXPECT_FALSE(live_together && alias) << i << " and " << j;
     }
   }

@@ -88,8 +88,8 @@ TEST(DispatchRecorder, BarriersExactlyOnHazardsAndSharedPipelines) {
   auto* data = static_cast<float*>(buffer->mapped());
   for (uint32_t i = 0; i < n; ++i) data[i] = static_cast<float>(i);
 
-  const auto desc = ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams),
-                                                         "scale_add");
+  const auto desc =
+      ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams), "scale_add");
   auto pipeline = get_or_create_pipeline(*device, desc);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status().to_string();
   auto again = get_or_create_pipeline(*device, desc);

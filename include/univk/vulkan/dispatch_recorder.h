@@ -77,8 +77,8 @@ struct DispatchDesc {
   std::span<const DescriptorWrite> descriptors;
   std::span<const uint8_t> push_constants;  // from offset 0; empty: none
   std::array<uint32_t, 3> groups = {1, 1, 1};
-  std::span<const BufferAccess> accesses;   // what the dispatch reads and writes
-  std::string_view label;                   // names the dispatch in errors, e.g. "kernel add"
+  std::span<const BufferAccess> accesses;  // what the dispatch reads and writes
+  std::string_view label;                  // names the dispatch in errors, e.g. "kernel add"
 };
 
 // What a recording added to its command buffer (ExecuteStats reports these).

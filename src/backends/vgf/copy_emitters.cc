@@ -52,9 +52,10 @@ Result<Dispatch> copy_kernel(const TensorView& input, const TensorView& output, 
 // A plain copy (no padding, no wrapping) runs over the canonical iteration space of its two
 // views and is split like an elementwise kernel; PAD and TILE run as one kernel.
 Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorView& output, const CopySpec& spec,
-                                      const BindingLimit& limit) {
+                                        const BindingLimit& limit) {
   if (dtype_size(input.dtype) != dtype_size(output.dtype) || dtype_size(input.dtype) > 4)
-    return unsupported("copy of " + std::string(dtype_name(input.dtype)) + " to " + std::string(dtype_name(output.dtype)));
+    return unsupported("copy of " + std::string(dtype_name(input.dtype)) + " to " +
+                       std::string(dtype_name(output.dtype)));
   const bool plain = !spec.wrap && spec.in_dims == spec.iter_dims &&
                      std::all_of(spec.low.begin(), spec.low.end(), [](int64_t v) { return v == 0; });
   if (!plain) {
@@ -101,7 +102,7 @@ Result<uint32_t> pad_bits(const TosaOperation& op, DType dtype) {
 }  // namespace
 
 Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                               const TensorView& output, const BindingLimit& limit) {
+                                                 const TensorView& output, const BindingLimit& limit) {
   const TensorView& in = inputs[0];
   CopySpec spec;
   spec.iter_dims = output.shape;
@@ -125,7 +126,8 @@ Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const 
       return make_copy(src, output, spec, limit);
     }
     case TosaOp::kReshape: {
-      if (Shape(in.shape).numel() != Shape(output.shape).numel()) return invalid_argument("RESHAPE changes the element count");
+      if (Shape(in.shape).numel() != Shape(output.shape).numel())
+        return invalid_argument("RESHAPE changes the element count");
       if (!output.contiguous()) return unsupported("RESHAPE into a strided resource");
       // Iterate over the input's coordinates; the packed output index is the row-major index.
       spec.iter_dims = in.shape;

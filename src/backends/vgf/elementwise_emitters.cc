@@ -48,8 +48,8 @@ Result<Dispatch> elementwise_kernel(DType dtype, const std::vector<TensorView>& 
 }  // namespace
 
 Result<std::vector<Dispatch>> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs,
-                                             const TensorView& output, const EwProgram& program,
-                                             const BindingLimit& limit) {
+                                               const TensorView& output, const EwProgram& program,
+                                               const BindingLimit& limit) {
   if (inputs.size() > kProgramInputs) return internal_error("too many program inputs");
   UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(output, inputs));
   std::vector<std::vector<TensorView>> pieces;

@@ -28,8 +28,10 @@ Status append_u32(std::vector<uint32_t>& params, int64_t value, const char* what
 }
 
 // dims/strides left-padded to kMaxRank.
-Status append_padded(std::vector<uint32_t>& params, const std::vector<int64_t>& values, int64_t fill, const char* what) {
-  if (values.size() > kMaxRank) return unsupported("rank " + std::to_string(values.size()) + " exceeds " + std::to_string(kMaxRank));
+Status append_padded(std::vector<uint32_t>& params, const std::vector<int64_t>& values, int64_t fill,
+                     const char* what) {
+  if (values.size() > kMaxRank)
+    return unsupported("rank " + std::to_string(values.size()) + " exceeds " + std::to_string(kMaxRank));
   for (size_t i = values.size(); i < kMaxRank; ++i) params.push_back(static_cast<uint32_t>(fill));
   for (int64_t v : values) UNIVK_RETURN_IF_ERROR(append_u32(params, v, what));
   return ok_status();
@@ -42,8 +44,11 @@ Result<std::vector<int64_t>> broadcast_strides(const TensorView& input, const st
   std::vector<int64_t> strides(out_shape.size(), 0);
   for (size_t d = 0; d < input.shape.size(); ++d) {
     const int64_t n = input.shape[d], o = out_shape[lead + d];
-    if (n == o) strides[lead + d] = input.strides[d];
-    else if (n != 1) return invalid_argument("operand shape " + Shape(input.shape).to_string() + " does not broadcast to " + Shape(out_shape).to_string());
+    if (n == o)
+      strides[lead + d] = input.strides[d];
+    else if (n != 1)
+      return invalid_argument("operand shape " + Shape(input.shape).to_string() + " does not broadcast to " +
+                              Shape(out_shape).to_string());
   }
   return strides;
 }

@@ -34,7 +34,7 @@ bool strides_divisible(const TensorView& v, size_t skip, int64_t m) {
 // One pool kernel over views {output, input, epilogue inputs...}; the epilogue views have the
 // output's shape (broadcast dims have stride 0).
 Result<Dispatch> pool_kernel(Shader shader, const PoolGeometry& g, const std::vector<TensorView>& views,
-                           const EwProgram& epilogue) {
+                             const EwProgram& epilogue) {
   const TensorView& output = views[0];
   const TensorView& in = views[1];
   Dispatch k;
@@ -77,8 +77,9 @@ Result<Dispatch> pool_kernel(Shader shader, const PoolGeometry& g, const std::ve
     for (int64_t s : views[i].strides) UNIVK_RETURN_IF_ERROR(append_u32(k.params, s, "stride"));
   }
   // Two taps per load (see pool.glsl): the recorder clears it when the base word is odd.
-  const bool pair_x = unroll && g.kernel_x == 2 && g.stride_x == 2 && g.pad_left == 0 && g.in_w == 2 * output.shape[2] &&
-                      in.strides[2] == 1 && strides_divisible(in, 2, 2) && in.offset % 2 == 0;
+  const bool pair_x = unroll && g.kernel_x == 2 && g.stride_x == 2 && g.pad_left == 0 &&
+                      g.in_w == 2 * output.shape[2] && in.strides[2] == 1 && strides_divisible(in, 2, 2) &&
+                      in.offset % 2 == 0;
   // Four outputs along ox per invocation, one 4-vector store; with pair geometry and 4-aligned
   // input strides, each row's 8 taps are two 4-vector loads. The recorder clears both when
   // the output's base word is not a multiple of 4 (and QUAD_LOAD when the input's is not).
@@ -110,7 +111,8 @@ Result<Dispatch> pool_kernel(Shader shader, const PoolGeometry& g, const std::ve
 }  // namespace
 
 Result<std::vector<Dispatch>> emit_pool(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                      const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit) {
+                                        const TensorView& output, const EwProgram& epilogue,
+                                        const BindingLimit& limit) {
   const TensorView& in = inputs[0];
   const bool is_int8 = in.dtype == DType::kInt8;
   const bool is_f16 = in.dtype == DType::kFloat16;
@@ -196,7 +198,8 @@ Result<std::vector<Dispatch>> emit_pool(const TosaOperation& op, const std::vect
   };
   const int64_t out_h = output.shape[1];
   for (int64_t n = 0; n < output.shape[0]; ++n) {
-    const auto rows = plan_slices(out_h, [&](int64_t start, int64_t count) { return band(n, start, count).second; }, limit);
+    const auto rows = plan_slices(
+        out_h, [&](int64_t start, int64_t count) { return band(n, start, count).second; }, limit);
     if (rows.empty()) return binding_limit_error(band(n, 0, 1).second, limit, what + " (bands of output rows)");
     if (kernels.size() + rows.size() > kMaxSlices) return binding_limit_error(views, limit, what);
     for (auto [start, count] : rows) {

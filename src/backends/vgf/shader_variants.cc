@@ -4,17 +4,19 @@ namespace univk::backends::vgf {
 namespace {
 
 bool is_elementwise(Shader shader) {
-  return shader == Shader::kElementwiseF32 || shader == Shader::kElementwiseI32 ||
-         shader == Shader::kElementwiseF16;
+  return shader == Shader::kElementwiseF32 || shader == Shader::kElementwiseI32 || shader == Shader::kElementwiseF16;
 }
 
 }  // namespace
 
 Shader copy_shader(DType dtype) {
   switch (dtype_size(dtype)) {
-    case 1: return Shader::kCopy8;
-    case 2: return Shader::kCopy16;
-    default: return Shader::kCopy32;
+    case 1:
+      return Shader::kCopy8;
+    case 2:
+      return Shader::kCopy16;
+    default:
+      return Shader::kCopy32;
   }
 }
 

@@ -78,8 +78,10 @@ std::vector<std::pair<int64_t, int64_t>> plan_slices(int64_t n, const SliceViews
     int64_t lo = 1, hi = n - start;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(start, mid)) lo = mid;
-      else hi = mid - 1;
+      if (fits(start, mid))
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     return lo;
   };

@@ -34,13 +34,13 @@ struct VgfDelegate::Step {
 
 struct VgfDelegate::BoundKernel {
   const Dispatch* kernel = nullptr;
-  uint64_t params_offset = 0;           // bytes into the parameter buffer
-  std::vector<BufferRange> tensors;     // binding 1.. (outputs, inputs, unused bindings)
-  std::vector<BufferAccess> accesses;   // the bytes the views touch exactly
+  uint64_t params_offset = 0;          // bytes into the parameter buffer
+  std::vector<BufferRange> tensors;    // binding 1.. (outputs, inputs, unused bindings)
+  std::vector<BufferAccess> accesses;  // the bytes the views touch exactly
 };
 
 std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Dispatch> before,
-                                                        std::span<const Dispatch> after) const {
+                                                       std::span<const Dispatch> after) const {
   std::vector<Step> steps;
   for (const Dispatch& k : before) steps.push_back({&k, 0});
   for (size_t s = 0; s < segments_.size(); ++s) {
@@ -55,8 +55,8 @@ std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Dispatch>
 }
 
 Result<std::vector<VgfDelegate::BoundKernel>> VgfDelegate::bind_kernels(const std::vector<Step>& steps,
-                                                                       const std::vector<BufferRange>& resource_ranges,
-                                                                       std::vector<uint32_t>& words) const {
+                                                                        const std::vector<BufferRange>& resource_ranges,
+                                                                        std::vector<uint32_t>& words) const {
   const uint64_t align = std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4);
   const uint64_t limit = binding_limit();
   // Where a TensorView's storage lives in this recording.
@@ -134,21 +134,21 @@ Status VgfDelegate::create_recording_objects(const std::vector<BoundKernel>& bou
   for (size_t s = 0; s < segments_.size(); ++s) {
     if (!segments_[s].compute) continue;
     sets += static_cast<uint32_t>(segments_[s].compute->pipeline->set_layouts().size());
-    for (const auto& info : file_.segments[s].set_infos) compute_descriptors += static_cast<uint32_t>(info.bindings.size());
+    for (const auto& info : file_.segments[s].set_infos)
+      compute_descriptors += static_cast<uint32_t>(info.bindings.size());
   }
   // COMPUTE segments may bind uniform buffers as well as storage buffers.
   const std::vector<VkDescriptorPoolSize> extra = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, compute_descriptors + 1}};
-  UNIVK_ASSIGN_OR_RETURN(recording.pool, vulkan::DescriptorPool::create(device_, sets + 1,
-                                                                        storage_descriptors + compute_descriptors + 1,
-                                                                        extra));
+  UNIVK_ASSIGN_OR_RETURN(recording.pool, vulkan::DescriptorPool::create(
+                                             device_, sets + 1, storage_descriptors + compute_descriptors + 1, extra));
   return ok_status();
 }
 
 Status VgfDelegate::record_kernel(vulkan::DispatchRecorder& recorder, const BoundKernel& b,
                                   const std::vector<uint32_t>& words, Recording& recording) {
   const Dispatch& kernel = *b.kernel;
-  const Dispatch selected = select_variant_for_bases(
-      kernel, std::span<const uint32_t>(words).subspan(b.params_offset / 4, b.tensors.size()));
+  const Dispatch selected =
+      select_variant_for_bases(kernel, std::span<const uint32_t>(words).subspan(b.params_offset / 4, b.tensors.size()));
   auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(kernel.shader), 1 + b.tensors.size(), 0,
                                                            std::string("VgfBackend ") + shader_name(kernel.shader));
   for (auto [id, value] : selected.specialization) desc.specialization.push_back({id, value});
@@ -157,8 +157,8 @@ Status VgfDelegate::record_kernel(vulkan::DispatchRecorder& recorder, const Boun
   recording.pipelines.push_back(pipeline);
 
   const auto& limits = device_->properties().limits;
-  const auto grid = dispatch_grid(selected.work_items, limits.maxComputeWorkGroupCount[0],
-                                  limits.maxComputeWorkGroupCount[1]);
+  const auto grid =
+      dispatch_grid(selected.work_items, limits.maxComputeWorkGroupCount[0], limits.maxComputeWorkGroupCount[1]);
   if (uint64_t{grid[0]} * grid[1] * kLocalSize < selected.work_items) {
     return unsupported(kernel.label + ": " + std::to_string(selected.work_items) +
                        " invocations exceed the device's workgroup-count limits");
@@ -166,7 +166,8 @@ Status VgfDelegate::record_kernel(vulkan::DispatchRecorder& recorder, const Boun
   // Binding 0: the parameter words (bases, then the kernel's own); 1..: the tensors.
   std::vector<vulkan::DescriptorWrite> descriptors;
   const uint64_t params_bytes = (b.tensors.size() + kernel.params.size()) * 4;
-  descriptors.push_back({0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, {recording.params.handle(), b.params_offset, params_bytes}});
+  descriptors.push_back(
+      {0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, {recording.params.handle(), b.params_offset, params_bytes}});
   for (size_t i = 0; i < b.tensors.size(); ++i) {
     descriptors.push_back({0, static_cast<uint32_t>(1 + i), VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, b.tensors[i]});
   }
@@ -216,7 +217,8 @@ Status VgfDelegate::record_compute_segment(vulkan::DispatchRecorder& recorder, s
 }
 
 Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::vector<BufferRange>& resource_ranges,
-                                Recording& recording, std::span<const Dispatch> before, std::span<const Dispatch> after) {
+                                Recording& recording, std::span<const Dispatch> before,
+                                std::span<const Dispatch> after) {
   const std::vector<Step> steps = work_steps(before, after);
   std::vector<uint32_t> words;
   UNIVK_ASSIGN_OR_RETURN(std::vector<BoundKernel> bound, bind_kernels(steps, resource_ranges, words));
@@ -244,7 +246,8 @@ Status VgfDelegate::record_output_readback(vulkan::DispatchRecorder& recorder, c
     const vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
     if (buffer.host_cached() && !options_.always_stage_outputs) continue;
     UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(file_.resources[r]));
-    UNIVK_ASSIGN_OR_RETURN(output_staging_[i], vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kHostVisible));
+    UNIVK_ASSIGN_OR_RETURN(output_staging_[i],
+                           vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kHostVisible));
     const BufferRange staging{output_staging_[i].handle(), 0, output_staging_[i].size()};
     const BufferAccess copy[] = {{ranges[r], /*write=*/false}, {staging, /*write=*/true}};
     recorder.before_command(copy);
