@@ -3,27 +3,20 @@
 #include <algorithm>
 #include <cstring>
 
-#include "memory_plan.h"
 #include "method_impl.h"
 #include "univk/base/logging.h"
 #include "univk/base/parallel_copy.h"
+#include "univk/vulkan/arena_plan.h"
 #include "univk/vulkan/device.h"
+#include "univk/vulkan/dispatch_recorder.h"
 #include "univk/vulkan/queue.h"
 
 namespace univk::runtime {
 
 namespace {
 
-constexpr VkPipelineStageFlags2 kGpuStages = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_TRANSFER_BIT;
-constexpr VkAccessFlags2 kGpuWrites = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
-constexpr VkAccessFlags2 kGpuReads = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
-
 // Every range is at least 4 bytes: zero-sized descriptor ranges and barriers are invalid.
 uint64_t device_size(const TensorInfo& info) { return std::max<uint64_t>((info.byte_size() + 3) / 4 * 4, 4); }
-
-bool ranges_overlap(const vulkan::BufferRange& a, const vulkan::BufferRange& b) {
-  return a.buffer == b.buffer && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-}
 
 }  // namespace
 
@@ -130,7 +123,7 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
     for (uint32_t v : instruction_inputs(method.instructions[k])) last_read[v] = k;
     for (uint32_t v : instruction_outputs(method.instructions[k])) writer[v] = k;
   }
-  std::vector<ArenaRequest> requests;
+  std::vector<vulkan::ArenaRequest> requests;
   std::vector<uint32_t> arena_values;
   std::vector<uint32_t> staged_constants;
   for (uint32_t v = 0; v < value_count; ++v) {
@@ -152,7 +145,7 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
   if (!requests.empty()) {
     const uint64_t alignment =
         std::max<uint64_t>(16, device_->properties().limits.minStorageBufferOffsetAlignment);
-    const ArenaPlan plan = plan_arena(requests, alignment);
+    const vulkan::ArenaPlan plan = vulkan::plan_arena(requests, alignment);
     UNIVK_ASSIGN_OR_RETURN(auto arena, vulkan::Buffer::create(device_, plan.total, vulkan::MemoryKind::kDeviceLocal));
     for (size_t i = 0; i < arena_values.size(); ++i) {
       locations_[arena_values[i]].range = {arena.handle(), plan.offsets[i], requests[i].size};
@@ -175,24 +168,24 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
   return ok_status();
 }
 
-void FusedExecutor::barrier(VkCommandBuffer cmd, const vulkan::BufferRange& range, VkPipelineStageFlags2 src_stage,
-                            VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
-  vulkan::record_buffer_barrier(*device_, cmd, range, src_stage, src_access, dst_stage, dst_access);
-  ++barriers_;
-}
-
 Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> delegates) {
   UNIVK_ASSIGN_OR_RETURN(cmd_, pool_->allocate());
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, cmd_));
+  // Orders the method's own commands (staging copies) and the delegate calls by the values they
+  // read and write. A delegate orders its own dispatches; the values it reads and writes stay
+  // pending here until the next barrier, since its internal barriers are not known.
+  vulkan::DispatchRecorder recorder(*device_, cmd_);
+  auto read = [&](const vulkan::BufferRange& range) { return vulkan::BufferAccess{range, /*write=*/false}; };
+  auto write = [&](const vulkan::BufferRange& range) { return vulkan::BufferAccess{range, /*write=*/true}; };
 
   const size_t value_count = method.values.size();
   std::vector<bool> gpu_written(value_count, false);  // written by a command of this buffer
-  std::vector<bool> visible(value_count, false);      // a barrier made that write visible to readers
-  std::vector<bool> accessed(value_count, false);     // read or written by an earlier delegate
 
   for (uint32_t v : method.inputs) {
     const Location& loc = locations_[v];
     if (!loc.staged) continue;
+    const vulkan::BufferAccess copy[] = {read(loc.staging), write(loc.range)};
+    recorder.before_command(copy);
     vulkan::record_copy(*device_, cmd_, loc.staging, loc.range);
     gpu_written[v] = true;
   }
@@ -201,22 +194,12 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
   for (size_t k = 0; k < method.instructions.size(); ++k) {
     const auto& call = std::get<DelegateCallDesc>(method.instructions[k]);
     DelegateSlot& delegate = delegates[slot++];
-    // Read-after-write: one barrier per value, before its first reader.
-    for (uint32_t v : call.inputs) {
-      if (gpu_written[v] && !visible[v]) {
-        barrier(cmd_, locations_[v].range, kGpuStages, kGpuWrites, kGpuStages, kGpuReads);
-        visible[v] = true;
-      }
-    }
-    // Write-after-read / write-after-write: an output reusing arena memory of values that
-    // earlier delegates accessed.
-    for (uint32_t v : call.outputs) {
-      bool reused = false;
-      for (uint32_t u = 0; u < value_count && !reused; ++u) {
-        reused = u != v && accessed[u] && ranges_overlap(locations_[u].range, locations_[v].range);
-      }
-      if (reused) barrier(cmd_, locations_[v].range, kGpuStages, kGpuReads | kGpuWrites, kGpuStages, kGpuWrites);
-    }
+    // One barrier before the call when it reads a value written since the last barrier, or
+    // writes arena bytes an earlier call read or wrote (reused memory).
+    std::vector<vulkan::BufferAccess> accesses;
+    for (uint32_t v : call.inputs) accesses.push_back(read(locations_[v].range));
+    for (uint32_t v : call.outputs) accesses.push_back(write(locations_[v].range));
+    recorder.before_command(accesses);
 
     std::vector<backend::DeviceTensor> inputs, outputs;
     for (uint32_t v : call.inputs) inputs.push_back({locations_[v].range, method.values[v].info});
@@ -225,34 +208,30 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
     if (!recorded.ok()) {
       return recorded.with_context("instruction " + std::to_string(k) + " (" + delegate.backend_id + ") record");
     }
-    for (uint32_t v : call.inputs) accessed[v] = true;
-    for (uint32_t v : call.outputs) {
-      accessed[v] = true;
-      gpu_written[v] = true;
-      visible[v] = false;
-    }
+    for (uint32_t v : call.outputs) gpu_written[v] = true;
   }
 
   // Device -> host for every output a delegate wrote (a program input returned as an output is
-  // already in its mapped buffer).
+  // already in its mapped buffer): staged outputs are copied to their host buffers (one barrier
+  // before the copies), then one barrier makes every write visible to the host.
   std::vector<uint32_t> outputs;
   for (uint32_t v : method.outputs) {
     if (std::find(method.inputs.begin(), method.inputs.end(), v) == method.inputs.end()) outputs.push_back(v);
   }
   std::sort(outputs.begin(), outputs.end());
   outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+  bool host_reads = false;
   for (uint32_t v : outputs) {
     const Location& loc = locations_[v];
     if (!gpu_written[v]) continue;
-    if (loc.staged) {
-      barrier(cmd_, loc.range, kGpuStages, kGpuWrites, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-      vulkan::record_copy(*device_, cmd_, loc.range, loc.staging);
-      barrier(cmd_, loc.staging, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    } else {
-      barrier(cmd_, loc.range, kGpuStages, kGpuWrites, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    }
+    host_reads = true;
+    if (!loc.staged) continue;
+    const vulkan::BufferAccess copy[] = {read(loc.range), write(loc.staging)};
+    recorder.before_command(copy);
+    vulkan::record_copy(*device_, cmd_, loc.range, loc.staging);
   }
+  if (host_reads) recorder.host_read_barrier();
+  barriers_ = recorder.counts().barriers;
   return vulkan::end_command_buffer(*device_, cmd_);
 }
 

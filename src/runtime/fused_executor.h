@@ -4,13 +4,11 @@
 // where the device has it; otherwise host-visible staging buffers plus device-local buffers,
 // with the copies recorded in the same command buffer); constants are uploaded once; values
 // passed between delegates live in one device-local arena planned so that values with disjoint
-// lifetimes share memory. Every delegate's record() is called once, into one command buffer,
-// with buffer barriers between delegates exactly on the ranges that need them:
-//   read-after-write   writer's compute/transfer writes -> reader's compute/transfer reads,
-//                      once per value (later readers are ordered after that barrier too);
-//   write-after-read/  when an arena range is reused, earlier accesses of the overlapping
-//   write-after-write  values -> the new writer;
-//   device -> host     output writes -> host reads at the end.
+// lifetimes share memory (vulkan::plan_arena). Every delegate's record() is called once, into
+// one command buffer. A vulkan::DispatchRecorder orders the calls by the values they read and
+// write: one global barrier before a call that reads a value written since the last barrier
+// (read-after-write) or writes arena bytes an earlier call still pending read or wrote (reused
+// memory); staged copies are ordered the same way; one host-read barrier ends the buffer.
 // execute() copies inputs into the mapped buffers, submits once, waits once on its timeline
 // value and copies the outputs out.
 //
@@ -76,8 +74,6 @@ class FusedExecutor {
   FusedExecutor() = default;
   Status allocate(const MethodDesc& method, FusedIo io);
   Status record(const MethodDesc& method, std::span<DelegateSlot> delegates);
-  void barrier(VkCommandBuffer cmd, const vulkan::BufferRange& range, VkPipelineStageFlags2 src_stage,
-               VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 
   vulkan::DeviceLease device_;
   const MethodDesc* method_ = nullptr;

@@ -2,7 +2,7 @@
 // computed on the CPU, so every run of every thread can be verified.
 //
 //   vulkan_program(scale, bias)   VulkanBackend alone: y = sigmoid(x) * scale + bias, x [1,3,8,8]
-//   example_program()             the DESIGN.md example, compiled by univk::compiler:
+//   example_program()             the README example, compiled by univk::compiler:
 //                                 avg_pool2d (VgfBackend) -> sigmoid (VulkanBackend)
 //                                 -> x*x+0.25 (VgfBackend), [1,3,8,8] -> [1,3,4,4]
 // Which of them exist depends on the build (backends and compiler are options); available()

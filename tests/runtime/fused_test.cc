@@ -13,7 +13,6 @@
 
 #include "fake_backend.h"
 #include "fake_backend_fixture.h"
-#include "runtime/memory_plan.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
@@ -24,45 +23,6 @@ namespace univk::runtime {
 namespace {
 
 using testing::affine_payload;
-
-TEST(ArenaPlan, DisjointLifetimesShareMemory) {
-  // a: [0,1], b: [1,2], c: [2,3] -> a and c can share; b overlaps both.
-  const std::vector<ArenaRequest> requests = {{100, 0, 1}, {64, 1, 2}, {100, 2, 3}};
-  const ArenaPlan plan = plan_arena(requests, 16);
-  EXPECT_EQ(plan.offsets[0], plan.offsets[2]);
-  EXPECT_NE(plan.offsets[0], plan.offsets[1]);
-  EXPECT_EQ(plan.total, 112u + 64u);
-  for (uint64_t offset : plan.offsets) EXPECT_EQ(offset % 16, 0u);
-}
-
-TEST(ArenaPlan, OverlappingLifetimesNeverAlias) {
-  std::mt19937 rng(3);
-  for (int trial = 0; trial < 200; ++trial) {
-    std::vector<ArenaRequest> requests;
-    const int count = 1 + static_cast<int>(rng() % 12);
-    for (int i = 0; i < count; ++i) {
-      size_t first = rng() % 10;
-      requests.push_back({1 + rng() % 1000, first, first + rng() % 4});
-    }
-    const ArenaPlan plan = plan_arena(requests, 64);
-    for (size_t i = 0; i < requests.size(); ++i) {
-      EXPECT_EQ(plan.offsets[i] % 64, 0u);
-      EXPECT_LE(plan.offsets[i] + requests[i].size, plan.total);
-      for (size_t j = i + 1; j < requests.size(); ++j) {
-        const bool live_together = requests[i].first <= requests[j].last && requests[j].first <= requests[i].last;
-        const bool alias = plan.offsets[i] < plan.offsets[j] + requests[j].size &&
-                           plan.offsets[j] < plan.offsets[i] + requests[i].size;
-        EXPECT_FALSE(live_together && alias) << "trial " << trial << ": " << i << " and " << j;
-      }
-    }
-  }
-}
-
-TEST(ArenaPlan, EmptyAndSingle) {
-  EXPECT_EQ(plan_arena({}, 16).total, 0u);
-  const std::vector<ArenaRequest> one = {{5, 0, 0}};
-  EXPECT_EQ(plan_arena(one, 256).total, 256u);
-}
 
 HostTensor random_input(Shape shape, uint32_t seed) {
   return ::univk::testing::random_tensor(DType::kFloat32, shape, seed, -1, 1);

@@ -1,4 +1,4 @@
-// Fused mode with the real VulkanBackend: the example chain of DESIGN.md split over three
+// Fused mode with the real VulkanBackend: the README's example chain split over three
 // delegates plus a delegate fed by a constant, run fused and per_delegate on the built-in
 // backends, both checked against univk::reference. Validation (with synchronization validation)
 // must stay silent: that checks the barriers the method records between real delegates.

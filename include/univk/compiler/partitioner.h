@@ -1,6 +1,6 @@
 // The partitioner: assigns every node of a Graph to a delegate backend or to the CPU fallback.
 //
-// Rules (DESIGN.md, "Compiler and exporter"):
+// Rules:
 //  - backends claim nodes in the order the user gives (first backend that supports a node wins);
 //  - a pin (by node name, or by op type) sends a node to one backend; pinning a node to a backend
 //    that cannot run it is an error naming the node and the reason; node-name pins win over

@@ -1,6 +1,6 @@
 // VGF files (Arm ML SDK for Vulkan container): a decoded view and an encoder.
 //
-// Layout (docs/FORMATS.md, ../shared/reference/vgf-format-notes.md): a 128-byte header, then a
+// Layout (docs/FORMATS.md): a 128-byte header, then a
 // module table, a model sequence table and a model resource table (each a FlatBuffers buffer)
 // and a constants section (raw "CONST00" records, or the FlatBuffers section of format 0.3.0).
 //

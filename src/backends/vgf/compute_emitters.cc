@@ -32,7 +32,7 @@ Status require_f32(const std::vector<TensorView>& inputs, const TensorView& outp
   return ok_status();
 }
 
-Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   const bool depthwise = op.op == TosaOp::kDepthwiseConv2d;
   if (inputs.size() != 3) return invalid_argument("convolution needs input, weight and bias");
   const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
@@ -67,8 +67,8 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
   const int64_t* pad = window.pad;
   const int64_t* stride = window.stride;
   const int64_t* dilation = window.dilation;
-  Kernel k;
-  k.shader = is_int8 ? ShaderId::kConv2dI8 : ShaderId::kConv2dF32;
+  Dispatch k;
+  k.shader = is_int8 ? Shader::kConv2dI8 : Shader::kConv2dF32;
   k.outputs = {output};
   k.inputs = inputs;
   UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
@@ -87,7 +87,7 @@ Result<Kernel> emit_conv(const TosaOperation& op, const std::vector<TensorView>&
   return k;
 }
 
-Result<Kernel> emit_matmul(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
   UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
   const TensorView &a = inputs[0], &b = inputs[1];
@@ -97,8 +97,8 @@ Result<Kernel> emit_matmul(const TosaOperation& op, const std::vector<TensorView
                             Shape(output.shape).to_string() + " do not match");
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
-  Kernel k;
-  k.shader = ShaderId::kMatmulF32;
+  Dispatch k;
+  k.shader = Shader::kMatmulF32;
   k.outputs = {output};
   k.inputs = inputs;
   UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
@@ -111,7 +111,7 @@ Result<Kernel> emit_matmul(const TosaOperation& op, const std::vector<TensorView
   return k;
 }
 
-Result<Kernel> emit_reduce(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   const bool argmax = op.op == TosaOp::kArgmax;
   UNIVK_RETURN_IF_ERROR(require_f32(inputs, output, !argmax));
   if (argmax && output.dtype != DType::kInt32) return unsupported("ARGMAX output must be int32");
@@ -133,8 +133,8 @@ Result<Kernel> emit_reduce(const TosaOperation& op, const std::vector<TensorView
     out_strides = output.strides;
     out_strides[axis] = 0;
   }
-  Kernel k;
-  k.shader = ShaderId::kReduceF32;
+  Dispatch k;
+  k.shader = Shader::kReduceF32;
   k.outputs = {output};
   k.inputs = {in};
   const int64_t total = Shape(iter).numel();
@@ -147,7 +147,9 @@ Result<Kernel> emit_reduce(const TosaOperation& op, const std::vector<TensorView
   UNIVK_RETURN_IF_ERROR(push_all(k.params, os));
   UNIVK_RETURN_IF_ERROR(push_all(k.params, is));
   UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[axis], in.strides[axis]}));
-  k.specialization = {{0u, argmax ? 2u : (op.op == TosaOp::kReduceMax ? 1u : 0u)}};
+  // MODE (specialization constant 0 of reduce_f32.comp).
+  constexpr uint32_t kSum = 0, kMax = 1, kArgmax = 2;
+  k.specialization = {{0u, argmax ? kArgmax : (op.op == TosaOp::kReduceMax ? kMax : kSum)}};
   k.work_items = static_cast<uint64_t>(total);
   return k;
 }
@@ -173,13 +175,13 @@ Status push_strided_unary(std::vector<uint32_t>& params, const TensorView& in, c
   return push_all(params, in.padded_strides());
 }
 
-Result<Kernel> emit_cast(const TensorView& in, const TensorView& out) {
+Result<Dispatch> emit_cast(const TensorView& in, const TensorView& out) {
   const bool f16_in = in.dtype == DType::kFloat16, f16_out = out.dtype == DType::kFloat16;
   if (f16_in || f16_out) {
     if ((!f16_in && in.dtype != DType::kFloat32) || (!f16_out && out.dtype != DType::kFloat32))
       return unsupported("CAST with fp16 is implemented between fp16 and fp32 only");
-    Kernel k;
-    k.shader = ShaderId::kCast16;
+    Dispatch k;
+    k.shader = Shader::kCast16;
     k.outputs = {out};
     k.inputs = {in};
     UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
@@ -189,8 +191,8 @@ Result<Kernel> emit_cast(const TensorView& in, const TensorView& out) {
   }
   UNIVK_ASSIGN_OR_RETURN(uint32_t in_kind, int8_io_kind(in.dtype));
   UNIVK_ASSIGN_OR_RETURN(uint32_t out_kind, int8_io_kind(out.dtype));
-  Kernel k;
-  k.shader = ShaderId::kCast;
+  Dispatch k;
+  k.shader = Shader::kCast;
   k.outputs = {out};
   k.inputs = {in};
   UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
@@ -199,7 +201,7 @@ Result<Kernel> emit_cast(const TensorView& in, const TensorView& out) {
   return k;
 }
 
-Result<Kernel> emit_rescale(const TosaOperation& op, const TensorView& in, const TensorView& out) {
+Result<Dispatch> emit_rescale(const TosaOperation& op, const TensorView& in, const TensorView& out) {
   if (in.dtype != DType::kInt8 && in.dtype != DType::kUint8 && in.dtype != DType::kInt32)
     return unsupported("RESCALE input " + std::string(dtype_name(in.dtype)) + " (int8, uint8, int32 only)");
   if (out.dtype != DType::kInt8 && out.dtype != DType::kUint8 && out.dtype != DType::kInt32)
@@ -226,8 +228,8 @@ Result<Kernel> emit_rescale(const TosaOperation& op, const TensorView& in, const
     if (multiplier[c] < 0 || multiplier[c] > (scale32 ? INT32_MAX : INT16_MAX))
       return invalid_argument("multiplier out of range for scale32=" + std::to_string(scale32));
   }
-  Kernel k;
-  k.shader = ShaderId::kRescale;
+  Dispatch k;
+  k.shader = Shader::kRescale;
   k.outputs = {out};
   k.inputs = {in};
   UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
@@ -244,14 +246,14 @@ Result<Kernel> emit_rescale(const TosaOperation& op, const TensorView& in, const
   return k;
 }
 
-Result<Kernel> emit_table(const std::vector<TensorView>& inputs, const TensorView& out) {
+Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorView& out) {
   if (inputs.size() != 2) return invalid_argument("TABLE needs input and table");
   const TensorView &in = inputs[0], &table = inputs[1];
   if (in.dtype != DType::kInt8 || table.dtype != DType::kInt8 || out.dtype != DType::kInt8)
     return unsupported("TABLE on " + std::string(dtype_name(in.dtype)) + " (int8 only)");
   if (table.shape != std::vector<int64_t>{256} || !table.contiguous()) return invalid_argument("int8 TABLE needs a packed [256] table");
-  Kernel k;
-  k.shader = ShaderId::kTableI8;
+  Dispatch k;
+  k.shader = Shader::kTableI8;
   k.outputs = {out};
   k.inputs = inputs;
   UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
@@ -261,9 +263,9 @@ Result<Kernel> emit_table(const std::vector<TensorView>& inputs, const TensorVie
 
 }  // namespace
 
-Result<std::vector<Kernel>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
+Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                          const TensorView& output) {
-  Result<Kernel> kernel = unsupported("");
+  Result<Dispatch> kernel = unsupported("");
   switch (op.op) {
     case TosaOp::kConv2d: case TosaOp::kDepthwiseConv2d: kernel = emit_conv(op, inputs, output); break;
     case TosaOp::kMatmul: kernel = emit_matmul(op, inputs, output); break;
@@ -280,7 +282,7 @@ Result<std::vector<Kernel>> emit_compute(const TosaOperation& op, const std::vec
   }
   if (!kernel.ok()) return kernel.status();
   kernel->label = std::string(spirv::tosa_op_name(op.op));
-  return std::vector<Kernel>{std::move(kernel.value())};
+  return std::vector<Dispatch>{std::move(kernel.value())};
 }
 
 }  // namespace univk::backends::vgf

@@ -54,40 +54,40 @@ std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint3
   return {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy)};
 }
 
-const char* shader_name(ShaderId id) {
+const char* shader_name(Shader id) {
   switch (id) {
-    case ShaderId::kElementwiseF32: return "ew_f32";
-    case ShaderId::kElementwiseI32: return "ew_i32";
-    case ShaderId::kPoolF32: return "pool_f32";
-    case ShaderId::kCopy32: return "copy32";
-    case ShaderId::kCopy16: return "copy16";
-    case ShaderId::kCopy8: return "copy8";
-    case ShaderId::kConv2dF32: return "conv2d_f32";
-    case ShaderId::kMatmulF32: return "matmul_f32";
-    case ShaderId::kReduceF32: return "reduce_f32";
-    case ShaderId::kCast: return "cast";
-    case ShaderId::kRescale: return "rescale";
-    case ShaderId::kTableI8: return "table_i8";
-    case ShaderId::kPoolI8: return "pool_i8";
-    case ShaderId::kConv2dI8: return "conv2d_i8";
-    case ShaderId::kElementwiseF16: return "ew_f16";
-    case ShaderId::kPoolF16: return "pool_f16";
-    case ShaderId::kCast16: return "cast16";
+    case Shader::kElementwiseF32: return "ew_f32";
+    case Shader::kElementwiseI32: return "ew_i32";
+    case Shader::kPoolF32: return "pool_f32";
+    case Shader::kCopy32: return "copy32";
+    case Shader::kCopy16: return "copy16";
+    case Shader::kCopy8: return "copy8";
+    case Shader::kConv2dF32: return "conv2d_f32";
+    case Shader::kMatmulF32: return "matmul_f32";
+    case Shader::kReduceF32: return "reduce_f32";
+    case Shader::kCast: return "cast";
+    case Shader::kRescale: return "rescale";
+    case Shader::kTableI8: return "table_i8";
+    case Shader::kPoolI8: return "pool_i8";
+    case Shader::kConv2dI8: return "conv2d_i8";
+    case Shader::kElementwiseF16: return "ew_f16";
+    case Shader::kPoolF16: return "pool_f16";
+    case Shader::kCast16: return "cast16";
   }
   return "?";
 }
 
-uint32_t shader_tensor_bindings(ShaderId id) {
+uint32_t shader_tensor_bindings(Shader id) {
   switch (id) {
-    case ShaderId::kElementwiseF32: case ShaderId::kElementwiseI32: case ShaderId::kPoolF32:
-    case ShaderId::kConv2dF32: case ShaderId::kElementwiseF16: case ShaderId::kPoolF16:
+    case Shader::kElementwiseF32: case Shader::kElementwiseI32: case Shader::kPoolF32:
+    case Shader::kConv2dF32: case Shader::kElementwiseF16: case Shader::kPoolF16:
       return 5;  // output + 4 inputs
-    case ShaderId::kCopy32: case ShaderId::kCopy16: case ShaderId::kCopy8: case ShaderId::kReduceF32:
-    case ShaderId::kCast: case ShaderId::kRescale: case ShaderId::kPoolI8: case ShaderId::kCast16:
+    case Shader::kCopy32: case Shader::kCopy16: case Shader::kCopy8: case Shader::kReduceF32:
+    case Shader::kCast: case Shader::kRescale: case Shader::kPoolI8: case Shader::kCast16:
       return 2;
-    case ShaderId::kConv2dI8:
+    case Shader::kConv2dI8:
       return 4;
-    case ShaderId::kMatmulF32: case ShaderId::kTableI8:
+    case Shader::kMatmulF32: case Shader::kTableI8:
       return 3;
   }
   return 0;

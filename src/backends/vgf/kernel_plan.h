@@ -1,4 +1,4 @@
-// The lowered form of a VGF GRAPH segment: a list of compute kernels over tensor views, as pure
+// The lowered form of a VGF GRAPH segment: a list of dispatches over tensor views, as pure
 // data (no Vulkan objects), so lowering, fusion and memory planning are testable without a GPU.
 //
 // Storage: every tensor the plan touches lives in one of three places, resolved to buffers only
@@ -69,7 +69,7 @@ uint64_t view_binding_bytes(const TensorView& view, uint64_t storage_offset, uin
 bool views_fit(const std::vector<TensorView>& views, const BindingLimit& limit);
 
 // The embedded shaders (one pipeline layout each: binding 0 = params, 1 = output, 2.. = inputs).
-enum class ShaderId : uint8_t {
+enum class Shader : uint8_t {
   kElementwiseF32,  // fused elementwise program, float registers
   kElementwiseI32,  // fused elementwise program, int registers
   kPoolF32,         // AVG/MAX_POOL2D + elementwise epilogue
@@ -88,12 +88,15 @@ enum class ShaderId : uint8_t {
   kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
   kCast16,          // CAST between fp32 and fp16
 };
-const char* shader_name(ShaderId id);
+const char* shader_name(Shader id);
 // Bindings after params: outputs + inputs.
-uint32_t shader_tensor_bindings(ShaderId id);
+uint32_t shader_tensor_bindings(Shader id);
 
-struct Kernel {
-  ShaderId shader = ShaderId::kElementwiseF32;
+// One dispatch of a VgfBackend shader over tensor views (the VulkanBackend's
+// backends::vulkan::Dispatch is the same concept for its shader library). The recorder turns it
+// into a vulkan::DispatchDesc.
+struct Dispatch {
+  Shader shader = Shader::kElementwiseF32;
   std::string label;  // "AVG_POOL2D+SIGMOID+MUL": the TOSA operators this dispatch runs
   // Binding order: outputs[0] at binding 1, then inputs at 2, 3, ... (unused bindings up to
   // shader_tensor_bindings get a dummy buffer).
@@ -107,6 +110,17 @@ struct Kernel {
   uint64_t work_items = 0;  // invocations needed (one per work item)
 };
 
+// MODE of the elementwise shaders (specialization constant 0, elementwise.glsl): strided
+// addressing through the parameter words; linear (one packed dim for every operand, the base
+// words carry the offsets); linear with 4-element vector accesses, which the recorder selects
+// when every base and the element count are multiples of 4 (shader_variants.h).
+inline constexpr uint32_t kElementwiseModeConstant = 0;
+inline constexpr uint32_t kElementwiseModeStrided = 0;
+inline constexpr uint32_t kElementwiseModeLinear = 1;
+inline constexpr uint32_t kElementwiseModeLinearVec4 = 2;
+// Inputs the elementwise program reads (specialization constant 1).
+inline constexpr uint32_t kElementwiseInputCountConstant = 1;
+
 // pool_f32/pool_f16's specialization constants for vector access (pool.glsl): PAIR_X (a
 // row's two taps per load), QUAD_X (4 outputs along ox per invocation; work_items counts
 // groups of 4 while it is set), QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads) and
@@ -116,23 +130,23 @@ inline constexpr uint32_t kPoolQuadXConstant = 91;
 inline constexpr uint32_t kPoolQuadLoadConstant = 92;
 inline constexpr uint32_t kPoolEpilogueQuadConstant = 93;
 // Pool windows of at most this many taps unroll (kernel sizes as specialization constants);
-// larger ones loop with runtime bounds. Unrolled windows compile in time that grows with the
-// tap count (lavapipe: 13 s for one 20x20 window, 29 s for 24x24).
+// larger ones loop with runtime bounds, because the compile time of an unrolled window grows
+// with its tap count (to tens of seconds on a CPU driver for windows of a few hundred taps).
 inline constexpr int64_t kMaxUnrolledPoolTaps = 32;
 
-// Workgroup size of every VgfBackend shader (their local_size_x). 256 rather than 64: on the H200
-// the linear elementwise kernel over 1 GiB went from 80% to 101% of copy bandwidth (A/B in one
-// process, alternated twice), the pool and the VulkanBackend kernels beside it unchanged.
+// Workgroup size of every VgfBackend shader (their local_size_x). 256 lets the memory-bound
+// linear elementwise shader reach copy bandwidth on large GPUs, where 64 left it at about 80%
+// (more loads in flight per group); the other shaders are not sensitive to it.
 inline constexpr uint32_t kLocalSize = 256;
 
 // Group counts {x, y} for `work_items` invocations: x capped at min(max_x, 65535), y at
-// min(max_y, 65535), rows as few and as narrow as possible (less than one row of idle groups). The shaders run one invocation per work item (no grid-stride loop), so the
-// recorder refuses a grid that does not cover `work_items` (impossible for 32-bit counts on a
+// min(max_y, 65535), rows as few and as narrow as possible (less than one row of idle groups).
+// The shaders run one invocation per work item (no grid-stride loop), so the recorder refuses a grid that does not cover `work_items` (impossible for 32-bit counts on a
 // device with the spec's minimum limits: 65535 x 65535 x 256 invocations).
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y);
 
 struct SegmentPlan {
-  std::vector<Kernel> kernels;
+  std::vector<Dispatch> kernels;
   uint64_t scratch_bytes = 0;  // size of the segment's scratch arena
   uint32_t operator_count = 0; // TOSA operators in the graph (for logs and docs)
 };

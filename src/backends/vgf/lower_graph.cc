@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "elementwise_program.h"
+#include "fusion.h"
 #include "kernel_emitters.h"
 #include "univk/ops/tosa_ops.h"
+#include "univk/vulkan/arena_plan.h"
 
 namespace univk::backends::vgf {
 
@@ -18,11 +21,13 @@ using spirv::TosaOp;
 using spirv::TosaOperation;
 using spirv::ValueId;
 using spirv::ValueKind;
-namespace uvgf = univk::vgf;
 
-Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& resource) {
-  auto dtype = uvgf::dtype_from_vk_format(resource.vk_format);
-  if (!dtype) return unsupported("resource format " + uvgf::vk_format_name(resource.vk_format) + " has no univk dtype");
+// Alignment of scratch offsets, as of resources.
+constexpr uint64_t kScratchAlignment = 256;
+
+Result<std::vector<int64_t>> resource_element_strides(const univk::vgf::Resource& resource) {
+  auto dtype = univk::vgf::dtype_from_vk_format(resource.vk_format);
+  if (!dtype) return unsupported("resource format " + univk::vgf::vk_format_name(resource.vk_format) + " has no univk dtype");
   for (int64_t d : resource.shape)
     if (d < 0) return unsupported("resource has a dynamic dimension (shape entry " + std::to_string(d) + ")");
   if (resource.strides.empty()) {
@@ -43,9 +48,9 @@ Result<std::vector<int64_t>> resource_element_strides(const uvgf::Resource& reso
   return strides;
 }
 
-Result<uint64_t> resource_byte_size(const uvgf::Resource& resource) {
+Result<uint64_t> resource_byte_size(const univk::vgf::Resource& resource) {
   UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(resource));
-  const DType dtype = *uvgf::dtype_from_vk_format(resource.vk_format);
+  const DType dtype = *univk::vgf::dtype_from_vk_format(resource.vk_format);
   constexpr uint64_t kMaxBytes = uint64_t{1} << 40;
   uint64_t last = 0;
   for (size_t d = 0; d < resource.shape.size(); ++d) {
@@ -66,13 +71,6 @@ std::string op_label(const TosaOperation& op) { return std::string(spirv::tosa_o
 
 bool is_view_op(TosaOp op) { return op == TosaOp::kTranspose || op == TosaOp::kSlice || op == TosaOp::kReshape; }
 
-struct Group {
-  std::optional<size_t> anchor;  // pool operation index
-  std::vector<size_t> ops;       // elementwise operations, topological order
-  ValueId output = 0;
-  bool is_int = false;
-  DType dtype = DType::kFloat32;  // storage type of every value in the group
-};
 
 class Lowering {
  public:
@@ -81,7 +79,7 @@ class Lowering {
   Result<SegmentPlan> run() {
     UNIVK_RETURN_IF_ERROR(index_graph());
     UNIVK_RETURN_IF_ERROR(bind_interface());
-    form_groups();
+    fusion_ = form_fusion_groups(g_, consumers_, is_output_);
     plan_write_through();
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       Status s = lower_operation(i);
@@ -135,11 +133,11 @@ class Lowering {
   Result<TensorView> resource_view(uint32_t set, uint32_t binding, ValueId v) const {
     UNIVK_ASSIGN_OR_RETURN(uint32_t index, resource_for(set, binding));
     if (index >= ctx_.file->resources.size()) return invalid_argument("resource index out of range");
-    const uvgf::Resource& r = ctx_.file->resources[index];
-    const auto dtype = uvgf::dtype_from_vk_format(r.vk_format);
+    const univk::vgf::Resource& r = ctx_.file->resources[index];
+    const auto dtype = univk::vgf::dtype_from_vk_format(r.vk_format);
     const auto& t = type(v);
     if (!dtype || *dtype != t.dtype || r.shape != t.shape)
-      return invalid_argument("resource " + std::to_string(index) + " (" + uvgf::vk_format_name(r.vk_format) + " " +
+      return invalid_argument("resource " + std::to_string(index) + " (" + univk::vgf::vk_format_name(r.vk_format) + " " +
                               Shape(r.shape).to_string() + ") does not match graph value " + spirv::to_string(t));
     TensorView view;
     UNIVK_ASSIGN_OR_RETURN(view.strides, resource_element_strides(r));
@@ -201,147 +199,6 @@ class Lowering {
     return ok_status();
   }
 
-  bool fusable_member(size_t i, DType* dtype) const {
-    const TosaOperation& op = g_.operations[i];
-    const DType dt = type(op.outputs[0]).dtype;
-    if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kInt32) return false;
-    for (ValueId v : op.inputs) if (type(v).dtype != dt) return false;
-    if (!elementwise_op(op.op, dt == DType::kInt32)) return false;
-    *dtype = dt;
-    return true;
-  }
-
-  bool is_anchor(size_t i) const {
-    const TosaOperation& op = g_.operations[i];
-    const DType dt = type(op.outputs[0]).dtype;
-    return (op.op == TosaOp::kAvgPool2d || op.op == TosaOp::kMaxPool2d) &&
-           (dt == DType::kFloat32 || dt == DType::kFloat16) && type(op.inputs[0]).dtype == dt;
-  }
-
-  bool is_scalar_constant(ValueId v) const {
-    const auto kind = g_.values[v].kind;
-    return kind == ValueKind::kConstant && type(v).element_count() == 1;
-  }
-
-  // A scalar constant as program immediate bits: int32 or fp32 (fp16 widened to fp32).
-  uint32_t immediate_bits(ValueId v) const {
-    const auto& data = g_.values[v].data;
-    uint32_t bits = 0;
-    if (type(v).dtype == DType::kFloat16) {
-      uint16_t half = 0;
-      std::memcpy(&half, data.data(), 2);
-      const float f = half_to_float(half);
-      std::memcpy(&bits, &f, 4);
-      return bits;
-    }
-    std::memcpy(&bits, data.data(), 4);
-    return bits;
-  }
-
-  // Builds the program of a group; fills `inputs` with the values read through input slots.
-  std::optional<EwProgram> group_program(const Group& grp, std::vector<ValueId>* inputs, bool immediates) const {
-    ProgramBuilder builder;
-    uint32_t next_slot = 0;
-    std::set<ValueId> internal;
-    if (grp.anchor) {
-      const ValueId pooled = g_.operations[*grp.anchor].outputs[0];
-      builder.seed_register_value(pooled);
-      internal.insert(pooled);
-      next_slot = 1;  // slot 0 is the pool input
-      inputs->push_back(g_.operations[*grp.anchor].inputs[0]);
-    }
-    for (size_t i : grp.ops) internal.insert(g_.operations[i].outputs[0]);
-    for (size_t i : grp.ops) {
-      const TosaOperation& op = g_.operations[i];
-      const EwOp ew = *elementwise_op(op.op, grp.is_int);
-      uint32_t imm0 = 0, imm1 = 0;
-      if (ew == EwOp::kClamp) {
-        if (grp.is_int) {
-          imm0 = static_cast<uint32_t>(static_cast<int32_t>(op.attrs.get_int_or("min_val", INT32_MIN).value()));
-          imm1 = static_cast<uint32_t>(static_cast<int32_t>(op.attrs.get_int_or("max_val", INT32_MAX).value()));
-        } else {
-          float lo = static_cast<float>(op.attrs.get_float_or("min_val", -INFINITY).value());
-          float hi = static_cast<float>(op.attrs.get_float_or("max_val", INFINITY).value());
-          std::memcpy(&imm0, &lo, 4);
-          std::memcpy(&imm1, &hi, 4);
-        }
-      }
-      if (ew == EwOp::kMulShift) imm0 = static_cast<uint32_t>(op.attrs.get_int_or("shift", 0).value());
-      size_t imm_operands = 0;
-      for (ValueId v : op.inputs) {
-        if (internal.count(v) || builder.is_bound(v)) continue;
-        const bool imm_room = ew == EwOp::kClamp ? false : (ew == EwOp::kMulShift ? imm_operands < 1 : imm_operands < 2);
-        if (immediates && is_scalar_constant(v) && imm_room) {
-          builder.bind_immediate(v, immediate_bits(v));
-          ++imm_operands;
-          continue;
-        }
-        if (next_slot >= kProgramInputs) return std::nullopt;
-        builder.bind_input(v, next_slot++);
-        inputs->push_back(v);
-      }
-      builder.add(op.outputs[0], ew, std::vector<uint64_t>(op.inputs.begin(), op.inputs.end()), imm0, imm1);
-    }
-    return builder.build(grp.output);
-  }
-
-  bool program_fits(const Group& grp) const {
-    std::vector<ValueId> inputs;
-    if (group_program(grp, &inputs, true)) return true;
-    inputs.clear();
-    return group_program(grp, &inputs, false).has_value();
-  }
-
-  void form_groups() {
-    group_of_op_.assign(g_.operations.size(), std::nullopt);
-    std::vector<std::optional<size_t>> group_of_value(g_.values.size());
-    for (size_t i = 0; i < g_.operations.size(); ++i) {
-      const TosaOperation& op = g_.operations[i];
-      const ValueId out = op.outputs[0];
-      if (is_anchor(i)) {
-        Group grp;
-        grp.anchor = i;
-        grp.output = out;
-        grp.dtype = type(out).dtype;
-        group_of_value[out] = groups_.size();
-        group_of_op_[i] = groups_.size();
-        groups_.push_back(grp);
-        continue;
-      }
-      DType dtype = DType::kFloat32;
-      if (!fusable_member(i, &dtype)) continue;
-      const bool is_int = dtype == DType::kInt32;
-      bool joined = false;
-      for (ValueId v : op.inputs) {
-        if (!group_of_value[v]) continue;
-        const size_t gi = *group_of_value[v];
-        Group& grp = groups_[gi];
-        if (grp.output != v || grp.dtype != dtype || consumers_[v].size() != 1 || is_output_[v] ||
-            type(v).shape != type(out).shape)
-          continue;
-        Group trial = grp;
-        trial.ops.push_back(i);
-        trial.output = out;
-        if (!program_fits(trial)) continue;
-        grp = trial;
-        group_of_value[out] = gi;
-        group_of_op_[i] = gi;
-        joined = true;
-        break;
-      }
-      if (joined) continue;
-      Group grp;
-      grp.ops.push_back(i);
-      grp.output = out;
-      grp.is_int = is_int;
-      grp.dtype = dtype;
-      if (!program_fits(grp)) continue;  // lowered on its own (reported unsupported below)
-      group_of_value[out] = groups_.size();
-      group_of_op_[i] = groups_.size();
-      groups_.push_back(grp);
-    }
-  }
-
   // A TRANSPOSE whose result is a graph output and whose input is written by one kernel that
   // nothing else reads: that kernel writes through the inverse permutation instead.
   void plan_write_through() {
@@ -374,8 +231,8 @@ class Lowering {
 
   Status lower_operation(size_t i) {
     const TosaOperation& op = g_.operations[i];
-    if (group_of_op_[i]) {
-      const Group& grp = groups_[*group_of_op_[i]];
+    if (fusion_.group_of_op[i]) {
+      const FusionGroup& grp = fusion_.groups[*fusion_.group_of_op[i]];
       if (g_.operations[i].outputs[0] != grp.output) return ok_status();  // emitted with the group's last op
       return emit_group(grp);
     }
@@ -395,7 +252,7 @@ class Lowering {
       inputs.push_back(view);
     }
     TensorView output = output_view(out);
-    UNIVK_ASSIGN_OR_RETURN(std::vector<Kernel> kernels, emit_kernels(op, inputs, output, ctx_.binding_limit));
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> kernels, emit_kernels(op, inputs, output, ctx_.binding_limit));
     for (auto& k : kernels) {
       if (k.label.empty()) k.label = op_label(op);
       plan_.kernels.push_back(std::move(k));
@@ -428,12 +285,12 @@ class Lowering {
     return std::optional<TensorView>(view);
   }
 
-  Status emit_group(const Group& grp) {
+  Status emit_group(const FusionGroup& grp) {
     std::vector<ValueId> input_values;
-    auto program = group_program(grp, &input_values, true);
+    auto program = fusion_group_program(g_, grp, &input_values, true);
     if (!program) {
       input_values.clear();
-      program = group_program(grp, &input_values, false);
+      program = fusion_group_program(g_, grp, &input_values, false);
     }
     if (!program) return internal_error("fused program does not fit");
     std::vector<TensorView> inputs;
@@ -445,11 +302,11 @@ class Lowering {
     if (grp.anchor) label = op_label(g_.operations[*grp.anchor]);
     for (size_t i : grp.ops) label += (label.empty() ? "" : "+") + op_label(g_.operations[i]);
     TensorView output = output_view(grp.output);
-    Result<std::vector<Kernel>> kernels =
+    Result<std::vector<Dispatch>> kernels =
         grp.anchor ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program, ctx_.binding_limit)
                    : emit_elementwise(grp.dtype, inputs, output, *program, ctx_.binding_limit);
     if (!kernels.ok()) return kernels.status();
-    for (Kernel& k : *kernels) {
+    for (Dispatch& k : *kernels) {
       k.label = label;
       plan_.kernels.push_back(std::move(k));
     }
@@ -468,7 +325,7 @@ class Lowering {
       }
       UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(v));
       UNIVK_ASSIGN_OR_RETURN(auto kernels, emit_copy(in, out_views_[i], ctx_.binding_limit));
-      for (Kernel& k : kernels) {
+      for (Dispatch& k : kernels) {
         k.label = "output copy";
         plan_.kernels.push_back(std::move(k));
       }
@@ -479,7 +336,7 @@ class Lowering {
   // Kernels the emitters do not split (reductions, RESCALE, PAD/TILE) must fit the binding
   // limit whole; scratch offsets are 256-byte aligned, like resources.
   Status check_binding_limit() const {
-    for (const Kernel& k : plan_.kernels) {
+    for (const Dispatch& k : plan_.kernels) {
       std::vector<TensorView> views = k.outputs;
       views.insert(views.end(), k.inputs.begin(), k.inputs.end());
       if (!views_fit(views, ctx_.binding_limit)) return binding_limit_error(views, ctx_.binding_limit, k.label);
@@ -487,52 +344,33 @@ class Lowering {
     return ok_status();
   }
 
-  // Interval first-fit over kernel order for the scratch values.
+  // Scratch values live from the first to the last kernel that touches them; values whose
+  // lifetimes do not overlap share bytes (vulkan::plan_arena). Offsets are 256-byte aligned,
+  // like resources.
   void plan_scratch() {
-    struct Live { size_t first = SIZE_MAX, last = 0; uint64_t size = 0; uint64_t offset = 0; };
-    std::map<uint32_t, Live> live;
+    std::map<uint32_t, size_t> request_of;  // scratch id -> index in requests
+    std::vector<vulkan::ArenaRequest> requests;
     for (size_t k = 0; k < plan_.kernels.size(); ++k) {
       auto note = [&](const TensorView& v) {
         if (v.storage.kind != StorageKind::kScratch) return;
-        Live& l = live[v.storage.resource];
-        l.first = std::min(l.first, k);
-        l.last = std::max(l.last, k);
-        l.size = v.storage.byte_size;
+        auto [it, inserted] = request_of.try_emplace(v.storage.resource, requests.size());
+        if (inserted) requests.push_back({v.storage.byte_size, k, k});
+        vulkan::ArenaRequest& request = requests[it->second];
+        request.last = k;
+        request.size = v.storage.byte_size;
       };
       for (auto& v : plan_.kernels[k].outputs) note(v);
       for (auto& v : plan_.kernels[k].inputs) note(v);
     }
-    std::vector<uint32_t> order;
-    for (auto& [id, l] : live) order.push_back(id);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return live[a].first < live[b].first; });
-    std::vector<uint32_t> placed;
-    uint64_t total = 0;
-    for (uint32_t id : order) {
-      Live& l = live[id];
-      const uint64_t size = (l.size + 255) / 256 * 256;
-      std::vector<std::pair<uint64_t, uint64_t>> busy;
-      for (uint32_t other : placed) {
-        const Live& o = live[other];
-        if (o.last >= l.first && o.first <= l.last) busy.emplace_back(o.offset, (o.size + 255) / 256 * 256);
-      }
-      std::sort(busy.begin(), busy.end());
-      uint64_t offset = 0;
-      for (auto [start, len] : busy) {
-        if (offset + size <= start) break;
-        offset = std::max(offset, start + len);
-      }
-      l.offset = offset;
-      total = std::max(total, offset + size);
-      placed.push_back(id);
-    }
+    const vulkan::ArenaPlan arena = vulkan::plan_arena(requests, kScratchAlignment);
     for (auto& kernel : plan_.kernels) {
       auto patch = [&](TensorView& v) {
-        if (v.storage.kind == StorageKind::kScratch) v.storage.byte_offset = live[v.storage.resource].offset;
+        if (v.storage.kind == StorageKind::kScratch) v.storage.byte_offset = arena.offsets[request_of.at(v.storage.resource)];
       };
       for (auto& v : kernel.outputs) patch(v);
       for (auto& v : kernel.inputs) patch(v);
     }
-    plan_.scratch_bytes = total;
+    plan_.scratch_bytes = arena.total;
   }
 
   const TosaGraph& g_;
@@ -543,8 +381,7 @@ class Lowering {
   std::vector<bool> is_output_;
   std::vector<std::optional<TensorView>> views_;
   std::vector<TensorView> out_views_;
-  std::vector<Group> groups_;
-  std::vector<std::optional<size_t>> group_of_op_;
+  FusionPlan fusion_;
   std::set<size_t> write_through_;
 };
 

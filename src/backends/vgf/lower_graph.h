@@ -1,7 +1,6 @@
-// Lowers one TOSA graph (a VGF GRAPH segment) to compute kernels: TensorView resolution
-// (TRANSPOSE/SLICE/RESHAPE folded into strides where possible), elementwise fusion (chains of
-// elementwise operators, optionally behind an AVG/MAX_POOL2D, become one dispatch running an
-// elementwise program) and scratch memory planning. Pure: no Vulkan calls.
+// Lowers one TOSA graph (a VGF GRAPH segment) to dispatches: TensorView resolution
+// (TRANSPOSE/SLICE/RESHAPE folded into strides where possible), elementwise fusion groups
+// (fusion.h) emitted as one dispatch each, and scratch memory planning. Pure: no Vulkan calls.
 #pragma once
 
 #include <cstdint>

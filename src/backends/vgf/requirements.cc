@@ -6,7 +6,6 @@
 
 namespace univk::backends::vgf {
 
-namespace uvgf = univk::vgf;
 using vulkan::DeviceRequirements;
 using vulkan::Feature;
 
@@ -97,21 +96,21 @@ void add_dtype(DeviceRequirements& r, DType dtype) {
   }
 }
 
-bool is_placeholder(const uvgf::Module& m) {
-  return m.code_type == uvgf::ModuleCodeType::kSpirv && (m.spirv().size() < 5 || m.spirv()[0] != kSpirvMagic);
+bool is_placeholder(const univk::vgf::Module& m) {
+  return m.code_type == univk::vgf::ModuleCodeType::kSpirv && (m.spirv().size() < 5 || m.spirv()[0] != kSpirvMagic);
 }
 
 }  // namespace
 
-Status check_runnable(const uvgf::VgfFile& file) {
+Status check_runnable(const univk::vgf::VgfFile& file) {
   for (size_t s = 0; s < file.segments.size(); ++s) {
-    const uvgf::Segment& seg = file.segments[s];
+    const univk::vgf::Segment& seg = file.segments[s];
     if (seg.module_index >= file.modules.size()) return invalid_argument("segment " + std::to_string(s) + ": module index out of range");
-    const uvgf::Module& m = file.modules[seg.module_index];
+    const univk::vgf::Module& m = file.modules[seg.module_index];
     const std::string where = "segment " + std::to_string(s) + " module " + std::to_string(seg.module_index) + " '" + m.name + "'";
     if (m.type != seg.type) return invalid_argument(where + ": segment and module types differ");
-    if (m.code_type != uvgf::ModuleCodeType::kSpirv)
-      return unsupported(where + ": holds " + (m.code_type == uvgf::ModuleCodeType::kGlsl ? "GLSL" : "non-SPIR-V") +
+    if (m.code_type != univk::vgf::ModuleCodeType::kSpirv)
+      return unsupported(where + ": holds " + (m.code_type == univk::vgf::ModuleCodeType::kGlsl ? "GLSL" : "non-SPIR-V") +
                          " source; univk runs SPIR-V modules only (no shader compiler at run time)");
     if (is_placeholder(m))
       return invalid_argument(where + ": placeholder SPIR-V (" + std::to_string(m.spirv().size()) +
@@ -147,16 +146,16 @@ Result<DeviceRequirements> spirv_module_requirements(std::span<const uint32_t> w
   return r;
 }
 
-Result<DeviceRequirements> vgf_requirements(const uvgf::VgfFile& file) {
+Result<DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file) {
   UNIVK_RETURN_IF_ERROR(check_runnable(file));
   DeviceRequirements r;
   r.min_api_version = VK_API_VERSION_1_1;
   r.queue_flags = VK_QUEUE_COMPUTE_BIT;
   for (size_t s = 0; s < file.segments.size(); ++s) {
-    const uvgf::Segment& seg = file.segments[s];
-    const uvgf::Module& m = file.modules[seg.module_index];
+    const univk::vgf::Segment& seg = file.segments[s];
+    const univk::vgf::Module& m = file.modules[seg.module_index];
     const std::string where = "segment " + std::to_string(s) + " '" + seg.name + "'";
-    if (seg.type == uvgf::ModuleType::kGraph) {
+    if (seg.type == univk::vgf::ModuleType::kGraph) {
       // The lowered path: the module's own capabilities (TensorsARM, GraphARM) are not needed.
       auto graph = spirv::read_tosa_graph(m.spirv());
       if (!graph.ok()) return graph.status().with_context(where);
@@ -175,7 +174,7 @@ Result<DeviceRequirements> vgf_requirements(const uvgf::VgfFile& file) {
     }
   }
   for (const auto& res : file.resources)
-    if (auto dt = uvgf::dtype_from_vk_format(res.vk_format); dt && res.category != uvgf::ResourceCategory::kConstant)
+    if (auto dt = univk::vgf::dtype_from_vk_format(res.vk_format); dt && res.category != univk::vgf::ResourceCategory::kConstant)
       add_dtype(r, *dt);
   return r;
 }

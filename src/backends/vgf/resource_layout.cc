@@ -8,7 +8,6 @@
 
 namespace univk::backends::vgf {
 
-namespace uvgf = univk::vgf;
 
 namespace {
 
@@ -47,12 +46,12 @@ bool strides_are_disjoint(const std::vector<int64_t>& shape, const std::vector<i
   return true;
 }
 
-Status check_resource_layouts(const uvgf::VgfFile& file) {
+Status check_resource_layouts(const univk::vgf::VgfFile& file) {
   for (size_t i = 0; i < file.resources.size(); ++i) {
-    const uvgf::Resource& r = file.resources[i];
+    const univk::vgf::Resource& r = file.resources[i];
     const std::string name =
-        "resource " + std::to_string(i) + " (" + std::string(uvgf::resource_category_name(r.category)) + ")";
-    if (r.category == uvgf::ResourceCategory::kConstant) {
+        "resource " + std::to_string(i) + " (" + std::string(univk::vgf::resource_category_name(r.category)) + ")";
+    if (r.category == univk::vgf::ResourceCategory::kConstant) {
       if (r.strides.empty()) continue;
       auto strides = resource_element_strides(r);
       if (!strides.ok()) return strides.status().with_context(name);

@@ -8,6 +8,6 @@
 
 namespace univk::backends::vgf {
 
-std::span<const uint32_t> shader_spirv(ShaderId id);
+std::span<const uint32_t> shader_spirv(Shader id);
 
 }  // namespace univk::backends::vgf

@@ -1,14 +1,18 @@
 // VgfDelegate: one VGF payload initialised on a device.
 //
 // Ownership: the delegate owns every Vulkan object it creates (resource/constant/scratch/
-// parameter/output staging buffers, pipelines, descriptor pools, its command pool) and holds a DeviceLease.
-// It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
+// parameter/output staging buffers, descriptor pools, its command pool) and holds a DeviceLease;
+// it shares its pipelines with every delegate on the device through the device's pipeline cache
+// and holds the ones its command buffers use. It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
 // delegate's own last submission only, never for the whole queue or device.
 //
 // Execution: at init every segment is prepared (GRAPH: lowered plan; COMPUTE: the module's
 // pipeline). prepare_execute() (per_delegate mode, called by the Method at load) allocates the
-// model's input/output buffers and records a command buffer once over them; execute() resubmits it. record() records the same work into the method's command buffer over the
-// method's device tensors (fused mode); both go through VgfDelegate::record_work.
+// model's input/output buffers and records a command buffer once over them; execute() resubmits
+// it. record() records the same work into the method's command buffer over the method's device
+// tensors (fused mode); both go through VgfDelegate::record_work (vgf_recording.cc), which
+// hands every dispatch to the device runtime's DispatchRecorder (barriers, descriptors) and
+// takes pipelines from the device's pipeline cache.
 // Fused mode binds a model input or output resource to the method's packed tensor directly
 // when it is packed and alone in its alias group; otherwise (padded or permuted strides, or an
 // alias group holding several model inputs/outputs) the resource keeps a buffer of its own and
@@ -31,6 +35,7 @@
 #include "univk/vgf/vgf_file.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
+#include "univk/vulkan/dispatch_recorder.h"
 #include "univk/vulkan/pipeline.h"
 
 namespace univk::backends::vgf {
@@ -65,14 +70,14 @@ class VgfDelegate final : public backend::Delegate {
                 std::span<const backend::DeviceTensor> outputs) override;
   backend::ExecuteStats stats() const override { return last_stats_; }
 
-  // Kernel labels of the lowered GRAPH segments in dispatch order (tests, tools, logs).
+  // Labels of the lowered GRAPH segments' dispatches in dispatch order (tests, tools, logs).
   std::vector<std::string> kernel_labels() const;
   // per_delegate outputs read through staging copies (known after prepare_execute()).
   size_t staged_outputs() const;
 
  private:
   struct ComputeSegment {
-    vulkan::ComputePipeline pipeline;  // set_layouts()[i] is descriptor set i
+    std::shared_ptr<const vulkan::ComputePipeline> pipeline;  // set_layouts()[i] is descriptor set i
     std::array<uint32_t, 3> groups{};
     uint32_t push_constant_bytes = 0;
   };
@@ -84,8 +89,12 @@ class VgfDelegate final : public backend::Delegate {
   struct Recording {
     vulkan::Buffer params;
     vulkan::DescriptorPool pool;
+    std::vector<std::shared_ptr<const vulkan::ComputePipeline>> pipelines;  // of its dispatches
     backend::ExecuteStats stats;
   };
+  // Recording (vgf_recording.cc).
+  struct Step;         // a lowered kernel or a COMPUTE segment, in recording order
+  struct BoundKernel;  // a kernel's descriptor ranges, accesses and parameter-word offset
 
   VgfDelegate() = default;
   Status init(const backend::DelegateSpec& spec, const univk::vgf::VgfFile& file);
@@ -96,15 +105,31 @@ class VgfDelegate final : public backend::Delegate {
   // The resource's alias group id, or a key of its own (negative) when it has none.
   int64_t group_key(uint32_t resource) const;
   std::vector<vulkan::BufferRange> own_resource_ranges() const;
-  Result<const vulkan::ComputePipeline*> pipeline_for(const Kernel& kernel);
-  Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment, const univk::vgf::Module& module);
+  Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment,
+                                                 const univk::vgf::Module& module);
   // The buffer range resource `index` is bound to: `ranges` for tensors, the constant buffer for
   // CONSTANT entries.
   Result<vulkan::BufferRange> resource_range(uint32_t index, const std::vector<vulkan::BufferRange>& ranges) const;
-  // Records `before`, every segment, then `after` into `cmd`, resolving resource i to
+  // Records `before`, every segment, then `after` through `recorder`, resolving resource i to
   // resource_ranges[i] (`before`/`after` may use indices past the resource table).
-  Status record_work(VkCommandBuffer cmd, const std::vector<vulkan::BufferRange>& resource_ranges,
-                     Recording& recording, std::span<const Kernel> before = {}, std::span<const Kernel> after = {});
+  Status record_work(vulkan::DispatchRecorder& recorder, const std::vector<vulkan::BufferRange>& resource_ranges,
+                     Recording& recording, std::span<const Dispatch> before = {}, std::span<const Dispatch> after = {});
+  std::vector<Step> work_steps(std::span<const Dispatch> before, std::span<const Dispatch> after) const;
+  // The descriptor ranges and accesses of every kernel in `steps`, and their parameter words
+  // (the base words, then the kernel's own) in `words`, each kernel's aligned for its descriptor.
+  Result<std::vector<BoundKernel>> bind_kernels(const std::vector<Step>& steps,
+                                                const std::vector<vulkan::BufferRange>& resource_ranges,
+                                                std::vector<uint32_t>& words) const;
+  // The parameter buffer and a descriptor pool with room for every dispatch of the recording.
+  Status create_recording_objects(const std::vector<BoundKernel>& bound, const std::vector<uint32_t>& words,
+                                  Recording& recording) const;
+  Status record_kernel(vulkan::DispatchRecorder& recorder, const BoundKernel& bound, const std::vector<uint32_t>& words,
+                       Recording& recording);
+  Status record_compute_segment(vulkan::DispatchRecorder& recorder, size_t segment,
+                                const std::vector<vulkan::BufferRange>& resource_ranges, Recording& recording);
+  // per_delegate: makes the model outputs readable by the host after the wait (staging copies
+  // where the mapped memory is not host-cached).
+  Status record_output_readback(vulkan::DispatchRecorder& recorder, const std::vector<vulkan::BufferRange>& ranges);
   // min(maxStorageBufferRange, max_binding_bytes).
   uint64_t binding_limit() const;
 
@@ -124,7 +149,6 @@ class VgfDelegate final : public backend::Delegate {
   // Delegate-owned storage of resources (intermediates at init; model io in prepare_execute).
   std::vector<vulkan::Buffer> resource_buffers_;
   std::vector<int> resource_buffer_of_;  // resource index -> resource_buffers_ index, -1 none
-  std::map<std::pair<ShaderId, std::vector<std::pair<uint32_t, uint32_t>>>, vulkan::ComputePipeline> pipelines_;
   std::vector<std::unique_ptr<Recording>> recordings_;
   vulkan::CommandPool command_pool_;
   VkCommandBuffer own_cmd_ = VK_NULL_HANDLE;

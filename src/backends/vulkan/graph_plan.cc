@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "memory_plan.h"
+#include "univk/vulkan/arena_plan.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
@@ -139,22 +139,22 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
 
   // 4. Arena lifetimes per root value, then offsets.
   std::vector<uint32_t> arena_index(value_count, kNone);
-  std::vector<Lifetime> lifetimes;
+  std::vector<univk::vulkan::ArenaRequest> lifetimes;
   for (size_t s = 0; s < steps.size(); ++s) {
     for (uint32_t v : steps[s].values) {
       const uint32_t r = root[v];
       if (storage[r].kind != BufferKind::kArena) continue;
       if (arena_index[r] == kNone) {
         arena_index[r] = static_cast<uint32_t>(lifetimes.size());
-        lifetimes.push_back({value_bytes(graph.values[r]), static_cast<uint32_t>(s), static_cast<uint32_t>(s)});
+        lifetimes.push_back({value_bytes(graph.values[r]), s, s});
       }
-      lifetimes[arena_index[r]].last = static_cast<uint32_t>(s);
+      lifetimes[arena_index[r]].last = s;
     }
   }
-  const MemoryPlan memory = plan_memory(lifetimes, alignment);
+  const univk::vulkan::ArenaPlan memory = univk::vulkan::plan_arena(lifetimes, alignment);
 
   GraphPlan plan;
-  plan.arena_bytes = memory.total_bytes;
+  plan.arena_bytes = memory.total;
   std::vector<uint64_t> constant_offset(value_count, 0);
   for (size_t v = 0; v < value_count; ++v) {
     if (!graph.values[v].is_constant()) continue;
@@ -202,4 +202,4 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
   return plan;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

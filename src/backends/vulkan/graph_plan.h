@@ -15,7 +15,7 @@
 #include "op_lowering.h"
 #include "univk/backends/vulkan/compute_graph.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 enum class BufferKind : uint8_t { kInput, kOutput, kConstant, kArena };
 
@@ -55,4 +55,4 @@ struct GraphPlan {
 Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeTensorType> inputs,
                              std::span<const ComputeTensorType> outputs, uint64_t alignment);
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

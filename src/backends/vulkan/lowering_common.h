@@ -11,7 +11,7 @@
 #include "op_lowering.h"
 #include "univk/ops/torch_ops.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 using Inputs = std::span<const ComputeTensorType>;
 using LowerFn = Result<LoweredOp> (*)(std::string_view op, const Attributes& attrs, Inputs inputs);
@@ -64,4 +64,4 @@ inline Result<LoweredOp> with_output(DType dtype, Shape shape) {
   return op;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

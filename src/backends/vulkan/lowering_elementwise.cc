@@ -5,7 +5,7 @@
 
 #include "lowering_common.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 // Element counts that are a multiple of 4 run 4 elements per invocation with 16-byte loads and
@@ -117,4 +117,4 @@ LowerTable elementwise_lowerings() {
   return t;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -2,7 +2,7 @@
 // through (batch, row, column) strides, so transposed weights and broadcast biases need no copy.
 #include "lowering_common.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 struct Strides3 {
@@ -134,4 +134,4 @@ LowerTable matmul_lowerings() {
   return {{"linear", lower_linear}, {"matmul", lower_matmul}, {"bmm", lower_bmm}, {"addmm", lower_addmm}};
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

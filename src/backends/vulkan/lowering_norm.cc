@@ -2,7 +2,7 @@
 // (layer_norm.comp) and batch_norm in inference form (batch_norm.comp).
 #include "lowering_common.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 // Variant bits: softmax.comp bit 0 = log_softmax; reduce.comp bit 0 = mean; bit 1 of both (and
@@ -120,4 +120,4 @@ LowerTable normalization_lowerings() {
           {"mean", lower_reduce},     {"layer_norm", lower_layer_norm}, {"batch_norm", lower_batch_norm}};
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -2,7 +2,7 @@
 // (conv2d.comp), NCHW or unbatched CHW.
 #include "lowering_common.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 enum PoolMode : uint32_t { kAvgPool = 0, kMaxPool = 1, kAdaptiveAvgPool = 2 };
@@ -82,4 +82,4 @@ LowerTable pool_conv_lowerings() {
           {"conv2d", lower_conv2d}};
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -2,7 +2,7 @@
 // contiguous) alias their input; permute, transpose, slice and cat are strided copies.
 #include "lowering_common.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 Result<LoweredOp> alias_as(const ComputeTensorType& in, Shape shape) {
@@ -109,4 +109,4 @@ LowerTable shape_lowerings() {
           {"cat", lower_cat}};
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

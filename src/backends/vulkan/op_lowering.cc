@@ -6,7 +6,7 @@
 
 #include "lowering_common.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 using LowerMap = std::map<std::string, LowerFn, std::less<>>;
@@ -180,13 +180,13 @@ Status append_strided_copy(LoweredOp& lowered, const std::vector<int64_t>& dims,
   return ok_status();
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan
 
 namespace univk::backends {
 
 Status vulkan_backend_check(std::string_view op, const Attributes& attrs, std::span<const ComputeTensorType> inputs,
                             ComputeTensorType* output) {
-  UNIVK_ASSIGN_OR_RETURN(detail::LoweredOp lowered, detail::lower_op(op, attrs, inputs));
+  UNIVK_ASSIGN_OR_RETURN(vulkan::LoweredOp lowered, vulkan::lower_op(op, attrs, inputs));
   if (output != nullptr) *output = lowered.output;
   return ok_status();
 }
@@ -195,6 +195,6 @@ bool vulkan_backend_supports(std::string_view op, const Attributes& attrs, std::
   return vulkan_backend_check(op, attrs, inputs).ok();
 }
 
-std::vector<std::string> vulkan_backend_ops() { return detail::lowered_op_names(); }
+std::vector<std::string> vulkan_backend_ops() { return vulkan::lowered_op_names(); }
 
 }  // namespace univk::backends

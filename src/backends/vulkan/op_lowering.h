@@ -15,7 +15,7 @@
 
 #include "univk/backends/vulkan/compute_graph.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 // One shader of the library (src/backends/vulkan/shaders/<name>.comp).
 enum class Shader : uint8_t {
@@ -95,4 +95,4 @@ Dispatch contiguous_copy(uint32_t words);
 
 const std::vector<std::string>& lowered_op_names();  // sorted
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

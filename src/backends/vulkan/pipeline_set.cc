@@ -2,11 +2,14 @@
 
 #include <string>
 
-#include "univk/vulkan/device.h"
+#include "univk/vulkan/pipeline_cache.h"
 #include "univk_vulkan_backend_shaders.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
+
+// Every shader of the library picks its variant with specialization constant 0 (`VARIANT`).
+constexpr uint32_t kVariantConstantId = 0;
 
 std::span<const uint32_t> shader_spirv(Shader shader) {
   switch (shader) {
@@ -26,7 +29,7 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
 
 }  // namespace
 
-Result<PipelineSet> PipelineSet::create(const std::shared_ptr<vulkan::Device>& device, const GraphPlan& plan) {
+Result<PipelineSet> PipelineSet::create(const std::shared_ptr<univk::vulkan::Device>& device, const GraphPlan& plan) {
   PipelineSet set;
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
@@ -35,25 +38,19 @@ Result<PipelineSet> PipelineSet::create(const std::shared_ptr<vulkan::Device>& d
     const uint32_t push_bytes = plan.push_bytes[static_cast<size_t>(d.shader)];
     const std::string name =
         std::string("VulkanBackend ") + shader_name(d.shader) + " variant " + std::to_string(d.variant);
-    using Pipeline = vulkan::ComputePipeline;
-    UNIVK_ASSIGN_OR_RETURN(
-        std::shared_ptr<const Pipeline> pipeline,
-        device->shared_objects().get_or_create<Pipeline>(
-            name + " push " + std::to_string(push_bytes), [&]() -> Result<std::shared_ptr<const Pipeline>> {
-              auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(d.shader),
-                                                                       shader_binding_count(d.shader), push_bytes, name);
-              desc.specialization.push_back({0, d.variant});
-              UNIVK_ASSIGN_OR_RETURN(Pipeline created, Pipeline::create(device, desc));
-              return std::make_shared<const Pipeline>(std::move(created));
-            }));
+    auto desc = univk::vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(d.shader),
+                                                                  shader_binding_count(d.shader), push_bytes, name);
+    desc.specialization.push_back({kVariantConstantId, d.variant});
+    UNIVK_ASSIGN_OR_RETURN(std::shared_ptr<const univk::vulkan::ComputePipeline> pipeline,
+                           univk::vulkan::get_or_create_pipeline(device, desc));
     set.pipelines_.emplace(key, std::move(pipeline));
   }
   return set;
 }
 
-const vulkan::ComputePipeline* PipelineSet::find(const Dispatch& dispatch) const {
+const univk::vulkan::ComputePipeline* PipelineSet::find(const Dispatch& dispatch) const {
   auto it = pipelines_.find({dispatch.shader, dispatch.variant});
   return it == pipelines_.end() ? nullptr : it->second.get();
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -1,6 +1,7 @@
-// The compute pipelines one plan uses: one per (shader, variant) pair. Each pipeline is taken
-// from the device's SharedObjectCache, so every VulkanBackend delegate on a device shares one
-// pipeline per (shader, variant, push-constant size).
+// The compute pipelines one plan uses: one per (shader, variant) pair, looked up by the recorder.
+// Each comes from the device's pipeline cache (univk/vulkan/pipeline_cache.h), so every delegate
+// on a device shares one pipeline per (shader, variant, push-constant size); holding them here
+// keeps them alive as long as the plan.
 // Holds shared_ptrs to the pipelines (each holds a shared_ptr to the Device); immutable.
 #pragma once
 
@@ -12,16 +13,16 @@
 #include "graph_plan.h"
 #include "univk/vulkan/pipeline.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 class PipelineSet {
  public:
-  static Result<PipelineSet> create(const std::shared_ptr<vulkan::Device>& device, const GraphPlan& plan);
+  static Result<PipelineSet> create(const std::shared_ptr<univk::vulkan::Device>& device, const GraphPlan& plan);
   // The pipeline of a dispatch of the plan it was created from; null for anything else.
-  const vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
+  const univk::vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
 
  private:
-  std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const vulkan::ComputePipeline>> pipelines_;
+  std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const univk::vulkan::ComputePipeline>> pipelines_;
 };
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

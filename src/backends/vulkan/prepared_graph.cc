@@ -8,7 +8,7 @@
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
 std::vector<ComputeTensorType> to_types(const std::vector<backend::TensorInfo>& infos) {
@@ -30,30 +30,30 @@ std::string sharing_key(const backend::DelegateSpec& spec) {
   return key;
 }
 
-Status upload_constants(const std::shared_ptr<vulkan::Device>& device, const ComputeGraph& graph,
+Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, const ComputeGraph& graph,
                         PreparedGraph& prepared) {
   const GraphPlan& plan = prepared.plan;
   UNIVK_ASSIGN_OR_RETURN(prepared.constants,
-                         vulkan::Buffer::create(device, plan.constant_bytes, vulkan::MemoryKind::kDeviceLocal));
+                         univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kDeviceLocal));
   if (plan.constants.empty()) return ok_status();
-  UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer staging,
-                         vulkan::Buffer::create(device, plan.constant_bytes, vulkan::MemoryKind::kHostVisible,
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer staging,
+                         univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kHostVisible,
                                                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
   auto* dst = static_cast<uint8_t*>(staging.mapped());
   for (const ConstantUpload& c : plan.constants) {
     const std::vector<uint8_t>& bytes = graph.values[c.value].constant;
     std::memcpy(dst + c.offset, bytes.data(), bytes.size());
   }
-  const vulkan::Device& dev = *device;
-  UNIVK_ASSIGN_OR_RETURN(vulkan::CommandPool pool, vulkan::CommandPool::create(device));
+  const univk::vulkan::Device& dev = *device;
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::CommandPool pool, univk::vulkan::CommandPool::create(device));
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(dev, cmd));
-  const vulkan::BufferRange constants{prepared.constants.handle(), 0, plan.constant_bytes};
-  vulkan::record_copy(dev, cmd, {staging.handle(), 0, staging.size()}, constants);
+  UNIVK_RETURN_IF_ERROR(univk::vulkan::begin_command_buffer(dev, cmd));
+  const univk::vulkan::BufferRange constants{prepared.constants.handle(), 0, plan.constant_bytes};
+  univk::vulkan::record_copy(dev, cmd, {staging.handle(), 0, staging.size()}, constants);
   // Later submissions on this queue read the constants in compute shaders.
-  vulkan::record_buffer_barrier(dev, cmd, constants, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+  univk::vulkan::record_buffer_barrier(dev, cmd, constants, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT);
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, cmd));
+  UNIVK_RETURN_IF_ERROR(univk::vulkan::end_command_buffer(dev, cmd));
   const VkCommandBuffer cmds[] = {cmd};
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, dev.queue().submit(cmds));
   Status waited = dev.queue().wait(value);
@@ -63,7 +63,7 @@ Status upload_constants(const std::shared_ptr<vulkan::Device>& device, const Com
   return waited;
 }
 
-Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<vulkan::Device>& device,
+Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<univk::vulkan::Device>& device,
                                                     const backend::DelegateSpec& spec, const ComputeGraph& graph) {
   auto prepared = std::make_shared<PreparedGraph>();
   UNIVK_ASSIGN_OR_RETURN(prepared->plan, plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs),
@@ -84,15 +84,15 @@ Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<vulkan
 
 }  // namespace
 
-uint64_t storage_alignment(const vulkan::Device& device) {
+uint64_t storage_alignment(const univk::vulkan::Device& device) {
   return std::max<uint64_t>(device.properties().limits.minStorageBufferOffsetAlignment, 16);
 }
 
 Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
-    const std::shared_ptr<vulkan::Device>& device, const backend::DelegateSpec& spec, const ComputeGraph& graph) {
+    const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec, const ComputeGraph& graph) {
   if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph);
   return device->shared_objects().get_or_create<PreparedGraph>(sharing_key(spec),
                                                                [&] { return create(device, spec, graph); });
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

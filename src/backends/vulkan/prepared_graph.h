@@ -15,23 +15,23 @@
 #include "univk/backend/backend.h"
 #include "univk/vulkan/buffer.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 struct PreparedGraph {
   GraphPlan plan;
   PipelineSet pipelines;
-  vulkan::Buffer constants;  // device-local, plan.constant_bytes, written before create returns
+  univk::vulkan::Buffer constants;  // device-local, plan.constant_bytes, written before create returns
 
   // Shared when the device already holds one for the same payload bytes and tensor types.
   // Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of
   // the payload, and large payloads are rarely repeated.
-  static Result<std::shared_ptr<const PreparedGraph>> get_or_create(const std::shared_ptr<vulkan::Device>& device,
+  static Result<std::shared_ptr<const PreparedGraph>> get_or_create(const std::shared_ptr<univk::vulkan::Device>& device,
                                                                     const backend::DelegateSpec& spec,
                                                                     const ComputeGraph& graph);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 
 // minStorageBufferOffsetAlignment, at least 16 (the vec4 kernels read 16-byte elements).
-uint64_t storage_alignment(const vulkan::Device& device);
+uint64_t storage_alignment(const univk::vulkan::Device& device);
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

@@ -18,15 +18,15 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
   PreparedComputeGraph(backend::DelegateSpec spec, std::shared_ptr<const ComputeGraph> graph)
       : spec_(std::move(spec)), graph_(std::move(graph)) {
     requirements_.min_api_version = VK_API_VERSION_1_2;
-    requirements_.required_features = {vulkan::Feature::kTimelineSemaphore};
+    requirements_.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
     requirements_.queue_flags = VK_QUEUE_COMPUTE_BIT;
   }
 
-  const vulkan::DeviceRequirements& requirements() const override { return requirements_; }
+  const univk::vulkan::DeviceRequirements& requirements() const override { return requirements_; }
 
-  Result<std::unique_ptr<backend::Delegate>> init(vulkan::DeviceLease device,
+  Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
                                                   const backend::BackendOptions&) const override {
-    auto delegate = detail::VulkanDelegate::create(spec_, graph_, std::move(device));
+    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device));
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
   }
@@ -34,7 +34,7 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
  private:
   backend::DelegateSpec spec_;
   std::shared_ptr<const ComputeGraph> graph_;
-  vulkan::DeviceRequirements requirements_;
+  univk::vulkan::DeviceRequirements requirements_;
 };
 
 class VulkanBackend final : public backend::Backend {
@@ -50,7 +50,7 @@ class VulkanBackend final : public backend::Backend {
     std::vector<ComputeTensorType> inputs, outputs;
     for (const auto& t : spec.inputs) inputs.push_back({t.dtype, t.shape});
     for (const auto& t : spec.outputs) outputs.push_back({t.dtype, t.shape});
-    auto plan = detail::plan_graph(*graph, inputs, outputs, 16);
+    auto plan = vulkan::plan_graph(*graph, inputs, outputs, 16);
     if (!plan.ok()) return plan.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::PreparedPayload>(std::make_unique<PreparedComputeGraph>(
         spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));

@@ -10,23 +10,23 @@
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 namespace {
 
-vulkan::BufferRange whole(const vulkan::Buffer& buffer) { return {buffer.handle(), 0, buffer.size()}; }
+univk::vulkan::BufferRange whole(const univk::vulkan::Buffer& buffer) { return {buffer.handle(), 0, buffer.size()}; }
 
 }  // namespace
 
 Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const backend::DelegateSpec& spec,
                                                                std::shared_ptr<const ComputeGraph> graph,
-                                                               vulkan::DeviceLease device) {
+                                                               univk::vulkan::DeviceLease device) {
   if (!device) return invalid_argument("VulkanBackend: no device");
   std::unique_ptr<VulkanDelegate> d(new VulkanDelegate(std::move(device)));
   d->input_infos_ = spec.inputs;
   d->output_infos_ = spec.outputs;
   UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec, *graph));
   UNIVK_ASSIGN_OR_RETURN(d->arena_,
-                         vulkan::Buffer::create(d->device_, d->plan().arena_bytes, vulkan::MemoryKind::kDeviceLocal));
+                         univk::vulkan::Buffer::create(d->device_, d->plan().arena_bytes, univk::vulkan::MemoryKind::kDeviceLocal));
   return d;
 }
 
@@ -42,39 +42,39 @@ VulkanDelegate::~VulkanDelegate() {
 Status VulkanDelegate::prepare_execute() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (command_buffer_ != VK_NULL_HANDLE) return ok_status();
-  std::vector<vulkan::Buffer> inputs, outputs;
+  std::vector<univk::vulkan::Buffer> inputs, outputs;
   for (uint64_t bytes : plan().input_bytes) {
-    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer b,
-                           vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kDeviceLocalHostVisible));
+    UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer b,
+                           univk::vulkan::Buffer::create(device_, bytes, univk::vulkan::MemoryKind::kDeviceLocalHostVisible));
     inputs.push_back(std::move(b));
   }
   for (uint64_t bytes : plan().output_bytes) {
-    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer b, vulkan::Buffer::create(device_, bytes, vulkan::MemoryKind::kHostVisible));
+    UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer b, univk::vulkan::Buffer::create(device_, bytes, univk::vulkan::MemoryKind::kHostVisible));
     outputs.push_back(std::move(b));
   }
   input_buffers_ = std::move(inputs);
   output_buffers_ = std::move(outputs);
-  UNIVK_ASSIGN_OR_RETURN(command_pool_, vulkan::CommandPool::create(device_));
+  UNIVK_ASSIGN_OR_RETURN(command_pool_, univk::vulkan::CommandPool::create(device_));
   return record_own_command_buffer();
 }
 
-Result<vulkan::DescriptorPool> VulkanDelegate::make_descriptor_pool() const {
-  return vulkan::DescriptorPool::create(device_, std::max<uint32_t>(descriptor_sets_needed(plan()), 1),
+Result<univk::vulkan::DescriptorPool> VulkanDelegate::make_descriptor_pool() const {
+  return univk::vulkan::DescriptorPool::create(device_, std::max<uint32_t>(descriptor_sets_needed(plan()), 1),
                                         std::max<uint32_t>(storage_descriptors_needed(plan()), 1));
 }
 
 Status VulkanDelegate::record_own_command_buffer() {
-  const vulkan::Device& dev = *device_;
-  UNIVK_ASSIGN_OR_RETURN(vulkan::DescriptorPool pool, make_descriptor_pool());
-  std::vector<vulkan::BufferRange> inputs, outputs;
+  const univk::vulkan::Device& dev = *device_;
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::DescriptorPool pool, make_descriptor_pool());
+  std::vector<univk::vulkan::BufferRange> inputs, outputs;
   for (const auto& b : input_buffers_) inputs.push_back(whole(b));
   for (const auto& b : output_buffers_) outputs.push_back(whole(b));
   BoundBuffers bound{inputs, outputs, whole(prepared_->constants), whole(arena_)};
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, command_pool_.allocate());
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(dev, cmd));
-  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts,
+  UNIVK_RETURN_IF_ERROR(univk::vulkan::begin_command_buffer(dev, cmd));
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
                          record_plan(dev, cmd, plan(), prepared_->pipelines, pool, bound, true));
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(dev, cmd));
+  UNIVK_RETURN_IF_ERROR(univk::vulkan::end_command_buffer(dev, cmd));
   command_buffer_ = cmd;
   descriptor_pools_.push_back(std::move(pool));
   per_delegate_stats_.dispatches = counts.dispatches;
@@ -103,7 +103,7 @@ Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTens
     parallel_memcpy(input_buffers_[i].mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
   }
   const VkCommandBuffer cmds[] = {command_buffer_};
-  vulkan::Queue& queue = device_->queue();
+  univk::vulkan::Queue& queue = device_->queue();
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, queue.submit(cmds));
   last_submitted_ = value;
   UNIVK_RETURN_IF_ERROR(queue.wait(value));
@@ -122,13 +122,13 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
   // 16 bytes at least: the vec4 kernels (unary.comp) read and write 16-byte elements.
   const uint64_t alignment = storage_alignment(*device_);
   auto check = [&](std::span<const backend::DeviceTensor> given, const std::vector<uint64_t>& bytes,
-                   const char* what, std::vector<vulkan::BufferRange>& ranges) -> Status {
+                   const char* what, std::vector<univk::vulkan::BufferRange>& ranges) -> Status {
     if (given.size() != bytes.size()) {
       return invalid_argument(std::string("VulkanBackend record: expected ") + std::to_string(bytes.size()) + " " +
                               what + "s, got " + std::to_string(given.size()));
     }
     for (size_t i = 0; i < given.size(); ++i) {
-      const vulkan::BufferRange& r = given[i].range;
+      const univk::vulkan::BufferRange& r = given[i].range;
       if (r.buffer == VK_NULL_HANDLE || r.size < bytes[i] || r.offset % alignment != 0) {
         return invalid_argument(std::string("VulkanBackend record: ") + what + " " + std::to_string(i) +
                                 " range (offset " + std::to_string(r.offset) + ", " + std::to_string(r.size) +
@@ -139,13 +139,13 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
     }
     return ok_status();
   };
-  std::vector<vulkan::BufferRange> in_ranges, out_ranges;
+  std::vector<univk::vulkan::BufferRange> in_ranges, out_ranges;
   UNIVK_RETURN_IF_ERROR(check(inputs, plan().input_bytes, "input", in_ranges));
   UNIVK_RETURN_IF_ERROR(check(outputs, plan().output_bytes, "output", out_ranges));
   std::lock_guard<std::mutex> lock(mutex_);
-  UNIVK_ASSIGN_OR_RETURN(vulkan::DescriptorPool pool, make_descriptor_pool());
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::DescriptorPool pool, make_descriptor_pool());
   BoundBuffers bound{in_ranges, out_ranges, whole(prepared_->constants), whole(arena_)};
-  UNIVK_ASSIGN_OR_RETURN(RecordCounts counts,
+  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
                          record_plan(*device_, cmd, plan(), prepared_->pipelines, pool, bound, false));
   descriptor_pools_.push_back(std::move(pool));
   fused_stats_.dispatches = counts.dispatches;
@@ -159,4 +159,4 @@ backend::ExecuteStats VulkanDelegate::stats() const {
   return fused_ ? fused_stats_ : per_delegate_stats_;
 }
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

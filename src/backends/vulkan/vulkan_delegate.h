@@ -23,17 +23,17 @@
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/pipeline.h"
 
-namespace univk::backends::detail {
+namespace univk::backends::vulkan {
 
 class VulkanDelegate final : public backend::Delegate {
  public:
   // `graph` is spec.payload parsed (VulkanBackend::prepare).
   static Result<std::unique_ptr<VulkanDelegate>> create(const backend::DelegateSpec& spec,
                                                         std::shared_ptr<const ComputeGraph> graph,
-                                                        vulkan::DeviceLease device);
+                                                        univk::vulkan::DeviceLease device);
   ~VulkanDelegate() override;
 
-  const vulkan::DeviceLease& device() const override { return device_; }
+  const univk::vulkan::DeviceLease& device() const override { return device_; }
   Status prepare_execute() override;
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) override;
   Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
@@ -41,19 +41,19 @@ class VulkanDelegate final : public backend::Delegate {
   backend::ExecuteStats stats() const override;
 
  private:
-  explicit VulkanDelegate(vulkan::DeviceLease device) : device_(std::move(device)) {}
+  explicit VulkanDelegate(univk::vulkan::DeviceLease device) : device_(std::move(device)) {}
   Status record_own_command_buffer();
-  Result<vulkan::DescriptorPool> make_descriptor_pool() const;
+  Result<univk::vulkan::DescriptorPool> make_descriptor_pool() const;
   const GraphPlan& plan() const { return prepared_->plan; }
 
-  vulkan::DeviceLease device_;
+  univk::vulkan::DeviceLease device_;
   std::vector<backend::TensorInfo> input_infos_, output_infos_;
   std::shared_ptr<const PreparedGraph> prepared_;
-  vulkan::Buffer arena_;
-  std::vector<vulkan::Buffer> input_buffers_, output_buffers_;  // per_delegate IO, host visible
-  vulkan::CommandPool command_pool_;
+  univk::vulkan::Buffer arena_;
+  std::vector<univk::vulkan::Buffer> input_buffers_, output_buffers_;  // per_delegate IO, host visible
+  univk::vulkan::CommandPool command_pool_;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // owned by command_pool_
-  std::vector<vulkan::DescriptorPool> descriptor_pools_;  // one per recording
+  std::vector<univk::vulkan::DescriptorPool> descriptor_pools_;  // one per recording
 
   mutable std::mutex mutex_;  // guards the fields below and execute()
   uint64_t last_submitted_ = 0;
@@ -62,4 +62,4 @@ class VulkanDelegate final : public backend::Delegate {
   bool fused_ = false;
 };
 
-}  // namespace univk::backends::detail
+}  // namespace univk::backends::vulkan

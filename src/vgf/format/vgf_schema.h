@@ -1,5 +1,5 @@
 // Field slot ids of the VGF FlatBuffers tables (format 0.3.0 .. 0.5.0), written from the
-// format description in ../shared/reference/vgf-format-notes.md §1.3. A union uses two slots:
+// format description in docs/FORMATS.md. A union uses two slots:
 // its type (u8) and then its table. Shared by the decoder and the encoder.
 #pragma once
 

@@ -11,8 +11,8 @@
 namespace univk::backends::vgf_test {
 namespace {
 
-using backends::vgf::Kernel;
-using backends::vgf::ShaderId;
+using backends::vgf::Dispatch;
+using backends::vgf::Shader;
 
 // The plan of a single-segment model, as the delegate would lower it.
 Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g) {
@@ -25,7 +25,7 @@ Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g) {
   return backends::vgf::lower_graph(g, ctx);
 }
 
-uint32_t spec_value(const Kernel& k, uint32_t id) {
+uint32_t spec_value(const Dispatch& k, uint32_t id) {
   for (auto [i, v] : k.specialization)
     if (i == id) return v;
   return UINT32_MAX;
@@ -105,10 +105,10 @@ TEST(VgfLargePool, OnlyLargeWindowsLeaveTheUnrolledPath) {
   UNIVK_ASSERT_OK(small_plan);
   ASSERT_EQ(global_plan->kernels.size(), 1u);
   ASSERT_EQ(small_plan->kernels.size(), 1u);
-  const Kernel& g = global_plan->kernels[0];
-  const Kernel& s = small_plan->kernels[0];
-  ASSERT_EQ(g.shader, ShaderId::kPoolF32);
-  ASSERT_EQ(s.shader, ShaderId::kPoolF32);
+  const Dispatch& g = global_plan->kernels[0];
+  const Dispatch& s = small_plan->kernels[0];
+  ASSERT_EQ(g.shader, Shader::kPoolF32);
+  ASSERT_EQ(s.shader, Shader::kPoolF32);
   EXPECT_EQ(spec_value(g, 3), 0u) << "KERNEL_Y 0: runtime-bounded loops";
   EXPECT_EQ(spec_value(g, 4), 0u) << "KERNEL_X 0: runtime-bounded loops";
   EXPECT_EQ(spec_value(g, backends::vgf::kPoolQuadXConstant), 0u);

@@ -15,8 +15,8 @@ namespace univk::backends::vgf_test {
 namespace {
 
 using backends::vgf::BindingLimit;
-using backends::vgf::Kernel;
-using backends::vgf::ShaderId;
+using backends::vgf::Dispatch;
+using backends::vgf::Shader;
 using backends::vgf::TensorView;
 using backend::TensorInfo;
 
@@ -38,7 +38,7 @@ Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, BindingLimit limi
   return backends::vgf::lower_graph(g, ctx);
 }
 
-uint32_t spec_value(const Kernel& k, uint32_t id) {
+uint32_t spec_value(const Dispatch& k, uint32_t id) {
   for (auto [cid, value] : k.specialization)
     if (cid == id) return value;
   ADD_FAILURE() << "no specialization constant " << id;
@@ -90,7 +90,7 @@ TEST(VgfLayout, TransposedElementwiseChainRunsLinear) {
   auto plan = plan_of(transposed_square_plus_quarter({2, 3, 5, 7}));
   UNIVK_ASSERT_OK(plan);
   ASSERT_EQ(plan->kernels.size(), 1u);
-  const Kernel& k = plan->kernels[0];
+  const Dispatch& k = plan->kernels[0];
   EXPECT_EQ(spec_value(k, 0), 1u) << "MODE linear";
   EXPECT_EQ(k.outputs[0].shape, (std::vector<int64_t>{2 * 3 * 5 * 7}));
   EXPECT_EQ(k.inputs[0].strides, (std::vector<int64_t>{1}));
@@ -271,9 +271,9 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
             return g;
           };
           const TosaGraph quad = build(true), single = build(false);
-          auto pool_kernel_of = [&](const backends::vgf::SegmentPlan& plan) -> const Kernel* {
-            for (const Kernel& k : plan.kernels)
-              if (k.shader == ShaderId::kPoolF32 || k.shader == ShaderId::kPoolF16) return &k;
+          auto pool_kernel_of = [&](const backends::vgf::SegmentPlan& plan) -> const Dispatch* {
+            for (const Dispatch& k : plan.kernels)
+              if (k.shader == Shader::kPoolF32 || k.shader == Shader::kPoolF16) return &k;
             ADD_FAILURE() << what << ": no pool kernel";
             return nullptr;
           };
@@ -281,8 +281,8 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           auto single_plan = plan_of(single);
           ASSERT_TRUE(quad_plan.ok() && single_plan.ok()) << what;
           ASSERT_EQ(quad_plan->kernels.size(), 1u) << what << ": the epilogue and both TRANSPOSEs fold into the pool";
-          const Kernel* qk = pool_kernel_of(*quad_plan);
-          const Kernel* sk = pool_kernel_of(*single_plan);
+          const Dispatch* qk = pool_kernel_of(*quad_plan);
+          const Dispatch* sk = pool_kernel_of(*single_plan);
           ASSERT_TRUE(qk && sk) << what;
           EXPECT_EQ(spec_value(*qk, kPoolQuadXConstant), qc.quad_x) << what;
           EXPECT_EQ(spec_value(*qk, kPoolQuadLoadConstant), qc.quad_load) << what;
@@ -324,7 +324,7 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
             auto plan = plan_of(quad, BindingLimit{limit, 16});
             UNIVK_ASSERT_OK(plan) << sliced;
             EXPECT_GE(plan->kernels.size(), limit == image_bytes ? 3u : 6u) << sliced;
-            for (const Kernel& k : plan->kernels) EXPECT_EQ(spec_value(k, kPoolQuadXConstant), 1u) << sliced;
+            for (const Dispatch& k : plan->kernels) EXPECT_EQ(spec_value(k, kPoolQuadXConstant), 1u) << sliced;
             auto split = run(quad, inputs, {{"max_binding_bytes", std::to_string(limit)}});
             UNIVK_ASSERT_OK(split) << sliced;
             EXPECT_EQ(split->dispatches, plan->kernels.size()) << sliced;
@@ -478,7 +478,7 @@ TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
   UNIVK_ASSERT_OK(plan);
   ASSERT_EQ(plan->kernels.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
-    const Kernel& k = plan->kernels[i];
+    const Dispatch& k = plan->kernels[i];
     EXPECT_EQ(k.label, "AVG_POOL2D+SIGMOID");
     EXPECT_EQ(k.inputs[0].shape[0], 8);
     EXPECT_EQ(k.inputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 1024 * 1024);

@@ -118,24 +118,23 @@ inline ::univk::vgf::VgfFile single_graph_model(const TosaGraph& graph) {
 // with the given dispatch shape.
 inline ::univk::vgf::VgfFile compute_segment_model(const Shape& shape, std::array<uint32_t, 3> dispatch,
                                                    std::span<const uint32_t> spirv) {
-  namespace uvgf = ::univk::vgf;
-  uvgf::VgfFile model;
-  for (auto cat : {uvgf::ResourceCategory::kInput, uvgf::ResourceCategory::kOutput}) {
-    uvgf::Resource r;
+  univk::vgf::VgfFile model;
+  for (auto cat : {univk::vgf::ResourceCategory::kInput, univk::vgf::ResourceCategory::kOutput}) {
+    univk::vgf::Resource r;
     r.category = cat;
-    r.vk_descriptor_type = uvgf::vk::kDescriptorTypeStorageBuffer;
-    r.vk_format = uvgf::vk::kFormatR32Sfloat;
+    r.vk_descriptor_type = univk::vgf::vk::kDescriptorTypeStorageBuffer;
+    r.vk_format = univk::vgf::vk::kFormatR32Sfloat;
     r.shape = shape.dims();
     model.resources.push_back(r);
   }
-  uvgf::Module m;
-  m.type = uvgf::ModuleType::kCompute;
+  univk::vgf::Module m;
+  m.type = univk::vgf::ModuleType::kCompute;
   m.name = "double_plus_one";
   m.entry_point = "main";
   m.set_spirv(std::vector<uint32_t>(spirv.begin(), spirv.end()));
   model.modules.push_back(m);
-  uvgf::Segment seg;
-  seg.type = uvgf::ModuleType::kCompute;
+  univk::vgf::Segment seg;
+  seg.type = univk::vgf::ModuleType::kCompute;
   seg.name = "compute";
   seg.module_index = 0;
   seg.set_infos.push_back({0u, {{0, 0}, {1, 1}}});

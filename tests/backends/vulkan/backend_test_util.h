@@ -24,13 +24,13 @@ using ::univk::testing::tensors_close;
 
 // A device with the backend's requirements, created once per process (lavapipe device
 // creation with validation is slow) and kept until exit.
-inline std::shared_ptr<vulkan::Device> shared_device() {
-  static std::shared_ptr<vulkan::Device> device = [] {
+inline std::shared_ptr<univk::vulkan::Device> shared_device() {
+  static std::shared_ptr<univk::vulkan::Device> device = [] {
     auto backend = make_vulkan_backend();
-    vulkan::DeviceRequirements r;
+    univk::vulkan::DeviceRequirements r;
     r.min_api_version = VK_API_VERSION_1_2;
-    r.required_features = {vulkan::Feature::kTimelineSemaphore};
-    auto d = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), r);
+    r.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
+    auto d = univk::vulkan::Device::create(univk::vulkan::RuntimeConfig::from_environment(), r);
     if (!d.ok()) ADD_FAILURE() << "device creation failed: " << d.status().to_string();
     return d.ok() ? *d : nullptr;
   }();

@@ -6,7 +6,6 @@
 #include <random>
 
 #include "backends/vulkan/graph_plan.h"
-#include "backends/vulkan/memory_plan.h"
 #include "backends/vulkan/op_lowering.h"
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk_test.h"
@@ -167,48 +166,31 @@ TEST(OpLowering, LargeGridsGoTwoDimensional) {
   const ComputeTensorType rows{DType::kFloat32, Shape{70000, 300}};
   Attributes dim;
   dim.set("dim", int64_t{1});
-  auto softmax = detail::lower_op("softmax", dim, {&rows, 1});
+  auto softmax = vulkan::lower_op("softmax", dim, {&rows, 1});
   UNIVK_ASSERT_OK(softmax);
   EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
   // Short rows run one invocation per row: 70000 rows / 256 = 274 workgroups.
   const ComputeTensorType short_rows{DType::kFloat32, Shape{70000, 10}};
-  softmax = detail::lower_op("softmax", dim, {&short_rows, 1});
+  softmax = vulkan::lower_op("softmax", dim, {&short_rows, 1});
   UNIVK_ASSERT_OK(softmax);
   EXPECT_EQ(softmax->dispatches[0].groups, (std::array<uint32_t, 3>{274, 1, 1}));
   // 64M elements (16x64x256x256), 4 per invocation: 65536 workgroups as 65535 x 2.
   const ComputeTensorType big{DType::kFloat32, Shape{16, 64, 256, 256}};
-  auto relu = detail::lower_op("relu", {}, {&big, 1});
+  auto relu = vulkan::lower_op("relu", {}, {&big, 1});
   UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
-  EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(detail::UnaryOp::kRelu) | detail::kUnaryVec4);
+  EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(vulkan::UnaryOp::kRelu) | vulkan::kUnaryVec4);
   // 16x64x1024x1024 (2^30 elements) still lowers: 1048576 workgroups as 65535 x 17.
   const ComputeTensorType huge{DType::kFloat32, Shape{16, 64, 1024, 1024}};
-  relu = detail::lower_op("relu", {}, {&huge, 1});
+  relu = vulkan::lower_op("relu", {}, {&huge, 1});
   UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 17, 1}));
   // An element count that is not a multiple of 4 runs one element per invocation.
   const ComputeTensorType odd{DType::kFloat32, Shape{16777219}};
-  relu = detail::lower_op("relu", {}, {&odd, 1});
+  relu = vulkan::lower_op("relu", {}, {&odd, 1});
   UNIVK_ASSERT_OK(relu);
   EXPECT_EQ(relu->dispatches[0].groups, (std::array<uint32_t, 3>{65535, 2, 1}));
-  EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(detail::UnaryOp::kRelu));
-}
-
-TEST(MemoryPlan, DisjointLifetimesShareBytes) {
-  // a: steps 0-1, b: 1-2, c: 2-3 (overlaps b, not a), d: 3-3.
-  const std::vector<detail::Lifetime> buffers = {{100, 0, 1}, {200, 1, 2}, {100, 2, 3}, {50, 3, 3}};
-  const detail::MemoryPlan plan = detail::plan_memory(buffers, 64);
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    EXPECT_EQ(plan.offsets[i] % 64, 0u);
-    for (size_t j = i + 1; j < buffers.size(); ++j) {
-      const bool live_together = buffers[i].first <= buffers[j].last && buffers[j].first <= buffers[i].last;
-      const bool bytes_overlap = plan.offsets[i] < plan.offsets[j] + buffers[j].size &&
-                                 plan.offsets[j] < plan.offsets[i] + buffers[i].size;
-      EXPECT_FALSE(live_together && bytes_overlap) << i << " and " << j;
-    }
-  }
-  EXPECT_LE(plan.total_bytes, 256u + 128u);  // b and c side by side; a and d reuse their bytes
-  EXPECT_LT(plan.total_bytes, 100u + 200u + 100u + 64u);
+  EXPECT_EQ(relu->dispatches[0].variant, static_cast<uint32_t>(vulkan::UnaryOp::kRelu));
 }
 
 TEST(GraphPlan, ChainReusesArenaAndAliasesReshape) {
@@ -225,22 +207,22 @@ TEST(GraphPlan, ChainReusesArenaAndAliasesReshape) {
   g.inputs = {0};
   g.outputs = {7};
   const ComputeTensorType in{DType::kFloat32, Shape{4, 64}}, out{DType::kFloat32, Shape{256}};
-  auto plan = detail::plan_graph(g, {&in, 1}, {&out, 1}, 64);
+  auto plan = vulkan::plan_graph(g, {&in, 1}, {&out, 1}, 64);
   UNIVK_ASSERT_OK(plan);
   EXPECT_EQ(plan->dispatches.size(), 4u);  // the reshape is an alias
   EXPECT_EQ(plan->arena_bytes, 2u * 1024u);
   const auto& neg = plan->dispatches[3];
   const auto& exp = plan->dispatches[2];
-  EXPECT_EQ(neg.buffers[0].kind, detail::BufferKind::kArena);
+  EXPECT_EQ(neg.buffers[0].kind, vulkan::BufferKind::kArena);
   EXPECT_EQ(neg.buffers[0].offset, exp.buffers[1].offset);
-  EXPECT_EQ(neg.buffers[1].kind, detail::BufferKind::kOutput);
+  EXPECT_EQ(neg.buffers[1].kind, vulkan::BufferKind::kOutput);
 }
 
 TEST(GraphPlan, RejectsMismatchedTypes) {
   const ComputeGraph g = sample_graph();
   const ComputeTensorType wrong_in{DType::kFloat32, Shape{3, 2}};
   const ComputeTensorType outs[] = {{DType::kFloat32, Shape{6}}, {DType::kFloat32, Shape{2, 3}}};
-  auto plan = detail::plan_graph(g, {&wrong_in, 1}, outs, 16);
+  auto plan = vulkan::plan_graph(g, {&wrong_in, 1}, outs, 16);
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("input 0"), std::string::npos) << plan.status().message();
   // A declared op result that disagrees with the op's semantics.
@@ -249,7 +231,7 @@ TEST(GraphPlan, RejectsMismatchedTypes) {
   bad.ops[2].inputs = {3};
   const ComputeTensorType in{DType::kFloat32, Shape{2, 3}};
   const ComputeTensorType outs2[] = {{DType::kFloat32, Shape{6}}, {DType::kFloat32, Shape{3, 2}}};
-  plan = detail::plan_graph(bad, {&in, 1}, outs2, 16);
+  plan = vulkan::plan_graph(bad, {&in, 1}, outs2, 16);
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("ops[1] (relu)"), std::string::npos) << plan.status().message();
 }

@@ -131,22 +131,22 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
   };
   for (const auto& info : loaded->spec.inputs) ins.push_back(place(info));
   for (const auto& info : loaded->spec.outputs) outs.push_back(place(info));
-  auto io = vulkan::Buffer::create(device, offset, vulkan::MemoryKind::kHostVisible);
+  auto io = univk::vulkan::Buffer::create(device, offset, univk::vulkan::MemoryKind::kHostVisible);
   UNIVK_ASSERT_OK(io);
   for (auto* list : {&ins, &outs}) {
     for (auto& t : *list) t.range.buffer = io->handle();
   }
   std::memcpy(static_cast<uint8_t*>(io->mapped()) + ins[0].range.offset, x.bytes().data(), x.byte_size());
 
-  auto pool = vulkan::CommandPool::create(device);
+  auto pool = univk::vulkan::CommandPool::create(device);
   UNIVK_ASSERT_OK(pool);
   auto cmd = pool->allocate();
   UNIVK_ASSERT_OK(cmd);
-  UNIVK_ASSERT_OK(vulkan::begin_command_buffer(*device, *cmd));
+  UNIVK_ASSERT_OK(univk::vulkan::begin_command_buffer(*device, *cmd));
   UNIVK_ASSERT_OK(loaded->delegate->record(*cmd, ins, outs));
-  vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, offset}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+  univk::vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, offset}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                                 VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-  UNIVK_ASSERT_OK(vulkan::end_command_buffer(*device, *cmd));
+  UNIVK_ASSERT_OK(univk::vulkan::end_command_buffer(*device, *cmd));
   const VkCommandBuffer cmds[] = {*cmd};
   auto value = device->queue().submit(cmds);
   UNIVK_ASSERT_OK(value);
@@ -236,9 +236,9 @@ TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
                   {DType::kFloat32, Shape{2, 5}}};
   auto prepared = make_vulkan_backend()->prepare(spec);
   UNIVK_ASSERT_OK(prepared);
-  const vulkan::DeviceRequirements* r = &(*prepared)->requirements();
+  const univk::vulkan::DeviceRequirements* r = &(*prepared)->requirements();
   EXPECT_EQ(r->min_api_version, VK_API_VERSION_1_2);
-  EXPECT_EQ(r->required_features, std::set<vulkan::Feature>{vulkan::Feature::kTimelineSemaphore});
+  EXPECT_EQ(r->required_features, std::set<univk::vulkan::Feature>{univk::vulkan::Feature::kTimelineSemaphore});
   EXPECT_TRUE(r->required_extensions.empty());
   EXPECT_EQ(r->queue_flags, VkQueueFlags{VK_QUEUE_COMPUTE_BIT});
   EXPECT_EQ(make_vulkan_backend()->id(), "VulkanBackend");

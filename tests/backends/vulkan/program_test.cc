@@ -94,7 +94,7 @@ HostTensor random_input(uint32_t seed) {
 TEST(VulkanBackendProgram, TwoDelegatesAndACpuKernelShareOneDevice) {
   auto program = make_program(true);
   ASSERT_TRUE(program);
-  vulkan::DeviceRegistry registry;
+  univk::vulkan::DeviceRegistry registry;
   runtime::LoadOptions options;
   options.registry = &registry;
   options.mode = runtime::ExecutionMode::kPerDelegate;
@@ -136,7 +136,7 @@ TEST(VulkanBackendProgram, TwoDelegatesAndACpuKernelShareOneDevice) {
 TEST(VulkanBackendProgram, DisabledSharingGivesEachDelegateAPrivateDevice) {
   auto program = make_program(true);
   ASSERT_TRUE(program);
-  vulkan::DeviceRegistry registry;
+  univk::vulkan::DeviceRegistry registry;
   runtime::LoadOptions options;
   options.registry = &registry;
   options.mode = runtime::ExecutionMode::kPerDelegate;
@@ -161,7 +161,7 @@ TEST(VulkanBackendProgram, DisabledSharingGivesEachDelegateAPrivateDevice) {
 TEST(VulkanBackendProgram, RequireNoCpuFallbackNamesTheOperator) {
   auto program = make_program(true);
   ASSERT_TRUE(program);
-  vulkan::DeviceRegistry registry;
+  univk::vulkan::DeviceRegistry registry;
   runtime::LoadOptions options;
   options.registry = &registry;
   options.require_no_cpu_fallback = true;
@@ -173,7 +173,7 @@ TEST(VulkanBackendProgram, RequireNoCpuFallbackNamesTheOperator) {
 TEST(VulkanBackendProgram, WrongInputsAreRejected) {
   auto program = make_program(true);
   ASSERT_TRUE(program);
-  vulkan::DeviceRegistry registry;
+  univk::vulkan::DeviceRegistry registry;
   runtime::LoadOptions options;
   options.registry = &registry;
   auto method = program->load_method("forward", options);
@@ -190,7 +190,7 @@ TEST(VulkanBackendProgram, WrongInputsAreRejected) {
 TEST(VulkanBackendProgram, WithoutCpuKernelRunsFusedWithTheSameResults) {
   auto program = make_program(false);
   ASSERT_TRUE(program);
-  vulkan::DeviceRegistry registry;
+  univk::vulkan::DeviceRegistry registry;
   runtime::LoadOptions options;
   options.registry = &registry;
   options.require_no_cpu_fallback = true;

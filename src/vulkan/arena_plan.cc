@@ -1,10 +1,9 @@
-#include "memory_plan.h"
+#include "univk/vulkan/arena_plan.h"
 
 #include <algorithm>
 #include <numeric>
 
-namespace univk::runtime {
-
+namespace univk::vulkan {
 namespace {
 
 uint64_t align_up(uint64_t value, uint64_t alignment) { return (value + alignment - 1) & ~(alignment - 1); }
@@ -16,32 +15,32 @@ bool lifetimes_overlap(const ArenaRequest& a, const ArenaRequest& b) { return a.
 ArenaPlan plan_arena(std::span<const ArenaRequest> requests, uint64_t alignment) {
   ArenaPlan plan;
   plan.offsets.assign(requests.size(), 0);
+  // Bytes a request occupies: its size rounded up, so the next offset is aligned.
+  auto footprint = [&](size_t i) { return align_up(std::max<uint64_t>(requests[i].size, 1), alignment); };
   std::vector<size_t> order(requests.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return requests[a].size > requests[b].size; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return requests[a].size > requests[b].size; });
 
   std::vector<size_t> placed;
   for (size_t index : order) {
-    const ArenaRequest& request = requests[index];
     // Placed requests alive at the same time, by offset.
     std::vector<size_t> live;
     for (size_t other : placed) {
-      if (lifetimes_overlap(request, requests[other])) live.push_back(other);
+      if (lifetimes_overlap(requests[index], requests[other])) live.push_back(other);
     }
     std::sort(live.begin(), live.end(), [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
-    // Lowest gap that fits.
+    // The lowest gap that fits.
+    const uint64_t size = footprint(index);
     uint64_t offset = 0;
     for (size_t other : live) {
-      if (offset + request.size <= plan.offsets[other]) break;
-      offset = std::max(offset, align_up(plan.offsets[other] + requests[other].size, alignment));
+      if (offset + size <= plan.offsets[other]) break;
+      offset = std::max(offset, plan.offsets[other] + footprint(other));
     }
     plan.offsets[index] = offset;
-    plan.total = std::max(plan.total, offset + request.size);
+    plan.total = std::max(plan.total, offset + size);
     placed.push_back(index);
   }
-  plan.total = align_up(plan.total, alignment);
   return plan;
 }
 
-}  // namespace univk::runtime
+}  // namespace univk::vulkan

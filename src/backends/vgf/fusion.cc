@@ -1,0 +1,167 @@
+#include "fusion.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "univk/tensor/dtype.h"
+
+namespace univk::backends::vgf {
+
+using spirv::TosaGraph;
+using spirv::TosaOp;
+using spirv::TosaOperation;
+using spirv::ValueId;
+using spirv::ValueKind;
+
+namespace {
+
+const spirv::TosaTensorType& type_of(const TosaGraph& g, ValueId v) { return g.values[v].type; }
+
+bool fusable_member(const TosaGraph& g, size_t i, DType* dtype) {
+  const TosaOperation& op = g.operations[i];
+  const DType dt = type_of(g, op.outputs[0]).dtype;
+  if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kInt32) return false;
+  for (ValueId v : op.inputs)
+    if (type_of(g, v).dtype != dt) return false;
+  if (!elementwise_op(op.op, dt == DType::kInt32)) return false;
+  *dtype = dt;
+  return true;
+}
+
+bool is_anchor(const TosaGraph& g, size_t i) {
+  const TosaOperation& op = g.operations[i];
+  const DType dt = type_of(g, op.outputs[0]).dtype;
+  return (op.op == TosaOp::kAvgPool2d || op.op == TosaOp::kMaxPool2d) &&
+         (dt == DType::kFloat32 || dt == DType::kFloat16) && type_of(g, op.inputs[0]).dtype == dt;
+}
+
+bool is_scalar_constant(const TosaGraph& g, ValueId v) {
+  return g.values[v].kind == ValueKind::kConstant && type_of(g, v).element_count() == 1;
+}
+
+// A scalar constant as program immediate bits: int32 or fp32 (fp16 widened to fp32).
+uint32_t immediate_bits(const TosaGraph& g, ValueId v) {
+  const auto& data = g.values[v].data;
+  uint32_t bits = 0;
+  if (type_of(g, v).dtype == DType::kFloat16) {
+    uint16_t half = 0;
+    std::memcpy(&half, data.data(), 2);
+    const float f = half_to_float(half);
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  std::memcpy(&bits, data.data(), 4);
+  return bits;
+}
+
+bool program_fits(const TosaGraph& g, const FusionGroup& group) {
+  std::vector<ValueId> inputs;
+  if (fusion_group_program(g, group, &inputs, true)) return true;
+  inputs.clear();
+  return fusion_group_program(g, group, &inputs, false).has_value();
+}
+
+}  // namespace
+
+std::optional<EwProgram> fusion_group_program(const TosaGraph& g, const FusionGroup& group,
+                                              std::vector<ValueId>* inputs, bool immediates) {
+  ProgramBuilder builder;
+  uint32_t next_slot = 0;
+  std::set<ValueId> internal;
+  if (group.anchor) {
+    const ValueId pooled = g.operations[*group.anchor].outputs[0];
+    builder.seed_register_value(pooled);
+    internal.insert(pooled);
+    next_slot = 1;  // slot 0 is the pool input
+    inputs->push_back(g.operations[*group.anchor].inputs[0]);
+  }
+  for (size_t i : group.ops) internal.insert(g.operations[i].outputs[0]);
+  for (size_t i : group.ops) {
+    const TosaOperation& op = g.operations[i];
+    const EwOp ew = *elementwise_op(op.op, group.is_int);
+    uint32_t imm0 = 0, imm1 = 0;
+    if (ew == EwOp::kClamp) {
+      if (group.is_int) {
+        imm0 = static_cast<uint32_t>(static_cast<int32_t>(op.attrs.get_int_or("min_val", INT32_MIN).value()));
+        imm1 = static_cast<uint32_t>(static_cast<int32_t>(op.attrs.get_int_or("max_val", INT32_MAX).value()));
+      } else {
+        float lo = static_cast<float>(op.attrs.get_float_or("min_val", -INFINITY).value());
+        float hi = static_cast<float>(op.attrs.get_float_or("max_val", INFINITY).value());
+        std::memcpy(&imm0, &lo, 4);
+        std::memcpy(&imm1, &hi, 4);
+      }
+    }
+    if (ew == EwOp::kMulShift) imm0 = static_cast<uint32_t>(op.attrs.get_int_or("shift", 0).value());
+    size_t imm_operands = 0;
+    for (ValueId v : op.inputs) {
+      if (internal.count(v) || builder.is_bound(v)) continue;
+      const bool imm_room = ew == EwOp::kClamp ? false : (ew == EwOp::kMulShift ? imm_operands < 1 : imm_operands < 2);
+      if (immediates && is_scalar_constant(g, v) && imm_room) {
+        builder.bind_immediate(v, immediate_bits(g, v));
+        ++imm_operands;
+        continue;
+      }
+      if (next_slot >= kProgramInputs) return std::nullopt;
+      builder.bind_input(v, next_slot++);
+      inputs->push_back(v);
+    }
+    builder.add(op.outputs[0], ew, std::vector<uint64_t>(op.inputs.begin(), op.inputs.end()), imm0, imm1);
+  }
+  return builder.build(group.output);
+}
+
+FusionPlan form_fusion_groups(const TosaGraph& g, const std::vector<std::vector<size_t>>& consumers,
+                              const std::vector<bool>& is_output) {
+  FusionPlan plan;
+  plan.group_of_op.assign(g.operations.size(), std::nullopt);
+  std::vector<std::optional<size_t>> group_of_value(g.values.size());
+  auto add_group = [&](const FusionGroup& group, size_t op) {
+    group_of_value[group.output] = plan.groups.size();
+    plan.group_of_op[op] = plan.groups.size();
+    plan.groups.push_back(group);
+  };
+  for (size_t i = 0; i < g.operations.size(); ++i) {
+    const TosaOperation& op = g.operations[i];
+    const ValueId out = op.outputs[0];
+    if (is_anchor(g, i)) {
+      FusionGroup group;
+      group.anchor = i;
+      group.output = out;
+      group.dtype = type_of(g, out).dtype;
+      add_group(group, i);
+      continue;
+    }
+    DType dtype = DType::kFloat32;
+    if (!fusable_member(g, i, &dtype)) continue;
+    bool joined = false;
+    for (ValueId v : op.inputs) {
+      if (!group_of_value[v]) continue;
+      const size_t gi = *group_of_value[v];
+      FusionGroup& group = plan.groups[gi];
+      if (group.output != v || group.dtype != dtype || consumers[v].size() != 1 || is_output[v] ||
+          type_of(g, v).shape != type_of(g, out).shape)
+        continue;
+      FusionGroup trial = group;
+      trial.ops.push_back(i);
+      trial.output = out;
+      if (!program_fits(g, trial)) continue;
+      group = trial;
+      group_of_value[out] = gi;
+      plan.group_of_op[i] = gi;
+      joined = true;
+      break;
+    }
+    if (joined) continue;
+    FusionGroup group;
+    group.ops.push_back(i);
+    group.output = out;
+    group.is_int = dtype == DType::kInt32;
+    group.dtype = dtype;
+    if (!program_fits(g, group)) continue;  // lowered on its own (reported unsupported there)
+    add_group(group, i);
+  }
+  return plan;
+}
+
+}  // namespace univk::backends::vgf

@@ -1,0 +1,165 @@
+// The one dispatch recorder and the one pipeline cache of src/vulkan: hazard rules as pure data,
+// then barriers, descriptor binding and counts on a real driver under the validation layer
+// (with synchronization validation where enabled, a missing barrier is a test failure).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "univk/vulkan/dispatch_recorder.h"
+#include "univk/vulkan/pipeline_cache.h"
+#include "vulkan_test_util.h"
+
+namespace univk::vulkan {
+namespace {
+
+VkBuffer fake_buffer(uintptr_t id) { return reinterpret_cast<VkBuffer>(id); }
+
+TEST(RangesOverlap, SameBufferOnly) {
+  const BufferRange a{fake_buffer(1), 0, 16}, b{fake_buffer(1), 16, 16}, c{fake_buffer(1), 15, 2};
+  const BufferRange other{fake_buffer(2), 0, 64};
+  EXPECT_FALSE(ranges_overlap(a, b));
+  EXPECT_TRUE(ranges_overlap(a, c));
+  EXPECT_TRUE(ranges_overlap(b, c));
+  EXPECT_FALSE(ranges_overlap(a, other));
+}
+
+TEST(HazardTracker, ReadAfterWriteWriteAfterReadAndWriteAfterWrite) {
+  const BufferRange x{fake_buffer(1), 0, 64}, y{fake_buffer(1), 64, 64}, x_tail{fake_buffer(1), 32, 8};
+  HazardTracker tracker;
+  const BufferAccess first[] = {{x, false}, {y, true}};
+  EXPECT_FALSE(tracker.conflicts(first));
+  tracker.add(first);
+  const BufferAccess read_x[] = {{x, false}};
+  EXPECT_FALSE(tracker.conflicts(read_x));  // read after read
+  const BufferAccess write_x_tail[] = {{x_tail, true}};
+  EXPECT_TRUE(tracker.conflicts(write_x_tail));  // write after read
+  const BufferAccess read_y[] = {{y, false}};
+  EXPECT_TRUE(tracker.conflicts(read_y));  // read after write
+  const BufferAccess write_y[] = {{y, true}};
+  EXPECT_TRUE(tracker.conflicts(write_y));  // write after write
+  tracker.clear();
+  EXPECT_TRUE(tracker.empty());
+  EXPECT_FALSE(tracker.conflicts(write_y));
+}
+
+TEST(HazardTracker, DisjointWritesOfOneGroup) {
+  const BufferRange out{fake_buffer(1), 0, 256};
+  HazardTracker tracker;
+  const BufferAccess slice0[] = {{out, true, 7}};
+  tracker.add(slice0);
+  const BufferAccess slice1[] = {{out, true, 7}};
+  EXPECT_FALSE(tracker.conflicts(slice1));
+  const BufferAccess other_group[] = {{out, true, 8}};
+  EXPECT_TRUE(tracker.conflicts(other_group));
+  const BufferAccess read[] = {{out, false, 7}};
+  EXPECT_TRUE(tracker.conflicts(read));  // reads are never exempt
+}
+
+TEST(PipelineCacheKey, SpecializationAndLayoutArePartOfTheKey) {
+  const std::vector<uint32_t> words = {0x07230203u, 1u, 2u, 3u};
+  auto base = ComputePipelineDesc::storage_buffers(words, 2, 12, "a");
+  auto renamed = ComputePipelineDesc::storage_buffers(words, 2, 12, "b");
+  EXPECT_EQ(pipeline_cache_key(base), pipeline_cache_key(renamed));
+  auto specialised = base;
+  specialised.specialization.push_back({0, 2});
+  EXPECT_NE(pipeline_cache_key(base), pipeline_cache_key(specialised));
+  auto more_bindings = ComputePipelineDesc::storage_buffers(words, 3, 12, "a");
+  EXPECT_NE(pipeline_cache_key(base), pipeline_cache_key(more_bindings));
+  const std::vector<uint32_t> other_words = {0x07230203u, 1u, 2u, 4u};
+  EXPECT_NE(pipeline_cache_key(base), pipeline_cache_key(ComputePipelineDesc::storage_buffers(other_words, 2, 12)));
+}
+
+struct ScaleAddParams {
+  float a;
+  float b;
+  uint32_t n;
+};
+
+// x -> (y = 2x + 1) -> (z = 2y + 1), and x -> (w = 2x + 1) which depends on nothing pending: one
+// barrier between the first two dispatches, none before the third, one host-read barrier.
+TEST(DispatchRecorder, BarriersExactlyOnHazardsAndSharedPipelines) {
+  auto device = Device::create(testing::test_config(), {});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  constexpr uint32_t n = 1000;
+  auto buffer = Buffer::create(*device, 4 * 1024 * sizeof(float), MemoryKind::kHostVisible);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().to_string();
+  auto range = [&](uint32_t i) { return BufferRange{buffer->handle(), i * 1024 * sizeof(float), n * sizeof(float)}; };
+  auto* data = static_cast<float*>(buffer->mapped());
+  for (uint32_t i = 0; i < n; ++i) data[i] = static_cast<float>(i);
+
+  const auto desc =
+      ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams), "scale_add");
+  auto pipeline = get_or_create_pipeline(*device, desc);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().to_string();
+  auto again = get_or_create_pipeline(*device, desc);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(pipeline->get(), again->get());  // one pipeline per device and description
+
+  auto pool = DescriptorPool::create(*device, 3, 6);
+  ASSERT_TRUE(pool.ok()) << pool.status().to_string();
+  auto commands = CommandPool::create(*device);
+  ASSERT_TRUE(commands.ok());
+  auto cmd = commands->allocate();
+  ASSERT_TRUE(cmd.ok());
+  ASSERT_TRUE(begin_command_buffer(**device, *cmd).ok());
+  DispatchRecorder recorder(**device, *cmd);
+  const ScaleAddParams params{2.0f, 1.0f, n};
+  auto dispatch = [&](uint32_t in, uint32_t out) {
+    const DescriptorWrite descriptors[] = {{0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range(in)},
+                                           {0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range(out)}};
+    const BufferAccess accesses[] = {{range(in), false}, {range(out), true}};
+    DispatchDesc d;
+    d.pipeline = pipeline->get();
+    d.descriptors = descriptors;
+    d.push_constants = testing::bytes_of(params);
+    d.groups = {(n + 63) / 64, 1, 1};
+    d.accesses = accesses;
+    d.label = "scale_add";
+    return recorder.dispatch(*pool, d);
+  };
+  ASSERT_TRUE(dispatch(0, 1).ok());
+  EXPECT_EQ(recorder.counts().barriers, 0u);
+  ASSERT_TRUE(dispatch(1, 2).ok());
+  EXPECT_EQ(recorder.counts().barriers, 1u);
+  ASSERT_TRUE(dispatch(0, 3).ok());
+  EXPECT_EQ(recorder.counts().barriers, 1u);
+  recorder.host_read_barrier();
+  EXPECT_EQ(recorder.counts().dispatches, 3u);
+  EXPECT_EQ(recorder.counts().barriers, 2u);
+  ASSERT_TRUE(end_command_buffer(**device, *cmd).ok());
+
+  auto value = (*device)->queue().submit({&*cmd, 1});
+  ASSERT_TRUE(value.ok()) << value.status().to_string();
+  ASSERT_TRUE((*device)->queue().wait(*value).ok());
+  for (uint32_t i = 0; i < n; ++i) {
+    const float x = static_cast<float>(i);
+    ASSERT_EQ(data[1024 + i], 2 * x + 1) << i;
+    ASSERT_EQ(data[2048 + i], 4 * x + 3) << i;
+    ASSERT_EQ(data[3072 + i], 2 * x + 1) << i;
+  }
+}
+
+TEST(DispatchRecorder, GroupCountOverTheLimitRecordsNothing) {
+  auto device = Device::create(testing::test_config(), {});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  auto pipeline = get_or_create_pipeline(
+      *device, ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams)));
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().to_string();
+  auto pool = DescriptorPool::create(*device, 1, 2);
+  ASSERT_TRUE(pool.ok());
+  const uint32_t max_x = (*device)->properties().limits.maxComputeWorkGroupCount[0];
+  if (max_x == UINT32_MAX) GTEST_SKIP() << "the device takes any group count";
+  DispatchRecorder recorder(**device, VK_NULL_HANDLE);
+  DispatchDesc d;
+  d.pipeline = pipeline->get();
+  d.groups = {max_x + 1u, 1, 1};
+  d.label = "kernel too_wide";
+  const Status status = recorder.dispatch(*pool, d);
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("kernel too_wide"), std::string::npos);
+  EXPECT_EQ(recorder.counts().dispatches, 0u);
+}
+
+}  // namespace
+}  // namespace univk::vulkan
