@@ -33,7 +33,8 @@ void submit_wait(benchmark::State& state, const std::shared_ptr<Device>& device)
   if (!pool.ok()) return state.SkipWithError(pool.status().to_string().c_str());
   auto cmd = pool->allocate();
   if (!cmd.ok()) return state.SkipWithError(cmd.status().to_string().c_str());
-  if (!univk::vulkan::begin_command_buffer(*device, *cmd).ok() || !univk::vulkan::end_command_buffer(*device, *cmd).ok()) {
+  if (!univk::vulkan::begin_command_buffer(*device, *cmd).ok() ||
+      !univk::vulkan::end_command_buffer(*device, *cmd).ok()) {
     return state.SkipWithError("recording an empty command buffer failed");
   }
   const VkCommandBuffer buffers[] = {*cmd};
@@ -85,14 +86,16 @@ int main(int argc, char** argv) {
     MemoryKind kind;
     bool write;
   };
-  for (const Case c : {Case{"WriteDeviceLocal", MemoryKind::kDeviceLocalHostVisible, true},
-                       Case{"WriteHost", MemoryKind::kHostVisible, true},
-                       Case{"ReadHost", MemoryKind::kHostVisible, false}}) {
+  for (const Case c :
+       {Case{"WriteDeviceLocal", MemoryKind::kDeviceLocalHostVisible, true},
+        Case{"WriteHost", MemoryKind::kHostVisible, true}, Case{"ReadHost", MemoryKind::kHostVisible, false}}) {
     for (unsigned threads : {1u, 0u}) {
       const std::string name = std::string(c.name) + (threads == 1 ? "/memcpy" : "/parallel_memcpy");
-      benchmark::RegisterBenchmark(name.c_str(), [dev, c, threads](benchmark::State& s) {
-        mapped_copy(s, dev, c.kind, c.write, threads);
-      })->RangeMultiplier(64)->Range(64 << 10, 1 << 30)->UseRealTime();
+      benchmark::RegisterBenchmark(
+          name.c_str(), [dev, c, threads](benchmark::State& s) { mapped_copy(s, dev, c.kind, c.write, threads); })
+          ->RangeMultiplier(64)
+          ->Range(64 << 10, 1 << 30)
+          ->UseRealTime();
     }
   }
   benchmark::RunSpecifiedBenchmarks();

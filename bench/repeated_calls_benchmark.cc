@@ -70,7 +70,8 @@ double peak_rss_mb() {
 void repeated_calls(benchmark::State& state) {
   const int calls = static_cast<int>(state.range(0));
   univk::runtime::LoadOptions options;
-  options.mode = state.range(1) != 0 ? univk::runtime::ExecutionMode::kFused : univk::runtime::ExecutionMode::kPerDelegate;
+  options.mode =
+      state.range(1) != 0 ? univk::runtime::ExecutionMode::kFused : univk::runtime::ExecutionMode::kPerDelegate;
   auto bytes = repeated_call_program(calls);
   if (!bytes.ok()) return state.SkipWithError(bytes.status().to_string().c_str());
   state.counters["program_kb"] = static_cast<double>(bytes->size()) / 1024.0;

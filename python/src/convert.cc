@@ -44,14 +44,22 @@ DType dtype_of(const py::dtype& dt) {
 
 py::dtype numpy_dtype(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return py::dtype("float32");
-    case DType::kFloat16: return py::dtype("float16");
-    case DType::kInt8: return py::dtype("int8");
-    case DType::kUint8: return py::dtype("uint8");
-    case DType::kInt32: return py::dtype("int32");
-    case DType::kInt64: return py::dtype("int64");
-    case DType::kBool: return py::dtype("bool");
-    case DType::kInt16: return py::dtype("int16");
+    case DType::kFloat32:
+      return py::dtype("float32");
+    case DType::kFloat16:
+      return py::dtype("float16");
+    case DType::kInt8:
+      return py::dtype("int8");
+    case DType::kUint8:
+      return py::dtype("uint8");
+    case DType::kInt32:
+      return py::dtype("int32");
+    case DType::kInt64:
+      return py::dtype("int64");
+    case DType::kBool:
+      return py::dtype("bool");
+    case DType::kInt16:
+      return py::dtype("int16");
   }
   throw py::type_error("univk: unknown dtype");
 }
@@ -96,8 +104,8 @@ int64_t int64_of(const py::handle& value, const std::string& owner, const std::s
   const py::int_ number = py::reinterpret_borrow<py::int_>(value);
   const py::int_ lowest(std::numeric_limits<int64_t>::min()), highest(std::numeric_limits<int64_t>::max());
   if (number < lowest || number > highest) {
-    throw py::value_error("univk: " + owner + ": attribute '" + name + "' holds " + py::repr(value).cast<std::string>() +
-                          ", outside the int64 range [-2^63, 2^63 - 1]");
+    throw py::value_error("univk: " + owner + ": attribute '" + name + "' holds " +
+                          py::repr(value).cast<std::string>() + ", outside the int64 range [-2^63, 2^63 - 1]");
   }
   return number.cast<int64_t>();
 }

@@ -42,7 +42,8 @@ void bind_runtime(py::module_& m) {
       "Vulkan validation layer messages recorded in this process (UNIVK_VALIDATION=1 turns the layer on).");
   py::class_<Method, std::shared_ptr<Method>>(m, "Method")
       .def_property_readonly("name", &Method::name)
-      .def_property_readonly("mode", [](const Method& me) { return std::string(runtime::execution_mode_name(me.mode())); })
+      .def_property_readonly("mode",
+                             [](const Method& me) { return std::string(runtime::execution_mode_name(me.mode())); })
       .def("input_infos", [](const Method& me) { return infos_list(me.input_infos()); })
       .def("output_infos", [](const Method& me) { return infos_list(me.output_infos()); })
       .def(

@@ -24,10 +24,14 @@ std::atomic<int>& current_level() {
 
 const char* level_tag(LogLevel level) {
   switch (level) {
-    case LogLevel::kError: return "E";
-    case LogLevel::kWarning: return "W";
-    case LogLevel::kInfo: return "I";
-    case LogLevel::kDebug: return "D";
+    case LogLevel::kError:
+      return "E";
+    case LogLevel::kWarning:
+      return "W";
+    case LogLevel::kInfo:
+      return "I";
+    case LogLevel::kDebug:
+      return "D";
   }
   return "?";
 }

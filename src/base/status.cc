@@ -4,16 +4,26 @@ namespace univk {
 
 const char* status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "InvalidArgument";
-    case StatusCode::kNotFound: return "NotFound";
-    case StatusCode::kAlreadyExists: return "AlreadyExists";
-    case StatusCode::kIncompatible: return "Incompatible";
-    case StatusCode::kOutOfMemory: return "OutOfMemory";
-    case StatusCode::kDeviceLost: return "DeviceLost";
-    case StatusCode::kUnsupported: return "Unsupported";
-    case StatusCode::kInternal: return "Internal";
-    case StatusCode::kTimeout: return "Timeout";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "InvalidArgument";
+    case StatusCode::kNotFound:
+      return "NotFound";
+    case StatusCode::kAlreadyExists:
+      return "AlreadyExists";
+    case StatusCode::kIncompatible:
+      return "Incompatible";
+    case StatusCode::kOutOfMemory:
+      return "OutOfMemory";
+    case StatusCode::kDeviceLost:
+      return "DeviceLost";
+    case StatusCode::kUnsupported:
+      return "Unsupported";
+    case StatusCode::kInternal:
+      return "Internal";
+    case StatusCode::kTimeout:
+      return "Timeout";
   }
   return "Unknown";
 }

@@ -64,8 +64,8 @@ Result<CompiledProgram> compile_program_or_throw(const Graph& graph, const Compi
     }
     const SubgraphIO io = subgraph_io(graph, part.nodes);
     if (io.outputs.empty()) continue;  // dead code: nothing outside the partition reads its results
-    Result<std::vector<uint8_t>> payload = part.backend == "VgfBackend" ? lower_to_vgf(graph, part.nodes, io)
-                                                                        : lower_to_vulkan(graph, part.nodes, io);
+    Result<std::vector<uint8_t>> payload =
+        part.backend == "VgfBackend" ? lower_to_vgf(graph, part.nodes, io) : lower_to_vulkan(graph, part.nodes, io);
     if (!payload.ok()) return payload.status().with_context("compile: " + part.backend + " partition");
     const uint32_t delegate = builder.add_delegate(part.backend, *payload);
     method.add_delegate_call(delegate, values(io.inputs), values(io.outputs));

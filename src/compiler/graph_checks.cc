@@ -9,9 +9,12 @@ namespace {
 std::string describe_value(const Graph& graph, ValueId id) {
   const Value& v = graph.value(id);
   switch (v.kind) {
-    case ValueKind::kInput: return "input '" + v.name + "'";
-    case ValueKind::kConstant: return "constant '" + v.name + "'";
-    case ValueKind::kNode: break;
+    case ValueKind::kInput:
+      return "input '" + v.name + "'";
+    case ValueKind::kConstant:
+      return "constant '" + v.name + "'";
+    case ValueKind::kNode:
+      break;
   }
   const Node& n = graph.node(v.producer);
   return "node '" + n.name + "' (" + n.op + ") result";

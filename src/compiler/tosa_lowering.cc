@@ -118,8 +118,8 @@ Status TosaLowering::lower_node(const Node& node) {
   if (node.outputs.size() != 1) return unsupported("ops with " + std::to_string(node.outputs.size()) + " results");
   for (ValueId in : node.inputs) {
     if (graph_.value(in).dtype != DType::kFloat32) {
-      return unsupported("input '" + graph_.value(in).name + "' is " +
-                         std::string(dtype_name(graph_.value(in).dtype)) + " (only float32 is lowered to TOSA)");
+      return unsupported("input '" + graph_.value(in).name + "' is " + std::string(dtype_name(graph_.value(in).dtype)) +
+                         " (only float32 is lowered to TOSA)");
     }
   }
   if (graph_.value(node.outputs[0]).dtype != DType::kFloat32) return unsupported("non-float32 result");

@@ -86,7 +86,8 @@ class TosaLowering {
 
   // Elementwise helpers: an operand brought to the output's rank and layout.
   Result<TosaId> operand(ValueId value, size_t rank, Layout layout);
-  Result<TosaId> apply_unary(const std::string& op, const Attributes& attrs, TosaId x, const std::vector<int64_t>& shape);
+  Result<TosaId> apply_unary(const std::string& op, const Attributes& attrs, TosaId x,
+                             const std::vector<int64_t>& shape);
   // Pool/convolution input in NHWC with the bottom/right padding adjusted so that TOSA's exact
   // output size rule gives `out_h`/`out_w` (cropping the input where PyTorch's floor drops rows).
   struct Window {

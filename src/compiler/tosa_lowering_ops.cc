@@ -159,20 +159,28 @@ Status TosaLowering::lower_binary(const Node& node) {
     b = scalar_constant(static_cast<float>(scalar * alpha), rank);
     alpha = 1.0;
   }
-  if (alpha != 1.0) b = op(TosaOp::kMul, {b, scalar_constant(static_cast<float>(alpha), rank)}, mul_attrs(), shape_of(b));
+  if (alpha != 1.0)
+    b = op(TosaOp::kMul, {b, scalar_constant(static_cast<float>(alpha), rank)}, mul_attrs(), shape_of(b));
   TosaId y;
   const std::string& o = node.op;
-  if (o == "add") y = op(TosaOp::kAdd, {a, b}, {}, shape);
-  else if (o == "sub") y = op(TosaOp::kSub, {a, b}, {}, shape);
-  else if (o == "mul") y = op(TosaOp::kMul, {a, b}, mul_attrs(), shape);
+  if (o == "add")
+    y = op(TosaOp::kAdd, {a, b}, {}, shape);
+  else if (o == "sub")
+    y = op(TosaOp::kSub, {a, b}, {}, shape);
+  else if (o == "mul")
+    y = op(TosaOp::kMul, {a, b}, mul_attrs(), shape);
   else if (o == "div") {
     // b_is_scalar already holds 1/other; tensors divide as a * reciprocal(b).
     TosaId r = b_is_scalar ? b : op(TosaOp::kReciprocal, {b}, {}, shape_of(b));
     y = op(TosaOp::kMul, {a, r}, mul_attrs(), shape);
-  } else if (o == "maximum") y = op(TosaOp::kMaximum, {a, b}, nan_propagate(), shape);
-  else if (o == "minimum") y = op(TosaOp::kMinimum, {a, b}, nan_propagate(), shape);
-  else if (o == "pow") y = op(TosaOp::kPow, {a, b}, {}, shape);
-  else return unsupported("binary op '" + o + "'");
+  } else if (o == "maximum")
+    y = op(TosaOp::kMaximum, {a, b}, nan_propagate(), shape);
+  else if (o == "minimum")
+    y = op(TosaOp::kMinimum, {a, b}, nan_propagate(), shape);
+  else if (o == "pow")
+    y = op(TosaOp::kPow, {a, b}, {}, shape);
+  else
+    return unsupported("binary op '" + o + "'");
   set(node.outputs[0], layout, y);
   return ok_status();
 }
@@ -210,7 +218,8 @@ Status TosaLowering::lower_pool(const Node& node) {
   const bool avg = node.op == "avg_pool2d";
   UNIVK_ASSIGN_OR_RETURN(ops::Pool2d pool, ops::pool2d(node.op, node.attrs, input_shapes(graph_, node)));
   const Value& in = graph_.value(node.inputs[0]);
-  if (in.shape.rank() != 4) return unsupported(node.op + " on a rank-" + std::to_string(in.shape.rank()) + " input (only NCHW)");
+  if (in.shape.rank() != 4)
+    return unsupported(node.op + " on a rank-" + std::to_string(in.shape.rank()) + " input (only NCHW)");
   if (pool.dilation[0] != 1 || pool.dilation[1] != 1) return unsupported("max_pool2d with dilation != 1");
   if (pool.divisor_override != 0) return unsupported("avg_pool2d with divisor_override");
   const bool include_pad = avg && pool.count_include_pad;
@@ -252,7 +261,8 @@ Status TosaLowering::lower_pool(const Node& node) {
 Status TosaLowering::lower_adaptive_avg_pool(const Node& node) {
   UNIVK_ASSIGN_OR_RETURN(ops::AdaptiveAvgPool2d pool, ops::adaptive_avg_pool2d(node.attrs, input_shapes(graph_, node)));
   const Value& in = graph_.value(node.inputs[0]);
-  if (in.shape.rank() != 4) return unsupported("adaptive_avg_pool2d on a rank-" + std::to_string(in.shape.rank()) + " input");
+  if (in.shape.rank() != 4)
+    return unsupported("adaptive_avg_pool2d on a rank-" + std::to_string(in.shape.rank()) + " input");
   const int64_t ih = pool.in.h, iw = pool.in.w, oh = pool.out_h, ow = pool.out_w;
   if (ih % oh != 0 || iw % ow != 0) {
     return unsupported("adaptive_avg_pool2d from " + std::to_string(ih) + "x" + std::to_string(iw) + " to " +
@@ -364,8 +374,8 @@ Status TosaLowering::lower_matmul(const Node& node) {
   Attributes ma;
   ma.set("a_zp", int64_t{0});
   ma.set("b_zp", int64_t{0});
-  TosaId y = op(TosaOp::kMatmul, {reshape(a, a_shape), reshape(b, b_shape)}, std::move(ma),
-                {a_shape[0], a_shape[1], n});
+  TosaId y =
+      op(TosaOp::kMatmul, {reshape(a, a_shape), reshape(b, b_shape)}, std::move(ma), {a_shape[0], a_shape[1], n});
   set(node.outputs[0], Layout::kNatural, reshape(y, mm.output.dims()));
   return ok_status();
 }
@@ -422,7 +432,9 @@ Status TosaLowering::lower_batch_norm(const Node& node) {
   const Layout layout = preferred_layout(node.inputs[0]);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], layout));
   const std::vector<int64_t> shape = shape_of(x);
-  auto laid_out = [&](const HostTensor& t) { return constant(layout == Layout::kNhwc ? permute_tensor(t, kToNhwc) : t); };
+  auto laid_out = [&](const HostTensor& t) {
+    return constant(layout == Layout::kNhwc ? permute_tensor(t, kToNhwc) : t);
+  };
   TosaId y = op(TosaOp::kMul, {x, laid_out(scale)}, mul_attrs(), shape);
   y = op(TosaOp::kAdd, {y, laid_out(shift)}, {}, shape);
   set(node.outputs[0], layout, y);

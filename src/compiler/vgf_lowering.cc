@@ -67,7 +67,8 @@ Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const No
   auto add_tensor = [&](ValueId id, vgf::ResourceCategory category, uint32_t binding) -> Status {
     const Value& v = graph.value(id);
     auto format = vgf::vk_format_from_dtype(v.dtype);
-    if (!format) return unsupported("vgf lowering: value '" + v.name + "' has dtype " + std::string(dtype_name(v.dtype)));
+    if (!format)
+      return unsupported("vgf lowering: value '" + v.name + "' has dtype " + std::string(dtype_name(v.dtype)));
     vgf::Resource r;
     r.category = category;
     r.vk_descriptor_type = vgf::vk::kDescriptorTypeTensorArm;

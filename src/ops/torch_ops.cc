@@ -101,8 +101,8 @@ Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, con
 
 std::span<const std::string_view> unary_op_names() {
   static constexpr std::array<std::string_view, 17> kNames = {
-      "sigmoid", "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu", "silu", "hardswish",
-      "hardsigmoid", "exp", "log", "neg", "abs", "sqrt", "rsqrt", "reciprocal"};
+      "sigmoid",     "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu",  "silu",      "hardswish",
+      "hardsigmoid", "exp",  "log",  "neg",   "abs",      "sqrt",  "rsqrt", "reciprocal"};
   return kNames;
 }
 
@@ -371,8 +371,7 @@ Result<Matmul> bmm(const Attributes&, Shapes inputs) {
   const Shape& sa = inputs[0];
   const Shape& sb = inputs[1];
   if (sa.rank() != 3 || sb.rank() != 3 || sa[0] != sb[0]) {
-    return invalid_argument("needs two 3-d tensors with equal batch, got " + sa.to_string() + " and " +
-                            sb.to_string());
+    return invalid_argument("needs two 3-d tensors with equal batch, got " + sa.to_string() + " and " + sb.to_string());
   }
   return batched(sa, sb);
 }
@@ -405,9 +404,12 @@ Result<Softmax> softmax(const Attributes& attrs, Shapes inputs) {
   UNIVK_ASSIGN_OR_RETURN(int64_t dim_attr, attrs.get_int("dim"));
   UNIVK_ASSIGN_OR_RETURN(r.dim, wrap_dim(dim_attr, static_cast<int64_t>(s.rank()), "dim"));
   for (size_t d = 0; d < s.rank(); ++d) {
-    if (static_cast<int64_t>(d) < r.dim) r.outer *= s[d];
-    else if (static_cast<int64_t>(d) == r.dim) r.size = s[d];
-    else r.inner *= s[d];
+    if (static_cast<int64_t>(d) < r.dim)
+      r.outer *= s[d];
+    else if (static_cast<int64_t>(d) == r.dim)
+      r.size = s[d];
+    else
+      r.inner *= s[d];
   }
   r.output = s;
   return r;

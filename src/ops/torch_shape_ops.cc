@@ -157,12 +157,16 @@ template <auto Fn>
 Result<Shape> output_of(std::string_view op, const Attributes& attrs, Shapes inputs) {
   if constexpr (requires { Fn(op, attrs, inputs); }) {
     UNIVK_ASSIGN_OR_RETURN(auto r, Fn(op, attrs, inputs));
-    if constexpr (requires { r.output; }) return r.output;
-    else return r;
+    if constexpr (requires { r.output; })
+      return r.output;
+    else
+      return r;
   } else {
     UNIVK_ASSIGN_OR_RETURN(auto r, Fn(attrs, inputs));
-    if constexpr (requires { r.output; }) return r.output;
-    else return r;
+    if constexpr (requires { r.output; })
+      return r.output;
+    else
+      return r;
   }
 }
 

@@ -24,28 +24,45 @@ Result<Tensors> unary(std::string_view op, const Attributes& attrs, Inputs input
   auto apply = [&](auto fn) {
     for (size_t i = 0; i < in.size(); ++i) o[i] = fn(in[i]);
   };
-  if (op == "sigmoid") apply([](float v) { return sigmoid(v); });
-  else if (op == "tanh") apply([](float v) { return std::tanh(v); });
-  else if (op == "relu") apply([](float v) { return v < 0.0f ? 0.0f : v; });
-  else if (op == "relu6") apply([](float v) { return clampf(v, 0.0f, 6.0f); });
-  else if (op == "hardtanh" || op == "clamp") apply([&](float v) { return clampf(v, lo, hi); });
+  if (op == "sigmoid")
+    apply([](float v) { return sigmoid(v); });
+  else if (op == "tanh")
+    apply([](float v) { return std::tanh(v); });
+  else if (op == "relu")
+    apply([](float v) { return v < 0.0f ? 0.0f : v; });
+  else if (op == "relu6")
+    apply([](float v) { return clampf(v, 0.0f, 6.0f); });
+  else if (op == "hardtanh" || op == "clamp")
+    apply([&](float v) { return clampf(v, lo, hi); });
   else if (op == "gelu" && tanh_gelu) {
     apply([](float v) {
       const float k = 0.7978845608028654f;  // sqrt(2/pi)
       return 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
     });
-  } else if (op == "gelu") apply([](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f)); });
-  else if (op == "silu") apply([](float v) { return v * sigmoid(v); });
-  else if (op == "hardswish") apply([](float v) { return v * clampf(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
-  else if (op == "hardsigmoid") apply([](float v) { return clampf(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
-  else if (op == "exp") apply([](float v) { return std::exp(v); });
-  else if (op == "log") apply([](float v) { return std::log(v); });
-  else if (op == "neg") apply([](float v) { return -v; });
-  else if (op == "abs") apply([](float v) { return std::fabs(v); });
-  else if (op == "sqrt") apply([](float v) { return std::sqrt(v); });
-  else if (op == "rsqrt") apply([](float v) { return 1.0f / std::sqrt(v); });
-  else if (op == "reciprocal") apply([](float v) { return 1.0f / v; });
-  else return internal_error("unary table has no function for '" + std::string(op) + "'");
+  } else if (op == "gelu")
+    apply([](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f)); });
+  else if (op == "silu")
+    apply([](float v) { return v * sigmoid(v); });
+  else if (op == "hardswish")
+    apply([](float v) { return v * clampf(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
+  else if (op == "hardsigmoid")
+    apply([](float v) { return clampf(v + 3.0f, 0.0f, 6.0f) / 6.0f; });
+  else if (op == "exp")
+    apply([](float v) { return std::exp(v); });
+  else if (op == "log")
+    apply([](float v) { return std::log(v); });
+  else if (op == "neg")
+    apply([](float v) { return -v; });
+  else if (op == "abs")
+    apply([](float v) { return std::fabs(v); });
+  else if (op == "sqrt")
+    apply([](float v) { return std::sqrt(v); });
+  else if (op == "rsqrt")
+    apply([](float v) { return 1.0f / std::sqrt(v); });
+  else if (op == "reciprocal")
+    apply([](float v) { return 1.0f / v; });
+  else
+    return internal_error("unary table has no function for '" + std::string(op) + "'");
   return single(std::move(out));
 }
 
@@ -77,14 +94,22 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
     for_each_broadcast(shape, strides,
                        [&](int64_t i, const std::vector<int64_t>& off) { o[i] = fn(a[off[0]], b[off[1]]); });
   };
-  if (op == "add") apply([&](float x, float y) { return x + alpha * y; });
-  else if (op == "sub") apply([&](float x, float y) { return x - alpha * y; });
-  else if (op == "mul") apply([](float x, float y) { return x * y; });
-  else if (op == "div") apply([](float x, float y) { return x / y; });
-  else if (op == "maximum") apply(nan_max);
-  else if (op == "minimum") apply(nan_min);
-  else if (op == "pow") apply([](float x, float y) { return std::pow(x, y); });
-  else return internal_error("binary table has no function for '" + std::string(op) + "'");
+  if (op == "add")
+    apply([&](float x, float y) { return x + alpha * y; });
+  else if (op == "sub")
+    apply([&](float x, float y) { return x - alpha * y; });
+  else if (op == "mul")
+    apply([](float x, float y) { return x * y; });
+  else if (op == "div")
+    apply([](float x, float y) { return x / y; });
+  else if (op == "maximum")
+    apply(nan_max);
+  else if (op == "minimum")
+    apply(nan_min);
+  else if (op == "pow")
+    apply([](float x, float y) { return std::pow(x, y); });
+  else
+    return internal_error("binary table has no function for '" + std::string(op) + "'");
   return single(std::move(out));
 }
 

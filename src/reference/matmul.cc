@@ -83,10 +83,9 @@ Result<Tensors> addmm(std::string_view, const Attributes& attrs, Inputs inputs) 
   float* o = prod.data<float>().data();
   const float fb = static_cast<float>(beta), fa = static_cast<float>(alpha);
   // beta == 0 ignores the bias entirely (NaN/inf in it do not propagate), as in PyTorch.
-  for_each_broadcast(prod.shape(), {broadcast_strides(inputs[0].shape(), prod.shape())},
-                     [&](int64_t i, const std::vector<int64_t>& off) {
-                       o[i] = (fb == 0.0f ? 0.0f : fb * bias[off[0]]) + fa * o[i];
-                     });
+  for_each_broadcast(
+      prod.shape(), {broadcast_strides(inputs[0].shape(), prod.shape())},
+      [&](int64_t i, const std::vector<int64_t>& off) { o[i] = (fb == 0.0f ? 0.0f : fb * bias[off[0]]) + fa * o[i]; });
   return single(std::move(prod));
 }
 

@@ -117,7 +117,7 @@ Result<Tensors> batch_norm(std::string_view, const Attributes& attrs, Inputs inp
 }  // namespace
 
 OpTable normalization_ops() {
-  return {{"softmax", softmax}, {"log_softmax", softmax}, {"sum", reduce},
+  return {{"softmax", softmax}, {"log_softmax", softmax},   {"sum", reduce},
           {"mean", reduce},     {"layer_norm", layer_norm}, {"batch_norm", batch_norm}};
 }
 

@@ -81,9 +81,10 @@ Result<Tensors> contiguous(std::string_view, const Attributes& attrs, Inputs inp
 }  // namespace
 
 OpTable shape_ops() {
-  return {{"view", reshape},       {"reshape", reshape}, {"flatten", flatten}, {"permute", permute},
-          {"transpose", transpose}, {"cat", cat},         {"slice", slice},     {"squeeze", squeeze},
-          {"unsqueeze", unsqueeze}, {"contiguous", contiguous}};
+  return {{"view", reshape},         {"reshape", reshape},     {"flatten", flatten},
+          {"permute", permute},      {"transpose", transpose}, {"cat", cat},
+          {"slice", slice},          {"squeeze", squeeze},     {"unsqueeze", unsqueeze},
+          {"contiguous", contiguous}};
 }
 
 }  // namespace univk::reference::detail

@@ -11,48 +11,79 @@ bool is_tosa_int(DType t) {
 
 int64_t int_min(DType t) {
   switch (t) {
-    case DType::kInt8: return -128;
-    case DType::kInt16: return -32768;
-    case DType::kInt32: return std::numeric_limits<int32_t>::min();
-    case DType::kInt64: return std::numeric_limits<int64_t>::min();
-    default: return 0;  // uint8, bool
+    case DType::kInt8:
+      return -128;
+    case DType::kInt16:
+      return -32768;
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::min();
+    case DType::kInt64:
+      return std::numeric_limits<int64_t>::min();
+    default:
+      return 0;  // uint8, bool
   }
 }
 
 int64_t int_max(DType t) {
   switch (t) {
-    case DType::kInt8: return 127;
-    case DType::kUint8: return 255;
-    case DType::kInt16: return 32767;
-    case DType::kInt32: return std::numeric_limits<int32_t>::max();
-    case DType::kInt64: return std::numeric_limits<int64_t>::max();
-    default: return 1;  // bool
+    case DType::kInt8:
+      return 127;
+    case DType::kUint8:
+      return 255;
+    case DType::kInt16:
+      return 32767;
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case DType::kInt64:
+      return std::numeric_limits<int64_t>::max();
+    default:
+      return 1;  // bool
   }
 }
 
 int64_t read_int(const HostTensor& t, int64_t i) {
   const size_t k = static_cast<size_t>(i);
   switch (t.dtype()) {
-    case DType::kInt8: return t.data<int8_t>()[k];
-    case DType::kUint8: return t.data<uint8_t>()[k];
-    case DType::kBool: return t.data<uint8_t>()[k] != 0;
-    case DType::kInt16: return t.data<int16_t>()[k];
-    case DType::kInt32: return t.data<int32_t>()[k];
-    case DType::kInt64: return t.data<int64_t>()[k];
-    default: return 0;
+    case DType::kInt8:
+      return t.data<int8_t>()[k];
+    case DType::kUint8:
+      return t.data<uint8_t>()[k];
+    case DType::kBool:
+      return t.data<uint8_t>()[k] != 0;
+    case DType::kInt16:
+      return t.data<int16_t>()[k];
+    case DType::kInt32:
+      return t.data<int32_t>()[k];
+    case DType::kInt64:
+      return t.data<int64_t>()[k];
+    default:
+      return 0;
   }
 }
 
 void write_int(HostTensor& t, int64_t i, int64_t v) {
   const size_t k = static_cast<size_t>(i);
   switch (t.dtype()) {
-    case DType::kInt8: t.data<int8_t>()[k] = static_cast<int8_t>(v); break;
-    case DType::kUint8: t.data<uint8_t>()[k] = static_cast<uint8_t>(v); break;
-    case DType::kBool: t.data<uint8_t>()[k] = v != 0; break;
-    case DType::kInt16: t.data<int16_t>()[k] = static_cast<int16_t>(v); break;
-    case DType::kInt32: t.data<int32_t>()[k] = static_cast<int32_t>(v); break;
-    case DType::kInt64: t.data<int64_t>()[k] = v; break;
-    default: break;
+    case DType::kInt8:
+      t.data<int8_t>()[k] = static_cast<int8_t>(v);
+      break;
+    case DType::kUint8:
+      t.data<uint8_t>()[k] = static_cast<uint8_t>(v);
+      break;
+    case DType::kBool:
+      t.data<uint8_t>()[k] = v != 0;
+      break;
+    case DType::kInt16:
+      t.data<int16_t>()[k] = static_cast<int16_t>(v);
+      break;
+    case DType::kInt32:
+      t.data<int32_t>()[k] = static_cast<int32_t>(v);
+      break;
+    case DType::kInt64:
+      t.data<int64_t>()[k] = v;
+      break;
+    default:
+      break;
   }
 }
 
@@ -93,8 +124,8 @@ Result<int64_t> apply_scale_32(int64_t value, int64_t multiplier, int64_t shift,
   __int128 round = static_cast<__int128>(1) << (shift - 1);
   if (double_round && shift > 31) round += value >= 0 ? (1 << 30) : -(1 << 30);
   const __int128 result = (static_cast<__int128>(value) * multiplier + round) >> shift;
-  return static_cast<int64_t>(std::clamp<__int128>(result, std::numeric_limits<int32_t>::min(),
-                                                   std::numeric_limits<int32_t>::max()));
+  return static_cast<int64_t>(
+      std::clamp<__int128>(result, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
 }
 
 Result<int64_t> apply_scale_16(int64_t value, int64_t multiplier, int64_t shift) {
@@ -104,8 +135,8 @@ Result<int64_t> apply_scale_16(int64_t value, int64_t multiplier, int64_t shift)
   if (shift < 2 || shift > 62) return invalid_argument("shift " + std::to_string(shift) + " must be in [2, 62]");
   const __int128 round = static_cast<__int128>(1) << (shift - 1);
   const __int128 result = (static_cast<__int128>(value) * multiplier + round) >> shift;
-  return static_cast<int64_t>(std::clamp<__int128>(result, std::numeric_limits<int32_t>::min(),
-                                                   std::numeric_limits<int32_t>::max()));
+  return static_cast<int64_t>(
+      std::clamp<__int128>(result, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
 }
 
 Result<DType> output_type(const Attributes& attrs) {

@@ -27,9 +27,12 @@ struct Split {
 Split split_at(const Shape& s, int64_t axis) {
   Split sp;
   for (size_t d = 0; d < s.rank(); ++d) {
-    if (static_cast<int64_t>(d) < axis) sp.outer *= s[d];
-    else if (static_cast<int64_t>(d) == axis) sp.size = s[d];
-    else sp.inner *= s[d];
+    if (static_cast<int64_t>(d) < axis)
+      sp.outer *= s[d];
+    else if (static_cast<int64_t>(d) == axis)
+      sp.size = s[d];
+    else
+      sp.inner *= s[d];
   }
   return sp;
 }
@@ -221,9 +224,8 @@ Result<Tensors> argmax(std::string_view, const Attributes& attrs, Inputs inputs)
 }  // namespace
 
 OpTable tosa_data_ops() {
-  return {{"RESHAPE", reshape}, {"TRANSPOSE", transpose}, {"CONCAT", concat},         {"SLICE", slice},
-          {"PAD", pad},         {"TILE", tile},           {"REDUCE_SUM", reduce},     {"REDUCE_MAX", reduce},
-          {"ARGMAX", argmax}};
+  return {{"RESHAPE", reshape}, {"TRANSPOSE", transpose}, {"CONCAT", concat},     {"SLICE", slice},  {"PAD", pad},
+          {"TILE", tile},       {"REDUCE_SUM", reduce},   {"REDUCE_MAX", reduce}, {"ARGMAX", argmax}};
 }
 
 }  // namespace univk::reference::detail

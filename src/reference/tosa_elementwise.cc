@@ -28,14 +28,22 @@ Result<Tensors> float_unary(std::string_view op, const Attributes&, Inputs input
   auto apply = [&](auto fn) {
     for (size_t i = 0; i < in.size(); ++i) o[i] = fn(in[i]);
   };
-  if (op == "SIGMOID") apply([](float v) { return 1.0f / (1.0f + std::exp(-v)); });
-  else if (op == "TANH") apply([](float v) { return std::tanh(v); });
-  else if (op == "EXP") apply([](float v) { return std::exp(v); });
-  else if (op == "LOG") apply([](float v) { return std::log(v); });
-  else if (op == "RECIPROCAL") apply([](float v) { return 1.0f / v; });
-  else if (op == "RSQRT") apply([](float v) { return 1.0f / std::sqrt(v); });
-  else if (op == "ERF") apply([](float v) { return std::erf(v); });
-  else return internal_error("no float function for '" + std::string(op) + "'");
+  if (op == "SIGMOID")
+    apply([](float v) { return 1.0f / (1.0f + std::exp(-v)); });
+  else if (op == "TANH")
+    apply([](float v) { return std::tanh(v); });
+  else if (op == "EXP")
+    apply([](float v) { return std::exp(v); });
+  else if (op == "LOG")
+    apply([](float v) { return std::log(v); });
+  else if (op == "RECIPROCAL")
+    apply([](float v) { return 1.0f / v; });
+  else if (op == "RSQRT")
+    apply([](float v) { return 1.0f / std::sqrt(v); });
+  else if (op == "ERF")
+    apply([](float v) { return std::erf(v); });
+  else
+    return internal_error("no float function for '" + std::string(op) + "'");
   return single(std::move(out));
 }
 
@@ -121,7 +129,8 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
   if (shift != 0 && a.dtype() != DType::kInt32) {
     return invalid_argument("attribute 'shift'=" + std::to_string(shift) + " must be 0 unless the inputs are int32");
   }
-  if (shift < 0 || shift > 63) return invalid_argument("attribute 'shift'=" + std::to_string(shift) + " not in [0, 63]");
+  if (shift < 0 || shift > 63)
+    return invalid_argument("attribute 'shift'=" + std::to_string(shift) + " not in [0, 63]");
   UNIVK_ASSIGN_OR_RETURN(bool ignore, nan_ignore(attrs));
 
   if (a.dtype() == DType::kFloat32) {
@@ -133,19 +142,26 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
       for_each_broadcast(shape, strides,
                          [&](int64_t i, const std::vector<int64_t>& off) { o[i] = fn(pa[off[0]], pb[off[1]]); });
     };
-    if (op == "ADD") apply([](float x, float y) { return x + y; });
-    else if (op == "SUB") apply([](float x, float y) { return x - y; });
-    else if (op == "MUL") apply([](float x, float y) { return x * y; });
-    else if (op == "POW") apply([](float x, float y) { return std::pow(x, y); });
-    else if (op == "MAXIMUM") apply([&](float x, float y) { return max_nan(x, y, ignore); });
-    else if (op == "MINIMUM") apply([&](float x, float y) { return min_nan(x, y, ignore); });
-    else return internal_error("no float function for '" + std::string(op) + "'");
+    if (op == "ADD")
+      apply([](float x, float y) { return x + y; });
+    else if (op == "SUB")
+      apply([](float x, float y) { return x - y; });
+    else if (op == "MUL")
+      apply([](float x, float y) { return x * y; });
+    else if (op == "POW")
+      apply([](float x, float y) { return std::pow(x, y); });
+    else if (op == "MAXIMUM")
+      apply([&](float x, float y) { return max_nan(x, y, ignore); });
+    else if (op == "MINIMUM")
+      apply([&](float x, float y) { return min_nan(x, y, ignore); });
+    else
+      return internal_error("no float function for '" + std::string(op) + "'");
     return single(std::move(out));
   }
 
   // Integer paths: MUL takes int8/int16/int32 and produces int32; the others are int32 only.
-  const bool int_ok = a.dtype() == DType::kInt32 ||
-                      (is_mul && (a.dtype() == DType::kInt8 || a.dtype() == DType::kInt16));
+  const bool int_ok =
+      a.dtype() == DType::kInt32 || (is_mul && (a.dtype() == DType::kInt8 || a.dtype() == DType::kInt16));
   if (!int_ok || op == "POW") {
     return unsupported("dtype " + std::string(dtype_name(a.dtype())) + " is not defined for this op");
   }
@@ -157,10 +173,14 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
   };
   // Results are computed in int64 and truncated to 32 bits: the spec makes int32 overflow a
   // REQUIRE violation (unpredictable), so wrapping is one valid outcome.
-  if (op == "ADD") apply([](int64_t x, int64_t y) { return x + y; });
-  else if (op == "SUB") apply([](int64_t x, int64_t y) { return x - y; });
-  else if (op == "MAXIMUM") apply([](int64_t x, int64_t y) { return std::max(x, y); });
-  else if (op == "MINIMUM") apply([](int64_t x, int64_t y) { return std::min(x, y); });
+  if (op == "ADD")
+    apply([](int64_t x, int64_t y) { return x + y; });
+  else if (op == "SUB")
+    apply([](int64_t x, int64_t y) { return x - y; });
+  else if (op == "MAXIMUM")
+    apply([](int64_t x, int64_t y) { return std::max(x, y); });
+  else if (op == "MINIMUM")
+    apply([](int64_t x, int64_t y) { return std::min(x, y); });
   else if (shift > 0) {
     apply([&](int64_t x, int64_t y) {
       return static_cast<int64_t>((static_cast<__int128>(x) * y + (static_cast<__int128>(1) << (shift - 1))) >> shift);

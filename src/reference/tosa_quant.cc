@@ -35,9 +35,12 @@ Result<Tensors> cast(std::string_view, const Attributes& attrs, Inputs inputs) {
       }
     } else {
       const int64_t v = read_int(x, i);
-      if (to == DType::kFloat32) out.data<float>()[static_cast<size_t>(i)] = static_cast<float>(v);
-      else if (to == DType::kBool) write_int(out, i, v != 0);
-      else write_int(out, i, v);  // int -> int: sign-extend when widening, keep low bits when narrowing
+      if (to == DType::kFloat32)
+        out.data<float>()[static_cast<size_t>(i)] = static_cast<float>(v);
+      else if (to == DType::kBool)
+        write_int(out, i, v != 0);
+      else
+        write_int(out, i, v);  // int -> int: sign-extend when widening, keep low bits when narrowing
     }
   }
   return single(std::move(out));
@@ -76,8 +79,8 @@ Result<Tensors> rescale(std::string_view, const Attributes& attrs, Inputs inputs
   // Zero points: only 8-bit (or unsigned 16-bit) types may have a non-zero one.
   const bool in_zp_ok = in_zp == 0 || x.dtype() == DType::kInt8 || x.dtype() == DType::kUint8 ||
                         (x.dtype() == DType::kInt16 && in_unsigned);
-  const bool out_zp_ok = out_zp == 0 || to == DType::kInt8 || to == DType::kUint8 ||
-                         (to == DType::kInt16 && out_unsigned);
+  const bool out_zp_ok =
+      out_zp == 0 || to == DType::kInt8 || to == DType::kUint8 || (to == DType::kInt16 && out_unsigned);
   if (!in_zp_ok) return invalid_argument("attribute 'input_zp' must be 0 for this input type");
   if (!out_zp_ok) return invalid_argument("attribute 'output_zp' must be 0 for this output type");
   const int bits_in = static_cast<int>(dtype_size(x.dtype()) * 8);

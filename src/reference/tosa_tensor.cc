@@ -153,7 +153,8 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
   const HostTensor& x = inputs[0];
   const HostTensor& weight = inputs[1];
   UNIVK_RETURN_IF_ERROR(check_nhwc(x, "input"));
-  if (weight.shape().rank() != 4) return invalid_argument("weight shape " + weight.shape().to_string() + " must be 4-d");
+  if (weight.shape().rank() != 4)
+    return invalid_argument("weight shape " + weight.shape().to_string() + " must be 4-d");
   UNIVK_ASSIGN_OR_RETURN(ConvParams p, conv_params(attrs, x, weight));
   const bool depthwise = op == "DEPTHWISE_CONV2D";
   const int64_t n = x.shape()[0], ih = x.shape()[1], iw = x.shape()[2], ic = x.shape()[3];
@@ -178,7 +179,8 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
     return p.is_int ? static_cast<double>(read_int(x, idx) - p.in_zp) : x.data<float>()[static_cast<size_t>(idx)];
   };
   auto w_at = [&](int64_t idx) -> double {
-    return p.is_int ? static_cast<double>(read_int(weight, idx) - p.w_zp) : weight.data<float>()[static_cast<size_t>(idx)];
+    return p.is_int ? static_cast<double>(read_int(weight, idx) - p.w_zp)
+                    : weight.data<float>()[static_cast<size_t>(idx)];
   };
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t y = 0; y < oh; ++y) {
@@ -196,14 +198,17 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
                 const int64_t ch = f / mult, m = f % mult;
                 acc += in_at(b, yy, xx, ch) * w_at(((i * kw + j) * ic + ch) * mult + m);
               } else {
-                for (int64_t ch = 0; ch < ic; ++ch) acc += in_at(b, yy, xx, ch) * w_at(((f * kh + i) * kw + j) * ic + ch);
+                for (int64_t ch = 0; ch < ic; ++ch)
+                  acc += in_at(b, yy, xx, ch) * w_at(((f * kh + i) * kw + j) * ic + ch);
               }
             }
           }
           acc += bias[static_cast<size_t>(f)];
           const int64_t o = ((b * oh + y) * ow + xo) * oc + f;
-          if (p.is_int) write_int(out, o, static_cast<int64_t>(acc));
-          else out.data<float>()[static_cast<size_t>(o)] = static_cast<float>(acc);
+          if (p.is_int)
+            write_int(out, o, static_cast<int64_t>(acc));
+          else
+            out.data<float>()[static_cast<size_t>(o)] = static_cast<float>(acc);
         }
       }
     }
@@ -221,9 +226,12 @@ Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs)
     return invalid_argument("A " + sa.to_string() + " and B " + sb.to_string() + " must be [N,H,C] and [N,C,W]");
   }
   bool is_int;
-  if (a.dtype() == DType::kFloat32 && b.dtype() == DType::kFloat32) is_int = false;
-  else if (a.dtype() == DType::kInt8 && b.dtype() == DType::kInt8) is_int = true;
-  else return unsupported("A/B dtypes must be float32/float32 or int8/int8");
+  if (a.dtype() == DType::kFloat32 && b.dtype() == DType::kFloat32)
+    is_int = false;
+  else if (a.dtype() == DType::kInt8 && b.dtype() == DType::kInt8)
+    is_int = true;
+  else
+    return unsupported("A/B dtypes must be float32/float32 or int8/int8");
   UNIVK_ASSIGN_OR_RETURN(int64_t a_zp, zero_point(attrs, "a_zp", a.dtype()));
   UNIVK_ASSIGN_OR_RETURN(int64_t b_zp, zero_point(attrs, "b_zp", b.dtype()));
   const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
@@ -240,7 +248,8 @@ Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs)
           write_int(out, o, acc);
         } else {
           float acc = 0.0f;
-          for (int64_t k = 0; k < c; ++k) acc += a.data<float>()[(bi * h + i) * c + k] * b.data<float>()[(bi * c + k) * w + j];
+          for (int64_t k = 0; k < c; ++k)
+            acc += a.data<float>()[(bi * h + i) * c + k] * b.data<float>()[(bi * c + k) * w + j];
           out.data<float>()[static_cast<size_t>(o)] = acc;
         }
       }
@@ -252,8 +261,7 @@ Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs)
 }  // namespace
 
 OpTable tosa_tensor_ops() {
-  return {{"AVG_POOL2D", pool}, {"MAX_POOL2D", pool}, {"CONV2D", conv}, {"DEPTHWISE_CONV2D", conv},
-          {"MATMUL", matmul}};
+  return {{"AVG_POOL2D", pool}, {"MAX_POOL2D", pool}, {"CONV2D", conv}, {"DEPTHWISE_CONV2D", conv}, {"MATMUL", matmul}};
 }
 
 }  // namespace univk::reference::detail

@@ -99,8 +99,9 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
         }
       } else {
         UNIVK_ASSIGN_OR_RETURN(
-            bool placed, place_mapped(v, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocalHostVisible),
-                                      /*need_device_local=*/true));
+            bool placed,
+            place_mapped(v, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocalHostVisible),
+                         /*need_device_local=*/true));
         if (placed) return ok_status();
       }
     }
@@ -131,7 +132,8 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
     if (value.is_constant()) {
       // Uploaded once; the host copy goes through make_io's buffers.
       UNIVK_RETURN_IF_ERROR(make_io(v, /*host_reads=*/false));
-      if (!value.constant_bytes.empty()) std::memcpy(locations_[v].host, value.constant_bytes.data(), value.constant_bytes.size());
+      if (!value.constant_bytes.empty())
+        std::memcpy(locations_[v].host, value.constant_bytes.data(), value.constant_bytes.size());
       if (locations_[v].staged) staged_constants.push_back(v);
     } else if (is_input[v] || is_output[v]) {
       UNIVK_RETURN_IF_ERROR(make_io(v, /*host_reads=*/!is_input[v]));
@@ -143,8 +145,7 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
   }
 
   if (!requests.empty()) {
-    const uint64_t alignment =
-        std::max<uint64_t>(16, device_->properties().limits.minStorageBufferOffsetAlignment);
+    const uint64_t alignment = std::max<uint64_t>(16, device_->properties().limits.minStorageBufferOffsetAlignment);
     const vulkan::ArenaPlan plan = vulkan::plan_arena(requests, alignment);
     UNIVK_ASSIGN_OR_RETURN(auto arena, vulkan::Buffer::create(device_, plan.total, vulkan::MemoryKind::kDeviceLocal));
     for (size_t i = 0; i < arena_values.size(); ++i) {
@@ -159,7 +160,8 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
     // the last submitted value), which orders the copies before any read.
     UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer upload, pool_->allocate());
     UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, upload));
-    for (uint32_t v : staged_constants) vulkan::record_copy(*device_, upload, locations_[v].staging, locations_[v].range);
+    for (uint32_t v : staged_constants)
+      vulkan::record_copy(*device_, upload, locations_[v].staging, locations_[v].range);
     UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, upload));
     UNIVK_ASSIGN_OR_RETURN(last_submitted_, device_->queue().submit(std::span<const VkCommandBuffer>(&upload, 1)));
     UNIVK_RETURN_IF_ERROR(device_->queue().wait(last_submitted_));
@@ -244,7 +246,8 @@ Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTenso
   }
   vulkan::Queue& queue = device_->queue();
   // Waiting (on the GPU) for this executor's previous submission orders this one after it.
-  UNIVK_ASSIGN_OR_RETURN(const uint64_t value, queue.submit(std::span<const VkCommandBuffer>(&cmd_, 1), last_submitted_));
+  UNIVK_ASSIGN_OR_RETURN(const uint64_t value,
+                         queue.submit(std::span<const VkCommandBuffer>(&cmd_, 1), last_submitted_));
   last_submitted_ = value;
   UNIVK_RETURN_IF_ERROR(queue.wait(value));
   last_completed_ = value;

@@ -65,9 +65,9 @@ class FusedExecutor {
  private:
   // Where a value lives.
   struct Location {
-    vulkan::BufferRange range;      // what the delegates read/write
-    void* host = nullptr;           // mapped pointer for program inputs/outputs
-    vulkan::BufferRange staging;    // host-visible copy when staging
+    vulkan::BufferRange range;    // what the delegates read/write
+    void* host = nullptr;         // mapped pointer for program inputs/outputs
+    vulkan::BufferRange staging;  // host-visible copy when staging
     bool staged = false;
   };
 

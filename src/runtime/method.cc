@@ -96,9 +96,8 @@ Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<con
     }();
     if (!results.ok()) return results.status().with_context(instruction_name(*desc, program_desc, k));
     if (results->size() != out_ids.size()) {
-      return internal_error(instruction_name(*desc, program_desc, k) + " returned " +
-                            std::to_string(results->size()) + " outputs, the program declares " +
-                            std::to_string(out_ids.size()));
+      return internal_error(instruction_name(*desc, program_desc, k) + " returned " + std::to_string(results->size()) +
+                            " outputs, the program declares " + std::to_string(out_ids.size()));
     }
     for (size_t j = 0; j < out_ids.size(); ++j) {
       const TensorInfo& expected = desc->values[out_ids[j]].info;
@@ -121,8 +120,8 @@ Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<con
       continue;
     }
     // The last mention of a value moves it; earlier ones (an output listed twice) copy.
-    const bool listed_again = std::find(desc->outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                                        desc->outputs.end(), v) != desc->outputs.end();
+    const bool listed_again = std::find(desc->outputs.begin() + static_cast<std::ptrdiff_t>(i) + 1, desc->outputs.end(),
+                                        v) != desc->outputs.end();
     outputs.push_back(listed_again ? values[v] : std::move(values[v]));
   }
   return outputs;

@@ -1,9 +1,9 @@
 // Program::load_method: backends, requirements, devices, delegates, execution mode.
 //
-// Order (DESIGN.md): every delegate's requirements are collected first and merged per device
-// key; one lease is acquired per key with the merged requirements; only then are delegates
-// initialised. So the order of delegates in the method never changes which device gets which
-// features.
+// Order (docs/RUNTIME.md, "What load_method does"): every delegate's payload is prepared and its
+// requirements are merged per device key; one lease is acquired per key with the merged
+// requirements; only then are delegates initialised. So the order of delegates in the method
+// never changes which device gets which features.
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -84,8 +84,8 @@ Result<std::vector<PendingDelegate>> collect_delegates(const ProgramDesc& progra
     p.delegate_index = call->delegate;
     p.backend = options.backends->find(delegate.backend_id);
     if (p.backend == nullptr) {
-      return not_found(context + ": backend '" + delegate.backend_id + "' is not registered (registered: " +
-                       join(options.backends->ids()) + ")");
+      return not_found(context + ": backend '" + delegate.backend_id +
+                       "' is not registered (registered: " + join(options.backends->ids()) + ")");
     }
     p.spec.backend_id = delegate.backend_id;
     p.spec.payload = delegate.payload;
@@ -234,7 +234,8 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
     const ValueDesc& value = method->values[v];
     if (!value.is_constant()) continue;
     HostTensor tensor(value.info.dtype, value.info.shape);
-    if (!value.constant_bytes.empty()) std::memcpy(tensor.bytes().data(), value.constant_bytes.data(), value.constant_bytes.size());
+    if (!value.constant_bytes.empty())
+      std::memcpy(tensor.bytes().data(), value.constant_bytes.data(), value.constant_bytes.size());
     impl->constants[v] = std::move(tensor);
   }
   return std::make_unique<Method>(std::move(impl));

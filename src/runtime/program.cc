@@ -59,8 +59,8 @@ Result<std::shared_ptr<Program>> Program::load_bytes(std::vector<uint8_t> bytes)
     program->vector_bytes_ = std::move(bytes);
     program->bytes_ = program->vector_bytes_;
   } else {
-    uint8_t* copy = static_cast<uint8_t*>(
-        ::operator new[](bytes.size(), std::align_val_t(kSegmentAlignment), std::nothrow));
+    uint8_t* copy =
+        static_cast<uint8_t*>(::operator new[](bytes.size(), std::align_val_t(kSegmentAlignment), std::nothrow));
     if (copy == nullptr) {
       return out_of_memory("cannot allocate " + std::to_string(bytes.size()) + " bytes for an aligned program copy");
     }

@@ -75,7 +75,8 @@ class MethodParser {
       const uint32_t v = desc_.inputs[i];
       const std::string field = where_ + " input " + std::to_string(i);
       UNIVK_RETURN_IF_ERROR(check_value_id(field, v));
-      if (desc_.values[v].is_constant()) return invalid_argument(field + ": value " + std::to_string(v) + " is a constant");
+      if (desc_.values[v].is_constant())
+        return invalid_argument(field + ": value " + std::to_string(v) + " is a constant");
       if (!seen.insert(v).second) return invalid_argument(field + ": value " + std::to_string(v) + " listed twice");
       written_[v] = true;
     }
@@ -200,8 +201,8 @@ class MethodParser {
   Result<InstructionDesc> parse_instruction(uint32_t index, const fbs::Instruction& instruction) {
     const std::string where = where_ + " instruction " + std::to_string(index);
     if (instruction.kind() == nullptr && instruction.kind_type() != fbs::InstructionKind::NONE) {
-      return invalid_argument(where + ": instruction kind " + std::to_string(static_cast<int>(instruction.kind_type())) +
-                              " without its table");
+      return invalid_argument(where + ": instruction kind " +
+                              std::to_string(static_cast<int>(instruction.kind_type())) + " without its table");
     }
     switch (instruction.kind_type()) {
       case fbs::InstructionKind::DelegateCall: {
@@ -220,7 +221,8 @@ class MethodParser {
       }
       case fbs::InstructionKind::KernelCall: {
         const fbs::KernelCall& call = *instruction.kind_as_KernelCall();
-        if (call.op() == nullptr || call.op()->size() == 0) return invalid_argument(where + " (KernelCall): missing op");
+        if (call.op() == nullptr || call.op()->size() == 0)
+          return invalid_argument(where + " (KernelCall): missing op");
         KernelCallDesc desc;
         desc.op = call.op()->str();
         const std::string kernel_where = where + " (KernelCall '" + desc.op + "')";
@@ -276,8 +278,9 @@ Status parse_segments(const fbs::Program& root, std::span<const uint8_t> file, u
                               std::to_string(kSegmentAlignment));
     }
     if (offset < first_segment_offset) {
-      return invalid_argument(field + ": offset " + std::to_string(offset) + " lies inside the FlatBuffer (which ends at " +
-                              std::to_string(first_segment_offset) + ")");
+      return invalid_argument(field + ": offset " + std::to_string(offset) +
+                              " lies inside the FlatBuffer (which ends at " + std::to_string(first_segment_offset) +
+                              ")");
     }
     if (offset > file.size() || size > file.size() - offset) {
       return invalid_argument(field + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(size) +
@@ -328,8 +331,7 @@ Result<ProgramDesc> parse_program(std::span<const uint8_t> file) {
   }
   constexpr size_t kPrefix = sizeof(flatbuffers::uoffset_t);
   if (file.size() < kPrefix + 8) {
-    return invalid_argument("program file too small (" + std::to_string(file.size()) +
-                            " bytes): not a univk program");
+    return invalid_argument("program file too small (" + std::to_string(file.size()) + " bytes): not a univk program");
   }
   const std::span<const uint8_t> identifier = file.subspan(kPrefix + 4, 4);
   if (std::memcmp(identifier.data(), fbs::ProgramIdentifier(), 4) != 0) {

@@ -137,8 +137,8 @@ struct ProgramSerializer {
       std::vector<flatbuffers::Offset<fbs::Value>> values;
       for (size_t v = 0; v < method.values_.size(); ++v) {
         const auto& value = method.values_[v];
-        values.push_back(fbs::CreateValueDirect(fbb, static_cast<uint32_t>(value.dtype), &value.shape.dims(),
-                                                value_segment(m, v)));
+        values.push_back(
+            fbs::CreateValueDirect(fbb, static_cast<uint32_t>(value.dtype), &value.shape.dims(), value_segment(m, v)));
       }
       std::vector<flatbuffers::Offset<fbs::Instruction>> instructions;
       for (const auto& instruction : method.instructions_) {

@@ -8,18 +8,16 @@ namespace univk::spirv::op {
 inline constexpr uint32_t kMagic = 0x07230203u;
 inline constexpr uint32_t kVersion16 = 0x00010600u;
 
-inline constexpr uint16_t kNop = 0, kSourceContinued = 2, kSource = 3, kSourceExtension = 4, kName = 5,
-                          kMemberName = 6, kString = 7, kLine = 8, kExtension = 10, kExtInstImport = 11,
-                          kExtInst = 12, kMemoryModel = 14, kEntryPoint = 15, kExecutionMode = 16,
-                          kCapability = 17, kTypeVoid = 19, kTypeBool = 20, kTypeInt = 21, kTypeFloat = 22,
-                          kTypeArray = 28, kTypeStruct = 30, kTypePointer = 32, kConstantTrue = 41,
-                          kConstantFalse = 42, kConstant = 43, kConstantComposite = 44, kConstantNull = 46,
-                          kFunction = 54, kVariable = 59, kDecorate = 71, kMemberDecorate = 72,
-                          kCompositeExtract = 81, kNoLine = 317, kModuleProcessed = 330,
+inline constexpr uint16_t kNop = 0, kSourceContinued = 2, kSource = 3, kSourceExtension = 4, kName = 5, kMemberName = 6,
+                          kString = 7, kLine = 8, kExtension = 10, kExtInstImport = 11, kExtInst = 12,
+                          kMemoryModel = 14, kEntryPoint = 15, kExecutionMode = 16, kCapability = 17, kTypeVoid = 19,
+                          kTypeBool = 20, kTypeInt = 21, kTypeFloat = 22, kTypeArray = 28, kTypeStruct = 30,
+                          kTypePointer = 32, kConstantTrue = 41, kConstantFalse = 42, kConstant = 43,
+                          kConstantComposite = 44, kConstantNull = 46, kFunction = 54, kVariable = 59, kDecorate = 71,
+                          kMemberDecorate = 72, kCompositeExtract = 81, kNoLine = 317, kModuleProcessed = 330,
                           kExecutionModeId = 331, kDecorateId = 332, kDecorateString = 5632;
-inline constexpr uint16_t kTypeTensorArm = 4163, kGraphConstantArm = 4181, kGraphEntryPointArm = 4182,
-                          kGraphArm = 4183, kGraphInputArm = 4184, kGraphSetOutputArm = 4185,
-                          kGraphEndArm = 4186, kTypeGraphArm = 4190;
+inline constexpr uint16_t kTypeTensorArm = 4163, kGraphConstantArm = 4181, kGraphEntryPointArm = 4182, kGraphArm = 4183,
+                          kGraphInputArm = 4184, kGraphSetOutputArm = 4185, kGraphEndArm = 4186, kTypeGraphArm = 4190;
 inline constexpr uint16_t kConstantCompositeReplicateExt = 4461;
 
 inline constexpr uint32_t kCapShader = 1, kCapFloat16 = 9, kCapInt64 = 11, kCapInt16 = 22, kCapInt8 = 39,

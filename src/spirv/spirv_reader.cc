@@ -17,7 +17,17 @@ using detail::TypeSource;
 
 // Logical layout sections of a module, in the order they must appear.
 enum Section : int {
-  kCaps, kExts, kImports, kMemModel, kEntryPoints, kExecModes, kDebug, kAnnotations, kGlobals, kFunctions, kGraphs
+  kCaps,
+  kExts,
+  kImports,
+  kMemModel,
+  kEntryPoints,
+  kExecModes,
+  kDebug,
+  kAnnotations,
+  kGlobals,
+  kFunctions,
+  kGraphs
 };
 
 struct Type {
@@ -77,7 +87,7 @@ class Reader {
   std::vector<uint8_t> defined_;
   std::unordered_map<uint32_t, Type> types_;
   std::unordered_map<uint32_t, Constant> consts_;
-  std::unordered_map<uint32_t, uint32_t> variables_;  // id -> pointer type
+  std::unordered_map<uint32_t, uint32_t> variables_;                                             // id -> pointer type
   std::map<uint32_t, std::pair<std::optional<uint32_t>, std::optional<uint32_t>>> decorations_;  // set, binding
   std::vector<uint32_t> decorated_ids_;
   uint32_t tosa_import_ = 0;
@@ -98,7 +108,8 @@ class Reader {
 };
 
 Status Reader::define(uint32_t id) {
-  if (id == 0 || id >= bound_) return fail("result id " + std::to_string(id) + " outside the id bound " + std::to_string(bound_));
+  if (id == 0 || id >= bound_)
+    return fail("result id " + std::to_string(id) + " outside the id bound " + std::to_string(bound_));
   if (defined_[id]) return fail("id " + std::to_string(id) + " defined twice");
   defined_[id] = 1;
   return ok_status();
@@ -178,11 +189,20 @@ Status Reader::handle_global(uint16_t opcode, std::span<const uint32_t> o) {
       UNIVK_RETURN_IF_ERROR(define(o[0]));
       Type t = make_type(Type::kInt, o[1]);
       switch (o[1]) {
-        case 8: t.dtype = DType::kInt8; break;
-        case 16: t.dtype = DType::kInt16; break;
-        case 32: t.dtype = DType::kInt32; break;
-        case 64: t.dtype = DType::kInt64; break;
-        default: return unsupported_here("integer width " + std::to_string(o[1]));
+        case 8:
+          t.dtype = DType::kInt8;
+          break;
+        case 16:
+          t.dtype = DType::kInt16;
+          break;
+        case 32:
+          t.dtype = DType::kInt32;
+          break;
+        case 64:
+          t.dtype = DType::kInt64;
+          break;
+        default:
+          return unsupported_here("integer width " + std::to_string(o[1]));
       }
       types_[o[0]] = t;
       return ok_status();
@@ -192,9 +212,12 @@ Status Reader::handle_global(uint16_t opcode, std::span<const uint32_t> o) {
       UNIVK_RETURN_IF_ERROR(define(o[0]));
       if (o.size() > 2) return unsupported_here("floating-point encodings (bfloat16, fp8)");
       Type t = make_type(Type::kFloat, o[1]);
-      if (o[1] == 16) t.dtype = DType::kFloat16;
-      else if (o[1] == 32) t.dtype = DType::kFloat32;
-      else return unsupported_here("float width " + std::to_string(o[1]));
+      if (o[1] == 16)
+        t.dtype = DType::kFloat16;
+      else if (o[1] == 32)
+        t.dtype = DType::kFloat32;
+      else
+        return unsupported_here("float width " + std::to_string(o[1]));
       types_[o[0]] = t;
       return ok_status();
     }
@@ -234,7 +257,8 @@ Status Reader::handle_global(uint16_t opcode, std::span<const uint32_t> o) {
         return fail("tensor shape must be a constant array of integers");
       }
       if (rank <= 0 || static_cast<uint64_t>(rank) != st.length) {
-        return fail("tensor rank " + std::to_string(rank) + " does not match its shape of " + std::to_string(st.length));
+        return fail("tensor rank " + std::to_string(rank) + " does not match its shape of " +
+                    std::to_string(st.length));
       }
       Type t = make_type(Type::kTensor);
       t.elem = o[1];
@@ -445,7 +469,8 @@ Result<AttrValue> Reader::attribute(uint32_t id, const OperandSpec& spec, DType 
       if (et->dtype != elem) return bad("of element type " + std::string(dtype_name(elem)));
       return element(0);
     }
-    case OperandKind::kData: break;
+    case OperandKind::kData:
+      break;
   }
   return internal_error("unreachable");
 }
@@ -490,16 +515,25 @@ Status Reader::handle_ext_inst(std::span<const uint32_t> o) {
   for (const auto& [s, id] : attr_ops) {
     DType elem = DType::kInt32;
     switch (s->type) {
-      case TypeSource::kInput0: elem = graph_.values[inputs.at(0)].type.dtype; break;
-      case TypeSource::kInput1: elem = graph_.values[inputs.at(1)].type.dtype; break;
-      case TypeSource::kOutput: elem = out_type.dtype; break;
-      case TypeSource::kInt8: elem = DType::kInt8; break;
+      case TypeSource::kInput0:
+        elem = graph_.values[inputs.at(0)].type.dtype;
+        break;
+      case TypeSource::kInput1:
+        elem = graph_.values[inputs.at(1)].type.dtype;
+        break;
+      case TypeSource::kOutput:
+        elem = out_type.dtype;
+        break;
+      case TypeSource::kInt8:
+        elem = DType::kInt8;
+        break;
       case TypeSource::kMultiplier: {
         auto scale32 = attrs.get_int("scale32");  // scale32 precedes multiplier in RESCALE
         elem = scale32.ok() && *scale32 ? DType::kInt32 : DType::kInt16;
         break;
       }
-      case TypeSource::kNone: break;
+      case TypeSource::kNone:
+        break;
     }
     UNIVK_ASSIGN_OR_RETURN(AttrValue v, attribute(id, *s, elem, where));
     attrs.set(s->name, std::move(v));
@@ -512,20 +546,23 @@ Status Reader::handle_ext_inst(std::span<const uint32_t> o) {
 Status Reader::finish() {
   if (state_ != GraphState::kDone) return invalid_argument("spirv: the module has no complete OpGraphARM");
   if (!have_entry_) return invalid_argument("spirv: the module has no OpGraphEntryPointARM");
-  if (entry_graph_ != graph_id_) return invalid_argument("spirv: OpGraphEntryPointARM names an id that is not the graph");
+  if (entry_graph_ != graph_id_)
+    return invalid_argument("spirv: OpGraphEntryPointARM names an id that is not the graph");
   const Type& gt = types_.at(graph_type_);
   if (interface_.size() != gt.io.size()) {
     return invalid_argument("spirv: the entry point lists " + std::to_string(interface_.size()) +
-                            " interface variables, the graph has " + std::to_string(gt.io.size()) + " inputs and outputs");
+                            " interface variables, the graph has " + std::to_string(gt.io.size()) +
+                            " inputs and outputs");
   }
   for (size_t i = 0; i < interface_.size(); ++i) {
     const uint32_t var = interface_[i];
     auto v = variables_.find(var);
-    if (v == variables_.end()) return invalid_argument("spirv: interface id " + std::to_string(var) + " is not a variable");
-    if (types_.at(v->second).elem != gt.io[i] &&
-        !(tensor_type(types_.at(v->second).elem).ok() &&
-          *tensor_type(types_.at(v->second).elem) == *tensor_type(gt.io[i]))) {
-      return invalid_argument("spirv: interface variable " + std::to_string(i) + " has a different type than the graph");
+    if (v == variables_.end())
+      return invalid_argument("spirv: interface id " + std::to_string(var) + " is not a variable");
+    if (types_.at(v->second).elem != gt.io[i] && !(tensor_type(types_.at(v->second).elem).ok() &&
+                                                   *tensor_type(types_.at(v->second).elem) == *tensor_type(gt.io[i]))) {
+      return invalid_argument("spirv: interface variable " + std::to_string(i) +
+                              " has a different type than the graph");
     }
     auto d = decorations_.find(var);
     if (d == decorations_.end() || !d->second.first || !d->second.second) {
@@ -539,15 +576,19 @@ Status Reader::finish() {
     if (!output_set_[i]) return invalid_argument("spirv: graph output " + std::to_string(i) + " is never set");
   }
   for (uint32_t id : decorated_ids_) {
-    if (id >= bound_ || !defined_[id]) return invalid_argument("spirv: decoration of undefined id " + std::to_string(id));
+    if (id >= bound_ || !defined_[id])
+      return invalid_argument("spirv: decoration of undefined id " + std::to_string(id));
   }
   return ok_status();
 }
 
 Result<TosaGraph> Reader::run() {
-  if (w_.size() < 5) return invalid_argument("spirv: module of " + std::to_string(w_.size()) + " words is shorter than the header");
+  if (w_.size() < 5)
+    return invalid_argument("spirv: module of " + std::to_string(w_.size()) + " words is shorter than the header");
   if (w_[0] != op::kMagic) return invalid_argument("spirv: bad magic number (not a SPIR-V module, or big endian)");
-  if (w_[1] < 0x00010000u || w_[1] > op::kVersion16) return unsupported("spirv: SPIR-V version " + std::to_string(w_[1] >> 16) + "." + std::to_string((w_[1] >> 8) & 0xff));
+  if (w_[1] < 0x00010000u || w_[1] > op::kVersion16)
+    return unsupported("spirv: SPIR-V version " + std::to_string(w_[1] >> 16) + "." +
+                       std::to_string((w_[1] >> 8) & 0xff));
   bound_ = w_[3];
   if (bound_ == 0 || bound_ > (1u << 22) || bound_ > w_.size() * 4 + 16) {
     return invalid_argument("spirv: id bound " + std::to_string(bound_) + " is unreasonable for the module size");
@@ -559,26 +600,66 @@ Result<TosaGraph> Reader::run() {
   for (at_ = 5; at_ < w_.size();) {
     const uint32_t count = w_[at_] >> 16;
     const uint16_t opcode = static_cast<uint16_t>(w_[at_] & 0xffff);
-    if (count == 0 || count > w_.size() - at_) return fail("word count " + std::to_string(count) + " runs past the module");
+    if (count == 0 || count > w_.size() - at_)
+      return fail("word count " + std::to_string(count) + " runs past the module");
     const auto o = w_.subspan(at_ + 1, count - 1);
     const size_t next = at_ + count;
     int want;
     switch (opcode) {
-      case op::kCapability: want = kCaps; break;
-      case op::kExtension: want = kExts; break;
-      case op::kExtInstImport: want = kImports; break;
-      case op::kMemoryModel: want = kMemModel; break;
-      case op::kEntryPoint: want = kEntryPoints; break;
-      case op::kExecutionMode: case op::kExecutionModeId: want = kExecModes; break;
-      case op::kSourceContinued: case op::kSource: case op::kSourceExtension: case op::kName:
-      case op::kMemberName: case op::kString: case op::kModuleProcessed: want = kDebug; break;
-      case op::kDecorate: case op::kMemberDecorate: case op::kDecorateId: case op::kDecorateString:
-        want = kAnnotations; break;
-      case op::kFunction: want = kFunctions; break;
-      case op::kGraphEntryPointArm: case op::kGraphArm: case op::kGraphInputArm: case op::kGraphSetOutputArm:
-      case op::kGraphEndArm: case op::kExtInst: case op::kCompositeExtract: want = kGraphs; break;
-      case op::kLine: case op::kNoLine: case op::kNop: want = section; break;
-      default: want = kGlobals; break;
+      case op::kCapability:
+        want = kCaps;
+        break;
+      case op::kExtension:
+        want = kExts;
+        break;
+      case op::kExtInstImport:
+        want = kImports;
+        break;
+      case op::kMemoryModel:
+        want = kMemModel;
+        break;
+      case op::kEntryPoint:
+        want = kEntryPoints;
+        break;
+      case op::kExecutionMode:
+      case op::kExecutionModeId:
+        want = kExecModes;
+        break;
+      case op::kSourceContinued:
+      case op::kSource:
+      case op::kSourceExtension:
+      case op::kName:
+      case op::kMemberName:
+      case op::kString:
+      case op::kModuleProcessed:
+        want = kDebug;
+        break;
+      case op::kDecorate:
+      case op::kMemberDecorate:
+      case op::kDecorateId:
+      case op::kDecorateString:
+        want = kAnnotations;
+        break;
+      case op::kFunction:
+        want = kFunctions;
+        break;
+      case op::kGraphEntryPointArm:
+      case op::kGraphArm:
+      case op::kGraphInputArm:
+      case op::kGraphSetOutputArm:
+      case op::kGraphEndArm:
+      case op::kExtInst:
+      case op::kCompositeExtract:
+        want = kGraphs;
+        break;
+      case op::kLine:
+      case op::kNoLine:
+      case op::kNop:
+        want = section;
+        break;
+      default:
+        want = kGlobals;
+        break;
     }
     if (want < section) return fail("opcode " + std::to_string(opcode) + " is out of the module's section order");
     section = want;
@@ -605,7 +686,8 @@ Result<TosaGraph> Reader::run() {
         if (has_memory_model_) return fail("second OpMemoryModel");
         has_memory_model_ = true;
         break;
-      case kEntryPoints: case kExecModes:
+      case kEntryPoints:
+      case kExecModes:
         return unsupported("spirv: shader entry points (OpEntryPoint): not a graph module");
       case kDebug:
         break;
@@ -662,7 +744,8 @@ Result<TosaGraph> Reader::run() {
             if (o.size() != 3) return unsupported_here("OpGraphInputARM with element indices (tensor arrays)");
             UNIVK_ASSIGN_OR_RETURN(int64_t index, const_int(o[2], "input index"));
             const Type& gt = types_.at(graph_type_);
-            if (index < 0 || index >= gt.num_inputs) return fail("graph input index " + std::to_string(index) + " out of range");
+            if (index < 0 || index >= gt.num_inputs)
+              return fail("graph input index " + std::to_string(index) + " out of range");
             UNIVK_ASSIGN_OR_RETURN(TosaTensorType t, tensor_type(o[0]));
             if (!(t == graph_.values[static_cast<size_t>(index)].type)) {
               return fail("graph input " + std::to_string(index) + " type differs from the graph type");
@@ -672,14 +755,16 @@ Result<TosaGraph> Reader::run() {
             break;
           }
           case op::kExtInst:
-            if (state_ != GraphState::kInputs && state_ != GraphState::kBody) return fail("OpExtInst outside a graph body");
+            if (state_ != GraphState::kInputs && state_ != GraphState::kBody)
+              return fail("OpExtInst outside a graph body");
             state_ = GraphState::kBody;
             UNIVK_RETURN_IF_ERROR(handle_ext_inst(o));
             break;
           case op::kCompositeExtract:
             return unsupported_here("OpCompositeExtract (multi-output operators)");
           case op::kGraphSetOutputArm: {
-            if (state_ == GraphState::kNone || state_ == GraphState::kDone) return fail("OpGraphSetOutputARM outside a graph");
+            if (state_ == GraphState::kNone || state_ == GraphState::kDone)
+              return fail("OpGraphSetOutputARM outside a graph");
             if (o.size() != 2) return unsupported_here("OpGraphSetOutputARM with element indices");
             state_ = GraphState::kOutputs;
             UNIVK_ASSIGN_OR_RETURN(ValueId v, data_value(o[0], "graph output"));
@@ -687,7 +772,8 @@ Result<TosaGraph> Reader::run() {
             if (index < 0 || static_cast<size_t>(index) >= output_set_.size()) {
               return fail("graph output index " + std::to_string(index) + " out of range");
             }
-            if (output_set_[static_cast<size_t>(index)]) return fail("graph output " + std::to_string(index) + " set twice");
+            if (output_set_[static_cast<size_t>(index)])
+              return fail("graph output " + std::to_string(index) + " set twice");
             const Type& gt = types_.at(graph_type_);
             UNIVK_ASSIGN_OR_RETURN(TosaTensorType t, tensor_type(gt.io[gt.num_inputs + static_cast<size_t>(index)]));
             if (!(t == graph_.values[v].type)) {
@@ -699,7 +785,8 @@ Result<TosaGraph> Reader::run() {
             break;
           }
           case op::kGraphEndArm:
-            if (state_ == GraphState::kNone || state_ == GraphState::kDone) return fail("OpGraphEndARM outside a graph");
+            if (state_ == GraphState::kNone || state_ == GraphState::kDone)
+              return fail("OpGraphEndARM outside a graph");
             state_ = GraphState::kDone;
             break;
           default:

@@ -74,16 +74,29 @@ Result<uint32_t> Writer::scalar_type(DType dtype) {
   if (it != scalar_types_.end()) return it->second;
   const uint32_t id = new_id();
   switch (dtype) {
-    case DType::kFloat32: emit(globals_, op::kTypeFloat, {id, 32}); break;
-    case DType::kFloat16: emit(globals_, op::kTypeFloat, {id, 16}); break;
-    case DType::kInt8: emit(globals_, op::kTypeInt, {id, 8, 0}); break;
-    case DType::kInt16: emit(globals_, op::kTypeInt, {id, 16, 0}); break;
-    case DType::kInt32: emit(globals_, op::kTypeInt, {id, 32, 0}); break;
-    case DType::kInt64: emit(globals_, op::kTypeInt, {id, 64, 0}); break;
-    case DType::kBool: emit(globals_, op::kTypeBool, {id}); break;
+    case DType::kFloat32:
+      emit(globals_, op::kTypeFloat, {id, 32});
+      break;
+    case DType::kFloat16:
+      emit(globals_, op::kTypeFloat, {id, 16});
+      break;
+    case DType::kInt8:
+      emit(globals_, op::kTypeInt, {id, 8, 0});
+      break;
+    case DType::kInt16:
+      emit(globals_, op::kTypeInt, {id, 16, 0});
+      break;
+    case DType::kInt32:
+      emit(globals_, op::kTypeInt, {id, 32, 0});
+      break;
+    case DType::kInt64:
+      emit(globals_, op::kTypeInt, {id, 64, 0});
+      break;
+    case DType::kBool:
+      emit(globals_, op::kTypeBool, {id});
+      break;
     default:
-      return unsupported("spirv writer: element type " + std::string(dtype_name(dtype)) +
-                         " has no TOSA SPIR-V type");
+      return unsupported("spirv writer: element type " + std::string(dtype_name(dtype)) + " has no TOSA SPIR-V type");
   }
   used_dtypes_.insert(dtype);
   scalar_types_[dtype] = id;
@@ -126,13 +139,20 @@ Result<uint64_t> element_bits(DType dtype, const AttrValue& value) {
       std::memcpy(&b, &f, 4);
       return uint64_t{b};
     }
-    case DType::kFloat16: return uint64_t{float_to_half(static_cast<float>(d))};
-    case DType::kInt8: return uint64_t{static_cast<uint8_t>(i)};
-    case DType::kInt16: return uint64_t{static_cast<uint16_t>(i)};
-    case DType::kInt32: return uint64_t{static_cast<uint32_t>(i)};
-    case DType::kInt64: return static_cast<uint64_t>(i);
-    case DType::kBool: return uint64_t{i != 0};
-    default: return unsupported(std::string("element type ") + std::string(dtype_name(dtype)));
+    case DType::kFloat16:
+      return uint64_t{float_to_half(static_cast<float>(d))};
+    case DType::kInt8:
+      return uint64_t{static_cast<uint8_t>(i)};
+    case DType::kInt16:
+      return uint64_t{static_cast<uint16_t>(i)};
+    case DType::kInt32:
+      return uint64_t{static_cast<uint32_t>(i)};
+    case DType::kInt64:
+      return static_cast<uint64_t>(i);
+    case DType::kBool:
+      return uint64_t{i != 0};
+    default:
+      return unsupported(std::string("element type ") + std::string(dtype_name(dtype)));
   }
 }
 
@@ -194,14 +214,44 @@ Result<uint32_t> Writer::tensor_const(const TosaTensorType& t, std::span<const u
       const uint8_t* p = bytes.data() + static_cast<size_t>(i) * esize;
       AttrValue v;
       switch (t.dtype) {
-        case DType::kFloat32: { float f; std::memcpy(&f, p, 4); v = double{f}; break; }
-        case DType::kFloat16: { uint16_t h; std::memcpy(&h, p, 2); v = double{half_to_float(h)}; break; }
-        case DType::kInt8: v = int64_t{static_cast<int8_t>(*p)}; break;
-        case DType::kInt16: { int16_t x; std::memcpy(&x, p, 2); v = int64_t{x}; break; }
-        case DType::kInt32: { int32_t x; std::memcpy(&x, p, 4); v = int64_t{x}; break; }
-        case DType::kInt64: { int64_t x; std::memcpy(&x, p, 8); v = x; break; }
-        case DType::kBool: v = int64_t{*p != 0}; break;
-        default: return unsupported("spirv writer: constant of type " + std::string(dtype_name(t.dtype)));
+        case DType::kFloat32: {
+          float f;
+          std::memcpy(&f, p, 4);
+          v = double{f};
+          break;
+        }
+        case DType::kFloat16: {
+          uint16_t h;
+          std::memcpy(&h, p, 2);
+          v = double{half_to_float(h)};
+          break;
+        }
+        case DType::kInt8:
+          v = int64_t{static_cast<int8_t>(*p)};
+          break;
+        case DType::kInt16: {
+          int16_t x;
+          std::memcpy(&x, p, 2);
+          v = int64_t{x};
+          break;
+        }
+        case DType::kInt32: {
+          int32_t x;
+          std::memcpy(&x, p, 4);
+          v = int64_t{x};
+          break;
+        }
+        case DType::kInt64: {
+          int64_t x;
+          std::memcpy(&x, p, 8);
+          v = x;
+          break;
+        }
+        case DType::kBool:
+          v = int64_t{*p != 0};
+          break;
+        default:
+          return unsupported("spirv writer: constant of type " + std::string(dtype_name(t.dtype)));
       }
       UNIVK_ASSIGN_OR_RETURN(uint32_t c, scalar_const(t.dtype, v));
       ops.push_back(c);
@@ -210,7 +260,8 @@ Result<uint32_t> Writer::tensor_const(const TosaTensorType& t, std::span<const u
     TosaTensorType sub{t.dtype, std::vector<int64_t>(t.shape.begin() + 1, t.shape.end())};
     const size_t sub_bytes = static_cast<size_t>(sub.element_count()) * esize;
     for (int64_t i = 0; i < t.shape[0]; ++i) {
-      UNIVK_ASSIGN_OR_RETURN(uint32_t c, tensor_const(sub, bytes.subspan(static_cast<size_t>(i) * sub_bytes, sub_bytes)));
+      UNIVK_ASSIGN_OR_RETURN(uint32_t c,
+                             tensor_const(sub, bytes.subspan(static_cast<size_t>(i) * sub_bytes, sub_bytes)));
       ops.push_back(c);
     }
   }
@@ -248,15 +299,20 @@ Result<uint32_t> Writer::value_id(ValueId v) {
 
 Result<DType> Writer::source_dtype(const TosaOperation& op, TypeSource src) {
   switch (src) {
-    case TypeSource::kInput0: return g_.values[op.inputs.at(0)].type.dtype;
-    case TypeSource::kInput1: return g_.values[op.inputs.at(1)].type.dtype;
-    case TypeSource::kOutput: return g_.values[op.outputs.at(0)].type.dtype;
-    case TypeSource::kInt8: return DType::kInt8;
+    case TypeSource::kInput0:
+      return g_.values[op.inputs.at(0)].type.dtype;
+    case TypeSource::kInput1:
+      return g_.values[op.inputs.at(1)].type.dtype;
+    case TypeSource::kOutput:
+      return g_.values[op.outputs.at(0)].type.dtype;
+    case TypeSource::kInt8:
+      return DType::kInt8;
     case TypeSource::kMultiplier: {
       UNIVK_ASSIGN_OR_RETURN(int64_t scale32, op.attrs.get_int("scale32"));
       return scale32 ? DType::kInt32 : DType::kInt16;
     }
-    case TypeSource::kNone: break;
+    case TypeSource::kNone:
+      break;
   }
   return internal_error("operand without a type source");
 }
@@ -318,15 +374,16 @@ Result<uint32_t> Writer::attribute_operand(const TosaOperation& op, size_t op_in
       std::memcpy(bytes.data(), &*bits, bytes.size());
       return tensor_const({dt, {1}}, bytes);
     }
-    case OperandKind::kData: break;
+    case OperandKind::kData:
+      break;
   }
   return internal_error("data operand passed as attribute");
 }
 
 Status Writer::write_operation(size_t index) {
   const TosaOperation& op = g_.operations[index];
-  const std::string where = "spirv writer: operation " + std::to_string(index) + " (" +
-                            std::string(tosa_op_name(op.op)) + ")";
+  const std::string where =
+      "spirv writer: operation " + std::to_string(index) + " (" + std::string(tosa_op_name(op.op)) + ")";
   const detail::OpSpec* spec = detail::find_op_spec(op.op);
   if (!spec) return unsupported(where + ": operator not supported");
   size_t data_count = 0;
@@ -336,7 +393,8 @@ Status Writer::write_operation(size_t index) {
                             (spec->variadic_data ? std::string("at least 1") : std::to_string(data_count)));
   }
   for (ValueId in : op.inputs) {
-    if (in >= g_.values.size()) return invalid_argument(where + ": input value " + std::to_string(in) + " out of range");
+    if (in >= g_.values.size())
+      return invalid_argument(where + ": input value " + std::to_string(in) + " out of range");
   }
   if (op.outputs.size() != 1) return unsupported(where + ": exactly one output is supported");
   const ValueId out = op.outputs[0];
@@ -403,7 +461,8 @@ Result<std::vector<uint32_t>> Writer::run() {
   }
   for (size_t i = 0; i < g_.outputs.size(); ++i) {
     const GraphBinding& b = g_.outputs[i];
-    if (b.value >= g_.values.size()) return invalid_argument("spirv writer: output " + std::to_string(i) + " value out of range");
+    if (b.value >= g_.values.size())
+      return invalid_argument("spirv writer: output " + std::to_string(i) + " value out of range");
     UNIVK_ASSIGN_OR_RETURN(uint32_t t, tensor_type(g_.values[b.value].type));
     out_types.push_back(t);
     variable(t, b);

@@ -10,13 +10,13 @@
 namespace univk::spirv::detail {
 
 enum class OperandKind {
-  kData,        // a graph value (TosaOperation::inputs)
-  kI32,         // scalar int32 constant -> int64 attribute (axis, enums)
-  kBool,        // OpConstantTrue/False -> int64 0/1
-  kI32List,     // rank-1 int32 tensor constant -> int list (kernel, stride, shape, ...)
-  kElemScalar,  // scalar constant of an element type -> int64 / double (CLAMP min_val/max_val)
-  kElemTensor1, // [1] tensor constant of an element type -> int64 / double (zero points, ...)
-  kElemList,    // rank-1 tensor constant of an element type -> int list (RESCALE multiplier/shift)
+  kData,         // a graph value (TosaOperation::inputs)
+  kI32,          // scalar int32 constant -> int64 attribute (axis, enums)
+  kBool,         // OpConstantTrue/False -> int64 0/1
+  kI32List,      // rank-1 int32 tensor constant -> int list (kernel, stride, shape, ...)
+  kElemScalar,   // scalar constant of an element type -> int64 / double (CLAMP min_val/max_val)
+  kElemTensor1,  // [1] tensor constant of an element type -> int64 / double (zero points, ...)
+  kElemList,     // rank-1 tensor constant of an element type -> int list (RESCALE multiplier/shift)
 };
 
 // Where the element type of a typed constant operand comes from.

@@ -8,14 +8,72 @@ namespace univk::spirv {
 namespace {
 
 constexpr std::array<std::string_view, kTosaOpCount> kNames = {
-    "ARGMAX", "AVG_POOL2D", "CONV2D", "CONV3D", "DEPTHWISE_CONV2D", "FFT2D", "MATMUL", "MAX_POOL2D",
-    "RFFT2D", "TRANSPOSE_CONV2D", "CLAMP", "ERF", "SIGMOID", "TANH", "ADD", "ARITHMETIC_RIGHT_SHIFT",
-    "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR", "INTDIV", "LOGICAL_AND", "LOGICAL_LEFT_SHIFT",
-    "LOGICAL_RIGHT_SHIFT", "LOGICAL_OR", "LOGICAL_XOR", "MAXIMUM", "MINIMUM", "MUL", "POW", "SUB",
-    "TABLE", "ABS", "BITWISE_NOT", "CEIL", "CLZ", "COS", "EXP", "FLOOR", "LOG", "LOGICAL_NOT", "NEGATE",
-    "RECIPROCAL", "RSQRT", "SIN", "SELECT", "EQUAL", "GREATER", "GREATER_EQUAL", "REDUCE_ALL",
-    "REDUCE_ANY", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PRODUCT", "REDUCE_SUM", "CONCAT", "PAD",
-    "RESHAPE", "REVERSE", "SLICE", "TILE", "TRANSPOSE", "GATHER", "SCATTER", "RESIZE", "CAST", "RESCALE",
+    "ARGMAX",
+    "AVG_POOL2D",
+    "CONV2D",
+    "CONV3D",
+    "DEPTHWISE_CONV2D",
+    "FFT2D",
+    "MATMUL",
+    "MAX_POOL2D",
+    "RFFT2D",
+    "TRANSPOSE_CONV2D",
+    "CLAMP",
+    "ERF",
+    "SIGMOID",
+    "TANH",
+    "ADD",
+    "ARITHMETIC_RIGHT_SHIFT",
+    "BITWISE_AND",
+    "BITWISE_OR",
+    "BITWISE_XOR",
+    "INTDIV",
+    "LOGICAL_AND",
+    "LOGICAL_LEFT_SHIFT",
+    "LOGICAL_RIGHT_SHIFT",
+    "LOGICAL_OR",
+    "LOGICAL_XOR",
+    "MAXIMUM",
+    "MINIMUM",
+    "MUL",
+    "POW",
+    "SUB",
+    "TABLE",
+    "ABS",
+    "BITWISE_NOT",
+    "CEIL",
+    "CLZ",
+    "COS",
+    "EXP",
+    "FLOOR",
+    "LOG",
+    "LOGICAL_NOT",
+    "NEGATE",
+    "RECIPROCAL",
+    "RSQRT",
+    "SIN",
+    "SELECT",
+    "EQUAL",
+    "GREATER",
+    "GREATER_EQUAL",
+    "REDUCE_ALL",
+    "REDUCE_ANY",
+    "REDUCE_MAX",
+    "REDUCE_MIN",
+    "REDUCE_PRODUCT",
+    "REDUCE_SUM",
+    "CONCAT",
+    "PAD",
+    "RESHAPE",
+    "REVERSE",
+    "SLICE",
+    "TILE",
+    "TRANSPOSE",
+    "GATHER",
+    "SCATTER",
+    "RESIZE",
+    "CAST",
+    "RESCALE",
 };
 
 }  // namespace
@@ -48,53 +106,89 @@ constexpr OperandSpec kUnary1[] = {{"input1", K::kData}};
 constexpr OperandSpec kBinary[] = {{"input1", K::kData}, {"input2", K::kData}};
 constexpr OperandSpec kBinaryNan[] = {{"nan_mode", K::kI32}, {"input1", K::kData}, {"input2", K::kData}};
 constexpr OperandSpec kArgmax[] = {{"axis", K::kI32}, {"nan_mode", K::kI32}, {"input", K::kData}};
-constexpr OperandSpec kAvgPool[] = {{"kernel", K::kI32List}, {"stride", K::kI32List}, {"pad", K::kI32List},
-                                    {"acc_type", K::kI32}, {"input", K::kData},
+constexpr OperandSpec kAvgPool[] = {{"kernel", K::kI32List},
+                                    {"stride", K::kI32List},
+                                    {"pad", K::kI32List},
+                                    {"acc_type", K::kI32},
+                                    {"input", K::kData},
                                     {"input_zp", K::kElemTensor1, T::kInput0},
                                     {"output_zp", K::kElemTensor1, T::kOutput}};
-constexpr OperandSpec kConv[] = {{"pad", K::kI32List}, {"stride", K::kI32List}, {"dilation", K::kI32List},
-                                 {"acc_type", K::kI32}, {"local_bound", K::kBool}, {"input", K::kData},
-                                 {"weight", K::kData}, {"bias", K::kData},
+constexpr OperandSpec kConv[] = {{"pad", K::kI32List},
+                                 {"stride", K::kI32List},
+                                 {"dilation", K::kI32List},
+                                 {"acc_type", K::kI32},
+                                 {"local_bound", K::kBool},
+                                 {"input", K::kData},
+                                 {"weight", K::kData},
+                                 {"bias", K::kData},
                                  {"input_zp", K::kElemTensor1, T::kInput0},
                                  {"weight_zp", K::kElemTensor1, T::kInput1}};
-constexpr OperandSpec kMatmul[] = {{"A", K::kData}, {"B", K::kData}, {"a_zp", K::kElemTensor1, T::kInput0},
-                                   {"b_zp", K::kElemTensor1, T::kInput1}};
-constexpr OperandSpec kMaxPool[] = {{"kernel", K::kI32List}, {"stride", K::kI32List}, {"pad", K::kI32List},
-                                    {"nan_mode", K::kI32}, {"input", K::kData}};
-constexpr OperandSpec kClamp[] = {{"min_val", K::kElemScalar, T::kInput0}, {"max_val", K::kElemScalar, T::kInput0},
-                                  {"nan_mode", K::kI32}, {"input", K::kData}};
+constexpr OperandSpec kMatmul[] = {
+    {"A", K::kData}, {"B", K::kData}, {"a_zp", K::kElemTensor1, T::kInput0}, {"b_zp", K::kElemTensor1, T::kInput1}};
+constexpr OperandSpec kMaxPool[] = {
+    {"kernel", K::kI32List}, {"stride", K::kI32List}, {"pad", K::kI32List}, {"nan_mode", K::kI32}, {"input", K::kData}};
+constexpr OperandSpec kClamp[] = {{"min_val", K::kElemScalar, T::kInput0},
+                                  {"max_val", K::kElemScalar, T::kInput0},
+                                  {"nan_mode", K::kI32},
+                                  {"input", K::kData}};
 constexpr OperandSpec kMul[] = {{"input1", K::kData}, {"input2", K::kData}, {"shift", K::kElemTensor1, T::kInt8}};
 constexpr OperandSpec kTable[] = {{"input1", K::kData}, {"table", K::kData}};
-constexpr OperandSpec kNegate[] = {{"input1", K::kData}, {"input1_zp", K::kElemTensor1, T::kInput0},
-                                   {"output_zp", K::kElemTensor1, T::kOutput}};
+constexpr OperandSpec kNegate[] = {
+    {"input1", K::kData}, {"input1_zp", K::kElemTensor1, T::kInput0}, {"output_zp", K::kElemTensor1, T::kOutput}};
 constexpr OperandSpec kReduce[] = {{"axis", K::kI32}, {"input", K::kData}};
 constexpr OperandSpec kReduceNan[] = {{"axis", K::kI32}, {"nan_mode", K::kI32}, {"input", K::kData}};
 constexpr OperandSpec kConcat[] = {{"axis", K::kI32}, {"input1", K::kData}};
-constexpr OperandSpec kPad[] = {{"input1", K::kData}, {"padding", K::kI32List},
-                                {"pad_const", K::kElemTensor1, T::kInput0}};
+constexpr OperandSpec kPad[] = {
+    {"input1", K::kData}, {"padding", K::kI32List}, {"pad_const", K::kElemTensor1, T::kInput0}};
 constexpr OperandSpec kReshape[] = {{"input1", K::kData}, {"shape", K::kI32List}};
 constexpr OperandSpec kSlice[] = {{"input1", K::kData}, {"start", K::kI32List}, {"size", K::kI32List}};
 constexpr OperandSpec kTile[] = {{"input1", K::kData}, {"multiples", K::kI32List}};
 constexpr OperandSpec kTranspose[] = {{"perms", K::kI32List}, {"input1", K::kData}};
-constexpr OperandSpec kRescale[] = {{"scale32", K::kBool}, {"rounding_mode", K::kI32}, {"per_channel", K::kBool},
-                                    {"input_unsigned", K::kBool}, {"output_unsigned", K::kBool},
-                                    {"input", K::kData}, {"multiplier", K::kElemList, T::kMultiplier},
+constexpr OperandSpec kRescale[] = {{"scale32", K::kBool},
+                                    {"rounding_mode", K::kI32},
+                                    {"per_channel", K::kBool},
+                                    {"input_unsigned", K::kBool},
+                                    {"output_unsigned", K::kBool},
+                                    {"input", K::kData},
+                                    {"multiplier", K::kElemList, T::kMultiplier},
                                     {"shift", K::kElemList, T::kInt8},
                                     {"input_zp", K::kElemTensor1, T::kInput0},
                                     {"output_zp", K::kElemTensor1, T::kOutput}};
 
 const OpSpec kSpecs[] = {
-    {TosaOp::kAvgPool2d, kAvgPool},   {TosaOp::kMaxPool2d, kMaxPool},   {TosaOp::kConv2d, kConv},
-    {TosaOp::kDepthwiseConv2d, kConv}, {TosaOp::kMatmul, kMatmul},     {TosaOp::kAdd, kBinary},
-    {TosaOp::kSub, kBinary},           {TosaOp::kMul, kMul},           {TosaOp::kSigmoid, kUnary},
-    {TosaOp::kTanh, kUnary},           {TosaOp::kClamp, kClamp},       {TosaOp::kExp, kUnary1},
-    {TosaOp::kLog, kUnary1},           {TosaOp::kAbs, kUnary1},        {TosaOp::kNegate, kNegate},
-    {TosaOp::kReciprocal, kUnary1},    {TosaOp::kRsqrt, kUnary1},      {TosaOp::kPow, kBinary},
-    {TosaOp::kErf, kUnary},            {TosaOp::kMaximum, kBinaryNan}, {TosaOp::kMinimum, kBinaryNan},
-    {TosaOp::kReduceSum, kReduce},     {TosaOp::kReduceMax, kReduceNan}, {TosaOp::kArgmax, kArgmax},
-    {TosaOp::kReshape, kReshape},      {TosaOp::kTranspose, kTranspose}, {TosaOp::kConcat, kConcat, true},
-    {TosaOp::kSlice, kSlice},          {TosaOp::kPad, kPad},           {TosaOp::kTile, kTile},
-    {TosaOp::kCast, kUnary},           {TosaOp::kRescale, kRescale},   {TosaOp::kTable, kTable},
+    {TosaOp::kAvgPool2d, kAvgPool},
+    {TosaOp::kMaxPool2d, kMaxPool},
+    {TosaOp::kConv2d, kConv},
+    {TosaOp::kDepthwiseConv2d, kConv},
+    {TosaOp::kMatmul, kMatmul},
+    {TosaOp::kAdd, kBinary},
+    {TosaOp::kSub, kBinary},
+    {TosaOp::kMul, kMul},
+    {TosaOp::kSigmoid, kUnary},
+    {TosaOp::kTanh, kUnary},
+    {TosaOp::kClamp, kClamp},
+    {TosaOp::kExp, kUnary1},
+    {TosaOp::kLog, kUnary1},
+    {TosaOp::kAbs, kUnary1},
+    {TosaOp::kNegate, kNegate},
+    {TosaOp::kReciprocal, kUnary1},
+    {TosaOp::kRsqrt, kUnary1},
+    {TosaOp::kPow, kBinary},
+    {TosaOp::kErf, kUnary},
+    {TosaOp::kMaximum, kBinaryNan},
+    {TosaOp::kMinimum, kBinaryNan},
+    {TosaOp::kReduceSum, kReduce},
+    {TosaOp::kReduceMax, kReduceNan},
+    {TosaOp::kArgmax, kArgmax},
+    {TosaOp::kReshape, kReshape},
+    {TosaOp::kTranspose, kTranspose},
+    {TosaOp::kConcat, kConcat, true},
+    {TosaOp::kSlice, kSlice},
+    {TosaOp::kPad, kPad},
+    {TosaOp::kTile, kTile},
+    {TosaOp::kCast, kUnary},
+    {TosaOp::kRescale, kRescale},
+    {TosaOp::kTable, kTable},
 };
 
 }  // namespace

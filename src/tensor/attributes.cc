@@ -7,11 +7,16 @@ namespace {
 
 const char* type_name(const AttrValue& v) {
   switch (v.index()) {
-    case 0: return "int";
-    case 1: return "float";
-    case 2: return "string";
-    case 3: return "int list";
-    case 4: return "float list";
+    case 0:
+      return "int";
+    case 1:
+      return "float";
+    case 2:
+      return "string";
+    case 3:
+      return "int list";
+    case 4:
+      return "float list";
   }
   return "unknown";
 }

@@ -6,7 +6,9 @@
 namespace univk {
 namespace {
 
-std::string describe_type(DType dtype, const Shape& shape) { return std::string(dtype_name(dtype)) + shape.to_string(); }
+std::string describe_type(DType dtype, const Shape& shape) {
+  return std::string(dtype_name(dtype)) + shape.to_string();
+}
 
 // numel * element size, or nothing on a negative dimension or overflow.
 std::optional<size_t> checked_byte_size(DType dtype, const Shape& shape) {
@@ -19,8 +21,9 @@ std::optional<size_t> checked_byte_size(DType dtype, const Shape& shape) {
 
 size_t byte_size_or_throw(DType dtype, const Shape& shape) {
   std::optional<size_t> bytes = checked_byte_size(dtype, shape);
-  if (!bytes) throw HostAllocationError("cannot allocate host memory for " + describe_type(dtype, shape) +
-                                        ": its size is negative or overflows");
+  if (!bytes)
+    throw HostAllocationError("cannot allocate host memory for " + describe_type(dtype, shape) +
+                              ": its size is negative or overflows");
   return *bytes;
 }
 

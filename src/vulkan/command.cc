@@ -126,8 +126,8 @@ void record_host_read_barrier(const Device& device, VkCommandBuffer cmd) {
 }
 
 void record_buffer_barrier(const Device& device, VkCommandBuffer cmd, const BufferRange& range,
-                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                           VkAccessFlags2 dst_access) {
   if (device.uses_synchronization2()) {
     VkBufferMemoryBarrier2 barrier{};
     barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2;

@@ -121,8 +121,8 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   VkQueue queue = VK_NULL_HANDLE;
   device->table_.vkGetDeviceQueue(device->device_, family, 0, &queue);
   UNIVK_RETURN_IF_ERROR(device->finish_setup(queue, family, config.wait_spin_us, config.execute_timeout_ms));
-  UNIVK_LOG(kInfo) << "created Vulkan device '" << caps.device_name << "' (API "
-                   << api_version_string(caps.api_version) << ", queue family " << family << ")";
+  UNIVK_LOG(kInfo) << "created Vulkan device '" << caps.device_name << "' (API " << api_version_string(caps.api_version)
+                   << ", queue family " << family << ")";
   return device;
 }
 
@@ -163,7 +163,7 @@ Result<std::shared_ptr<Device>> Device::import(const ImportedDevice& imported) {
   volkLoadDeviceTable(&device->table_, device->device_);
   fault_injection::instrument(device->table_);  // no-op unless a test turned it on
   UNIVK_RETURN_IF_ERROR(device->finish_setup(imported.queue, imported.queue_family_index, imported.wait_spin_us,
-                                              imported.execute_timeout_ms));
+                                             imported.execute_timeout_ms));
   return device;
 }
 

@@ -56,10 +56,8 @@ std::string api_version_string(uint32_t version) {
 
 std::string queue_flags_string(VkQueueFlags flags) {
   static constexpr std::pair<VkQueueFlagBits, const char*> kNames[] = {
-      {VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},
-      {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},
-      {VK_QUEUE_TRANSFER_BIT, "TRANSFER"},
-      {VK_QUEUE_SPARSE_BINDING_BIT, "SPARSE_BINDING"},
+      {VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},   {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},
+      {VK_QUEUE_TRANSFER_BIT, "TRANSFER"},   {VK_QUEUE_SPARSE_BINDING_BIT, "SPARSE_BINDING"},
       {VK_QUEUE_PROTECTED_BIT, "PROTECTED"},
   };
   std::string out;

@@ -96,6 +96,8 @@ void wrap(Table& table, const char* name) {
 
 // Every device function of Vulkan 1.0-1.3 that returns a VkResult (the members of
 // VolkDeviceTable under VK_VERSION_1_x whose PFN returns VkResult).
+// The table keeps several names per line; clang-format would lay it out differently on each run.
+// clang-format off
 #define UNIVK_DEVICE_RESULT_FUNCTIONS_1_0(X)                                                          \
   X(vkAllocateCommandBuffers) X(vkAllocateDescriptorSets) X(vkAllocateMemory) X(vkBeginCommandBuffer) \
   X(vkBindBufferMemory) X(vkBindImageMemory) X(vkCreateBuffer) X(vkCreateBufferView)                  \
@@ -109,6 +111,7 @@ void wrap(Table& table, const char* name) {
   X(vkMergePipelineCaches) X(vkQueueBindSparse) X(vkQueueSubmit) X(vkQueueWaitIdle)                   \
   X(vkResetCommandBuffer) X(vkResetCommandPool) X(vkResetDescriptorPool) X(vkResetEvent)              \
   X(vkResetFences) X(vkSetEvent) X(vkWaitForFences)
+// clang-format on
 #if defined(VK_VERSION_1_1)
 #define UNIVK_DEVICE_RESULT_FUNCTIONS_1_1(X) \
   X(vkBindBufferMemory2) X(vkBindImageMemory2) X(vkCreateDescriptorUpdateTemplate) X(vkCreateSamplerYcbcrConversion)
@@ -126,13 +129,14 @@ void wrap(Table& table, const char* name) {
 #else
 #define UNIVK_DEVICE_RESULT_FUNCTIONS_1_3(X)
 #endif
-#define UNIVK_DEVICE_RESULT_FUNCTIONS(X)                                         \
-  UNIVK_DEVICE_RESULT_FUNCTIONS_1_0(X) UNIVK_DEVICE_RESULT_FUNCTIONS_1_1(X)       \
-  UNIVK_DEVICE_RESULT_FUNCTIONS_1_2(X) UNIVK_DEVICE_RESULT_FUNCTIONS_1_3(X)
+#define UNIVK_DEVICE_RESULT_FUNCTIONS(X) \
+  UNIVK_DEVICE_RESULT_FUNCTIONS_1_0(X)   \
+  UNIVK_DEVICE_RESULT_FUNCTIONS_1_1(X) UNIVK_DEVICE_RESULT_FUNCTIONS_1_2(X) UNIVK_DEVICE_RESULT_FUNCTIONS_1_3(X)
 
 // The InstanceDispatch members that return a VkResult.
 #define UNIVK_INSTANCE_RESULT_FUNCTIONS(X) \
-  X(vkEnumeratePhysicalDevices) X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkCreateDebugUtilsMessengerEXT)
+  X(vkEnumeratePhysicalDevices)            \
+  X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkCreateDebugUtilsMessengerEXT)
 
 void count_instrumented(bool ok) { (ok ? g_instrumented : g_mismatched).fetch_add(1, std::memory_order_relaxed); }
 

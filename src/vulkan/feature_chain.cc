@@ -26,30 +26,50 @@ VkBool32* FeatureChain::field(Feature feature) {
   bool has13 = api_version_ >= VK_API_VERSION_1_3;
   VkPhysicalDeviceFeatures& core = features_.features;
   switch (feature) {
-    case Feature::kShaderInt16: return &core.shaderInt16;
-    case Feature::kShaderInt64: return &core.shaderInt64;
-    case Feature::kShaderFloat64: return &core.shaderFloat64;
-    case Feature::kRobustBufferAccess: return &core.robustBufferAccess;
-    case Feature::kStorageBuffer16BitAccess: return has12 ? &v11_.storageBuffer16BitAccess : nullptr;
+    case Feature::kShaderInt16:
+      return &core.shaderInt16;
+    case Feature::kShaderInt64:
+      return &core.shaderInt64;
+    case Feature::kShaderFloat64:
+      return &core.shaderFloat64;
+    case Feature::kRobustBufferAccess:
+      return &core.robustBufferAccess;
+    case Feature::kStorageBuffer16BitAccess:
+      return has12 ? &v11_.storageBuffer16BitAccess : nullptr;
     case Feature::kUniformAndStorageBuffer16BitAccess:
       return has12 ? &v11_.uniformAndStorageBuffer16BitAccess : nullptr;
-    case Feature::kStoragePushConstant16: return has12 ? &v11_.storagePushConstant16 : nullptr;
-    case Feature::kShaderInt8: return has12 ? &v12_.shaderInt8 : nullptr;
-    case Feature::kShaderFloat16: return has12 ? &v12_.shaderFloat16 : nullptr;
-    case Feature::kStorageBuffer8BitAccess: return has12 ? &v12_.storageBuffer8BitAccess : nullptr;
+    case Feature::kStoragePushConstant16:
+      return has12 ? &v11_.storagePushConstant16 : nullptr;
+    case Feature::kShaderInt8:
+      return has12 ? &v12_.shaderInt8 : nullptr;
+    case Feature::kShaderFloat16:
+      return has12 ? &v12_.shaderFloat16 : nullptr;
+    case Feature::kStorageBuffer8BitAccess:
+      return has12 ? &v12_.storageBuffer8BitAccess : nullptr;
     case Feature::kUniformAndStorageBuffer8BitAccess:
       return has12 ? &v12_.uniformAndStorageBuffer8BitAccess : nullptr;
-    case Feature::kStoragePushConstant8: return has12 ? &v12_.storagePushConstant8 : nullptr;
-    case Feature::kTimelineSemaphore: return has12 ? &v12_.timelineSemaphore : nullptr;
-    case Feature::kBufferDeviceAddress: return has12 ? &v12_.bufferDeviceAddress : nullptr;
-    case Feature::kVulkanMemoryModel: return has12 ? &v12_.vulkanMemoryModel : nullptr;
-    case Feature::kVulkanMemoryModelDeviceScope: return has12 ? &v12_.vulkanMemoryModelDeviceScope : nullptr;
-    case Feature::kScalarBlockLayout: return has12 ? &v12_.scalarBlockLayout : nullptr;
-    case Feature::kSynchronization2: return has13 ? &v13_.synchronization2 : nullptr;
-    case Feature::kMaintenance4: return has13 ? &v13_.maintenance4 : nullptr;
-    case Feature::kSubgroupSizeControl: return has13 ? &v13_.subgroupSizeControl : nullptr;
-    case Feature::kComputeFullSubgroups: return has13 ? &v13_.computeFullSubgroups : nullptr;
-    case Feature::kShaderIntegerDotProduct: return has13 ? &v13_.shaderIntegerDotProduct : nullptr;
+    case Feature::kStoragePushConstant8:
+      return has12 ? &v12_.storagePushConstant8 : nullptr;
+    case Feature::kTimelineSemaphore:
+      return has12 ? &v12_.timelineSemaphore : nullptr;
+    case Feature::kBufferDeviceAddress:
+      return has12 ? &v12_.bufferDeviceAddress : nullptr;
+    case Feature::kVulkanMemoryModel:
+      return has12 ? &v12_.vulkanMemoryModel : nullptr;
+    case Feature::kVulkanMemoryModelDeviceScope:
+      return has12 ? &v12_.vulkanMemoryModelDeviceScope : nullptr;
+    case Feature::kScalarBlockLayout:
+      return has12 ? &v12_.scalarBlockLayout : nullptr;
+    case Feature::kSynchronization2:
+      return has13 ? &v13_.synchronization2 : nullptr;
+    case Feature::kMaintenance4:
+      return has13 ? &v13_.maintenance4 : nullptr;
+    case Feature::kSubgroupSizeControl:
+      return has13 ? &v13_.subgroupSizeControl : nullptr;
+    case Feature::kComputeFullSubgroups:
+      return has13 ? &v13_.computeFullSubgroups : nullptr;
+    case Feature::kShaderIntegerDotProduct:
+      return has13 ? &v13_.shaderIntegerDotProduct : nullptr;
   }
   return nullptr;
 }

@@ -14,7 +14,8 @@ Status ensure_loader() {
   std::call_once(once, [] {
     VkResult r = volkInitialize();
     if (r != VK_SUCCESS) {
-      result = new Status(incompatible("cannot load the Vulkan loader (libvulkan.so.1): is a Vulkan driver installed?"));
+      result =
+          new Status(incompatible("cannot load the Vulkan loader (libvulkan.so.1): is a Vulkan driver installed?"));
       return;
     }
     // volkLoadDeviceTable resolves device functions through the global vkGetDeviceProcAddr,

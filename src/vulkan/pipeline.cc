@@ -24,7 +24,8 @@ Result<ComputePipeline> ComputePipeline::create(std::shared_ptr<Device> device, 
   if (desc.spirv.size() < 5 || desc.spirv[0] != kSpirvMagic) {
     return invalid_argument(name + ": not a SPIR-V module (" + std::to_string(desc.spirv.size()) + " words)");
   }
-  if (desc.push_constant_bytes % 4 != 0 || desc.push_constant_bytes > device->properties().limits.maxPushConstantsSize) {
+  if (desc.push_constant_bytes % 4 != 0 ||
+      desc.push_constant_bytes > device->properties().limits.maxPushConstantsSize) {
     return invalid_argument(name + ": push constant size " + std::to_string(desc.push_constant_bytes) +
                             " is not a multiple of 4 or exceeds the device limit " +
                             std::to_string(device->properties().limits.maxPushConstantsSize));

@@ -91,7 +91,8 @@ Result<uint64_t> Queue::submit(std::span<const VkCommandBuffer> command_buffers,
     info.pSignalSemaphores = &timeline_;
     result = vk.vkQueueSubmit(queue_, 1, &info, VK_NULL_HANDLE);
   }
-  if (result != VK_SUCCESS) return vk_status(result, device_.uses_synchronization2() ? "vkQueueSubmit2" : "vkQueueSubmit");
+  if (result != VK_SUCCESS)
+    return vk_status(result, device_.uses_synchronization2() ? "vkQueueSubmit2" : "vkQueueSubmit");
   last_submitted_.store(signal_value, std::memory_order_release);
   return signal_value;
 }
@@ -112,7 +113,8 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
       VkResult r = device_.vk().vkGetSemaphoreCounterValue(device_.handle(), timeline_, &reached);
       if (r != VK_SUCCESS) return vk_status(r, "vkGetSemaphoreCounterValue");
       if (reached >= value) return ok_status();
-      const auto spent = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+      const auto spent =
+          static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
       if (spent >= spin) {
         if (timeout_ns != UINT64_MAX) timeout_ns = spent >= timeout_ns ? 0 : timeout_ns - spent;
         break;
@@ -133,8 +135,7 @@ Status Queue::wait(uint64_t value, uint64_t timeout_ns) const {
 Status Queue::wait(uint64_t value) const {
   if (execute_timeout_ms_ == 0) return wait(value, UINT64_MAX);
   constexpr uint64_t kNsPerMs = 1000000;
-  const uint64_t slice_ns =
-      execute_timeout_ms_ > UINT64_MAX / kNsPerMs ? UINT64_MAX : execute_timeout_ms_ * kNsPerMs;
+  const uint64_t slice_ns = execute_timeout_ms_ > UINT64_MAX / kNsPerMs ? UINT64_MAX : execute_timeout_ms_ * kNsPerMs;
   Status waited = wait(value, slice_ns);
   if (waited.code() != StatusCode::kTimeout) return waited;
   // The limit is on progress, not on the whole wait: `value` may sit behind other work on this

@@ -23,7 +23,12 @@ std::vector<uint8_t> pattern(size_t bytes, uint32_t seed) {
 TEST(ParallelCopy, CopiesEveryByteForManySizesAndThreadCounts) {
   // Below, at and above the parallel threshold, sizes that do not divide into pages or threads,
   // and an unaligned start.
-  const size_t sizes[] = {0, 1, 4095, kParallelCopyMinBytes - 1, kParallelCopyMinBytes, kParallelCopyMinBytes + 4097,
+  const size_t sizes[] = {0,
+                          1,
+                          4095,
+                          kParallelCopyMinBytes - 1,
+                          kParallelCopyMinBytes,
+                          kParallelCopyMinBytes + 4097,
                           3 * kParallelCopyMinBytes + 13};
   const auto src = pattern(3 * kParallelCopyMinBytes + 64, 7);
   for (size_t bytes : sizes) {

@@ -19,7 +19,8 @@ void expect_invalid(const Result<CompiledProgram>& r, const std::vector<std::str
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().to_string();
   for (const std::string& part : parts) {
-    EXPECT_NE(r.status().message().find(part), std::string::npos) << "missing '" << part << "' in " << r.status().to_string();
+    EXPECT_NE(r.status().message().find(part), std::string::npos)
+        << "missing '" << part << "' in " << r.status().to_string();
   }
 }
 

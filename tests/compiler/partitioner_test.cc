@@ -148,7 +148,7 @@ TEST(SubgraphIO, InputsOutputsAndConstants) {
   UNIVK_ASSERT_OK(g.add_output(d));
   const std::vector<NodeId> first = {0, 1};
   SubgraphIO io = subgraph_io(g, first);
-  EXPECT_EQ(io.inputs, (std::vector<ValueId>{x}));  // the constant is not an input
+  EXPECT_EQ(io.inputs, (std::vector<ValueId>{x}));      // the constant is not an input
   EXPECT_EQ(io.outputs, (std::vector<ValueId>{a, b}));  // both read by node d
   const std::vector<NodeId> last = {2};
   io = subgraph_io(g, last);

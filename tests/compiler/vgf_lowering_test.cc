@@ -124,7 +124,8 @@ std::function<std::vector<ValueId>(Graph&, ValueId)> constants(std::vector<Shape
     std::vector<ValueId> ids;
     uint32_t seed = 100;
     for (const Shape& s : shapes) {
-      ids.push_back(g.add_constant("c" + std::to_string(seed), random_tensor(DType::kFloat32, s, seed, 0.1, 1.0)).value());
+      ids.push_back(
+          g.add_constant("c" + std::to_string(seed), random_tensor(DType::kFloat32, s, seed, 0.1, 1.0)).value());
       ++seed;
     }
     return ids;
@@ -171,7 +172,8 @@ TEST(VgfLowering, ElementwiseChainNeedsNoTranspose) {
 }
 
 TEST(VgfLowering, LargeConstantsBecomeVgfConstants) {
-  Graph g = single_op("conv2d", attrs({{"padding", Ints{1, 1}}}), Shape{1, 3, 6, 6}, constants({Shape{4, 3, 3, 3}, Shape{4}}));
+  Graph g = single_op("conv2d", attrs({{"padding", Ints{1, 1}}}), Shape{1, 3, 6, 6},
+                      constants({Shape{4, 3, 3, 3}, Shape{4}}));
   const auto nodes = all_nodes(g);
   auto bytes = lower_to_vgf(g, nodes, subgraph_io(g, nodes));
   UNIVK_ASSERT_OK(bytes);
@@ -232,7 +234,9 @@ TEST(VgfLowering, SliceAndCatOfConvolutionResults) {
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{1, 2, 4, 4}).value();
   const ValueId w = g.add_constant("w", random_tensor(DType::kFloat32, Shape{4, 2, 1, 1}, 5, -1, 1)).value();
   const ValueId c = g.add_node_inferred("c", "conv2d", {}, {x, w}).value();
-  const ValueId s = g.add_node_inferred("s", "slice", attrs({{"dim", int64_t{1}}, {"start", int64_t{1}}, {"end", int64_t{3}}}), {c}).value();
+  const ValueId s =
+      g.add_node_inferred("s", "slice", attrs({{"dim", int64_t{1}}, {"start", int64_t{1}}, {"end", int64_t{3}}}), {c})
+          .value();
   const ValueId k = g.add_node_inferred("k", "cat", attrs({{"dim", int64_t{1}}}), {c, s}).value();
   UNIVK_ASSERT_OK(g.add_output(k));
   expect_lowering_matches(g);

@@ -104,8 +104,8 @@ TEST_F(ApiMisuse, UnknownMethodBackendAndOptions) {
 
   runtime::LoadOptions bad_mode = options_;
   bad_mode.all_backends["vulkan_shared_context_mode"] = "sometimes";
-  EXPECT_TRUE(fails_with(p.program->load_method("forward", bad_mode).status(), StatusCode::kInvalidArgument,
-                         "sometimes"));
+  EXPECT_TRUE(
+      fails_with(p.program->load_method("forward", bad_mode).status(), StatusCode::kInvalidArgument, "sometimes"));
   runtime::LoadOptions bad_group = options_;
   bad_group.all_backends["vulkan_shared_group_id"] = "two";
   EXPECT_TRUE(fails_with(p.program->load_method("forward", bad_group).status(), StatusCode::kInvalidArgument, "two"));
@@ -122,8 +122,8 @@ TEST_F(ApiMisuse, UnknownMethodBackendAndOptions) {
 
   auto unknown = one_delegate_program("NoSuchBackend", std::vector<uint8_t>(16, 0));
   UNIVK_ASSERT_OK(unknown);
-  EXPECT_TRUE(fails_with((*unknown)->load_method("forward", options_).status(), StatusCode::kNotFound,
-                         "NoSuchBackend"));
+  EXPECT_TRUE(
+      fails_with((*unknown)->load_method("forward", options_).status(), StatusCode::kNotFound, "NoSuchBackend"));
 }
 
 TEST_F(ApiMisuse, CorruptPayloadIsALoadError) {
@@ -147,16 +147,14 @@ TEST_F(ApiMisuse, CorruptPayloadIsALoadError) {
 TEST_F(ApiMisuse, BadProgramFiles) {
   EXPECT_EQ(runtime::Program::load("/nonexistent/model.uvk").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(runtime::Program::load_bytes({}).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(runtime::Program::load_bytes(std::vector<uint8_t>(7, 0xff)).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(runtime::Program::load_bytes(std::vector<uint8_t>(7, 0xff)).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(ApiMisuse, NullHandlesAndUnsubmittedTimelineValues) {
   vulkan::ImportedDevice null_device;
   EXPECT_EQ(vulkan::Device::import(null_device).status().code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(registry_.import_device({"imported", 0}, null_device).ok());
-  EXPECT_EQ(vulkan::Instance::import(VK_NULL_HANDLE, VK_API_VERSION_1_3).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(vulkan::Instance::import(VK_NULL_HANDLE, VK_API_VERSION_1_3).status().code(), StatusCode::kInvalidArgument);
 
   auto device = registry_.acquire({}, {}, options_.config);
   UNIVK_ASSERT_OK(device);

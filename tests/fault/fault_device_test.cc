@@ -19,18 +19,18 @@
 namespace univk::vulkan {
 namespace {
 
+using fault_testing::expected_code;
 using testing::bytes_of;
 using testing::ComputeJob;
 using testing::test_config;
-using fault_testing::expected_code;
 
 constexpr uint32_t kCount = 256;
 
 // A fill job from scratch: buffer, pipeline, descriptors, command buffer; submit, wait, check.
 Status run_job(const DeviceLease& device, uint32_t base) {
   UNIVK_ASSIGN_OR_RETURN(Buffer out, Buffer::create(device, kCount * sizeof(uint32_t), MemoryKind::kHostVisible));
-  UNIVK_ASSIGN_OR_RETURN(ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(),
-                                                            {{out.handle(), 0, out.size()}}, 8, "fill"));
+  UNIVK_ASSIGN_OR_RETURN(
+      ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(), {{out.handle(), 0, out.size()}}, 8, "fill"));
   uint32_t params[2] = {base, kCount};
   UNIVK_RETURN_IF_ERROR(job.record(bytes_of(params), kCount / 64));
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, job.submit());

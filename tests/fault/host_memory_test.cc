@@ -153,7 +153,7 @@ TEST(HostMemory, LargeCpuValueUnderAMemoryLimitIsOutOfMemory) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     const rlim_t limit = virtual_memory_bytes() + (512ull << 20);
-    const struct rlimit rl{limit, limit};
+    const struct rlimit rl { limit, limit };
     if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(10);
     auto method = (*program)->load_method("forward");
     if (!method.ok()) _exit(11);

@@ -49,9 +49,12 @@ Result<TestProgram> vulkan_program([[maybe_unused]] float scale, [[maybe_unused]
   using backends::ComputeValue;
   const Shape shape{1, 3, 8, 8};
   backends::ComputeGraph g;
-  g.values = {ComputeValue{DType::kFloat32, shape, {}}, ComputeValue{DType::kFloat32, shape, {}},
-              ComputeValue{DType::kFloat32, Shape{1}, f32_bytes({scale})}, ComputeValue{DType::kFloat32, shape, {}},
-              ComputeValue{DType::kFloat32, Shape{1}, f32_bytes({bias})}, ComputeValue{DType::kFloat32, shape, {}}};
+  g.values = {ComputeValue{DType::kFloat32, shape, {}},
+              ComputeValue{DType::kFloat32, shape, {}},
+              ComputeValue{DType::kFloat32, Shape{1}, f32_bytes({scale})},
+              ComputeValue{DType::kFloat32, shape, {}},
+              ComputeValue{DType::kFloat32, Shape{1}, f32_bytes({bias})},
+              ComputeValue{DType::kFloat32, shape, {}}};
   g.ops = {ComputeOp{"sigmoid", {}, {0}, {1}}, ComputeOp{"mul", {}, {1, 2}, {3}}, ComputeOp{"add", {}, {3, 4}, {5}}};
   g.inputs = {0};
   g.outputs = {5};

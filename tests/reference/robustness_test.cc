@@ -23,15 +23,37 @@ std::vector<Attributes> hostile_attrs() {
   return {
       {},
       attrs({{"kernel_size", I{-1, 0}}, {"stride", I{0}}, {"dim", int64_t{-99}}, {"kernel", I{0, 0}}}),
-      attrs({{"kernel_size", int64_t{1}}, {"kernel", I{1, 1}}, {"stride", I{1, 1}}, {"dim", int64_t{0}},
-             {"axis", int64_t{0}}, {"shape", I{-1}}, {"perms", I{0}}, {"dims", I{0}}, {"output_size", int64_t{1}},
-             {"normalized_shape", I{1}}, {"start", I{0}}, {"size", I{1}}, {"padding", I{0, 0}},
-             {"multiples", I{1}}, {"output_type", std::string("int8")}, {"multiplier", I{1}}, {"shift", I{2}},
-             {"dim0", int64_t{0}}, {"dim1", int64_t{0}}, {"min_val", int64_t{0}}, {"max_val", int64_t{1}},
+      attrs({{"kernel_size", int64_t{1}},
+             {"kernel", I{1, 1}},
+             {"stride", I{1, 1}},
+             {"dim", int64_t{0}},
+             {"axis", int64_t{0}},
+             {"shape", I{-1}},
+             {"perms", I{0}},
+             {"dims", I{0}},
+             {"output_size", int64_t{1}},
+             {"normalized_shape", I{1}},
+             {"start", I{0}},
+             {"size", I{1}},
+             {"padding", I{0, 0}},
+             {"multiples", I{1}},
+             {"output_type", std::string("int8")},
+             {"multiplier", I{1}},
+             {"shift", I{2}},
+             {"dim0", int64_t{0}},
+             {"dim1", int64_t{0}},
+             {"min_val", int64_t{0}},
+             {"max_val", int64_t{1}},
              {"other", 2.0}}),
-      attrs({{"kernel_size", std::string("x")}, {"dim", std::vector<double>{1.5}}, {"shape", I{1, 2, 3, 4, 5}},
-             {"axis", int64_t{7}}, {"perms", I{0, 0, 0, 0}}, {"multiplier", I{-5}}, {"shift", I{99}},
-             {"output_type", std::string("nope")}, {"padding", I{-3, -3}}}),
+      attrs({{"kernel_size", std::string("x")},
+             {"dim", std::vector<double>{1.5}},
+             {"shape", I{1, 2, 3, 4, 5}},
+             {"axis", int64_t{7}},
+             {"perms", I{0, 0, 0, 0}},
+             {"multiplier", I{-5}},
+             {"shift", I{99}},
+             {"output_type", std::string("nope")},
+             {"padding", I{-3, -3}}}),
   };
 }
 
@@ -80,8 +102,8 @@ TEST(Robustness, HugeOutputsAreRejectedBeforeAllocation) {
                         std::vector<HostTensor>{x, random_tensor({1, 1, 1, 1}, 2)})
                    .ok());
   HostTensor n = random_tensor({1, 1, 2, 2}, 3);
-  EXPECT_FALSE(run_op("conv2d", attrs({{"padding", big}}), std::vector<HostTensor>{n, random_tensor({1, 1, 1, 1}, 4)})
-                   .ok());
+  EXPECT_FALSE(
+      run_op("conv2d", attrs({{"padding", big}}), std::vector<HostTensor>{n, random_tensor({1, 1, 1, 1}, 4)}).ok());
   EXPECT_FALSE(run_op("adaptive_avg_pool2d", attrs({{"output_size", big}}), std::vector<HostTensor>{n}).ok());
 }
 

@@ -34,11 +34,13 @@ std::vector<Case> cases() {
   c.push_back({"pow", {}, {Shape{4, 1}, Shape{3}}});
   c.push_back({"avg_pool2d", attrs({{"kernel_size", Ints{3, 2}}, {"stride", Ints{2}}, {"padding", Ints{1}}}), {img}});
   c.push_back({"avg_pool2d", attrs({{"kernel_size", Ints{2}}, {"ceil_mode", int64_t{1}}}), {Shape{3, 7, 9}}});
-  c.push_back({"max_pool2d", attrs({{"kernel_size", Ints{3}}, {"stride", Ints{2}}, {"dilation", Ints{2}},
-                                    {"ceil_mode", int64_t{1}}}), {img}});
+  c.push_back({"max_pool2d",
+               attrs({{"kernel_size", Ints{3}}, {"stride", Ints{2}}, {"dilation", Ints{2}}, {"ceil_mode", int64_t{1}}}),
+               {img}});
   c.push_back({"adaptive_avg_pool2d", attrs({{"output_size", Ints{1, 3}}}), {img}});
   c.push_back({"conv2d", attrs({{"stride", Ints{2}}, {"padding", Ints{1, 0}}}), {img, Shape{4, 3, 3, 3}, Shape{4}}});
-  c.push_back({"conv2d", attrs({{"padding", std::string("same")}, {"dilation", Ints{2}}, {"groups", int64_t{3}}}),
+  c.push_back({"conv2d",
+               attrs({{"padding", std::string("same")}, {"dilation", Ints{2}}, {"groups", int64_t{3}}}),
                {img, Shape{6, 1, 3, 2}}});
   c.push_back({"conv2d", attrs({{"padding", std::string("valid")}}), {Shape{3, 7, 9}, Shape{2, 3, 2, 2}}});
   c.push_back({"linear", {}, {Shape{2, 5, 4}, Shape{6, 4}, Shape{6}}});
@@ -62,7 +64,8 @@ std::vector<Case> cases() {
   c.push_back({"permute", attrs({{"dims", Ints{0, 3, -3, 2}}}), {img}});
   c.push_back({"transpose", attrs({{"dim0", int64_t{1}}, {"dim1", int64_t{-1}}}), {img}});
   c.push_back({"cat", attrs({{"dim", int64_t{-1}}}), {Shape{2, 3}, Shape{2, 5}, Shape{2, 1}}});
-  c.push_back({"slice", attrs({{"dim", int64_t{2}}, {"start", int64_t{-5}}, {"end", int64_t{100}}, {"step", int64_t{2}}}),
+  c.push_back({"slice",
+               attrs({{"dim", int64_t{2}}, {"start", int64_t{-5}}, {"end", int64_t{100}}, {"step", int64_t{2}}}),
                {img}});
   c.push_back({"slice", attrs({{"dim", int64_t{3}}, {"start", int64_t{1}}, {"end", int64_t{-1}}}), {img}});
   c.push_back({"squeeze", {}, {Shape{1, 3, 1, 2}}});

@@ -8,10 +8,15 @@ namespace {
 HostTensor nchw_to_nhwc(const HostTensor& t) { return tosa1("TRANSPOSE", attrs({{"perms", I{0, 2, 3, 1}}}), {t}); }
 
 TEST(TosaOps, SupportedList) {
-  for (const char* op : {"AVG_POOL2D", "MAX_POOL2D", "CONV2D", "DEPTHWISE_CONV2D", "MATMUL", "ADD", "SUB", "MUL",
-                         "SIGMOID", "TANH", "CLAMP", "EXP", "LOG", "ABS", "NEGATE", "RECIPROCAL", "RSQRT", "POW",
-                         "ERF", "MAXIMUM", "MINIMUM", "REDUCE_SUM", "REDUCE_MAX", "ARGMAX", "RESHAPE", "TRANSPOSE",
-                         "CONCAT", "SLICE", "PAD", "TILE", "CAST", "RESCALE", "TABLE"}) {
+  for (const char* op : {"AVG_POOL2D", "MAX_POOL2D", "CONV2D",     "DEPTHWISE_CONV2D",
+                         "MATMUL",     "ADD",        "SUB",        "MUL",
+                         "SIGMOID",    "TANH",       "CLAMP",      "EXP",
+                         "LOG",        "ABS",        "NEGATE",     "RECIPROCAL",
+                         "RSQRT",      "POW",        "ERF",        "MAXIMUM",
+                         "MINIMUM",    "REDUCE_SUM", "REDUCE_MAX", "ARGMAX",
+                         "RESHAPE",    "TRANSPOSE",  "CONCAT",     "SLICE",
+                         "PAD",        "TILE",       "CAST",       "RESCALE",
+                         "TABLE"}) {
     EXPECT_TRUE(is_supported_tosa_op(op)) << op;
   }
   EXPECT_FALSE(is_supported_tosa_op("avg_pool2d"));
@@ -41,9 +46,9 @@ TEST(TosaOps, AvgPoolInt8RoundsHalfAwayFromZeroWithZeroPoints) {
     b.set("output_zp", out_zp);
     return typed_values<int8_t>(tosa1("AVG_POOL2D", b, {typed<int8_t>(DType::kInt8, {1, 1, 2, 1}, v)}))[0];
   };
-  EXPECT_EQ(pool({1, 2}, 0, 0), 2);     // 1.5 -> 2
-  EXPECT_EQ(pool({-1, -2}, 0, 0), -2);  // -1.5 -> -2
-  EXPECT_EQ(pool({-1, -1}, -3, 5), 7);  // (2+2)/2 + 5
+  EXPECT_EQ(pool({1, 2}, 0, 0), 2);           // 1.5 -> 2
+  EXPECT_EQ(pool({-1, -2}, 0, 0), -2);        // -1.5 -> -2
+  EXPECT_EQ(pool({-1, -1}, -3, 5), 7);        // (2+2)/2 + 5
   EXPECT_EQ(pool({120, 127}, -100, 0), 127);  // saturates
   // Many window sizes: the spec's reciprocal-scale division equals round-half-away division.
   std::mt19937 rng(5);
@@ -76,7 +81,8 @@ TEST(TosaOps, Conv2dMatchesPyTorchConvInNhwc) {
   HostTensor x = random_tensor({2, 3, 7, 9}, 11);
   HostTensor w = random_tensor({4, 3, 3, 2}, 12);
   HostTensor b = random_tensor({4}, 13);
-  HostTensor want = run1("conv2d", attrs({{"stride", I{2, 1}}, {"padding", I{1, 0}}, {"dilation", I{1, 2}}}), {x, w, b});
+  HostTensor want =
+      run1("conv2d", attrs({{"stride", I{2, 1}}, {"padding", I{1, 0}}, {"dilation", I{1, 2}}}), {x, w, b});
   Attributes a = attrs({{"pad", I{1, 1, 0, 0}}, {"stride", I{2, 1}}, {"dilation", I{1, 2}}, {"acc_type", int64_t{3}}});
   HostTensor got = tosa1("CONV2D", a, {nchw_to_nhwc(x), nchw_to_nhwc(w), b});
   expect_near(got, nchw_to_nhwc(want), 1e-5f);
@@ -103,8 +109,12 @@ TEST(TosaOps, Int8ConvEqualsFloatConvOfZeroPointShiftedValues) {
   HostTensor xi = typed<int8_t>(DType::kInt8, {1, 4, 4, 2}, xv);
   HostTensor wi = typed<int8_t>(DType::kInt8, {3, 2, 2, 2}, wv);
   HostTensor bi = typed<int32_t>(DType::kInt32, {3}, {100, -100, 5});
-  Attributes a = attrs({{"pad", I{1, 0, 0, 1}}, {"stride", I{1, 1}}, {"dilation", I{1, 1}}, {"acc_type", int64_t{1}},
-                        {"input_zp", in_zp}, {"weight_zp", w_zp}});
+  Attributes a = attrs({{"pad", I{1, 0, 0, 1}},
+                        {"stride", I{1, 1}},
+                        {"dilation", I{1, 1}},
+                        {"acc_type", int64_t{1}},
+                        {"input_zp", in_zp},
+                        {"weight_zp", w_zp}});
   HostTensor got = tosa1("CONV2D", a, {xi, wi, bi});
   ASSERT_EQ(got.dtype(), DType::kInt32);
   std::vector<float> xf, wf;
@@ -113,9 +123,11 @@ TEST(TosaOps, Int8ConvEqualsFloatConvOfZeroPointShiftedValues) {
   a.set("acc_type", int64_t{3});
   a.set("input_zp", int64_t{0});
   a.set("weight_zp", int64_t{0});
-  HostTensor want = tosa1("CONV2D", a, {tensor({1, 4, 4, 2}, xf), tensor({3, 2, 2, 2}, wf), tensor({3}, {100, -100, 5})});
+  HostTensor want =
+      tosa1("CONV2D", a, {tensor({1, 4, 4, 2}, xf), tensor({3, 2, 2, 2}, wf), tensor({3}, {100, -100, 5})});
   ASSERT_EQ(got.numel(), want.numel());
-  for (int64_t i = 0; i < got.numel(); ++i) EXPECT_EQ(got.data<int32_t>()[i], static_cast<int32_t>(want.data<float>()[i]));
+  for (int64_t i = 0; i < got.numel(); ++i)
+    EXPECT_EQ(got.data<int32_t>()[i], static_cast<int32_t>(want.data<float>()[i]));
 }
 
 TEST(TosaOps, Matmul) {
@@ -168,8 +180,11 @@ TEST(TosaOps, ElementwiseFloatAndInt) {
 TEST(TosaOps, RescaleSpecArithmetic) {
   auto rescale = [](HostTensor in, Attributes a) { return tosa1("RESCALE", a, {std::move(in)}); };
   const int64_t half = int64_t{1} << 30;  // with shift 31: scale 0.5
-  Attributes a = attrs({{"output_type", std::string("int8")}, {"multiplier", I{half}}, {"shift", I{31}},
-                        {"scale32", int64_t{1}}, {"rounding_mode", int64_t{1}}});
+  Attributes a = attrs({{"output_type", std::string("int8")},
+                        {"multiplier", I{half}},
+                        {"shift", I{31}},
+                        {"scale32", int64_t{1}},
+                        {"rounding_mode", int64_t{1}}});
   HostTensor in = typed<int32_t>(DType::kInt32, {5}, {3, -3, 5, 300, -300});
   EXPECT_EQ(typed_values<int8_t>(rescale(in, a)), (std::vector<int8_t>{2, -1, 3, 127, -128}));
   a.set("output_zp", int64_t{10});
@@ -181,22 +196,30 @@ TEST(TosaOps, RescaleSpecArithmetic) {
   q.set("rounding_mode", int64_t{3});
   EXPECT_EQ(typed_values<int32_t>(rescale(six, q)), (std::vector<int32_t>{2, -2}));
   // Per-channel on the last dim.
-  Attributes pc = attrs({{"output_type", std::string("int32")}, {"per_channel", int64_t{1}},
-                         {"multiplier", I{half, half}}, {"shift", I{30, 31}}});
+  Attributes pc = attrs({{"output_type", std::string("int32")},
+                         {"per_channel", int64_t{1}},
+                         {"multiplier", I{half, half}},
+                         {"shift", I{30, 31}}});
   EXPECT_EQ(typed_values<int32_t>(rescale(typed<int32_t>(DType::kInt32, {2, 2}, {4, 4, 4, 4}), pc)),
             (std::vector<int32_t>{4, 2, 4, 2}));
   // scale16: multiplier 2^14, shift 15 = 0.5.
-  Attributes s16 = attrs({{"output_type", std::string("int16")}, {"scale32", int64_t{0}}, {"multiplier", I{16384}},
-                          {"shift", I{15}}});
+  Attributes s16 = attrs(
+      {{"output_type", std::string("int16")}, {"scale32", int64_t{0}}, {"multiplier", I{16384}}, {"shift", I{15}}});
   EXPECT_EQ(typed_values<int16_t>(rescale(typed<int16_t>(DType::kInt16, {2}, {5, -5}), s16)),
             (std::vector<int16_t>{3, -2}));
   // Unsigned input (uint8 255 with zp 128) to int8, and int8 to unsigned output.
-  Attributes u = attrs({{"output_type", std::string("int8")}, {"input_unsigned", int64_t{1}}, {"input_zp", int64_t{128}},
-                        {"multiplier", I{half}}, {"shift", I{30}}});
+  Attributes u = attrs({{"output_type", std::string("int8")},
+                        {"input_unsigned", int64_t{1}},
+                        {"input_zp", int64_t{128}},
+                        {"multiplier", I{half}},
+                        {"shift", I{30}}});
   EXPECT_EQ(typed_values<int8_t>(rescale(typed<uint8_t>(DType::kUint8, {3}, {255, 0, 128}), u)),
             (std::vector<int8_t>{127, -128, 0}));
-  Attributes uo = attrs({{"output_type", std::string("uint8")}, {"output_unsigned", int64_t{1}},
-                         {"input_zp", int64_t{-128}}, {"multiplier", I{half}}, {"shift", I{30}}});
+  Attributes uo = attrs({{"output_type", std::string("uint8")},
+                         {"output_unsigned", int64_t{1}},
+                         {"input_zp", int64_t{-128}},
+                         {"multiplier", I{half}},
+                         {"shift", I{30}}});
   EXPECT_EQ(typed_values<uint8_t>(rescale(typed<int8_t>(DType::kInt8, {2}, {-128, 127}), uo)),
             (std::vector<uint8_t>{0, 255}));
   // Errors: bad shift, DOUBLE_ROUND without scale32, wrong list length.
@@ -208,22 +231,28 @@ TEST(TosaOps, RescaleSpecArithmetic) {
   EXPECT_FALSE(run_tosa("RESCALE", bad2, std::vector<HostTensor>{in}).ok());
   Attributes bad3 = pc;
   bad3.set("multiplier", I{half});
-  EXPECT_NE(run_tosa("RESCALE", bad3, std::vector<HostTensor>{typed<int32_t>(DType::kInt32, {2, 2}, {})}).status().message().find("multiplier"),
+  EXPECT_NE(run_tosa("RESCALE", bad3, std::vector<HostTensor>{typed<int32_t>(DType::kInt32, {2, 2}, {})})
+                .status()
+                .message()
+                .find("multiplier"),
             std::string::npos);
 }
 
 TEST(TosaOps, TableInt8AndInt16) {
   std::vector<int8_t> t8(256);
   for (int i = 0; i < 256; ++i) t8[static_cast<size_t>(i)] = static_cast<int8_t>(127 - i);
-  HostTensor out = tosa1("TABLE", {}, {typed<int8_t>(DType::kInt8, {3}, {-128, 0, 127}), typed<int8_t>(DType::kInt8, {256}, t8)});
+  HostTensor out =
+      tosa1("TABLE", {}, {typed<int8_t>(DType::kInt8, {3}, {-128, 0, 127}), typed<int8_t>(DType::kInt8, {256}, t8)});
   EXPECT_EQ(typed_values<int8_t>(out), (std::vector<int8_t>{127, -1, -128}));
   std::vector<int16_t> t16(513);
   for (int i = 0; i < 513; ++i) t16[static_cast<size_t>(i)] = static_cast<int16_t>(2 * i);
-  HostTensor o16 = tosa1("TABLE", {}, {typed<int16_t>(DType::kInt16, {3}, {-32768, 0, 100}),
-                                       typed<int16_t>(DType::kInt16, {513}, t16)});
+  HostTensor o16 = tosa1(
+      "TABLE", {}, {typed<int16_t>(DType::kInt16, {3}, {-32768, 0, 100}), typed<int16_t>(DType::kInt16, {513}, t16)});
   EXPECT_EQ(typed_values<int32_t>(o16), (std::vector<int32_t>{0, 65536, 65736}));  // 2*(x+32768)
-  EXPECT_FALSE(run_tosa("TABLE", {}, std::vector<HostTensor>{typed<int8_t>(DType::kInt8, {1}, {0}),
-                                                              typed<int8_t>(DType::kInt8, {255}, {})}).ok());
+  EXPECT_FALSE(
+      run_tosa("TABLE", {},
+               std::vector<HostTensor>{typed<int8_t>(DType::kInt8, {1}, {0}), typed<int8_t>(DType::kInt8, {255}, {})})
+          .ok());
 }
 
 TEST(TosaOps, CastRoundsToNearestEvenAndSaturates) {
@@ -236,8 +265,7 @@ TEST(TosaOps, CastRoundsToNearestEvenAndSaturates) {
             (std::vector<int8_t>{44, -1}));
   EXPECT_EQ(values(tosa1("CAST", attrs({{"output_type", std::string("float32")}}), {i})),
             (std::vector<float>{300, -1}));
-  EXPECT_EQ(typed_values<uint8_t>(tosa1("CAST", attrs({{"output_type", std::string("bool")}}),
-                                        {tensor({2}, {0, -3})})),
+  EXPECT_EQ(typed_values<uint8_t>(tosa1("CAST", attrs({{"output_type", std::string("bool")}}), {tensor({2}, {0, -3})})),
             (std::vector<uint8_t>{0, 1}));
   EXPECT_FALSE(run_tosa("CAST", {}, std::vector<HostTensor>{f}).ok());  // output_type is required
 }
@@ -259,7 +287,8 @@ TEST(TosaOps, DataLayoutOps) {
   HostTensor r = tosa1("REDUCE_SUM", attrs({{"axis", int64_t{1}}}), {x});
   EXPECT_EQ(r.shape(), (Shape{2, 1}));
   EXPECT_EQ(values(r), (std::vector<float>{3, 7}));
-  HostTensor m = tosa1("REDUCE_MAX", attrs({{"axis", int64_t{0}}}), {typed<int8_t>(DType::kInt8, {2, 2}, {-5, 7, 3, -9})});
+  HostTensor m =
+      tosa1("REDUCE_MAX", attrs({{"axis", int64_t{0}}}), {typed<int8_t>(DType::kInt8, {2, 2}, {-5, 7, 3, -9})});
   EXPECT_EQ(m.shape(), (Shape{1, 2}));
   EXPECT_EQ(typed_values<int8_t>(m), (std::vector<int8_t>{3, 7}));
   HostTensor am = tosa1("ARGMAX", attrs({{"axis", int64_t{1}}}), {tensor({2, 3}, {1, 5, 5, 9, -1, 2})});
@@ -279,7 +308,8 @@ TEST(TosaOps, ErrorsNameTheProblem) {
   EXPECT_NE(r.status().message().find("pad"), std::string::npos) << r.status().to_string();
   r = run_tosa("ADD", {}, std::vector<HostTensor>{random_tensor({2, 3}, 1), random_tensor({3}, 2)});
   EXPECT_NE(r.status().message().find("rank"), std::string::npos) << r.status().to_string();
-  r = run_tosa("MUL", attrs({{"shift", int64_t{1}}}), std::vector<HostTensor>{random_tensor({2}, 1), random_tensor({2}, 2)});
+  r = run_tosa("MUL", attrs({{"shift", int64_t{1}}}),
+               std::vector<HostTensor>{random_tensor({2}, 1), random_tensor({2}, 2)});
   EXPECT_NE(r.status().message().find("shift"), std::string::npos) << r.status().to_string();
   r = run_tosa("CONV2D", {}, std::vector<HostTensor>{x, random_tensor({2, 3, 3, 4}, 2)});
   EXPECT_NE(r.status().message().find("weight"), std::string::npos) << r.status().to_string();

@@ -52,9 +52,10 @@ class FakeDelegate : public backend::Delegate {
       : device_(std::move(device)), affine_(affine), info_(std::move(info)), can_record_(can_record) {}
 
   Status create_pipeline() {
-    UNIVK_ASSIGN_OR_RETURN(pipeline_, vulkan::ComputePipeline::create(
-                                          device_, vulkan::ComputePipelineDesc::storage_buffers(
-                                                       univk::runtime::testing::affine_spv(), 2, sizeof(Push), "affine")));
+    UNIVK_ASSIGN_OR_RETURN(
+        pipeline_, vulkan::ComputePipeline::create(
+                       device_, vulkan::ComputePipelineDesc::storage_buffers(univk::runtime::testing::affine_spv(), 2,
+                                                                             sizeof(Push), "affine")));
     UNIVK_ASSIGN_OR_RETURN(pool_, vulkan::DescriptorPool::create(device_, 4, 8));
     return ok_status();
   }

@@ -51,10 +51,10 @@ std::shared_ptr<Program> fused_program(const Shape& shape) {
   const ValueId k = m.add_constant(DType::kFloat32, shape, constant_bytes);
   const ValueId kk = m.add_value(DType::kFloat32, shape);
   m.add_delegate_call(d0, {x}, {a});
-  m.add_delegate_call(d1, {a}, {bb});   // bb: an output, also read below
+  m.add_delegate_call(d1, {a}, {bb});  // bb: an output, also read below
   m.add_delegate_call(d2, {bb}, {c});
   m.add_delegate_call(d3, {c}, {y});
-  m.add_delegate_call(d0, {k}, {kk});   // a constant into a delegate
+  m.add_delegate_call(d0, {k}, {kk});  // a constant into a delegate
   m.set_inputs({x});
   m.set_outputs({y, bb, x, kk});
   auto bytes = b.finish();
@@ -276,7 +276,8 @@ TEST_F(Fused, ConcurrentMethodsOnOneDevice) {
         auto want_values = expected[seed][0].data<float>();
         for (size_t e = 0; e < got_values.size(); ++e) {
           if (std::abs(got_values[e] - want_values[e]) > 1e-5f * (1.f + std::abs(want_values[e]))) {
-            results[index] = internal_error("thread " + std::to_string(index) + ": wrong output at " + std::to_string(e));
+            results[index] =
+                internal_error("thread " + std::to_string(index) + ": wrong output at " + std::to_string(e));
             return;
           }
         }

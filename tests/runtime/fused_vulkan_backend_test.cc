@@ -69,7 +69,8 @@ Example example() {
   const Attributes pool = attrs({{"kernel_size", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}}});
   Example e;
   e.constant = HostTensor(DType::kFloat32, pooled);
-  for (int64_t i = 0; i < e.constant.numel(); ++i) e.constant.data<float>()[i] = 0.1f * static_cast<float>(i % 9) - 0.4f;
+  for (int64_t i = 0; i < e.constant.numel(); ++i)
+    e.constant.data<float>()[i] = 0.1f * static_cast<float>(i % 9) - 0.4f;
 
   ProgramBuilder b;
   const uint32_t d_pool = b.add_delegate("VulkanBackend", single_op("avg_pool2d", pool, in, pooled));

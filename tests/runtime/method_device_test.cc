@@ -61,9 +61,7 @@ std::shared_ptr<Program> chain(const std::vector<DelegateDef>& defs, bool cpu_re
   return std::move(program).value();
 }
 
-HostTensor input() {
-  return ::univk::testing::random_tensor(DType::kFloat32, Shape{2, 3, 7}, 5, -1, 1);
-}
+HostTensor input() { return ::univk::testing::random_tensor(DType::kFloat32, Shape{2, 3, 7}, 5, -1, 1); }
 
 using MethodDevice = testing::FakeBackendsTest;
 

@@ -48,15 +48,15 @@ class OptionKeys : public testing::FakeBackendsTest {
 
 TEST_F(OptionKeys, UnknownKeyForEveryBackendIsRefused) {
   options_.all_backends["vulkan_shared_contxt_mode"] = "disabled";
-  expect_refused(StatusCode::kInvalidArgument, {"unknown runtime option 'vulkan_shared_contxt_mode'", "fake_no_record",
-                                                "vulkan_shared_context_mode", "vulkan_shared_context_name",
-                                                "vulkan_shared_group_id"});
+  expect_refused(StatusCode::kInvalidArgument,
+                 {"unknown runtime option 'vulkan_shared_contxt_mode'", "fake_no_record", "vulkan_shared_context_mode",
+                  "vulkan_shared_context_name", "vulkan_shared_group_id"});
 }
 
 TEST_F(OptionKeys, UnknownKeyForOneBackendIsRefused) {
   options_.backend_options["FakeB"]["no_record"] = "1";
-  expect_refused(StatusCode::kInvalidArgument,
-                 {"unknown runtime option 'no_record' for backend 'FakeB'", "fake_no_record", "vulkan_shared_group_id"});
+  expect_refused(StatusCode::kInvalidArgument, {"unknown runtime option 'no_record' for backend 'FakeB'",
+                                                "fake_no_record", "vulkan_shared_group_id"});
 }
 
 TEST_F(OptionKeys, OptionsForAnUnregisteredBackendAreRefused) {
@@ -80,8 +80,8 @@ TEST_F(OptionKeys, EveryKnownKeyIsAccepted) {
 TEST(BuiltinOptionKeys, VgfBackendKeysAreKnown) {
   if (builtin_backends().find("VgfBackend") == nullptr) GTEST_SKIP() << "this build has no VgfBackend";
   LoadOptions options;
-  options.all_backends = {{"max_binding_bytes", "4096"}, {"vgf_output_staging", "always"},
-                          {"vgf_execution_path", "lowered"}};
+  options.all_backends = {
+      {"max_binding_bytes", "4096"}, {"vgf_output_staging", "always"}, {"vgf_execution_path", "lowered"}};
   UNIVK_EXPECT_OK(options.check_keys());
   options.all_backends = {{"max_binding_byte", "4096"}};
   const Status s = options.check_keys();

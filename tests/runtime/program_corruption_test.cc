@@ -85,7 +85,7 @@ TEST(ProgramCorruption, RandomByteFlipsNeverCrash) {
 struct RawProgram {
   uint32_t version = kProgramFormatVersion;
   std::vector<fbs::Segment> segments;
-  std::vector<std::tuple<std::string, uint32_t>> delegates;  // backend id, segment
+  std::vector<std::tuple<std::string, uint32_t>> delegates;                 // backend id, segment
   std::vector<std::tuple<uint32_t, std::vector<int64_t>, int64_t>> values;  // dtype, shape, constant segment
   std::vector<uint32_t> inputs;
   std::vector<uint32_t> outputs;
@@ -104,11 +104,13 @@ struct RawProgram {
   std::vector<uint8_t> bytes() const {
     flatbuffers::FlatBufferBuilder fbb;
     std::vector<flatbuffers::Offset<fbs::Delegate>> ds;
-    for (const auto& [id, segment] : delegates) ds.push_back(fbs::CreateDelegateDirect(fbb, id.c_str(), nullptr, segment));
+    for (const auto& [id, segment] : delegates)
+      ds.push_back(fbs::CreateDelegateDirect(fbb, id.c_str(), nullptr, segment));
     std::vector<flatbuffers::Offset<fbs::Method>> ms;
     for (const auto& name : method_names) {
       std::vector<flatbuffers::Offset<fbs::Value>> vs;
-      for (const auto& [dtype, shape, constant] : values) vs.push_back(fbs::CreateValueDirect(fbb, dtype, &shape, constant));
+      for (const auto& [dtype, shape, constant] : values)
+        vs.push_back(fbs::CreateValueDirect(fbb, dtype, &shape, constant));
       std::vector<flatbuffers::Offset<fbs::Instruction>> is;
       for (const Call& call : calls) {
         if (call.kind == 1) {
@@ -165,7 +167,8 @@ TEST(ProgramCorruption, HandMadeFilesAreRejectedNamingTheField) {
     RawProgram r = base;
     r.file_size = 4096;
     r.segments = {fbs::Segment(4000, 200)};
-    expect_error(r, StatusCode::kInvalidArgument, "segment 0: bytes [4000, +200) run past the end of the file (4096 bytes)");
+    expect_error(r, StatusCode::kInvalidArgument,
+                 "segment 0: bytes [4000, +200) run past the end of the file (4096 bytes)");
   }
   {
     RawProgram r = base;
@@ -228,7 +231,8 @@ TEST(ProgramCorruption, HandMadeFilesAreRejectedNamingTheField) {
   {
     RawProgram r = base;
     r.calls = {{1, 2, {0}, {1}}};
-    expect_error(r, StatusCode::kInvalidArgument, "instruction 0 (DelegateCall): delegate 2 out of range (0 delegates)");
+    expect_error(r, StatusCode::kInvalidArgument,
+                 "instruction 0 (DelegateCall): delegate 2 out of range (0 delegates)");
   }
   {
     RawProgram r = base;

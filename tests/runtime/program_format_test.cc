@@ -133,47 +133,65 @@ TEST(ProgramFormat, WriterRejectsBrokenPrograms) {
     const char* message;
   };
   const std::vector<Case> cases = {
-      {"unknown value", [](ProgramBuilder& b) {
+      {"unknown value",
+       [](ProgramBuilder& b) {
          auto& m = b.add_method("f");
          m.set_inputs({3});
-       }, "method 'f' input 0: value 3 out of range (0 values)"},
-      {"read before write", [](ProgramBuilder& b) {
+       },
+       "method 'f' input 0: value 3 out of range (0 values)"},
+      {"read before write",
+       [](ProgramBuilder& b) {
          auto& m = b.add_method("f");
          ValueId x = m.add_value(DType::kFloat32, Shape{2});
          ValueId y = m.add_value(DType::kFloat32, Shape{2});
          m.add_kernel_call("relu", {}, {x}, {y});
-       }, "instruction 0 (KernelCall 'relu') input 0: value 0 is read before it is written"},
-      {"written twice", [](ProgramBuilder& b) {
+       },
+       "instruction 0 (KernelCall 'relu') input 0: value 0 is read before it is written"},
+      {"written twice",
+       [](ProgramBuilder& b) {
          auto& m = b.add_method("f");
          ValueId x = m.add_value(DType::kFloat32, Shape{2});
          m.set_inputs({x});
          m.add_kernel_call("relu", {}, {x}, {x});
-       }, "output 0: value 0 is written twice"},
-      {"bad delegate", [](ProgramBuilder& b) {
+       },
+       "output 0: value 0 is written twice"},
+      {"bad delegate",
+       [](ProgramBuilder& b) {
          auto& m = b.add_method("f");
          ValueId x = m.add_value(DType::kFloat32, Shape{2});
          ValueId y = m.add_value(DType::kFloat32, Shape{2});
          m.set_inputs({x});
          m.add_delegate_call(4, {x}, {y});
-       }, "delegate 4 out of range (0 delegates)"},
-      {"constant size", [](ProgramBuilder& b) {
+       },
+       "delegate 4 out of range (0 delegates)"},
+      {"constant size",
+       [](ProgramBuilder& b) {
          auto& m = b.add_method("f");
          m.add_constant(DType::kFloat32, Shape{2}, std::vector<uint8_t>(7));
-       }, "holds 7 bytes, float32[2] needs 8"},
-      {"duplicate method", [](ProgramBuilder& b) {
+       },
+       "holds 7 bytes, float32[2] needs 8"},
+      {"duplicate method",
+       [](ProgramBuilder& b) {
          b.add_method("f");
          b.add_method("f");
-       }, "duplicate name 'f'"},
-      {"negative dim", [](ProgramBuilder& b) {
+       },
+       "duplicate name 'f'"},
+      {"negative dim",
+       [](ProgramBuilder& b) {
          b.add_method("f").add_value(DType::kFloat32, Shape{2, -1});
-       }, "value 0: dimension 1 is negative (-1)"},
-      {"huge shape", [](ProgramBuilder& b) {
+       },
+       "value 0: dimension 1 is negative (-1)"},
+      {"huge shape",
+       [](ProgramBuilder& b) {
          b.add_method("f").add_value(DType::kFloat32, Shape{int64_t{1} << 40, int64_t{1} << 40});
-       }, "is too large"},
-      {"output never written", [](ProgramBuilder& b) {
+       },
+       "is too large"},
+      {"output never written",
+       [](ProgramBuilder& b) {
          auto& m = b.add_method("f");
          m.set_outputs({m.add_value(DType::kFloat32, Shape{2})});
-       }, "output 0: value 0 is never written"},
+       },
+       "output 0: value 0 is never written"},
   };
   for (const Case& c : cases) {
     ProgramBuilder b;

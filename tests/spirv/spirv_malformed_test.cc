@@ -168,10 +168,18 @@ TEST(SpirvMalformed, RandomCorruptionsAreSafe) {
       auto bad = w;
       const size_t at = 5 + rng() % (bad.size() - 5);
       switch (rng() % 4) {
-        case 0: bad[at] = rng(); break;
-        case 1: bad[at] ^= 1u << (rng() % 32); break;
-        case 2: bad[at] = rng() % 64; break;
-        default: bad[at] = (bad[at] & 0xffff) | ((rng() % 8) << 16); break;  // word count
+        case 0:
+          bad[at] = rng();
+          break;
+        case 1:
+          bad[at] ^= 1u << (rng() % 32);
+          break;
+        case 2:
+          bad[at] = rng() % 64;
+          break;
+        default:
+          bad[at] = (bad[at] & 0xffff) | ((rng() % 8) << 16);
+          break;  // word count
       }
       auto r = read_tosa_graph(bad);
       if (!r.ok()) {

@@ -66,7 +66,8 @@ inline TosaGraph graph_for(TosaOp op) {
       a.set("weight_zp", 0.0);
       ValueId x = g.add_input(f4, 0, 0);
       const bool dw = op == TosaOp::kDepthwiseConv2d;
-      TosaTensorType wt = dw ? TosaTensorType{DType::kFloat32, {3, 3, 3, 1}} : TosaTensorType{DType::kFloat32, {2, 3, 3, 3}};
+      TosaTensorType wt =
+          dw ? TosaTensorType{DType::kFloat32, {3, 3, 3, 1}} : TosaTensorType{DType::kFloat32, {2, 3, 3, 3}};
       // Weights as a graph constant (data in the VGF), bias inline.
       ValueId w = g.add_graph_constant(wt, 7);
       std::vector<float> bias(dw ? 3 : 2, 0.5f);

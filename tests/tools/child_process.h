@@ -11,10 +11,10 @@
 namespace univk::testing {
 
 struct ChildResult {
-  int exit_code = -1;       // -1 when killed by a signal or not started
-  bool timed_out = false;   // killed at the limit
-  std::string output;       // stderr, and stdout unless it went to `stdout_path`
-  long max_rss_kib = 0;     // the child's peak resident memory
+  int exit_code = -1;      // -1 when killed by a signal or not started
+  bool timed_out = false;  // killed at the limit
+  std::string output;      // stderr, and stdout unless it went to `stdout_path`
+  long max_rss_kib = 0;    // the child's peak resident memory
 };
 
 // Runs `argv` (argv[0] is the executable's path). stdout goes to the file `stdout_path` when it

@@ -27,7 +27,8 @@ TEST(Npy, RoundTripsEveryDtype) {
   for (DType dtype : {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32,
                       DType::kInt64, DType::kBool}) {
     HostTensor t(dtype, Shape{2, 3});
-    for (size_t i = 0; i < t.byte_size(); ++i) t.bytes()[i] = static_cast<uint8_t>(dtype == DType::kBool ? i % 2 : i * 7);
+    for (size_t i = 0; i < t.byte_size(); ++i)
+      t.bytes()[i] = static_cast<uint8_t>(dtype == DType::kBool ? i % 2 : i * 7);
     const std::vector<uint8_t> bytes = encode_npy(t);
     EXPECT_EQ((bytes.size() - t.byte_size()) % 64, 0u) << "data starts 64-byte aligned";
     auto back = parse_npy(bytes);
@@ -76,15 +77,17 @@ TEST(Npy, RejectsBadFilesWithAClearError) {
       {long_header, StatusCode::kInvalidArgument, "runs past the end"},
       {make_file(ok_header, 4), StatusCode::kInvalidArgument, "needs 8 data bytes, the file has 4"},
       {make_file(ok_header, 12), StatusCode::kInvalidArgument, "needs 8 data bytes, the file has 12"},
-      {make_file("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16), StatusCode::kUnsupported, "dtype '<c8'"},
-      {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", 8), StatusCode::kInvalidArgument, "negative"},
+      {make_file("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16), StatusCode::kUnsupported,
+       "dtype '<c8'"},
+      {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", 8), StatusCode::kInvalidArgument,
+       "negative"},
       {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 8),
        StatusCode::kInvalidArgument, "overflows"},
       {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", 8),
        StatusCode::kInvalidArgument, ""},
       {make_file("{'descr': '<f4', 'shape': (2,), }", 8), StatusCode::kInvalidArgument, "needs the keys"},
-      {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", 8), StatusCode::kInvalidArgument,
-       "unknown key 'extra'"},
+      {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", 8),
+       StatusCode::kInvalidArgument, "unknown key 'extra'"},
       {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", 8), StatusCode::kInvalidArgument, ""},
       {make_file("{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}", 8), StatusCode::kInvalidArgument, ""},
       {make_file("[1, 2]", 8), StatusCode::kInvalidArgument, "does not start with '{'"},

@@ -221,8 +221,8 @@ TEST_F(ToolsMisuse, UsageErrorsExitTwo) {
       {model, "--input", input, "--rtol", "-nan"},
       {model, "--input", input, "--rtol", "-0.5"},
       {model, "--input", input, "--rtol", "1e999"},
-      {model},                                                    // the method's input is missing
-      {model, "--input", input, "--input", input},                // one input too many
+      {model},                                                                // the method's input is missing
+      {model, "--input", input, "--input", input},                            // one input too many
       {model, "--input", input, "--reference", input, "--reference", input},  // one output only
   };
   for (const auto& args : cases) {
@@ -254,9 +254,9 @@ TEST_F(ToolsMisuse, UsageErrorsExitTwo) {
 
 TEST_F(ToolsMisuse, JsonReportOfAFailedLoadDoesNotMatch) {
   const std::string json = path("failed.json");
-  ChildResult r = run_tool({path("model.uvk"), "--input", path("input.npy"), "--option",
-                            "vulkan_shared_context_name=nobody_registered_this", "--shared-mode", "lookup_only",
-                            "--json", json});
+  ChildResult r =
+      run_tool({path("model.uvk"), "--input", path("input.npy"), "--option",
+                "vulkan_shared_context_name=nobody_registered_this", "--shared-mode", "lookup_only", "--json", json});
   EXPECT_EQ(r.exit_code, 3) << r.output;
   auto report = read_file(json);
   UNIVK_ASSERT_OK(report);

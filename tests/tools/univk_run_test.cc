@@ -211,9 +211,9 @@ TEST_F(UnivkRun, BenchReportsEveryFloor) {
                              " --gpu-warmup-ms 0 --json",
                          UNIVK_BENCH_PATH);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* field : {"\"dispatches\": [{\"dispatches\": 0", "{\"dispatches\": 1", "{\"dispatches\": 3",
-                            "\"transfer_gb_s\"", "\"shader_bytes\": 1048576", "\"shader_gb_s\"", "\"host_outputs\"",
-                            "\"mode\": \"fused\""}) {
+  for (const char* field :
+       {"\"dispatches\": [{\"dispatches\": 0", "{\"dispatches\": 1", "{\"dispatches\": 3", "\"transfer_gb_s\"",
+        "\"shader_bytes\": 1048576", "\"shader_gb_s\"", "\"host_outputs\"", "\"mode\": \"fused\""}) {
     EXPECT_NE(r.output.find(field), std::string::npos) << field << " missing in " << r.output;
   }
   EXPECT_EQ(run_tool(path("model.uvk") + " --gpu-warmup-ms soon", UNIVK_BENCH_PATH).exit_code, 2);

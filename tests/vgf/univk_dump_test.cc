@@ -61,8 +61,10 @@ std::vector<uint8_t> pool_vgf() {
   mod.entry_point = "main";
   mod.set_spirv(*words);
   m.modules.push_back(mod);
-  m.resources.push_back({ResourceCategory::kInput, vk::kDescriptorTypeTensorArm, vk::kFormatR32Sfloat, {1, 8, 8, 3}, {}, {}, {}});
-  m.resources.push_back({ResourceCategory::kOutput, vk::kDescriptorTypeTensorArm, vk::kFormatR32Sfloat, {1, 4, 4, 3}, {}, {}, {}});
+  m.resources.push_back(
+      {ResourceCategory::kInput, vk::kDescriptorTypeTensorArm, vk::kFormatR32Sfloat, {1, 8, 8, 3}, {}, {}, {}});
+  m.resources.push_back(
+      {ResourceCategory::kOutput, vk::kDescriptorTypeTensorArm, vk::kFormatR32Sfloat, {1, 4, 4, 3}, {}, {}, {}});
   Segment s;
   s.name = "segment0";
   s.set_infos.push_back({0u, {{0, 0}, {1, 1}}});

@@ -19,7 +19,7 @@ std::vector<std::vector<uint8_t>> corpus() {
   std::vector<std::vector<uint8_t>> files;
   if (std::filesystem::exists(testing::sample_path(""))) {
     for (const char* name : {"single_maxpool_graph_pre_v0_4_0.vgf", "simple_conv2d_rescale_graph_outdated.vgf",
-                           "simple_conv2d_rescale_graph_v0_4_3.vgf"}) {
+                             "simple_conv2d_rescale_graph_v0_4_3.vgf"}) {
       auto data = read_file(testing::sample_path(name));
       UNIVK_EXPECT_OK(data);
       if (data.ok()) files.emplace_back(data->begin(), data->end());
@@ -69,9 +69,15 @@ TEST(VgfCorruption, RandomCorruptionsAreSafe) {
       for (int k = 0; k < flips; ++k) {
         const size_t at = rng() % bad.size();
         switch (rng() % 3) {
-          case 0: bad[at] = static_cast<uint8_t>(rng()); break;
-          case 1: bad[at] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
-          default: bad[at] = (rng() % 2) ? 0xff : 0x00; break;
+          case 0:
+            bad[at] = static_cast<uint8_t>(rng());
+            break;
+          case 1:
+            bad[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+            break;
+          default:
+            bad[at] = (rng() % 2) ? 0xff : 0x00;
+            break;
         }
       }
       auto r = decode_vgf(bad);

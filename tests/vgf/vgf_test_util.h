@@ -37,8 +37,8 @@ inline VgfModel make_model() {
   auto tensor = [](ResourceCategory cat, uint32_t format, std::vector<int64_t> shape) {
     Resource r;
     r.category = cat;
-    r.vk_descriptor_type = cat == ResourceCategory::kConstant ? std::nullopt
-                                                               : std::optional<uint32_t>(vk::kDescriptorTypeTensorArm);
+    r.vk_descriptor_type =
+        cat == ResourceCategory::kConstant ? std::nullopt : std::optional<uint32_t>(vk::kDescriptorTypeTensorArm);
     r.vk_format = format;
     r.shape = std::move(shape);
     return r;

@@ -124,9 +124,7 @@ TEST(Buffer, KindsMappingAndAccounting) {
     // host_cached() reports the memory type the buffer got; unmapped memory is never host-cached.
     EXPECT_FALSE(local->host_cached());
     const bool has_cached_host_memory =
-        (*device)
-            ->find_memory_type(~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
-            .ok();
+        (*device)->find_memory_type(~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT).ok();
     EXPECT_EQ(host->host_cached(), has_cached_host_memory);
     EXPECT_EQ((*device)->live_allocations(), 3u);
     EXPECT_GE((*device)->live_allocated_bytes(), 2004u);

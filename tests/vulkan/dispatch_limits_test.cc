@@ -23,11 +23,10 @@ TEST(DispatchLimits, CountsUpToTheLimitPass) {
 
 TEST(DispatchLimits, EachAxisBeyondItsLimitIsRefusedNamingItAndTheLimit) {
   const auto limits = limits_of(65535, 1024, 64);
-  const std::pair<std::array<uint32_t, 3>, const char*> cases[] = {
-      {{65536, 1, 1}, "in x"},
-      {{1, 1025, 1}, "in y"},
-      {{1, 1, 65}, "in z"},
-      {{UINT32_MAX, UINT32_MAX, UINT32_MAX}, "in x"}};
+  const std::pair<std::array<uint32_t, 3>, const char*> cases[] = {{{65536, 1, 1}, "in x"},
+                                                                   {{1, 1025, 1}, "in y"},
+                                                                   {{1, 1, 65}, "in z"},
+                                                                   {{UINT32_MAX, UINT32_MAX, UINT32_MAX}, "in x"}};
   for (const auto& [groups, axis] : cases) {
     Status s = check_dispatch_groups(limits, groups, "kernel ADD");
     ASSERT_FALSE(s.ok()) << axis;

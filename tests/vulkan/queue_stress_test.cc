@@ -25,8 +25,8 @@ constexpr uint32_t kValues = 64;
 // and check every element.
 Status run_thread(const DeviceLease& device, int thread, std::latch& start) {
   UNIVK_ASSIGN_OR_RETURN(Buffer out, Buffer::create(device, kValues * 4, MemoryKind::kHostVisible));
-  UNIVK_ASSIGN_OR_RETURN(ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(),
-                                                            {{out.handle(), 0, out.size()}}, 8, "fill"));
+  UNIVK_ASSIGN_OR_RETURN(
+      ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(), {{out.handle(), 0, out.size()}}, 8, "fill"));
   start.arrive_and_wait();
   Queue& queue = device->queue();
   uint64_t previous = 0;
@@ -41,9 +41,9 @@ Status run_thread(const DeviceLease& device, int thread, std::latch& start) {
     const auto* values = static_cast<const uint32_t*>(out.mapped());
     for (uint32_t k = 0; k < kValues; ++k) {
       if (values[k] != base + k) {
-        return internal_error("thread " + std::to_string(thread) + " submission " + std::to_string(i) +
-                              ": element " + std::to_string(k) + " is " + std::to_string(values[k]) +
-                              ", expected " + std::to_string(base + k));
+        return internal_error("thread " + std::to_string(thread) + " submission " + std::to_string(i) + ": element " +
+                              std::to_string(k) + " is " + std::to_string(values[k]) + ", expected " +
+                              std::to_string(base + k));
       }
     }
     previous = value;

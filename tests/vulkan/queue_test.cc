@@ -29,8 +29,8 @@ struct SpinJob {
     SpinJob s;
     s.invocations = groups * 64;
     UNIVK_ASSIGN_OR_RETURN(s.out, Buffer::create(device, s.invocations * 4, MemoryKind::kHostVisible));
-    UNIVK_ASSIGN_OR_RETURN(s.job, ComputeJob::create(device, test_shaders::spin_spv(),
-                                                     {{s.out.handle(), 0, s.out.size()}}, 4, "spin"));
+    UNIVK_ASSIGN_OR_RETURN(
+        s.job, ComputeJob::create(device, test_shaders::spin_spv(), {{s.out.handle(), 0, s.out.size()}}, 4, "spin"));
     UNIVK_RETURN_IF_ERROR(s.job.record(testing::bytes_of(kIterations), groups));
     return s;
   }
@@ -200,8 +200,9 @@ namespace univk::vulkan {
 namespace {
 
 // GPU work that makes no progress for RuntimeConfig::execute_timeout_ms (one submission that
-// runs longer than the limit): the wait returns Timeout naming the limit, the queue becomes unusable (submits fail with DeviceLost, the registry refuses to hand
-// the device out again), and destroying what the work uses still waits for it to finish.
+// runs longer than the limit): the wait returns Timeout naming the limit, the queue becomes unusable (submits fail with
+// DeviceLost, the registry refuses to hand the device out again), and destroying what the work uses still waits for it
+// to finish.
 TEST(Queue, WaitPastTheExecuteTimeoutMarksTheDeviceUnusable) {
   RuntimeConfig config = testing::test_config();
   config.execute_timeout_ms = 20;

@@ -89,12 +89,9 @@ TEST(Requirements, CheckNamesEveryMissingItem) {
   r.queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
   std::vector<std::string> missing = r.check(lavapipe_like());
   std::vector<std::string> expected = {
-      "API version 1.3 (device has 1.2)",
-      "extension VK_ARM_data_graph",
-      "extension VK_ARM_tensors",
-      "feature shaderFloat16",
-      "feature synchronization2",
-      "queue flags GRAPHICS|COMPUTE",
+      "API version 1.3 (device has 1.2)", "extension VK_ARM_data_graph",
+      "extension VK_ARM_tensors",         "feature shaderFloat16",
+      "feature synchronization2",         "queue flags GRAPHICS|COMPUTE",
   };
   EXPECT_EQ(missing, expected);
 }

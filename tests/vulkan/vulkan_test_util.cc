@@ -13,8 +13,8 @@ Result<ComputeJob> ComputeJob::create(DeviceLease device, std::span<const uint32
                                       const std::string& name) {
   ComputeJob job;
   job.device = device;
-  auto desc = ComputePipelineDesc::storage_buffers(spirv, static_cast<uint32_t>(buffers.size()),
-                                                   push_constant_bytes, name);
+  auto desc =
+      ComputePipelineDesc::storage_buffers(spirv, static_cast<uint32_t>(buffers.size()), push_constant_bytes, name);
   UNIVK_ASSIGN_OR_RETURN(job.pipeline, ComputePipeline::create(device, desc));
   UNIVK_ASSIGN_OR_RETURN(job.descriptors, DescriptorPool::create(device, 1, static_cast<uint32_t>(buffers.size())));
   UNIVK_ASSIGN_OR_RETURN(job.set, job.descriptors.allocate(job.pipeline.set_layouts()[0]));
@@ -40,8 +40,8 @@ Status ComputeJob::record(std::span<const uint8_t> push_constants, uint32_t grou
 
 Status run_fill_check(const DeviceLease& device, uint32_t n, uint32_t base) {
   UNIVK_ASSIGN_OR_RETURN(Buffer out, Buffer::create(device, n * sizeof(uint32_t), MemoryKind::kHostVisible));
-  UNIVK_ASSIGN_OR_RETURN(ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(),
-                                                            {{out.handle(), 0, out.size()}}, 8, "fill"));
+  UNIVK_ASSIGN_OR_RETURN(
+      ComputeJob job, ComputeJob::create(device, test_shaders::fill_spv(), {{out.handle(), 0, out.size()}}, 8, "fill"));
   uint32_t params[2] = {base, n};
   UNIVK_RETURN_IF_ERROR(job.record(bytes_of(params), (n + 63) / 64));
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, job.submit());
@@ -49,8 +49,8 @@ Status run_fill_check(const DeviceLease& device, uint32_t n, uint32_t base) {
   const auto* values = static_cast<const uint32_t*>(out.mapped());
   for (uint32_t i = 0; i < n; ++i) {
     if (values[i] != base + i) {
-      return internal_error("fill: element " + std::to_string(i) + " is " + std::to_string(values[i]) +
-                            ", expected " + std::to_string(base + i));
+      return internal_error("fill: element " + std::to_string(i) + " is " + std::to_string(values[i]) + ", expected " +
+                            std::to_string(base + i));
     }
   }
   return ok_status();
@@ -65,9 +65,9 @@ Status run_staged_scale_add_check(const DeviceLease& device, uint32_t n) {
   auto* x = static_cast<float*>(staging.mapped());
   for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 17) - 3.0f;
 
-  UNIVK_ASSIGN_OR_RETURN(ComputeJob job, ComputeJob::create(device, test_shaders::scale_add_spv(),
-                                                            {{in.handle(), 0, bytes}, {out.handle(), 0, bytes}},
-                                                            12, "scale_add"));
+  UNIVK_ASSIGN_OR_RETURN(ComputeJob job,
+                         ComputeJob::create(device, test_shaders::scale_add_spv(),
+                                            {{in.handle(), 0, bytes}, {out.handle(), 0, bytes}}, 12, "scale_add"));
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer upload, job.commands.allocate());
   UNIVK_RETURN_IF_ERROR(begin_command_buffer(*device, upload));
   record_copy(*device, upload, {staging.handle(), 0, bytes}, {in.handle(), 0, bytes});
@@ -100,8 +100,8 @@ Status run_staged_scale_add_check(const DeviceLease& device, uint32_t n) {
   const auto* y = static_cast<const float*>(readback.mapped());
   for (uint32_t i = 0; i < n; ++i) {
     if (y[i] != x[i] * -2.0f + 1.0f) {
-      return internal_error("scale_add: element " + std::to_string(i) + " is " + std::to_string(y[i]) +
-                            ", expected " + std::to_string(x[i] * -2.0f + 1.0f));
+      return internal_error("scale_add: element " + std::to_string(i) + " is " + std::to_string(y[i]) + ", expected " +
+                            std::to_string(x[i] * -2.0f + 1.0f));
     }
   }
   return ok_status();

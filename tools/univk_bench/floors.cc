@@ -87,8 +87,7 @@ Result<Summary> measure_round_trip(const vulkan::DeviceLease& device, RepeatCoun
   return summarize(std::move(samples));
 }
 
-Result<DispatchFloor> measure_dispatches(const vulkan::DeviceLease& device, uint32_t dispatches,
-                                         RepeatCounts counts) {
+Result<DispatchFloor> measure_dispatches(const vulkan::DeviceLease& device, uint32_t dispatches, RepeatCounts counts) {
   constexpr uint64_t kBytes = 64 * sizeof(uint32_t);  // one workgroup of touch.comp
   UNIVK_ASSIGN_OR_RETURN(auto out, vulkan::Buffer::create(device, kBytes, vulkan::MemoryKind::kDeviceLocal));
   UNIVK_ASSIGN_OR_RETURN(auto pipeline,
@@ -129,8 +128,8 @@ Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes
   floor.gpu_ns = transfer.first;
   floor.host_ns = transfer.second;
 
-  auto desc = vulkan::ComputePipelineDesc::storage_buffers(shaders::copy_vec4_spv(), 2, sizeof(uint32_t),
-                                                           "shader copy floor");
+  auto desc =
+      vulkan::ComputePipelineDesc::storage_buffers(shaders::copy_vec4_spv(), 2, sizeof(uint32_t), "shader copy floor");
   UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::ComputePipeline::create(device, desc));
   UNIVK_ASSIGN_OR_RETURN(auto descriptors, vulkan::DescriptorPool::create(device, 1, 2));
   UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
@@ -140,17 +139,16 @@ Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes
   const vulkan::BufferRange ranges[] = {{src.handle(), 0, floor.shader_bytes}, {dst.handle(), 0, floor.shader_bytes}};
   descriptors.write_storage_buffers(set, ranges);
   const uint32_t count = static_cast<uint32_t>(elements);
-  const uint32_t groups = static_cast<uint32_t>(std::min<uint64_t>(
-      {(elements + 255) / 256, 65535, device->properties().limits.maxComputeWorkGroupCount[0]}));
+  const uint32_t groups = static_cast<uint32_t>(
+      std::min<uint64_t>({(elements + 255) / 256, 65535, device->properties().limits.maxComputeWorkGroupCount[0]}));
   const VolkDeviceTable& vk = device->vk();
-  UNIVK_ASSIGN_OR_RETURN(auto shader, time_work(device, counts, [&](VkCommandBuffer cmd) {
-                           vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-                           vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1,
-                                                      &set, 0, nullptr);
-                           vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                                 sizeof(count), &count);
-                           vk.vkCmdDispatch(cmd, groups, 1, 1);
-                         }));
+  UNIVK_ASSIGN_OR_RETURN(
+      auto shader, time_work(device, counts, [&](VkCommandBuffer cmd) {
+        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
+        vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count), &count);
+        vk.vkCmdDispatch(cmd, groups, 1, 1);
+      }));
   floor.shader_gpu_ns = shader.first;
   return floor;
 }

@@ -39,11 +39,11 @@ bool warming_up(const RepeatCounts& counts, int i, std::chrono::steady_clock::ti
 Result<Summary> measure_round_trip(const vulkan::DeviceLease& device, RepeatCounts counts);
 
 struct CopyFloor {
-  uint64_t bytes = 0;   // size of one buffer
-  Summary gpu_ns;         // vkCmdCopyBuffer, from timestamps around the copy
-  Summary host_ns;        // vkCmdCopyBuffer, submit + wait
-  uint64_t shader_bytes = 0;  // the shader copies min(bytes, maxStorageBufferRange)
-  Summary shader_gpu_ns;      // the compute-shader copy, from timestamps
+  uint64_t bytes = 0;                        // size of one buffer
+  Summary gpu_ns;                            // vkCmdCopyBuffer, from timestamps around the copy
+  Summary host_ns;                           // vkCmdCopyBuffer, submit + wait
+  uint64_t shader_bytes = 0;                 // the shader copies min(bytes, maxStorageBufferRange)
+  Summary shader_gpu_ns;                     // the compute-shader copy, from timestamps
   double transfer_bytes_per_second() const;  // 2 * bytes / gpu_ns.p50
   double shader_bytes_per_second() const;    // 2 * shader_bytes / shader_gpu_ns.p50
   double bytes_per_second() const;           // the faster of the two

@@ -28,8 +28,7 @@ struct ReplayDelegate {
 };
 
 Result<std::vector<ReplayDelegate>> init_delegates(const runtime::ProgramDesc& program,
-                                                   const runtime::MethodDesc& method,
-                                                   const vulkan::DeviceLease& device,
+                                                   const runtime::MethodDesc& method, const vulkan::DeviceLease& device,
                                                    const runtime::LoadOptions& options) {
   std::vector<ReplayDelegate> out;
   for (size_t k = 0; k < method.instructions.size(); ++k) {

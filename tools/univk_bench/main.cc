@@ -65,11 +65,12 @@ struct Options {
 };
 
 void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]\n"
-               "                   [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]\n"
-               "                   [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]\n"
-               "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run, measurement or output failure\n");
+  std::fprintf(
+      out,
+      "usage: univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]\n"
+      "                   [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]\n"
+      "                   [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]\n"
+      "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run, measurement or output failure\n");
 }
 
 bool parse_count(const std::string& text, uint64_t min, uint64_t& out) {
@@ -108,7 +109,8 @@ std::string parse_args(int argc, char** argv, Options& o) {
       if (!value(o.method)) return "--method needs a name";
     } else if (arg == "--mode") {
       if (!value(o.mode)) return "--mode needs per_delegate, fused or auto";
-      if (!runtime::execution_mode_from_name(o.mode).ok()) return "--mode: '" + o.mode + "' is not per_delegate, fused or auto";
+      if (!runtime::execution_mode_from_name(o.mode).ok())
+        return "--mode: '" + o.mode + "' is not per_delegate, fused or auto";
     } else if (arg == "--iterations") {
       problem = int_count(1, o.iterations);
     } else if (arg == "--warmup") {

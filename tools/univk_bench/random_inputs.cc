@@ -15,7 +15,9 @@ class SplitMix64 {
     return z ^ (z >> 31);
   }
   float uniform() { return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f; }  // [-1, 1)
-  int64_t integer(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1)); }
+  int64_t integer(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
+  }
 
  private:
   uint64_t state_;
@@ -40,12 +42,24 @@ std::vector<HostTensor> random_inputs(const std::vector<runtime::TensorInfo>& in
       case DType::kFloat16:
         for (uint16_t& x : t.data<uint16_t>()) x = float_to_half(rng.uniform());
         break;
-      case DType::kInt8: fill_integers<int8_t>(t, rng, -8, 8); break;
-      case DType::kUint8: fill_integers<uint8_t>(t, rng, 0, 8); break;
-      case DType::kInt16: fill_integers<int16_t>(t, rng, -8, 8); break;
-      case DType::kInt32: fill_integers<int32_t>(t, rng, -8, 8); break;
-      case DType::kInt64: fill_integers<int64_t>(t, rng, -8, 8); break;
-      case DType::kBool: fill_integers<uint8_t>(t, rng, 0, 1); break;
+      case DType::kInt8:
+        fill_integers<int8_t>(t, rng, -8, 8);
+        break;
+      case DType::kUint8:
+        fill_integers<uint8_t>(t, rng, 0, 8);
+        break;
+      case DType::kInt16:
+        fill_integers<int16_t>(t, rng, -8, 8);
+        break;
+      case DType::kInt32:
+        fill_integers<int32_t>(t, rng, -8, 8);
+        break;
+      case DType::kInt64:
+        fill_integers<int64_t>(t, rng, -8, 8);
+        break;
+      case DType::kBool:
+        fill_integers<uint8_t>(t, rng, 0, 1);
+        break;
     }
     out.push_back(std::move(t));
   }

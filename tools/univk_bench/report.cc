@@ -47,9 +47,9 @@ std::string number(double value) { return json_number(value, 6); }
 
 // Microseconds, the unit of every time in the JSON object.
 std::string summary_us(const Summary& s) {
-  return "{\"count\": " + std::to_string(s.count) + ", \"min\": " + number(s.min / 1e3) + ", \"p50\": " +
-         number(s.p50 / 1e3) + ", \"p90\": " + number(s.p90 / 1e3) + ", \"mean\": " + number(s.mean / 1e3) +
-         ", \"max\": " + number(s.max / 1e3) + "}";
+  return "{\"count\": " + std::to_string(s.count) + ", \"min\": " + number(s.min / 1e3) +
+         ", \"p50\": " + number(s.p50 / 1e3) + ", \"p90\": " + number(s.p90 / 1e3) +
+         ", \"mean\": " + number(s.mean / 1e3) + ", \"max\": " + number(s.max / 1e3) + "}";
 }
 
 std::string tensors_json(const std::vector<runtime::TensorInfo>& infos) {
@@ -65,8 +65,9 @@ std::string tensors_json(const std::vector<runtime::TensorInfo>& infos) {
 
 std::string stats_json(const runtime::ExecuteStats& s) {
   return "{\"dispatches\": " + std::to_string(s.dispatches) + ", \"barriers\": " + std::to_string(s.barriers) +
-         ", \"submissions\": " + std::to_string(s.submissions) + ", \"bytes_uploaded\": " +
-         std::to_string(s.bytes_uploaded) + ", \"bytes_downloaded\": " + std::to_string(s.bytes_downloaded) + "}";
+         ", \"submissions\": " + std::to_string(s.submissions) +
+         ", \"bytes_uploaded\": " + std::to_string(s.bytes_uploaded) +
+         ", \"bytes_downloaded\": " + std::to_string(s.bytes_downloaded) + "}";
 }
 
 }  // namespace
@@ -135,10 +136,10 @@ std::string format_json(const BenchResult& r) {
     << ", \"mode_requested\": " << quote(r.mode_requested) << ", \"mode\": " << quote(r.mode);
   o << ", \"device\": {\"name\": " << quote(r.device.name) << ", \"key\": " << quote(r.device.key)
     << ", \"vendor_id\": " << r.device.vendor_id << ", \"device_id\": " << r.device.device_id
-    << ", \"driver_version\": " << r.device.driver_version << ", \"api_version\": " << quote(
-           std::to_string(VK_API_VERSION_MAJOR(r.device.api_version)) + "." +
-           std::to_string(VK_API_VERSION_MINOR(r.device.api_version)) + "." +
-           std::to_string(VK_API_VERSION_PATCH(r.device.api_version)))
+    << ", \"driver_version\": " << r.device.driver_version << ", \"api_version\": "
+    << quote(std::to_string(VK_API_VERSION_MAJOR(r.device.api_version)) + "." +
+             std::to_string(VK_API_VERSION_MINOR(r.device.api_version)) + "." +
+             std::to_string(VK_API_VERSION_PATCH(r.device.api_version)))
     << ", \"timestamp_period_ns\": " << number(r.device.timestamp_period_ns) << "}";
   o << ", \"warmup\": " << r.warmup << ", \"iterations\": " << r.iterations << ", \"seed\": " << r.seed;
   o << ", \"inputs\": " << tensors_json(r.inputs) << ", \"outputs\": " << tensors_json(r.outputs);
@@ -146,16 +147,16 @@ std::string format_json(const BenchResult& r) {
   o << ", \"latency_us\": " << summary_us(r.latency_ns);
   o << ", \"delegate_calls\": [";
   for (size_t i = 0; i < r.calls.size(); ++i) {
-    o << (i ? ", " : "") << "{\"instruction\": " << r.calls[i].instruction << ", \"backend\": "
-      << quote(r.calls[i].backend_id) << ", \"stats\": " << stats_json(r.calls[i].stats) << "}";
+    o << (i ? ", " : "") << "{\"instruction\": " << r.calls[i].instruction
+      << ", \"backend\": " << quote(r.calls[i].backend_id) << ", \"stats\": " << stats_json(r.calls[i].stats) << "}";
   }
   o << "]";
   o << ", \"fused\": {\"arena_bytes\": " << r.fused.arena_bytes << ", \"barriers\": " << r.fused.barriers
     << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false")
     << ", \"host_outputs\": " << (r.fused.host_outputs ? "true" : "false") << "}";
-  o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": "
-    << r.copy.bytes << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": "
-    << summary_us(r.copy.host_ns) << ", \"transfer_gb_s\": " << number(r.copy.transfer_bytes_per_second() / 1e9)
+  o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": " << r.copy.bytes
+    << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": " << summary_us(r.copy.host_ns)
+    << ", \"transfer_gb_s\": " << number(r.copy.transfer_bytes_per_second() / 1e9)
     << ", \"shader_bytes\": " << r.copy.shader_bytes << ", \"shader_gpu_us\": " << summary_us(r.copy.shader_gpu_ns)
     << ", \"shader_gb_s\": " << number(r.copy.shader_bytes_per_second() / 1e9)
     << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}";
@@ -169,16 +170,17 @@ std::string format_json(const BenchResult& r) {
   if (r.gpu) {
     o << ", \"gpu\": {\"source\": \"timestamps around a replay of the delegates' recorded work (full barriers "
          "between delegates)\", \"total_us\": "
-      << summary_us(r.gpu->total_ns) << ", \"bandwidth_gb_s\": "
-      << number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9) << ", \"fraction_of_copy\": "
-      << number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy)) << ", \"delegates\": [";
+      << summary_us(r.gpu->total_ns)
+      << ", \"bandwidth_gb_s\": " << number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9)
+      << ", \"fraction_of_copy\": " << number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy))
+      << ", \"delegates\": [";
     for (size_t i = 0; i < r.gpu->delegates.size(); ++i) {
       const DelegateProfile& d = r.gpu->delegates[i];
       o << (i ? ", " : "") << "{\"instruction\": " << d.instruction << ", \"backend\": " << quote(d.backend_id)
         << ", \"dispatches\": " << d.stats.dispatches << ", \"min_bytes\": " << d.min_bytes
-        << ", \"gpu_us\": " << summary_us(d.gpu_ns) << ", \"bandwidth_gb_s\": "
-        << number(bytes_per_second(d.min_bytes, d.gpu_ns.p50) / 1e9) << ", \"fraction_of_copy\": "
-        << number(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy)) << "}";
+        << ", \"gpu_us\": " << summary_us(d.gpu_ns)
+        << ", \"bandwidth_gb_s\": " << number(bytes_per_second(d.min_bytes, d.gpu_ns.p50) / 1e9)
+        << ", \"fraction_of_copy\": " << number(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy)) << "}";
     }
     o << "]}";
   } else {

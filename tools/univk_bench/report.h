@@ -42,7 +42,7 @@ struct BenchResult {
   Summary round_trip_ns;
   CopyFloor copy;
   std::vector<DispatchFloor> dispatch_floors;  // 0, 1 and 3 dispatches
-  std::optional<GpuProfile> gpu;  // absent when not measured; gpu_error says why
+  std::optional<GpuProfile> gpu;               // absent when not measured; gpu_error says why
   std::string gpu_error;
 };
 

@@ -23,11 +23,16 @@ namespace {
 
 const char* type_name(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -48,8 +53,10 @@ Status list_devices(const RuntimeConfig& config) {
 std::string memory_flags(VkMemoryPropertyFlags flags) {
   std::string out;
   const std::pair<VkMemoryPropertyFlags, const char*> names[] = {
-      {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"}, {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE"},
-      {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "HOST_COHERENT"}, {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "HOST_CACHED"}};
+      {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL"},
+      {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE"},
+      {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "HOST_COHERENT"},
+      {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "HOST_CACHED"}};
   for (const auto& [bit, name] : names) {
     if ((flags & bit) == 0) continue;
     if (!out.empty()) out += '|';
@@ -89,9 +96,9 @@ Status share_and_dispatch(const RuntimeConfig& config) {
   constexpr uint32_t n = 1000, base = 7, step = 3;
   // The first lease's holder owns the pipeline; the second records and submits, like a second
   // delegate on the same device with its own command pool.
-  UNIVK_ASSIGN_OR_RETURN(ComputePipeline pipeline,
-                         ComputePipeline::create(first, ComputePipelineDesc::storage_buffers(
-                                                            tools::shaders::iota_spv(), 1, 12, "iota")));
+  UNIVK_ASSIGN_OR_RETURN(
+      ComputePipeline pipeline,
+      ComputePipeline::create(first, ComputePipelineDesc::storage_buffers(tools::shaders::iota_spv(), 1, 12, "iota")));
   UNIVK_ASSIGN_OR_RETURN(Buffer out, Buffer::create(second, n * sizeof(uint32_t), MemoryKind::kHostVisible));
   UNIVK_ASSIGN_OR_RETURN(DescriptorPool descriptors, DescriptorPool::create(second, 1, 1));
   UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
@@ -119,10 +126,11 @@ Status share_and_dispatch(const RuntimeConfig& config) {
                             ", expected " + std::to_string(base + step * i));
     }
   }
-  std::printf("dispatch: %u invocations wrote values[i] = %u + %u*i; all %u values verified (timeline value %llu, "
-              "%s)\n",
-              n, base, step, n, static_cast<unsigned long long>(value),
-              second->uses_synchronization2() ? "vkQueueSubmit2" : "vkQueueSubmit");
+  std::printf(
+      "dispatch: %u invocations wrote values[i] = %u + %u*i; all %u values verified (timeline value %llu, "
+      "%s)\n",
+      n, base, step, n, static_cast<unsigned long long>(value),
+      second->uses_synchronization2() ? "vkQueueSubmit2" : "vkQueueSubmit");
   return ok_status();
 }
 
@@ -149,7 +157,8 @@ int run(int argc, char** argv) {
     return kExitFailure;
   }
   if (uint64_t messages = validation_message_count(); messages > 0) {
-    std::fprintf(stderr, "univk-devices: %llu Vulkan validation message(s)\n", static_cast<unsigned long long>(messages));
+    std::fprintf(stderr, "univk-devices: %llu Vulkan validation message(s)\n",
+                 static_cast<unsigned long long>(messages));
     return kExitFailure;
   }
   std::printf("OK%s\n", config.enable_validation ? " (validation layer on, no messages)" : "");

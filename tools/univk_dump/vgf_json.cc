@@ -26,24 +26,30 @@ void write_attributes(JsonWriter& json, const Attributes& attrs) {
   json.begin_object();
   for (const auto& [name, v] : attrs.values()) {
     json.key(name);
-    std::visit([&](const auto& x) {
-      using T = std::decay_t<decltype(x)>;
-      if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
-        json.array(x);
-      } else {
-        json.value(x);
-      }
-    }, v);
+    std::visit(
+        [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
+            json.array(x);
+          } else {
+            json.value(x);
+          }
+        },
+        v);
   }
   json.end_object();
 }
 
 std::string_view kind_name(spirv::ValueKind k) {
   switch (k) {
-    case spirv::ValueKind::kGraphInput: return "input";
-    case spirv::ValueKind::kConstant: return "constant";
-    case spirv::ValueKind::kGraphConstant: return "graph_constant";
-    case spirv::ValueKind::kOperation: return "operation";
+    case spirv::ValueKind::kGraphInput:
+      return "input";
+    case spirv::ValueKind::kConstant:
+      return "constant";
+    case spirv::ValueKind::kGraphConstant:
+      return "graph_constant";
+    case spirv::ValueKind::kOperation:
+      return "operation";
   }
   return "?";
 }
@@ -94,10 +100,14 @@ void write_graph(JsonWriter& json, const spirv::TosaGraph& g) {
 
 std::string_view code_type_name(vgf::ModuleCodeType t) {
   switch (t) {
-    case vgf::ModuleCodeType::kNone: return "NONE";
-    case vgf::ModuleCodeType::kSpirv: return "SPIRV";
-    case vgf::ModuleCodeType::kGlsl: return "GLSL";
-    case vgf::ModuleCodeType::kHlsl: return "HLSL";
+    case vgf::ModuleCodeType::kNone:
+      return "NONE";
+    case vgf::ModuleCodeType::kSpirv:
+      return "SPIRV";
+    case vgf::ModuleCodeType::kGlsl:
+      return "GLSL";
+    case vgf::ModuleCodeType::kHlsl:
+      return "HLSL";
   }
   return "?";
 }

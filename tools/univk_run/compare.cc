@@ -8,14 +8,22 @@ namespace {
 double element(const HostTensor& t, int64_t i) {
   const size_t k = static_cast<size_t>(i);
   switch (t.dtype()) {
-    case DType::kFloat32: return t.data<float>()[k];
-    case DType::kFloat16: return half_to_float(t.data<uint16_t>()[k]);
-    case DType::kInt8: return t.data<int8_t>()[k];
-    case DType::kUint8: return t.data<uint8_t>()[k];
-    case DType::kInt16: return t.data<int16_t>()[k];
-    case DType::kInt32: return t.data<int32_t>()[k];
-    case DType::kInt64: return static_cast<double>(t.data<int64_t>()[k]);
-    case DType::kBool: return t.data<uint8_t>()[k] != 0;
+    case DType::kFloat32:
+      return t.data<float>()[k];
+    case DType::kFloat16:
+      return half_to_float(t.data<uint16_t>()[k]);
+    case DType::kInt8:
+      return t.data<int8_t>()[k];
+    case DType::kUint8:
+      return t.data<uint8_t>()[k];
+    case DType::kInt16:
+      return t.data<int16_t>()[k];
+    case DType::kInt32:
+      return t.data<int32_t>()[k];
+    case DType::kInt64:
+      return static_cast<double>(t.data<int64_t>()[k]);
+    case DType::kBool:
+      return t.data<uint8_t>()[k] != 0;
   }
   return 0.0;
 }

@@ -10,8 +10,8 @@ namespace univk::tools {
 
 struct Comparison {
   bool match = false;
-  std::string problem;        // set when shapes/dtypes differ
-  int64_t mismatches = 0;     // elements outside the tolerance
+  std::string problem;     // set when shapes/dtypes differ
+  int64_t mismatches = 0;  // elements outside the tolerance
   int64_t first_mismatch = -1;
   double max_abs_error = 0.0;
   double max_rel_error = 0.0;  // |a - b| / |b| over elements with b != 0

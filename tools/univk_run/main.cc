@@ -115,7 +115,8 @@ std::string parse_args(int argc, char** argv, Options& o) {
       o.mode = *mode;
     } else if (arg == "--shared-mode") {
       if (!value(v)) return "--shared-mode needs a mode";
-      if (auto mode = univk::vulkan::shared_mode_from_name(v); !mode.ok()) return "--shared-mode: " + mode.status().message();
+      if (auto mode = univk::vulkan::shared_mode_from_name(v); !mode.ok())
+        return "--shared-mode: " + mode.status().message();
       o.backend_options["vulkan_shared_context_mode"] = v;
     } else if (arg == "--option") {
       if (!value(v) || v.find('=') == std::string::npos) return "--option needs KEY=VALUE";
@@ -155,14 +156,30 @@ HostTensor random_tensor(const univk::runtime::TensorInfo& info, std::mt19937_64
   for (int64_t i = 0; i < t.numel(); ++i) {
     const size_t k = static_cast<size_t>(i);
     switch (info.dtype) {
-      case univk::DType::kFloat32: t.data<float>()[k] = real(rng); break;
-      case univk::DType::kFloat16: t.data<uint16_t>()[k] = univk::float_to_half(real(rng)); break;
-      case univk::DType::kInt8: t.data<int8_t>()[k] = static_cast<int8_t>(small(rng)); break;
-      case univk::DType::kUint8: t.data<uint8_t>()[k] = static_cast<uint8_t>(small(rng)); break;
-      case univk::DType::kInt16: t.data<int16_t>()[k] = static_cast<int16_t>(small(rng)); break;
-      case univk::DType::kInt32: t.data<int32_t>()[k] = small(rng); break;
-      case univk::DType::kInt64: t.data<int64_t>()[k] = small(rng); break;
-      case univk::DType::kBool: t.data<uint8_t>()[k] = static_cast<uint8_t>(small(rng) & 1); break;
+      case univk::DType::kFloat32:
+        t.data<float>()[k] = real(rng);
+        break;
+      case univk::DType::kFloat16:
+        t.data<uint16_t>()[k] = univk::float_to_half(real(rng));
+        break;
+      case univk::DType::kInt8:
+        t.data<int8_t>()[k] = static_cast<int8_t>(small(rng));
+        break;
+      case univk::DType::kUint8:
+        t.data<uint8_t>()[k] = static_cast<uint8_t>(small(rng));
+        break;
+      case univk::DType::kInt16:
+        t.data<int16_t>()[k] = static_cast<int16_t>(small(rng));
+        break;
+      case univk::DType::kInt32:
+        t.data<int32_t>()[k] = small(rng);
+        break;
+      case univk::DType::kInt64:
+        t.data<int64_t>()[k] = small(rng);
+        break;
+      case univk::DType::kBool:
+        t.data<uint8_t>()[k] = static_cast<uint8_t>(small(rng) & 1);
+        break;
     }
   }
   return t;
@@ -224,8 +241,8 @@ int run(const Options& o) {
   const size_t output_count = (*method)->output_infos().size();
   if (!o.references.empty() && o.references.size() != output_count) {
     return fail(report, o,
-                "the method has " + std::to_string(output_count) + " outputs, " +
-                    std::to_string(o.references.size()) + " references given",
+                "the method has " + std::to_string(output_count) + " outputs, " + std::to_string(o.references.size()) +
+                    " references given",
                 kExitUsage);
   }
   std::vector<HostTensor> references;

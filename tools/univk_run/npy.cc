@@ -72,14 +72,22 @@ Result<HostTensor> fortran_to_c(const HostTensor& fortran) {
 
 std::string_view descr_of(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "<f4";
-    case DType::kFloat16: return "<f2";
-    case DType::kInt8: return "|i1";
-    case DType::kUint8: return "|u1";
-    case DType::kInt16: return "<i2";
-    case DType::kInt32: return "<i4";
-    case DType::kInt64: return "<i8";
-    case DType::kBool: return "|b1";
+    case DType::kFloat32:
+      return "<f4";
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kUint8:
+      return "|u1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kBool:
+      return "|b1";
   }
   return "";
 }
@@ -133,7 +141,8 @@ class HeaderParser {
     }
     skip_space();
     if (pos_ != text_.size()) return header_error("unexpected text after the dict");
-    if (!have_descr || !have_fortran || !have_shape) return header_error("needs the keys descr, fortran_order and shape");
+    if (!have_descr || !have_fortran || !have_shape)
+      return header_error("needs the keys descr, fortran_order and shape");
     return ok_status();
   }
 
@@ -168,7 +177,8 @@ class HeaderParser {
       int64_t value = 0;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
         const int64_t digit = text_[pos_++] - '0';
-        if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) return header_error("shape dimension overflows");
+        if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
+          return header_error("shape dimension overflows");
         value = value * 10 + digit;
       }
       if (shape.size() == kMaxRank) return header_error("shape has more than 16 dimensions");
@@ -201,7 +211,8 @@ struct Preamble {
 // `first` holds the file's first min(file_size, kPreambleBytes) bytes.
 Result<Preamble> parse_preamble(std::span<const uint8_t> first, uint64_t file_size) {
   if (file_size < 10) return invalid_argument("npy: file of " + std::to_string(file_size) + " bytes is too short");
-  if (std::memcmp(first.data(), kMagic, sizeof(kMagic)) != 0) return invalid_argument("npy: bad magic (not a .npy file)");
+  if (std::memcmp(first.data(), kMagic, sizeof(kMagic)) != 0)
+    return invalid_argument("npy: bad magic (not a .npy file)");
   const uint8_t major = first[6];
   Preamble p;
   if (major == 1) {
@@ -219,7 +230,8 @@ Result<Preamble> parse_preamble(std::span<const uint8_t> first, uint64_t file_si
     return invalid_argument("npy: header length " + std::to_string(p.header_length) + " is too large");
   }
   if (p.header_length > file_size - p.header_start) {
-    return invalid_argument("npy: header of " + std::to_string(p.header_length) + " bytes runs past the end of the file");
+    return invalid_argument("npy: header of " + std::to_string(p.header_length) +
+                            " bytes runs past the end of the file");
   }
   return p;
 }
@@ -247,7 +259,8 @@ Result<Layout> parse_layout(const Preamble& preamble, std::string_view header, u
   UNIVK_ASSIGN_OR_RETURN(Shape shape, Shape::checked(dims));
   const uint64_t elem = dtype_size(*dtype);
   const uint64_t numel = static_cast<uint64_t>(shape.numel());
-  if (numel != 0 && numel > std::numeric_limits<uint64_t>::max() / elem) return invalid_argument("npy: data size overflows");
+  if (numel != 0 && numel > std::numeric_limits<uint64_t>::max() / elem)
+    return invalid_argument("npy: data size overflows");
   Layout layout;
   layout.dtype = *dtype;
   layout.data_offset = preamble.header_start + preamble.header_length;
@@ -255,7 +268,8 @@ Result<Layout> parse_layout(const Preamble& preamble, std::string_view header, u
   const uint64_t available = file_size - layout.data_offset;
   if (available != layout.data_size) {
     return invalid_argument("npy: shape " + shape.to_string() + " of " + std::string(dtype_name(*dtype)) + " needs " +
-                            std::to_string(layout.data_size) + " data bytes, the file has " + std::to_string(available));
+                            std::to_string(layout.data_size) + " data bytes, the file has " +
+                            std::to_string(available));
   }
   layout.shape = std::move(shape);
   layout.big_endian = descr_type->second;
@@ -294,8 +308,8 @@ Result<HostTensor> read_npy(const std::string& path) {
   auto preamble = parse_preamble(first, file.size());
   if (!preamble.ok()) return preamble.status().with_context(path);
   std::string header(preamble->header_length, '\0');
-  UNIVK_RETURN_IF_ERROR(file.read_at(
-      preamble->header_start, std::span<uint8_t>(reinterpret_cast<uint8_t*>(header.data()), header.size())));
+  UNIVK_RETURN_IF_ERROR(file.read_at(preamble->header_start,
+                                     std::span<uint8_t>(reinterpret_cast<uint8_t*>(header.data()), header.size())));
   auto layout = parse_layout(*preamble, header, file.size());
   if (!layout.ok()) return layout.status().with_context(path);
   auto tensor = HostTensor::allocate(layout->dtype, layout->shape);

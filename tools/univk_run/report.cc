@@ -56,8 +56,9 @@ void Report::print_text(FILE* out) const {
     while (call < delegate_calls.size() && delegate_calls[call].instruction < i) ++call;
     if (call < delegate_calls.size() && delegate_calls[call].instruction == i) {
       const auto& c = delegate_calls[call];
-      std::fprintf(out, "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n",
-                   i, c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
+      std::fprintf(out,
+                   "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n", i,
+                   c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
                    hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers,
                    c.stats.submissions);
     } else {
@@ -78,7 +79,8 @@ void Report::print_text(FILE* out) const {
     } else {
       std::fprintf(out, "  reference %s: %s (max abs error %.3g, max rel error %.3g, atol %g, rtol %g",
                    o.reference.c_str(), c.match ? "match" : "MISMATCH", c.max_abs_error, c.max_rel_error, atol, rtol);
-      if (!c.match) std::fprintf(out, ", %" PRId64 " elements differ, first at %" PRId64, c.mismatches, c.first_mismatch);
+      if (!c.match)
+        std::fprintf(out, ", %" PRId64 " elements differ, first at %" PRId64, c.mismatches, c.first_mismatch);
       std::fprintf(out, ")\n");
     }
   }
@@ -100,14 +102,16 @@ bool Report::write_json(const std::string& path) const {
     j << (i ? "," : "") << "\n    {\"instruction\": " << c.instruction << ", \"delegate\": " << c.delegate
       << ", \"backend\": " << json_string(c.backend_id) << ", \"device_key\": " << json_string(c.device_key.to_string())
       << ", \"standalone_device\": " << json_bool(c.standalone_device)
-      << ", \"vk_device\": " << json_string(hex_handle(c.device)) << ", \"vk_queue\": " << json_string(hex_handle(c.queue))
+      << ", \"vk_device\": " << json_string(hex_handle(c.device))
+      << ", \"vk_queue\": " << json_string(hex_handle(c.queue))
       << ", \"stats\": {\"dispatches\": " << c.stats.dispatches << ", \"barriers\": " << c.stats.barriers
       << ", \"submissions\": " << c.stats.submissions << ", \"bytes_uploaded\": " << c.stats.bytes_uploaded
       << ", \"bytes_downloaded\": " << c.stats.bytes_downloaded << "}}";
   }
   j << "\n  ],\n  \"cpu_operators\": " << cpu_operators()
     << ",\n  \"single_device_and_queue\": " << json_bool(single_device_and_queue())
-    << ",\n  \"timings_ms\": {\"load\": " << json_number(load_ms) << ", \"first_execute\": " << json_number(first_execute_ms)
+    << ",\n  \"timings_ms\": {\"load\": " << json_number(load_ms)
+    << ", \"first_execute\": " << json_number(first_execute_ms)
     << ", \"mean_execute\": " << json_number(mean_execute_ms) << ", \"repeat\": " << repeat << "}"
     << ",\n  \"atol\": " << json_number(atol) << ",\n  \"rtol\": " << json_number(rtol) << ",\n  \"outputs\": [";
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -118,7 +122,8 @@ bool Report::write_json(const std::string& path) const {
       const Comparison& c = o.comparison;
       j << ", \"reference\": " << json_string(o.reference) << ", \"match\": " << json_bool(c.match)
         << ", \"problem\": " << json_string(c.problem) << ", \"mismatches\": " << c.mismatches
-        << ", \"max_abs_error\": " << json_number(c.max_abs_error) << ", \"max_rel_error\": " << json_number(c.max_rel_error);
+        << ", \"max_abs_error\": " << json_number(c.max_abs_error)
+        << ", \"max_rel_error\": " << json_number(c.max_rel_error);
     }
     j << "}";
   }

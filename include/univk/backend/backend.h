@@ -2,7 +2,7 @@
 // It sits below both the backends that implement it and the runtime that calls it
 // (docs/ARCHITECTURE.md, "Layers").
 //
-// Life of a delegate call (DESIGN.md, "Program, runtime and execution"):
+// Life of a delegate call (docs/RUNTIME.md, "What load_method does"):
 //   1. Backend::prepare(spec)          parses and checks the payload once, before any device
 //                                      exists; a bad payload fails here;
 //   2. PreparedPayload::requirements() what the payload needs from a device; the method merges

@@ -32,7 +32,7 @@ struct DelegateSpec {
   std::string backend_id;
   std::span<const uint8_t> payload;  // borrowed, 16-byte aligned, valid for the delegate's life
   std::map<std::string, std::vector<uint8_t>> compile_specs;
-  std::vector<TensorInfo> inputs;   // in the order of the DelegateCall's input values
+  std::vector<TensorInfo> inputs;  // in the order of the DelegateCall's input values
   std::vector<TensorInfo> outputs;
 };
 

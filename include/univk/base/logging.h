@@ -32,7 +32,7 @@ class LogLine {
 }  // namespace univk
 
 // UNIVK_LOG(kInfo) << "text"; the stream expression is not evaluated when the level is off.
-#define UNIVK_LOG(level)                                       \
-  if (!::univk::log_enabled(::univk::LogLevel::level)) {       \
-  } else                                                       \
+#define UNIVK_LOG(level)                                 \
+  if (!::univk::log_enabled(::univk::LogLevel::level)) { \
+  } else                                                 \
     ::univk::detail::LogLine(::univk::LogLevel::level, __FILE__, __LINE__).stream()

@@ -60,7 +60,7 @@ inline Status timeout_error(std::string m) { return {StatusCode::kTimeout, std::
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : storage_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : storage_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : storage_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     if (std::get<Status>(storage_).ok()) {
       storage_ = Status(StatusCode::kInternal, "Result constructed from an ok Status without a value");
@@ -90,10 +90,10 @@ class [[nodiscard]] Result {
 #define UNIVK_CONCAT_(a, b) UNIVK_CONCAT_INNER_(a, b)
 
 // Returns the Status from the enclosing function when `expr` (a Status) is not ok.
-#define UNIVK_RETURN_IF_ERROR(expr)                    \
-  do {                                                 \
-    ::univk::Status univk_status_ = (expr);            \
-    if (!univk_status_.ok()) return univk_status_;     \
+#define UNIVK_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::univk::Status univk_status_ = (expr);        \
+    if (!univk_status_.ok()) return univk_status_; \
   } while (0)
 
 // `UNIVK_ASSIGN_OR_RETURN(auto x, make_x());` declares/assigns x from a Result or returns its error.

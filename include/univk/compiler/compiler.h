@@ -32,7 +32,7 @@ struct CompileOptions {
 
 // One instruction of the compiled method, for reports ("VgfBackend: avg_pool2d").
 struct CompiledCall {
-  std::string backend;  // backend id, or kCpuBackend for a CPU kernel call
+  std::string backend;             // backend id, or kCpuBackend for a CPU kernel call
   std::vector<std::string> nodes;  // node names, in order
   size_t payload_bytes = 0;
 };

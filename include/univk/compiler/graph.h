@@ -50,12 +50,11 @@ class Graph {
   Result<ValueId> add_constant(std::string name, HostTensor data);
   // Appends an operator whose single result has `dtype`/`shape` (given by the front end, e.g.
   // from torch.fx shape propagation). Inputs must already exist: nodes are in topological order.
-  Result<ValueId> add_node(std::string name, std::string op, Attributes attrs, std::vector<ValueId> inputs,
-                           DType dtype, Shape shape);
+  Result<ValueId> add_node(std::string name, std::string op, Attributes attrs, std::vector<ValueId> inputs, DType dtype,
+                           Shape shape);
   // Like add_node, with the result type computed by running the CPU reference kernel on zero
   // tensors of the input shapes (convenient for hand-built graphs; slow for large tensors).
-  Result<ValueId> add_node_inferred(std::string name, std::string op, Attributes attrs,
-                                    std::vector<ValueId> inputs);
+  Result<ValueId> add_node_inferred(std::string name, std::string op, Attributes attrs, std::vector<ValueId> inputs);
   Status add_output(ValueId value);
 
   const std::vector<Value>& values() const { return values_; }

@@ -37,12 +37,12 @@ struct BackendClaim {
 
 struct PartitionOptions {
   std::vector<std::string> order = {"VgfBackend", "VulkanBackend"};  // claim order
-  std::map<std::string, std::string> pins;  // node name or op type -> backend id (or "cpu")
+  std::map<std::string, std::string> pins;                           // node name or op type -> backend id (or "cpu")
   bool require_no_cpu_fallback = false;
 };
 
 struct Partition {
-  std::string backend;  // a backend id, or kCpuBackend
+  std::string backend;        // a backend id, or kCpuBackend
   std::vector<NodeId> nodes;  // consecutive in graph order
 };
 

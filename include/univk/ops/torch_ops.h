@@ -128,7 +128,7 @@ Result<AdaptiveAvgPool2d> adaptive_avg_pool2d(const Attributes& attrs, Shapes in
 // before, as in PyTorch).
 struct Conv2d {
   bool batched = true;
-  int64_t n = 1, c = 0, h = 0, w = 0;      // input
+  int64_t n = 1, c = 0, h = 0, w = 0;       // input
   int64_t oc = 0, icg = 0, kh = 0, kw = 0;  // weight
   int64_t groups = 1;
   int64_t stride[2] = {1, 1}, dilation[2] = {1, 1};

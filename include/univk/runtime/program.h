@@ -49,9 +49,9 @@
 namespace univk::runtime {
 
 enum class ExecutionMode {
-  kAuto,         // fused when every delegate shares one device and there is no CPU kernel
+  kAuto,  // fused when every delegate shares one device and there is no CPU kernel
   kPerDelegate,
-  kFused,        // Unsupported at load when the method cannot run fused (the error says why)
+  kFused,  // Unsupported at load when the method cannot run fused (the error says why)
 };
 std::string_view execution_mode_name(ExecutionMode mode);  // "auto", "per_delegate", "fused"
 Result<ExecutionMode> execution_mode_from_name(std::string_view name);
@@ -84,14 +84,14 @@ struct LoadOptions {
 
 // What the Method did for one DelegateCall instruction (for tools and tests).
 struct DelegateCallInfo {
-  size_t instruction = 0;       // index in the method's instruction list
-  uint32_t delegate = 0;        // index into ProgramDesc::delegates
+  size_t instruction = 0;  // index in the method's instruction list
+  uint32_t delegate = 0;   // index into ProgramDesc::delegates
   std::string backend_id;
   vulkan::DeviceKey device_key;
   bool standalone_device = false;  // vulkan_shared_context_mode=disabled: a private device
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
-  ExecuteStats stats;           // the delegate's counters (last execute, or per submission when fused)
+  ExecuteStats stats;  // the delegate's counters (last execute, or per submission when fused)
 };
 
 struct InstructionInfo {
@@ -101,10 +101,10 @@ struct InstructionInfo {
 
 // How a fused method laid out its memory and work (all zero in per_delegate mode).
 struct FusedInfo {
-  uint64_t arena_bytes = 0;  // device memory for values passed between delegates
-  uint32_t barriers = 0;     // buffer barriers the method recorded between/after delegates
-  bool staged_io = false;    // inputs/outputs go through staging copies (no DEVICE_LOCAL|HOST_VISIBLE)
-  bool host_outputs = false; // outputs live in host-cached memory the delegates write directly
+  uint64_t arena_bytes = 0;   // device memory for values passed between delegates
+  uint32_t barriers = 0;      // buffer barriers the method recorded between/after delegates
+  bool staged_io = false;     // inputs/outputs go through staging copies (no DEVICE_LOCAL|HOST_VISIBLE)
+  bool host_outputs = false;  // outputs live in host-cached memory the delegates write directly
 };
 
 class Method {

@@ -42,18 +42,72 @@ namespace univk::spirv {
 
 // Opcodes of the TOSA.001000.1 extended instruction set (values from its grammar).
 enum class TosaOp : uint32_t {
-  kArgmax = 0, kAvgPool2d = 1, kConv2d = 2, kConv3d = 3, kDepthwiseConv2d = 4, kFft2d = 5,
-  kMatmul = 6, kMaxPool2d = 7, kRfft2d = 8, kTransposeConv2d = 9, kClamp = 10, kErf = 11,
-  kSigmoid = 12, kTanh = 13, kAdd = 14, kArithmeticRightShift = 15, kBitwiseAnd = 16,
-  kBitwiseOr = 17, kBitwiseXor = 18, kIntdiv = 19, kLogicalAnd = 20, kLogicalLeftShift = 21,
-  kLogicalRightShift = 22, kLogicalOr = 23, kLogicalXor = 24, kMaximum = 25, kMinimum = 26,
-  kMul = 27, kPow = 28, kSub = 29, kTable = 30, kAbs = 31, kBitwiseNot = 32, kCeil = 33,
-  kClz = 34, kCos = 35, kExp = 36, kFloor = 37, kLog = 38, kLogicalNot = 39, kNegate = 40,
-  kReciprocal = 41, kRsqrt = 42, kSin = 43, kSelect = 44, kEqual = 45, kGreater = 46,
-  kGreaterEqual = 47, kReduceAll = 48, kReduceAny = 49, kReduceMax = 50, kReduceMin = 51,
-  kReduceProduct = 52, kReduceSum = 53, kConcat = 54, kPad = 55, kReshape = 56, kReverse = 57,
-  kSlice = 58, kTile = 59, kTranspose = 60, kGather = 61, kScatter = 62, kResize = 63,
-  kCast = 64, kRescale = 65,
+  kArgmax = 0,
+  kAvgPool2d = 1,
+  kConv2d = 2,
+  kConv3d = 3,
+  kDepthwiseConv2d = 4,
+  kFft2d = 5,
+  kMatmul = 6,
+  kMaxPool2d = 7,
+  kRfft2d = 8,
+  kTransposeConv2d = 9,
+  kClamp = 10,
+  kErf = 11,
+  kSigmoid = 12,
+  kTanh = 13,
+  kAdd = 14,
+  kArithmeticRightShift = 15,
+  kBitwiseAnd = 16,
+  kBitwiseOr = 17,
+  kBitwiseXor = 18,
+  kIntdiv = 19,
+  kLogicalAnd = 20,
+  kLogicalLeftShift = 21,
+  kLogicalRightShift = 22,
+  kLogicalOr = 23,
+  kLogicalXor = 24,
+  kMaximum = 25,
+  kMinimum = 26,
+  kMul = 27,
+  kPow = 28,
+  kSub = 29,
+  kTable = 30,
+  kAbs = 31,
+  kBitwiseNot = 32,
+  kCeil = 33,
+  kClz = 34,
+  kCos = 35,
+  kExp = 36,
+  kFloor = 37,
+  kLog = 38,
+  kLogicalNot = 39,
+  kNegate = 40,
+  kReciprocal = 41,
+  kRsqrt = 42,
+  kSin = 43,
+  kSelect = 44,
+  kEqual = 45,
+  kGreater = 46,
+  kGreaterEqual = 47,
+  kReduceAll = 48,
+  kReduceAny = 49,
+  kReduceMax = 50,
+  kReduceMin = 51,
+  kReduceProduct = 52,
+  kReduceSum = 53,
+  kConcat = 54,
+  kPad = 55,
+  kReshape = 56,
+  kReverse = 57,
+  kSlice = 58,
+  kTile = 59,
+  kTranspose = 60,
+  kGather = 61,
+  kScatter = 62,
+  kResize = 63,
+  kCast = 64,
+  kRescale = 65,
 };
 inline constexpr uint32_t kTosaOpCount = 66;
 
@@ -117,18 +171,16 @@ struct GraphBinding {
 struct TosaGraph {
   std::string entry_point = "main";  // the OpGraphEntryPointARM name
   std::vector<TosaValue> values;
-  std::vector<GraphBinding> inputs;   // graph input i: values[inputs[i].value] is kGraphInput
+  std::vector<GraphBinding> inputs;       // graph input i: values[inputs[i].value] is kGraphInput
   std::vector<TosaOperation> operations;  // topological order
   std::vector<GraphBinding> outputs;
 
   // Builders (append and return the new value's id).
   ValueId add_input(TosaTensorType type, uint32_t descriptor_set, uint32_t binding);
   ValueId add_constant(TosaTensorType type, std::vector<uint8_t> data);
-  ValueId add_graph_constant(TosaTensorType type, uint32_t graph_constant_id,
-                             std::vector<uint8_t> data = {});
+  ValueId add_graph_constant(TosaTensorType type, uint32_t graph_constant_id, std::vector<uint8_t> data = {});
   // Appends an operation with one result of type `output_type`; returns the result's id.
-  ValueId add_operation(TosaOp op, std::vector<ValueId> inputs, Attributes attrs,
-                        TosaTensorType output_type);
+  ValueId add_operation(TosaOp op, std::vector<ValueId> inputs, Attributes attrs, TosaTensorType output_type);
   void add_output(ValueId value, uint32_t descriptor_set, uint32_t binding);
 };
 

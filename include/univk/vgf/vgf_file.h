@@ -76,8 +76,8 @@ std::string vk_descriptor_type_name(uint32_t descriptor_type);
 enum class ModuleType : uint8_t { kCompute = 0, kGraph = 1 };
 enum class ModuleCodeType : uint8_t { kNone = 0, kSpirv = 1, kGlsl = 2, kHlsl = 3 };
 enum class ResourceCategory : uint8_t { kInput = 0, kOutput = 1, kIntermediate = 2, kConstant = 3 };
-std::string_view module_type_name(ModuleType type);              // "GRAPH", "COMPUTE"
-std::string_view resource_category_name(ResourceCategory cat);   // "INPUT", ...
+std::string_view module_type_name(ModuleType type);             // "GRAPH", "COMPUTE"
+std::string_view resource_category_name(ResourceCategory cat);  // "INPUT", ...
 
 // One section of the file: absolute byte offset and size (size excludes padding).
 struct SectionRange {
@@ -140,7 +140,7 @@ struct Segment {
   std::vector<DescriptorSetInfo> set_infos;
   std::vector<BindingSlot> inputs;
   std::vector<BindingSlot> outputs;
-  std::vector<uint32_t> constants;  // indices into VgfFile::constants
+  std::vector<uint32_t> constants;       // indices into VgfFile::constants
   std::vector<uint32_t> dispatch_shape;  // empty or 3 values ([0,0,0] for graphs)
   std::vector<PushConstantRange> push_constant_ranges;
   std::vector<ConstantBinding> constant_bindings;  // written only in format 0.5.0
@@ -150,8 +150,7 @@ struct Segment {
   // The constant table index holding graph constant `graph_constant_id`: via constant_bindings
   // when present, else the 0.4.x convention (graph constant id == constant table index).
   // nullopt when there is no such constant.
-  std::optional<uint32_t> constant_for_graph_constant(uint32_t graph_constant_id,
-                                                      size_t constant_count) const;
+  std::optional<uint32_t> constant_for_graph_constant(uint32_t graph_constant_id, size_t constant_count) const;
 };
 
 struct SamplerConfig {
@@ -177,9 +176,7 @@ struct Constant {
   uint32_t resource_index = 0;      // a CONSTANT entry of VgfFile::resources
   int64_t sparsity_dimension = -1;  // -1 dense, >= 0: 2:4 sparse along that dimension
 
-  std::span<const uint8_t> data() const {
-    return has_owned_ ? std::span<const uint8_t>(owned_) : borrowed_;
-  }
+  std::span<const uint8_t> data() const { return has_owned_ ? std::span<const uint8_t>(owned_) : borrowed_; }
   void set_data(std::vector<uint8_t> bytes) {
     owned_ = std::move(bytes);
     has_owned_ = true;
@@ -201,10 +198,10 @@ struct Constant {
 // version/legacy_magic/sections/legacy_constants are outputs of decoding and ignored there).
 struct VgfFile {
   VgfVersion version = k0_4_3;
-  bool legacy_magic = false;        // 0xF0E1D2C3 instead of "VGF1"
+  bool legacy_magic = false;  // 0xF0E1D2C3 instead of "VGF1"
   uint16_t vk_header_version = 0;
   std::array<SectionRange, 4> sections{};  // modules, model sequence, resources, constants
-  bool legacy_constants = false;    // constants stored as the 0.3.0 FlatBuffers section
+  bool legacy_constants = false;           // constants stored as the 0.3.0 FlatBuffers section
 
   std::vector<Module> modules;
   std::vector<Segment> segments;

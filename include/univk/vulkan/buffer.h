@@ -15,10 +15,10 @@ namespace univk::vulkan {
 class Device;
 
 enum class MemoryKind {
-  kDeviceLocal,           // DEVICE_LOCAL, not mapped
-  kHostVisible,           // HOST_VISIBLE|HOST_COHERENT, mapped (prefers HOST_CACHED for readback)
-  kDeviceLocalHostVisible // DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT when the device has it,
-                          // else falls back to kHostVisible; mapped. Check device_local().
+  kDeviceLocal,            // DEVICE_LOCAL, not mapped
+  kHostVisible,            // HOST_VISIBLE|HOST_COHERENT, mapped (prefers HOST_CACHED for readback)
+  kDeviceLocalHostVisible  // DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT when the device has it,
+                           // else falls back to kHostVisible; mapped. Check device_local().
 };
 
 inline constexpr VkBufferUsageFlags kDefaultBufferUsage =

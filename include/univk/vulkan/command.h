@@ -46,8 +46,8 @@ void record_full_barrier(const Device& device, VkCommandBuffer cmd);
 void record_host_read_barrier(const Device& device, VkCommandBuffer cmd);
 // Buffer memory barrier from `src` (stage/access) to `dst` over `range`.
 void record_buffer_barrier(const Device& device, VkCommandBuffer cmd, const BufferRange& range,
-                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
-                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                           VkAccessFlags2 dst_access);
 // Copies min(src.size, dst.size) bytes.
 void record_copy(const Device& device, VkCommandBuffer cmd, const BufferRange& src, const BufferRange& dst);
 

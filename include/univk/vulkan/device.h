@@ -149,8 +149,7 @@ class Device {
 
  private:
   Device() = default;
-  Status finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us,
-                      int64_t execute_timeout_ms);
+  Status finish_setup(VkQueue queue, uint32_t queue_family_index, int64_t wait_spin_us, int64_t execute_timeout_ms);
   std::shared_ptr<Instance> instance_;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -177,8 +176,8 @@ const char* vk_result_name(VkResult result);
 }  // namespace univk::vulkan
 
 // Returns a Status from the enclosing function when the Vulkan call fails.
-#define UNIVK_VK_RETURN_IF_ERROR(call)                                         \
-  do {                                                                         \
-    VkResult univk_vk_result_ = (call);                                        \
+#define UNIVK_VK_RETURN_IF_ERROR(call)                                                              \
+  do {                                                                                              \
+    VkResult univk_vk_result_ = (call);                                                             \
     if (univk_vk_result_ != VK_SUCCESS) return ::univk::vulkan::vk_status(univk_vk_result_, #call); \
   } while (0)

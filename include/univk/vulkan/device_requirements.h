@@ -18,28 +18,28 @@ namespace univk::vulkan {
 // Named feature bits across VkPhysicalDeviceFeatures, the 1.1/1.2/1.3 feature structs and
 // extension feature structs. Append only.
 enum class Feature : uint16_t {
-  kShaderInt8,                         // Vulkan12Features::shaderInt8
-  kShaderInt16,                        // Features::shaderInt16
-  kShaderInt64,                        // Features::shaderInt64
-  kShaderFloat16,                      // Vulkan12Features::shaderFloat16
-  kShaderFloat64,                      // Features::shaderFloat64
-  kStorageBuffer8BitAccess,            // Vulkan12Features::storageBuffer8BitAccess
-  kUniformAndStorageBuffer8BitAccess,  // Vulkan12Features
-  kStoragePushConstant8,               // Vulkan12Features
-  kStorageBuffer16BitAccess,           // Vulkan11Features::storageBuffer16BitAccess
-  kUniformAndStorageBuffer16BitAccess, // Vulkan11Features
-  kStoragePushConstant16,              // Vulkan11Features
-  kTimelineSemaphore,                  // Vulkan12Features
-  kSynchronization2,                   // Vulkan13Features
-  kBufferDeviceAddress,                // Vulkan12Features
-  kVulkanMemoryModel,                  // Vulkan12Features
-  kVulkanMemoryModelDeviceScope,       // Vulkan12Features
-  kMaintenance4,                       // Vulkan13Features
-  kSubgroupSizeControl,                // Vulkan13Features
-  kComputeFullSubgroups,               // Vulkan13Features
-  kShaderIntegerDotProduct,            // Vulkan13Features
-  kScalarBlockLayout,                  // Vulkan12Features
-  kRobustBufferAccess,                 // Features::robustBufferAccess
+  kShaderInt8,                          // Vulkan12Features::shaderInt8
+  kShaderInt16,                         // Features::shaderInt16
+  kShaderInt64,                         // Features::shaderInt64
+  kShaderFloat16,                       // Vulkan12Features::shaderFloat16
+  kShaderFloat64,                       // Features::shaderFloat64
+  kStorageBuffer8BitAccess,             // Vulkan12Features::storageBuffer8BitAccess
+  kUniformAndStorageBuffer8BitAccess,   // Vulkan12Features
+  kStoragePushConstant8,                // Vulkan12Features
+  kStorageBuffer16BitAccess,            // Vulkan11Features::storageBuffer16BitAccess
+  kUniformAndStorageBuffer16BitAccess,  // Vulkan11Features
+  kStoragePushConstant16,               // Vulkan11Features
+  kTimelineSemaphore,                   // Vulkan12Features
+  kSynchronization2,                    // Vulkan13Features
+  kBufferDeviceAddress,                 // Vulkan12Features
+  kVulkanMemoryModel,                   // Vulkan12Features
+  kVulkanMemoryModelDeviceScope,        // Vulkan12Features
+  kMaintenance4,                        // Vulkan13Features
+  kSubgroupSizeControl,                 // Vulkan13Features
+  kComputeFullSubgroups,                // Vulkan13Features
+  kShaderIntegerDotProduct,             // Vulkan13Features
+  kScalarBlockLayout,                   // Vulkan12Features
+  kRobustBufferAccess,                  // Features::robustBufferAccess
 };
 inline constexpr int kFeatureCount = 22;
 
@@ -74,7 +74,7 @@ struct DeviceRequirements {
   std::string describe() const;  // human-readable summary for logs and errors
 };
 
-std::string api_version_string(uint32_t version);  // "1.3"
+std::string api_version_string(uint32_t version);    // "1.3"
 std::string queue_flags_string(VkQueueFlags flags);  // "COMPUTE|TRANSFER"
 
 }  // namespace univk::vulkan

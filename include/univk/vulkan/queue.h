@@ -45,8 +45,8 @@ class Queue {
   // blocks in vkWaitSemaphores. Holds no lock. When the timeline makes no progress at all for
   // execute_timeout_ms() (work queued ahead of `value` may take longer, as long as it advances;
   // progress is compared from one period to the next, so a stuck submission is reported between
-  // one and two periods after the wait began), the work is taken as stuck: the wait returns Timeout naming the limit, and the queue becomes
-  // unusable() (later submits fail with DeviceLost, the registry stops handing the device out).
+  // one and two periods after the wait began), the work is taken as stuck: the wait returns Timeout naming the limit,
+  // and the queue becomes unusable() (later submits fail with DeviceLost, the registry stops handing the device out).
   // InvalidArgument for a value never handed out (it would never be signalled).
   Status wait(uint64_t value) const;
   // The same with a caller-chosen limit (0 polls); running out of it is an ordinary Timeout and

@@ -72,10 +72,10 @@ class DeviceRegistry {
   // leases exist: pass `lease` to receive the first one.
   Status import_device(const DeviceKey& key, const ImportedDevice& imported, bool pin = true,
                        DeviceLease* lease = nullptr);
-  Status pin(const DeviceKey& key);    // NotFound when no live device holds the key
-  Status unpin(const DeviceKey& key);  // NotFound when not pinned
-  Status remove(const DeviceKey& key); // forgets the key (and its pin); existing leases stay valid;
-                                       // NotFound when nothing is registered under it
+  Status pin(const DeviceKey& key);     // NotFound when no live device holds the key
+  Status unpin(const DeviceKey& key);   // NotFound when not pinned
+  Status remove(const DeviceKey& key);  // forgets the key (and its pin); existing leases stay valid;
+                                        // NotFound when nothing is registered under it
   std::optional<DeviceLease> find(const DeviceKey& key) const;
   // Devices this registry created, standalone (disabled mode) ones included; imports are not
   // counted (tests: racing lookup_or_create callers create once).

@@ -14,7 +14,8 @@ namespace {
 
 Status push(std::vector<uint32_t>& params, std::initializer_list<int64_t> values) {
   for (int64_t v : values) {
-    if (v < 0 || v > static_cast<int64_t>(UINT32_MAX)) return unsupported("parameter " + std::to_string(v) + " does not fit 32 bits");
+    if (v < 0 || v > static_cast<int64_t>(UINT32_MAX))
+      return unsupported("parameter " + std::to_string(v) + " does not fit 32 bits");
     params.push_back(static_cast<uint32_t>(v));
   }
   return ok_status();
@@ -27,8 +28,10 @@ Status push_all(std::vector<uint32_t>& params, const std::vector<int64_t>& value
 
 Status require_f32(const std::vector<TensorView>& inputs, const TensorView& output, bool output_f32 = true) {
   for (const auto& v : inputs)
-    if (v.dtype != DType::kFloat32) return unsupported(std::string("input type ") + std::string(dtype_name(v.dtype)) + " (fp32 only)");
-  if (output_f32 && output.dtype != DType::kFloat32) return unsupported("output type " + std::string(dtype_name(output.dtype)) + " (fp32 only)");
+    if (v.dtype != DType::kFloat32)
+      return unsupported(std::string("input type ") + std::string(dtype_name(v.dtype)) + " (fp32 only)");
+  if (output_f32 && output.dtype != DType::kFloat32)
+    return unsupported("output type " + std::string(dtype_name(output.dtype)) + " (fp32 only)");
   return ok_status();
 }
 
@@ -75,9 +78,9 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   UNIVK_RETURN_IF_ERROR(push_all(k.params, output.shape));
   UNIVK_RETURN_IF_ERROR(push_all(k.params, output.strides));
   UNIVK_RETURN_IF_ERROR(push_all(k.params, in.strides));
-  UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[1], in.shape[2], ic, kh, kw, stride[0], stride[1], dilation[0],
-                                        dilation[1], pad[0], pad[2], depthwise ? w.shape[3] : 1,
-                                        bias.shape[0] == 1 ? 1 : 0}));
+  UNIVK_RETURN_IF_ERROR(
+      push(k.params, {in.shape[1], in.shape[2], ic, kh, kw, stride[0], stride[1], dilation[0], dilation[1], pad[0],
+                      pad[2], depthwise ? w.shape[3] : 1, bias.shape[0] == 1 ? 1 : 0}));
   if (is_int8) {
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
     k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(w_zp)));
@@ -91,10 +94,12 @@ Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorVi
   if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
   UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
   const TensorView &a = inputs[0], &b = inputs[1];
-  if (a.shape.size() != 3 || b.shape.size() != 3 || output.shape.size() != 3) return invalid_argument("MATMUL operands must be rank 3");
-  if (a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1] || output.shape != std::vector<int64_t>{a.shape[0], a.shape[1], b.shape[2]})
-    return invalid_argument("MATMUL shapes " + Shape(a.shape).to_string() + " x " + Shape(b.shape).to_string() + " -> " +
-                            Shape(output.shape).to_string() + " do not match");
+  if (a.shape.size() != 3 || b.shape.size() != 3 || output.shape.size() != 3)
+    return invalid_argument("MATMUL operands must be rank 3");
+  if (a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1] ||
+      output.shape != std::vector<int64_t>{a.shape[0], a.shape[1], b.shape[2]})
+    return invalid_argument("MATMUL shapes " + Shape(a.shape).to_string() + " x " + Shape(b.shape).to_string() +
+                            " -> " + Shape(output.shape).to_string() + " do not match");
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
   Dispatch k;
@@ -157,12 +162,18 @@ Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorVi
 // Kind constants of shaders/int8_io.glsl.
 Result<uint32_t> int8_io_kind(DType t) {
   switch (t) {
-    case DType::kInt8: return 0u;
-    case DType::kUint8: return 1u;
-    case DType::kInt32: return 2u;
-    case DType::kFloat32: return 3u;
-    case DType::kBool: return 4u;
-    default: return unsupported(std::string(dtype_name(t)) + " (int8, uint8, bool, int32 and fp32 only)");
+    case DType::kInt8:
+      return 0u;
+    case DType::kUint8:
+      return 1u;
+    case DType::kInt32:
+      return 2u;
+    case DType::kFloat32:
+      return 3u;
+    case DType::kBool:
+      return 4u;
+    default:
+      return unsupported(std::string(dtype_name(t)) + " (int8, uint8, bool, int32 and fp32 only)");
   }
 }
 
@@ -251,7 +262,8 @@ Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorV
   const TensorView &in = inputs[0], &table = inputs[1];
   if (in.dtype != DType::kInt8 || table.dtype != DType::kInt8 || out.dtype != DType::kInt8)
     return unsupported("TABLE on " + std::string(dtype_name(in.dtype)) + " (int8 only)");
-  if (table.shape != std::vector<int64_t>{256} || !table.contiguous()) return invalid_argument("int8 TABLE needs a packed [256] table");
+  if (table.shape != std::vector<int64_t>{256} || !table.contiguous())
+    return invalid_argument("int8 TABLE needs a packed [256] table");
   Dispatch k;
   k.shader = Shader::kTableI8;
   k.outputs = {out};
@@ -264,15 +276,30 @@ Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorV
 }  // namespace
 
 Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                         const TensorView& output) {
+                                           const TensorView& output) {
   Result<Dispatch> kernel = unsupported("");
   switch (op.op) {
-    case TosaOp::kConv2d: case TosaOp::kDepthwiseConv2d: kernel = emit_conv(op, inputs, output); break;
-    case TosaOp::kMatmul: kernel = emit_matmul(op, inputs, output); break;
-    case TosaOp::kReduceSum: case TosaOp::kReduceMax: case TosaOp::kArgmax: kernel = emit_reduce(op, inputs, output); break;
-    case TosaOp::kCast: kernel = emit_cast(inputs[0], output); break;
-    case TosaOp::kRescale: kernel = emit_rescale(op, inputs[0], output); break;
-    case TosaOp::kTable: kernel = emit_table(inputs, output); break;
+    case TosaOp::kConv2d:
+    case TosaOp::kDepthwiseConv2d:
+      kernel = emit_conv(op, inputs, output);
+      break;
+    case TosaOp::kMatmul:
+      kernel = emit_matmul(op, inputs, output);
+      break;
+    case TosaOp::kReduceSum:
+    case TosaOp::kReduceMax:
+    case TosaOp::kArgmax:
+      kernel = emit_reduce(op, inputs, output);
+      break;
+    case TosaOp::kCast:
+      kernel = emit_cast(inputs[0], output);
+      break;
+    case TosaOp::kRescale:
+      kernel = emit_rescale(op, inputs[0], output);
+      break;
+    case TosaOp::kTable:
+      kernel = emit_table(inputs, output);
+      break;
     default: {
       std::string types;
       for (const auto& v : inputs) types += (types.empty() ? "" : ", ") + std::string(dtype_name(v.dtype));

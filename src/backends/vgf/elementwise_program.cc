@@ -27,27 +27,45 @@ std::vector<std::pair<uint32_t, uint32_t>> EwProgram::specialization(uint32_t fi
 
 std::optional<EwOp> elementwise_op(TosaOp op, bool is_int) {
   switch (op) {
-    case TosaOp::kAdd: return EwOp::kAdd;
-    case TosaOp::kSub: return EwOp::kSub;
-    case TosaOp::kMul: return is_int ? EwOp::kMulShift : EwOp::kMul;
-    case TosaOp::kClamp: return EwOp::kClamp;
-    case TosaOp::kAbs: return EwOp::kAbs;
-    case TosaOp::kNegate: return EwOp::kNegate;
-    case TosaOp::kMaximum: return EwOp::kMaximum;
-    case TosaOp::kMinimum: return EwOp::kMinimum;
-    default: break;
+    case TosaOp::kAdd:
+      return EwOp::kAdd;
+    case TosaOp::kSub:
+      return EwOp::kSub;
+    case TosaOp::kMul:
+      return is_int ? EwOp::kMulShift : EwOp::kMul;
+    case TosaOp::kClamp:
+      return EwOp::kClamp;
+    case TosaOp::kAbs:
+      return EwOp::kAbs;
+    case TosaOp::kNegate:
+      return EwOp::kNegate;
+    case TosaOp::kMaximum:
+      return EwOp::kMaximum;
+    case TosaOp::kMinimum:
+      return EwOp::kMinimum;
+    default:
+      break;
   }
   if (is_int) return std::nullopt;
   switch (op) {
-    case TosaOp::kSigmoid: return EwOp::kSigmoid;
-    case TosaOp::kTanh: return EwOp::kTanh;
-    case TosaOp::kExp: return EwOp::kExp;
-    case TosaOp::kLog: return EwOp::kLog;
-    case TosaOp::kReciprocal: return EwOp::kReciprocal;
-    case TosaOp::kRsqrt: return EwOp::kRsqrt;
-    case TosaOp::kPow: return EwOp::kPow;
-    case TosaOp::kErf: return EwOp::kErf;
-    default: return std::nullopt;
+    case TosaOp::kSigmoid:
+      return EwOp::kSigmoid;
+    case TosaOp::kTanh:
+      return EwOp::kTanh;
+    case TosaOp::kExp:
+      return EwOp::kExp;
+    case TosaOp::kLog:
+      return EwOp::kLog;
+    case TosaOp::kReciprocal:
+      return EwOp::kReciprocal;
+    case TosaOp::kRsqrt:
+      return EwOp::kRsqrt;
+    case TosaOp::kPow:
+      return EwOp::kPow;
+    case TosaOp::kErf:
+      return EwOp::kErf;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -57,9 +75,12 @@ void ProgramBuilder::bind_input(uint64_t value, uint32_t slot) { inputs_.emplace
 
 bool ProgramBuilder::is_bound(uint64_t value) const {
   if (seeded_ && *seeded_ == value) return true;
-  for (const auto& [v, bits] : immediates_) if (v == value) return true;
-  for (const auto& [v, slot] : inputs_) if (v == value) return true;
-  for (const auto& op : ops_) if (op.result == value) return true;
+  for (const auto& [v, bits] : immediates_)
+    if (v == value) return true;
+  for (const auto& [v, slot] : inputs_)
+    if (v == value) return true;
+  for (const auto& op : ops_)
+    if (op.result == value) return true;
   return false;
 }
 

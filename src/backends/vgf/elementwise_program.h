@@ -23,13 +23,29 @@ inline constexpr uint32_t kProgramInputs = 4;
 
 // Must match shaders/ew_program.glsl.
 enum class EwOp : uint32_t {
-  kMov = 0, kAdd, kSub, kMul, kSigmoid, kTanh, kClamp, kExp, kLog, kAbs, kNegate, kReciprocal,
-  kRsqrt, kPow, kErf, kMaximum, kMinimum, kMulShift,  // int: (a*b + round) >> imm0
+  kMov = 0,
+  kAdd,
+  kSub,
+  kMul,
+  kSigmoid,
+  kTanh,
+  kClamp,
+  kExp,
+  kLog,
+  kAbs,
+  kNegate,
+  kReciprocal,
+  kRsqrt,
+  kPow,
+  kErf,
+  kMaximum,
+  kMinimum,
+  kMulShift,  // int: (a*b + round) >> imm0
 };
 
 // Source operands of a step.
-inline constexpr uint32_t kSrcRegister0 = 0;   // 0..3
-inline constexpr uint32_t kSrcInput0 = 4;      // 4..7
+inline constexpr uint32_t kSrcRegister0 = 0;  // 0..3
+inline constexpr uint32_t kSrcInput0 = 4;     // 4..7
 inline constexpr uint32_t kSrcImm0 = 8;
 inline constexpr uint32_t kSrcImm1 = 9;
 

@@ -31,8 +31,8 @@ namespace {
 // `sliced` (batch of CONV2D/MATMUL, rows of CAST/TABLE): split along it when a view exceeds
 // `limit`.
 Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                             const TensorView& output, const std::vector<bool>& sliced,
-                                             const BindingLimit& limit) {
+                                               const TensorView& output, const std::vector<bool>& sliced,
+                                               const BindingLimit& limit) {
   std::vector<TensorView> views = {output};
   views.insert(views.end(), inputs.begin(), inputs.end());
   if (views_fit(views, limit) || output.shape.empty()) return emit_compute(op, inputs, output);
@@ -52,7 +52,8 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
   std::vector<Dispatch> kernels;
   for (auto [start, count] : slices) {
     std::vector<TensorView> piece = slice(start, count);
-    UNIVK_ASSIGN_OR_RETURN(auto part, emit_compute(op, std::vector<TensorView>(piece.begin() + 1, piece.end()), piece[0]));
+    UNIVK_ASSIGN_OR_RETURN(auto part,
+                           emit_compute(op, std::vector<TensorView>(piece.begin() + 1, piece.end()), piece[0]));
     for (auto& k : part) kernels.push_back(std::move(k));
   }
   return kernels;
@@ -61,21 +62,28 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
 }  // namespace
 
 Result<std::vector<Dispatch>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                         const TensorView& output, const BindingLimit& limit) {
+                                           const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
   if (Shape(output.shape).numel() == 0) return std::vector<Dispatch>{};
   switch (op.op) {
-    case TosaOp::kTranspose: case TosaOp::kSlice: case TosaOp::kReshape: case TosaOp::kPad:
-    case TosaOp::kTile: case TosaOp::kConcat:
+    case TosaOp::kTranspose:
+    case TosaOp::kSlice:
+    case TosaOp::kReshape:
+    case TosaOp::kPad:
+    case TosaOp::kTile:
+    case TosaOp::kConcat:
       return emit_data_movement(op, inputs, output, limit);
-    case TosaOp::kAvgPool2d: case TosaOp::kMaxPool2d:
+    case TosaOp::kAvgPool2d:
+    case TosaOp::kMaxPool2d:
       // Pools the fusion pass did not take as an anchor (int8), without an epilogue.
       return emit_pool(op, {inputs[0]}, output, EwProgram{}, limit);
-    case TosaOp::kConv2d: case TosaOp::kDepthwiseConv2d:  // input, weight, bias
+    case TosaOp::kConv2d:
+    case TosaOp::kDepthwiseConv2d:  // input, weight, bias
       return emit_batch_split(op, inputs, output, {true, false, false}, limit);
     case TosaOp::kMatmul:  // A [B,M,K], B [B,K,N]
       return emit_batch_split(op, inputs, output, {true, true}, limit);
-    case TosaOp::kCast: case TosaOp::kTable:  // input (and the 256-entry table)
+    case TosaOp::kCast:
+    case TosaOp::kTable:  // input (and the 256-entry table)
       return emit_batch_split(op, inputs, output, {true, false}, limit);
     default:
       break;

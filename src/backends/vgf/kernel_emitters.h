@@ -35,23 +35,23 @@ Result<std::vector<TensorView>> canonical_iteration(const TensorView& output, co
 // is left for every operand).
 // `dtype`: fp32, fp16 or int32 (the program's storage type).
 Result<std::vector<Dispatch>> emit_elementwise(DType dtype, const std::vector<TensorView>& inputs,
-                                             const TensorView& output, const EwProgram& program,
-                                             const BindingLimit& limit);
+                                               const TensorView& output, const EwProgram& program,
+                                               const BindingLimit& limit);
 // AVG/MAX_POOL2D (fp32/fp16 with epilogue, int8 without): inputs[0] is the pool input,
 // inputs[1..3] the epilogue inputs (slots 1..3). Iterates (n, c, oy, ox) when the output's W
 // stride is below its C stride (NCHW memory), else (n, oy, ox, c). Splits along N, then OH.
 Result<std::vector<Dispatch>> emit_pool(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
-                                      const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit);
+                                        const TensorView& output, const EwProgram& epilogue, const BindingLimit& limit);
 // Element-for-element copy between two views of the same shape.
 Result<std::vector<Dispatch>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit);
 // CONV2D, DEPTHWISE_CONV2D, MATMUL, REDUCE_SUM/MAX, ARGMAX, CAST, RESCALE, TABLE
 // (compute_emitters.cc), one kernel over the given views (emit_kernels splits CONV2D,
 // DEPTHWISE_CONV2D and MATMUL along the batch, CAST and TABLE along dim 0).
 Result<std::vector<Dispatch>> emit_compute(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
-                                         const TensorView& output);
+                                           const TensorView& output);
 // Every operation that is not part of a fused group.
 Result<std::vector<Dispatch>> emit_kernels(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
-                                         const TensorView& output, const BindingLimit& limit);
+                                           const TensorView& output, const BindingLimit& limit);
 // Unsupported naming the largest view's binding bytes and the limit (`what`: the operator).
 Status binding_limit_error(const std::vector<TensorView>& views, const BindingLimit& limit, const std::string& what);
 

@@ -25,8 +25,10 @@ ByteSpan view_byte_span(const TensorView& view) {
   uint64_t last = static_cast<uint64_t>(view.offset);
   bool empty = false;
   for (size_t d = 0; d < view.shape.size(); ++d) {
-    if (view.shape[d] <= 0) empty = true;
-    else last += static_cast<uint64_t>(view.shape[d] - 1) * static_cast<uint64_t>(view.strides[d]);
+    if (view.shape[d] <= 0)
+      empty = true;
+    else
+      last += static_cast<uint64_t>(view.shape[d] - 1) * static_cast<uint64_t>(view.strides[d]);
   }
   if (empty) last = static_cast<uint64_t>(view.offset);
   return {static_cast<uint64_t>(view.offset) * elem, (last + 1) * elem};
@@ -56,38 +58,66 @@ std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint3
 
 const char* shader_name(Shader id) {
   switch (id) {
-    case Shader::kElementwiseF32: return "ew_f32";
-    case Shader::kElementwiseI32: return "ew_i32";
-    case Shader::kPoolF32: return "pool_f32";
-    case Shader::kCopy32: return "copy32";
-    case Shader::kCopy16: return "copy16";
-    case Shader::kCopy8: return "copy8";
-    case Shader::kConv2dF32: return "conv2d_f32";
-    case Shader::kMatmulF32: return "matmul_f32";
-    case Shader::kReduceF32: return "reduce_f32";
-    case Shader::kCast: return "cast";
-    case Shader::kRescale: return "rescale";
-    case Shader::kTableI8: return "table_i8";
-    case Shader::kPoolI8: return "pool_i8";
-    case Shader::kConv2dI8: return "conv2d_i8";
-    case Shader::kElementwiseF16: return "ew_f16";
-    case Shader::kPoolF16: return "pool_f16";
-    case Shader::kCast16: return "cast16";
+    case Shader::kElementwiseF32:
+      return "ew_f32";
+    case Shader::kElementwiseI32:
+      return "ew_i32";
+    case Shader::kPoolF32:
+      return "pool_f32";
+    case Shader::kCopy32:
+      return "copy32";
+    case Shader::kCopy16:
+      return "copy16";
+    case Shader::kCopy8:
+      return "copy8";
+    case Shader::kConv2dF32:
+      return "conv2d_f32";
+    case Shader::kMatmulF32:
+      return "matmul_f32";
+    case Shader::kReduceF32:
+      return "reduce_f32";
+    case Shader::kCast:
+      return "cast";
+    case Shader::kRescale:
+      return "rescale";
+    case Shader::kTableI8:
+      return "table_i8";
+    case Shader::kPoolI8:
+      return "pool_i8";
+    case Shader::kConv2dI8:
+      return "conv2d_i8";
+    case Shader::kElementwiseF16:
+      return "ew_f16";
+    case Shader::kPoolF16:
+      return "pool_f16";
+    case Shader::kCast16:
+      return "cast16";
   }
   return "?";
 }
 
 uint32_t shader_tensor_bindings(Shader id) {
   switch (id) {
-    case Shader::kElementwiseF32: case Shader::kElementwiseI32: case Shader::kPoolF32:
-    case Shader::kConv2dF32: case Shader::kElementwiseF16: case Shader::kPoolF16:
+    case Shader::kElementwiseF32:
+    case Shader::kElementwiseI32:
+    case Shader::kPoolF32:
+    case Shader::kConv2dF32:
+    case Shader::kElementwiseF16:
+    case Shader::kPoolF16:
       return 5;  // output + 4 inputs
-    case Shader::kCopy32: case Shader::kCopy16: case Shader::kCopy8: case Shader::kReduceF32:
-    case Shader::kCast: case Shader::kRescale: case Shader::kPoolI8: case Shader::kCast16:
+    case Shader::kCopy32:
+    case Shader::kCopy16:
+    case Shader::kCopy8:
+    case Shader::kReduceF32:
+    case Shader::kCast:
+    case Shader::kRescale:
+    case Shader::kPoolI8:
+    case Shader::kCast16:
       return 2;
     case Shader::kConv2dI8:
       return 4;
-    case Shader::kMatmulF32: case Shader::kTableI8:
+    case Shader::kMatmulF32:
+    case Shader::kTableI8:
       return 3;
   }
   return 0;

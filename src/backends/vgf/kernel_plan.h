@@ -25,8 +25,8 @@ enum class StorageKind : uint8_t { kResource, kConstant, kScratch };
 
 struct StorageRef {
   StorageKind kind = StorageKind::kScratch;
-  uint32_t resource = 0;      // kResource: index into VgfFile::resources
-  uint64_t byte_offset = 0;   // kConstant / kScratch: offset in the constant buffer / arena
+  uint32_t resource = 0;     // kResource: index into VgfFile::resources
+  uint64_t byte_offset = 0;  // kConstant / kScratch: offset in the constant buffer / arena
   uint64_t byte_size = 0;
   friend bool operator==(const StorageRef&, const StorageRef&) = default;
 };
@@ -76,7 +76,7 @@ enum class Shader : uint8_t {
   kCopy32,          // strided copy / pad / tile of 32-bit elements
   kCopy16,
   kCopy8,
-  kConv2dF32,       // CONV2D and DEPTHWISE_CONV2D + elementwise epilogue
+  kConv2dF32,  // CONV2D and DEPTHWISE_CONV2D + elementwise epilogue
   kMatmulF32,
   kReduceF32,       // REDUCE_SUM / REDUCE_MAX / ARGMAX
   kCast,            // CAST between int8/uint8/bool/int32/fp32 (8-bit storage)
@@ -107,7 +107,7 @@ struct Dispatch {
   // offset below the descriptor alignment).
   std::vector<uint32_t> params;
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
-  uint64_t work_items = 0;  // invocations needed (one per work item)
+  uint64_t work_items = 0;                                    // invocations needed (one per work item)
 };
 
 // MODE of the elementwise shaders (specialization constant 0, elementwise.glsl): strided
@@ -141,14 +141,15 @@ inline constexpr uint32_t kLocalSize = 256;
 
 // Group counts {x, y} for `work_items` invocations: x capped at min(max_x, 65535), y at
 // min(max_y, 65535), rows as few and as narrow as possible (less than one row of idle groups).
-// The shaders run one invocation per work item (no grid-stride loop), so the recorder refuses a grid that does not cover `work_items` (impossible for 32-bit counts on a
-// device with the spec's minimum limits: 65535 x 65535 x 256 invocations).
+// The shaders run one invocation per work item (no grid-stride loop), so the recorder refuses a grid that does not
+// cover `work_items` (impossible for 32-bit counts on a device with the spec's minimum limits: 65535 x 65535 x 256
+// invocations).
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y);
 
 struct SegmentPlan {
   std::vector<Dispatch> kernels;
-  uint64_t scratch_bytes = 0;  // size of the segment's scratch arena
-  uint32_t operator_count = 0; // TOSA operators in the graph (for logs and docs)
+  uint64_t scratch_bytes = 0;   // size of the segment's scratch arena
+  uint32_t operator_count = 0;  // TOSA operators in the graph (for logs and docs)
 };
 
 }  // namespace univk::backends::vgf

@@ -27,7 +27,8 @@ constexpr uint64_t kScratchAlignment = 256;
 
 Result<std::vector<int64_t>> resource_element_strides(const univk::vgf::Resource& resource) {
   auto dtype = univk::vgf::dtype_from_vk_format(resource.vk_format);
-  if (!dtype) return unsupported("resource format " + univk::vgf::vk_format_name(resource.vk_format) + " has no univk dtype");
+  if (!dtype)
+    return unsupported("resource format " + univk::vgf::vk_format_name(resource.vk_format) + " has no univk dtype");
   for (int64_t d : resource.shape)
     if (d < 0) return unsupported("resource has a dynamic dimension (shape entry " + std::to_string(d) + ")");
   if (resource.strides.empty()) {
@@ -42,7 +43,8 @@ Result<std::vector<int64_t>> resource_element_strides(const univk::vgf::Resource
   std::vector<int64_t> strides;
   for (int64_t s : resource.strides) {
     if (s < 0 || s % size != 0)
-      return unsupported("resource byte stride " + std::to_string(s) + " is not a non-negative multiple of the element size");
+      return unsupported("resource byte stride " + std::to_string(s) +
+                         " is not a non-negative multiple of the element size");
     strides.push_back(s / size);
   }
   return strides;
@@ -56,7 +58,8 @@ Result<uint64_t> resource_byte_size(const univk::vgf::Resource& resource) {
   for (size_t d = 0; d < resource.shape.size(); ++d) {
     if (resource.shape[d] == 0) return uint64_t{0};
     uint64_t step = 0;
-    if (__builtin_mul_overflow(static_cast<uint64_t>(resource.shape[d] - 1), static_cast<uint64_t>(strides[d]), &step) ||
+    if (__builtin_mul_overflow(static_cast<uint64_t>(resource.shape[d] - 1), static_cast<uint64_t>(strides[d]),
+                               &step) ||
         __builtin_add_overflow(last, step, &last) || last >= kMaxBytes)
       return unsupported("resource of shape " + Shape(resource.shape).to_string() + " is too large");
   }
@@ -70,7 +73,6 @@ namespace {
 std::string op_label(const TosaOperation& op) { return std::string(spirv::tosa_op_name(op.op)); }
 
 bool is_view_op(TosaOp op) { return op == TosaOp::kTranspose || op == TosaOp::kSlice || op == TosaOp::kReshape; }
-
 
 class Lowering {
  public:
@@ -103,9 +105,12 @@ class Lowering {
     views_.assign(n, std::nullopt);
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       const TosaOperation& op = g_.operations[i];
-      if (op.outputs.size() != 1) return unsupported("operation " + std::to_string(i) + " has " + std::to_string(op.outputs.size()) + " results");
+      if (op.outputs.size() != 1)
+        return unsupported("operation " + std::to_string(i) + " has " + std::to_string(op.outputs.size()) + " results");
       for (ValueId v : op.inputs) {
-        if (v >= n) return invalid_argument("operation " + std::to_string(i) + " reads value " + std::to_string(v) + " out of range");
+        if (v >= n)
+          return invalid_argument("operation " + std::to_string(i) + " reads value " + std::to_string(v) +
+                                  " out of range");
         auto& c = consumers_[v];
         if (std::find(c.begin(), c.end(), i) == c.end()) c.push_back(i);
       }
@@ -137,8 +142,8 @@ class Lowering {
     const auto dtype = univk::vgf::dtype_from_vk_format(r.vk_format);
     const auto& t = type(v);
     if (!dtype || *dtype != t.dtype || r.shape != t.shape)
-      return invalid_argument("resource " + std::to_string(index) + " (" + univk::vgf::vk_format_name(r.vk_format) + " " +
-                              Shape(r.shape).to_string() + ") does not match graph value " + spirv::to_string(t));
+      return invalid_argument("resource " + std::to_string(index) + " (" + univk::vgf::vk_format_name(r.vk_format) +
+                              " " + Shape(r.shape).to_string() + ") does not match graph value " + spirv::to_string(t));
     TensorView view;
     UNIVK_ASSIGN_OR_RETURN(view.strides, resource_element_strides(r));
     UNIVK_ASSIGN_OR_RETURN(view.storage.byte_size, resource_byte_size(r));
@@ -170,7 +175,8 @@ class Lowering {
     for (ValueId v = 0; v < g_.values.size(); ++v) {
       const auto& value = g_.values[v];
       if (value.kind == ValueKind::kConstant) {
-        if (value.data.size() != byte_size(v)) return invalid_argument("inline constant " + std::to_string(v) + " has the wrong byte size");
+        if (value.data.size() != byte_size(v))
+          return invalid_argument("inline constant " + std::to_string(v) + " has the wrong byte size");
         auto& blob = *ctx_.constant_blob;
         blob.resize((blob.size() + 15) / 16 * 16);
         StorageRef storage{StorageKind::kConstant, 0, blob.size(), value.data.size()};
@@ -179,14 +185,16 @@ class Lowering {
       } else if (value.kind == ValueKind::kGraphConstant) {
         auto index = ctx_.segment->constant_for_graph_constant(value.graph_constant_id, ctx_.file->constants.size());
         if (!index || ctx_.constant_offsets.count(*index) == 0)
-          return invalid_argument("graph constant id " + std::to_string(value.graph_constant_id) + " has no VGF constant");
+          return invalid_argument("graph constant id " + std::to_string(value.graph_constant_id) +
+                                  " has no VGF constant");
         const auto& c = ctx_.file->constants[*index];
         if (c.sparsity_dimension >= 0) return unsupported("2:4 sparse constants are not supported");
         if (c.data().size() != byte_size(v))
-          return invalid_argument("VGF constant " + std::to_string(*index) + " holds " + std::to_string(c.data().size()) +
-                                  " bytes but graph constant " + std::to_string(value.graph_constant_id) + " is " +
-                                  spirv::to_string(type(v)));
-        views_[v] = contiguous_view(v, StorageRef{StorageKind::kConstant, 0, ctx_.constant_offsets.at(*index), c.data().size()});
+          return invalid_argument("VGF constant " + std::to_string(*index) + " holds " +
+                                  std::to_string(c.data().size()) + " bytes but graph constant " +
+                                  std::to_string(value.graph_constant_id) + " is " + spirv::to_string(type(v)));
+        views_[v] = contiguous_view(
+            v, StorageRef{StorageKind::kConstant, 0, ctx_.constant_offsets.at(*index), c.data().size()});
       }
     }
     out_views_.resize(g_.outputs.size());
@@ -280,7 +288,8 @@ class Lowering {
       return std::optional<TensorView>(view);
     }
     if (!in.contiguous()) return std::optional<TensorView>();
-    if (Shape(out_type.shape).numel() != Shape(in.shape).numel()) return invalid_argument("RESHAPE changes the element count");
+    if (Shape(out_type.shape).numel() != Shape(in.shape).numel())
+      return invalid_argument("RESHAPE changes the element count");
     view.strides = Shape(out_type.shape).contiguous_strides();
     return std::optional<TensorView>(view);
   }
@@ -365,7 +374,8 @@ class Lowering {
     const vulkan::ArenaPlan arena = vulkan::plan_arena(requests, kScratchAlignment);
     for (auto& kernel : plan_.kernels) {
       auto patch = [&](TensorView& v) {
-        if (v.storage.kind == StorageKind::kScratch) v.storage.byte_offset = arena.offsets[request_of.at(v.storage.resource)];
+        if (v.storage.kind == StorageKind::kScratch)
+          v.storage.byte_offset = arena.offsets[request_of.at(v.storage.resource)];
       };
       for (auto& v : kernel.outputs) patch(v);
       for (auto& v : kernel.inputs) patch(v);
@@ -388,7 +398,8 @@ class Lowering {
 }  // namespace
 
 Result<SegmentPlan> lower_graph(const TosaGraph& graph, LoweringContext& context) {
-  if (!context.file || !context.segment || !context.constant_blob) return internal_error("lower_graph: incomplete context");
+  if (!context.file || !context.segment || !context.constant_blob)
+    return internal_error("lower_graph: incomplete context");
   return Lowering(graph, context).run();
 }
 

@@ -15,7 +15,7 @@
 namespace univk::backends::vgf {
 
 struct LoweringContext {
-  const univk::vgf::VgfFile* file = nullptr;   // borrowed: resources
+  const univk::vgf::VgfFile* file = nullptr;     // borrowed: resources
   const univk::vgf::Segment* segment = nullptr;  // borrowed: set_infos (binding -> resource)
   // Byte offset of each VGF constant (index into VgfFile::constants) in the constant buffer.
   std::map<uint32_t, uint64_t> constant_offsets;

@@ -24,29 +24,74 @@ void require(DeviceRequirements& r, uint32_t api, std::initializer_list<Feature>
 // SPIR-V capability numbers (SPIR-V spec, "Capability") and what each needs on Vulkan.
 Status add_capability(DeviceRequirements& r, uint32_t cap) {
   switch (cap) {
-    case 0: case 1: return ok_status();  // Matrix, Shader
-    case 9: require(r, VK_API_VERSION_1_2, {Feature::kShaderFloat16}); return ok_status();
-    case 10: require(r, VK_API_VERSION_1_1, {Feature::kShaderFloat64}); return ok_status();
-    case 11: require(r, VK_API_VERSION_1_1, {Feature::kShaderInt64}); return ok_status();
-    case 22: require(r, VK_API_VERSION_1_1, {Feature::kShaderInt16}); return ok_status();
-    case 39: require(r, VK_API_VERSION_1_2, {Feature::kShaderInt8}); return ok_status();
-    case 61: case 62: case 63: case 64: case 65: case 66: case 67: case 68:  // GroupNonUniform*
+    case 0:
+    case 1:
+      return ok_status();  // Matrix, Shader
+    case 9:
+      require(r, VK_API_VERSION_1_2, {Feature::kShaderFloat16});
+      return ok_status();
+    case 10:
+      require(r, VK_API_VERSION_1_1, {Feature::kShaderFloat64});
+      return ok_status();
+    case 11:
+      require(r, VK_API_VERSION_1_1, {Feature::kShaderInt64});
+      return ok_status();
+    case 22:
+      require(r, VK_API_VERSION_1_1, {Feature::kShaderInt16});
+      return ok_status();
+    case 39:
+      require(r, VK_API_VERSION_1_2, {Feature::kShaderInt8});
+      return ok_status();
+    case 61:
+    case 62:
+    case 63:
+    case 64:
+    case 65:
+    case 66:
+    case 67:
+    case 68:  // GroupNonUniform*
       require(r, VK_API_VERSION_1_1, {});
       return ok_status();
-    case 4433: require(r, VK_API_VERSION_1_1, {Feature::kStorageBuffer16BitAccess}); return ok_status();
-    case 4434: require(r, VK_API_VERSION_1_1, {Feature::kUniformAndStorageBuffer16BitAccess}); return ok_status();
-    case 4435: require(r, VK_API_VERSION_1_1, {Feature::kStoragePushConstant16}); return ok_status();
-    case 4441: case 4442: require(r, VK_API_VERSION_1_1, {}); return ok_status();  // VariablePointers*
-    case 4448: require(r, VK_API_VERSION_1_2, {Feature::kStorageBuffer8BitAccess}); return ok_status();
-    case 4449: require(r, VK_API_VERSION_1_2, {Feature::kUniformAndStorageBuffer8BitAccess}); return ok_status();
-    case 4450: require(r, VK_API_VERSION_1_2, {Feature::kStoragePushConstant8}); return ok_status();
-    case 5345: require(r, VK_API_VERSION_1_2, {Feature::kVulkanMemoryModel}); return ok_status();
-    case 5346: require(r, VK_API_VERSION_1_2, {Feature::kVulkanMemoryModelDeviceScope}); return ok_status();
-    case 5347: require(r, VK_API_VERSION_1_2, {Feature::kBufferDeviceAddress}); return ok_status();
-    case 6016: case 6017: case 6018: case 6019:  // DotProductInput*, DotProduct
+    case 4433:
+      require(r, VK_API_VERSION_1_1, {Feature::kStorageBuffer16BitAccess});
+      return ok_status();
+    case 4434:
+      require(r, VK_API_VERSION_1_1, {Feature::kUniformAndStorageBuffer16BitAccess});
+      return ok_status();
+    case 4435:
+      require(r, VK_API_VERSION_1_1, {Feature::kStoragePushConstant16});
+      return ok_status();
+    case 4441:
+    case 4442:
+      require(r, VK_API_VERSION_1_1, {});
+      return ok_status();  // VariablePointers*
+    case 4448:
+      require(r, VK_API_VERSION_1_2, {Feature::kStorageBuffer8BitAccess});
+      return ok_status();
+    case 4449:
+      require(r, VK_API_VERSION_1_2, {Feature::kUniformAndStorageBuffer8BitAccess});
+      return ok_status();
+    case 4450:
+      require(r, VK_API_VERSION_1_2, {Feature::kStoragePushConstant8});
+      return ok_status();
+    case 5345:
+      require(r, VK_API_VERSION_1_2, {Feature::kVulkanMemoryModel});
+      return ok_status();
+    case 5346:
+      require(r, VK_API_VERSION_1_2, {Feature::kVulkanMemoryModelDeviceScope});
+      return ok_status();
+    case 5347:
+      require(r, VK_API_VERSION_1_2, {Feature::kBufferDeviceAddress});
+      return ok_status();
+    case 6016:
+    case 6017:
+    case 6018:
+    case 6019:  // DotProductInput*, DotProduct
       require(r, VK_API_VERSION_1_3, {Feature::kShaderIntegerDotProduct});
       return ok_status();
-    case 4174: case 4175: case 4176:  // TensorsARM, StorageTensorArray*IndexingARM
+    case 4174:
+    case 4175:
+    case 4176:  // TensorsARM, StorageTensorArray*IndexingARM
       r.required_extensions.insert("VK_ARM_tensors");
       require(r, VK_API_VERSION_1_3, {});
       return ok_status();
@@ -82,14 +127,17 @@ Status add_extension(DeviceRequirements& r, const std::string& name) {
 
 void add_dtype(DeviceRequirements& r, DType dtype) {
   switch (dtype) {
-    case DType::kInt8: case DType::kUint8: case DType::kBool:
+    case DType::kInt8:
+    case DType::kUint8:
+    case DType::kBool:
       require(r, VK_API_VERSION_1_2, {Feature::kShaderInt8, Feature::kStorageBuffer8BitAccess});
       break;
     case DType::kInt16:
       require(r, VK_API_VERSION_1_1, {Feature::kShaderInt16, Feature::kStorageBuffer16BitAccess});
       break;
     case DType::kFloat16:
-      require(r, VK_API_VERSION_1_2, {Feature::kShaderFloat16, Feature::kShaderInt16, Feature::kStorageBuffer16BitAccess});
+      require(r, VK_API_VERSION_1_2,
+              {Feature::kShaderFloat16, Feature::kShaderInt16, Feature::kStorageBuffer16BitAccess});
       break;
     default:
       break;
@@ -105,16 +153,20 @@ bool is_placeholder(const univk::vgf::Module& m) {
 Status check_runnable(const univk::vgf::VgfFile& file) {
   for (size_t s = 0; s < file.segments.size(); ++s) {
     const univk::vgf::Segment& seg = file.segments[s];
-    if (seg.module_index >= file.modules.size()) return invalid_argument("segment " + std::to_string(s) + ": module index out of range");
+    if (seg.module_index >= file.modules.size())
+      return invalid_argument("segment " + std::to_string(s) + ": module index out of range");
     const univk::vgf::Module& m = file.modules[seg.module_index];
-    const std::string where = "segment " + std::to_string(s) + " module " + std::to_string(seg.module_index) + " '" + m.name + "'";
+    const std::string where =
+        "segment " + std::to_string(s) + " module " + std::to_string(seg.module_index) + " '" + m.name + "'";
     if (m.type != seg.type) return invalid_argument(where + ": segment and module types differ");
     if (m.code_type != univk::vgf::ModuleCodeType::kSpirv)
-      return unsupported(where + ": holds " + (m.code_type == univk::vgf::ModuleCodeType::kGlsl ? "GLSL" : "non-SPIR-V") +
+      return unsupported(where + ": holds " +
+                         (m.code_type == univk::vgf::ModuleCodeType::kGlsl ? "GLSL" : "non-SPIR-V") +
                          " source; univk runs SPIR-V modules only (no shader compiler at run time)");
     if (is_placeholder(m))
-      return invalid_argument(where + ": placeholder SPIR-V (" + std::to_string(m.spirv().size()) +
-                              " words, no SPIR-V module header); this VGF expects a shader substitution and cannot run");
+      return invalid_argument(
+          where + ": placeholder SPIR-V (" + std::to_string(m.spirv().size()) +
+          " words, no SPIR-V module header); this VGF expects a shader substitution and cannot run");
   }
   return ok_status();
 }
@@ -123,12 +175,15 @@ Result<DeviceRequirements> spirv_module_requirements(std::span<const uint32_t> w
   if (words.size() < 5 || words[0] != kSpirvMagic) return invalid_argument("not a SPIR-V module");
   DeviceRequirements r;
   const uint32_t minor = (words[1] >> 8) & 0xff;
-  if (minor >= 6) r.min_api_version = VK_API_VERSION_1_3;
-  else if (minor >= 4) r.min_api_version = VK_API_VERSION_1_2;
+  if (minor >= 6)
+    r.min_api_version = VK_API_VERSION_1_3;
+  else if (minor >= 4)
+    r.min_api_version = VK_API_VERSION_1_2;
   size_t i = 5;
   while (i < words.size()) {
     const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
-    if (count == 0 || i + count > words.size()) return invalid_argument("SPIR-V instruction at word " + std::to_string(i) + " overruns the module");
+    if (count == 0 || i + count > words.size())
+      return invalid_argument("SPIR-V instruction at word " + std::to_string(i) + " overruns the module");
     if (opcode == kOpFunction) break;  // capabilities and extensions come first
     if (opcode == kOpCapability && count >= 2) UNIVK_RETURN_IF_ERROR(add_capability(r, words[i + 1]));
     if (opcode == kOpExtension && count >= 2) {
@@ -136,7 +191,10 @@ Result<DeviceRequirements> spirv_module_requirements(std::span<const uint32_t> w
       for (size_t w = i + 1; w < i + count; ++w)
         for (int b = 0; b < 4; ++b) {
           const char c = static_cast<char>((words[w] >> (8 * b)) & 0xff);
-          if (c == 0) { w = i + count; break; }
+          if (c == 0) {
+            w = i + count;
+            break;
+          }
           name.push_back(c);
         }
       UNIVK_RETURN_IF_ERROR(add_extension(r, name));
@@ -174,7 +232,8 @@ Result<DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file) {
     }
   }
   for (const auto& res : file.resources)
-    if (auto dt = univk::vgf::dtype_from_vk_format(res.vk_format); dt && res.category != univk::vgf::ResourceCategory::kConstant)
+    if (auto dt = univk::vgf::dtype_from_vk_format(res.vk_format);
+        dt && res.category != univk::vgf::ResourceCategory::kConstant)
       add_dtype(r, *dt);
   return r;
 }

@@ -8,7 +8,6 @@
 
 namespace univk::backends::vgf {
 
-
 namespace {
 
 std::string list_string(const std::vector<int64_t>& v) {
@@ -56,8 +55,8 @@ Status check_resource_layouts(const univk::vgf::VgfFile& file) {
       auto strides = resource_element_strides(r);
       if (!strides.ok()) return strides.status().with_context(name);
       if (!strides_are_packed(r.shape, *strides))
-        return unsupported(name + ": byte strides " + list_string(r.strides) + " over shape " +
-                           list_string(r.shape) + " are not packed; constant data is read packed");
+        return unsupported(name + ": byte strides " + list_string(r.strides) + " over shape " + list_string(r.shape) +
+                           " are not packed; constant data is read packed");
       continue;
     }
     auto strides = resource_element_strides(r);

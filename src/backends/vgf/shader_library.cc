@@ -6,23 +6,40 @@ namespace univk::backends::vgf {
 
 std::span<const uint32_t> shader_spirv(Shader id) {
   switch (id) {
-    case Shader::kElementwiseF32: return shaders::ew_f32_spv();
-    case Shader::kElementwiseI32: return shaders::ew_i32_spv();
-    case Shader::kPoolF32: return shaders::pool_f32_spv();
-    case Shader::kCopy32: return shaders::copy32_spv();
-    case Shader::kCopy16: return shaders::copy16_spv();
-    case Shader::kCopy8: return shaders::copy8_spv();
-    case Shader::kConv2dF32: return shaders::conv2d_f32_spv();
-    case Shader::kMatmulF32: return shaders::matmul_f32_spv();
-    case Shader::kReduceF32: return shaders::reduce_f32_spv();
-    case Shader::kCast: return shaders::cast_spv();
-    case Shader::kRescale: return shaders::rescale_spv();
-    case Shader::kTableI8: return shaders::table_i8_spv();
-    case Shader::kPoolI8: return shaders::pool_i8_spv();
-    case Shader::kConv2dI8: return shaders::conv2d_i8_spv();
-    case Shader::kElementwiseF16: return shaders::ew_f16_spv();
-    case Shader::kPoolF16: return shaders::pool_f16_spv();
-    case Shader::kCast16: return shaders::cast16_spv();
+    case Shader::kElementwiseF32:
+      return shaders::ew_f32_spv();
+    case Shader::kElementwiseI32:
+      return shaders::ew_i32_spv();
+    case Shader::kPoolF32:
+      return shaders::pool_f32_spv();
+    case Shader::kCopy32:
+      return shaders::copy32_spv();
+    case Shader::kCopy16:
+      return shaders::copy16_spv();
+    case Shader::kCopy8:
+      return shaders::copy8_spv();
+    case Shader::kConv2dF32:
+      return shaders::conv2d_f32_spv();
+    case Shader::kMatmulF32:
+      return shaders::matmul_f32_spv();
+    case Shader::kReduceF32:
+      return shaders::reduce_f32_spv();
+    case Shader::kCast:
+      return shaders::cast_spv();
+    case Shader::kRescale:
+      return shaders::rescale_spv();
+    case Shader::kTableI8:
+      return shaders::table_i8_spv();
+    case Shader::kPoolI8:
+      return shaders::pool_i8_spv();
+    case Shader::kConv2dI8:
+      return shaders::conv2d_i8_spv();
+    case Shader::kElementwiseF16:
+      return shaders::ew_f16_spv();
+    case Shader::kPoolF16:
+      return shaders::pool_f16_spv();
+    case Shader::kCast16:
+      return shaders::cast16_spv();
   }
   return {};
 }

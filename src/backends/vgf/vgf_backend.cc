@@ -14,7 +14,7 @@ namespace {
 
 // The runtime option keys the VgfBackend reads (LoadOptions::check_keys refuses others).
 constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_bytes", "vgf_output_staging",
-                                             "vgf_robust_buffer_access"};
+                                            "vgf_robust_buffer_access"};
 
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
 Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& options) {

@@ -32,8 +32,10 @@ void copy_strided(const univk::vgf::Resource& r, const std::vector<int64_t>& str
   for (int64_t i = 0; i < n; ++i) {
     int64_t off = 0;
     for (size_t d = 0; d < coord.size(); ++d) off += coord[d] * strides[d];
-    if (to_device) std::memcpy(device + off * elem, host + i * elem, elem);
-    else std::memcpy(host + i * elem, device + off * elem, elem);
+    if (to_device)
+      std::memcpy(device + off * elem, host + i * elem, elem);
+    else
+      std::memcpy(host + i * elem, device + off * elem, elem);
     for (size_t d = coord.size(); d-- > 0;) {
       if (++coord[d] < shape[d]) break;
       coord[d] = 0;
@@ -95,15 +97,16 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
     return invalid_argument("the program passes " + std::to_string(spec.inputs.size()) + " inputs / " +
                             std::to_string(spec.outputs.size()) + " outputs but the VGF has " +
                             std::to_string(file_.inputs.size()) + " / " + std::to_string(file_.outputs.size()));
-  auto check_io = [&](const univk::vgf::BindingSlot& slot, const backend::TensorInfo& info, const char* what, size_t i) -> Status {
+  auto check_io = [&](const univk::vgf::BindingSlot& slot, const backend::TensorInfo& info, const char* what,
+                      size_t i) -> Status {
     const univk::vgf::Resource& r = file_.resources[slot.resource_index];
     auto bytes = resource_byte_size(r);
     if (!bytes.ok()) return bytes.status().with_context(std::string("model ") + what + " " + std::to_string(i));
     const auto dtype = univk::vgf::dtype_from_vk_format(r.vk_format);
     if (!dtype || *dtype != info.dtype || Shape(r.shape).numel() != info.shape.numel())
       return invalid_argument(std::string("model ") + what + " " + std::to_string(i) + ": VGF has " +
-                              univk::vgf::vk_format_name(r.vk_format) + " " + Shape(r.shape).to_string() + ", the program " +
-                              std::string(dtype_name(info.dtype)) + " " + info.shape.to_string());
+                              univk::vgf::vk_format_name(r.vk_format) + " " + Shape(r.shape).to_string() +
+                              ", the program " + std::string(dtype_name(info.dtype)) + " " + info.shape.to_string());
     return ok_status();
   };
   for (size_t i = 0; i < file_.inputs.size(); ++i) {
@@ -133,13 +136,14 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
     constant_bytes_.insert(constant_bytes_.end(), data.begin(), data.end());
   }
 
-  const bool has_compute = std::any_of(file_.segments.begin(), file_.segments.end(), [](const univk::vgf::Segment& seg) {
-    return seg.type == univk::vgf::ModuleType::kCompute;
-  });
+  const bool has_compute =
+      std::any_of(file_.segments.begin(), file_.segments.end(),
+                  [](const univk::vgf::Segment& seg) { return seg.type == univk::vgf::ModuleType::kCompute; });
   if (has_compute && options_.robust_buffer_access && !device_->has(vulkan::Feature::kRobustBufferAccess))
-    return unsupported("the VGF has COMPUTE segments (shaders from the program file) and the device did not enable "
-                       "robustBufferAccess, which keeps them inside their bindings; load with "
-                       "vgf_robust_buffer_access=off to run them without it");
+    return unsupported(
+        "the VGF has COMPUTE segments (shaders from the program file) and the device did not enable "
+        "robustBufferAccess, which keeps them inside their bindings; load with "
+        "vgf_robust_buffer_access=off to run them without it");
 
   uint64_t scratch_bytes = 0;
   for (size_t s = 0; s < file_.segments.size(); ++s) {
@@ -207,7 +211,8 @@ Status VgfDelegate::allocate_resources(const std::function<bool(const std::vecto
     if (r.vk_descriptor_type && *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeStorageBuffer &&
         *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeTensorArm &&
         *r.vk_descriptor_type != univk::vgf::vk::kDescriptorTypeUniformBuffer)
-      return unsupported(resource_name(i) + ": descriptor type " + univk::vgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
+      return unsupported(resource_name(i) + ": descriptor type " +
+                         univk::vgf::vk_descriptor_type_name(*r.vk_descriptor_type) +
                          " (only buffers and tensors are supported)");
     groups[group_key(i)].push_back(i);
   }
@@ -221,9 +226,9 @@ Status VgfDelegate::allocate_resources(const std::function<bool(const std::vecto
       size = std::max(size, *bytes);
     }
     // Model io is host-visible so execute() uploads and downloads with memcpy.
-    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device_, size, model_io
-                                                                                  ? vulkan::MemoryKind::kDeviceLocalHostVisible
-                                                                                  : vulkan::MemoryKind::kDeviceLocal));
+    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device_, size,
+                                                               model_io ? vulkan::MemoryKind::kDeviceLocalHostVisible
+                                                                        : vulkan::MemoryKind::kDeviceLocal));
     for (uint32_t r : members) resource_buffer_of_[r] = static_cast<int>(resource_buffers_.size());
     resource_buffers_.push_back(std::move(buffer));
   }
@@ -260,7 +265,7 @@ Status VgfDelegate::prepare_execute() {
 }
 
 Result<VgfDelegate::ComputeSegment> VgfDelegate::prepare_compute_segment(const univk::vgf::Segment& segment,
-                                                                        const univk::vgf::Module& module) {
+                                                                         const univk::vgf::Module& module) {
   if (segment.dispatch_shape.size() != 3 || segment.dispatch_shape[0] == 0 || segment.dispatch_shape[1] == 0 ||
       segment.dispatch_shape[2] == 0)
     return invalid_argument("COMPUTE segment needs a dispatch shape of 3 non-zero group counts");
@@ -338,8 +343,7 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
   for (size_t i = 0; i < output_resources_.size(); ++i) {
     const uint32_t r = output_resources_[i];
     const univk::vgf::Resource& res = file_.resources[r];
-    const vulkan::Buffer& buffer =
-        output_staging_[i] ? output_staging_[i] : resource_buffers_[resource_buffer_of_[r]];
+    const vulkan::Buffer& buffer = output_staging_[i] ? output_staging_[i] : resource_buffers_[resource_buffer_of_[r]];
     HostTensor out(spec_.outputs[i].dtype, spec_.outputs[i].shape);
     if (res.strides.empty()) {
       parallel_memcpy(out.bytes().data(), buffer.mapped(), out.byte_size());
@@ -392,11 +396,13 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
       return ok_status();
     }
     UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(res));
-    if (t.range.size < bytes) return invalid_argument("VgfBackend: device tensor of " + std::to_string(t.range.size) +
-                                                      " bytes for " + resource_name(r) + " of " + std::to_string(bytes));
+    if (t.range.size < bytes)
+      return invalid_argument("VgfBackend: device tensor of " + std::to_string(t.range.size) + " bytes for " +
+                              resource_name(r) + " of " + std::to_string(bytes));
     // Every member of the resource's alias group follows it.
     for (size_t j = 0; j < file_.resources.size(); ++j)
-      if (j == r || (res.alias_group_id && file_.resources[j].alias_group_id == res.alias_group_id)) ranges[j] = t.range;
+      if (j == r || (res.alias_group_id && file_.resources[j].alias_group_id == res.alias_group_id))
+        ranges[j] = t.range;
     return ok_status();
   };
   for (size_t i = 0; i < inputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(input_resources_[i], inputs[i], true));

@@ -3,8 +3,8 @@
 // Ownership: the delegate owns every Vulkan object it creates (resource/constant/scratch/
 // parameter/output staging buffers, descriptor pools, its command pool) and holds a DeviceLease;
 // it shares its pipelines with every delegate on the device through the device's pipeline cache
-// and holds the ones its command buffers use. It borrows the payload bytes (the Method keeps them alive). The destructor waits for this
-// delegate's own last submission only, never for the whole queue or device.
+// and holds the ones its command buffers use. It borrows the payload bytes (the Method keeps them alive). The
+// destructor waits for this delegate's own last submission only, never for the whole queue or device.
 //
 // Execution: at init every segment is prepared (GRAPH: lowered plan; COMPUTE: the module's
 // pipeline). prepare_execute() (per_delegate mode, called by the Method at load) allocates the
@@ -58,9 +58,8 @@ class VgfDelegate final : public backend::Delegate {
  public:
   // `file` is spec.payload decoded (VgfBackend::prepare); the delegate keeps a copy, which
   // borrows the payload bytes like `spec`.
-  static Result<std::unique_ptr<VgfDelegate>> create(const backend::DelegateSpec& spec,
-                                                     const univk::vgf::VgfFile& file, vulkan::DeviceLease device,
-                                                     const DelegateOptions& options = {});
+  static Result<std::unique_ptr<VgfDelegate>> create(const backend::DelegateSpec& spec, const univk::vgf::VgfFile& file,
+                                                     vulkan::DeviceLease device, const DelegateOptions& options = {});
   ~VgfDelegate() override;
 
   const vulkan::DeviceLease& device() const override { return device_; }
@@ -105,8 +104,7 @@ class VgfDelegate final : public backend::Delegate {
   // The resource's alias group id, or a key of its own (negative) when it has none.
   int64_t group_key(uint32_t resource) const;
   std::vector<vulkan::BufferRange> own_resource_ranges() const;
-  Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment,
-                                                 const univk::vgf::Module& module);
+  Result<ComputeSegment> prepare_compute_segment(const univk::vgf::Segment& segment, const univk::vgf::Module& module);
   // The buffer range resource `index` is bound to: `ranges` for tensors, the constant buffer for
   // CONSTANT entries.
   Result<vulkan::BufferRange> resource_range(uint32_t index, const std::vector<vulkan::BufferRange>& ranges) const;

@@ -15,7 +15,7 @@ namespace {
 constexpr uint32_t kGraphVersion = 1;
 
 flatbuffers::Offset<fb::Attribute> write_attribute(flatbuffers::FlatBufferBuilder& b, const std::string& name,
-                                                    const AttrValue& value) {
+                                                   const AttrValue& value) {
   auto name_off = b.CreateString(name);
   fb::AttrValue type = fb::AttrValue::NONE;
   flatbuffers::Offset<void> off;
@@ -121,7 +121,8 @@ Result<ComputeGraph> parse_compute_graph(std::span<const uint8_t> bytes) {
     std::memcpy(aligned_copy.data(), bytes.data(), bytes.size());
     bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(aligned_copy.data()), bytes.size());
   }
-  if (bytes.size() < 8) return invalid_argument("compute graph is " + std::to_string(bytes.size()) + " bytes, too short");
+  if (bytes.size() < 8)
+    return invalid_argument("compute graph is " + std::to_string(bytes.size()) + " bytes, too short");
   if (!fb::GraphBufferHasIdentifier(bytes.data())) {
     return invalid_argument("compute graph lacks the file identifier \"UVKG\"");
   }
@@ -154,7 +155,8 @@ Result<ComputeGraph> parse_compute_graph(std::span<const uint8_t> bytes) {
         for (flatbuffers::uoffset_t a = 0; a < op->attributes()->size(); ++a) {
           const fb::Attribute* attr = op->attributes()->Get(a);
           const std::string attr_where = where + ".attributes[" + std::to_string(a) + "]";
-          if (attr->name() == nullptr || attr->name()->size() == 0) return invalid_argument(attr_where + " has no name");
+          if (attr->name() == nullptr || attr->name()->size() == 0)
+            return invalid_argument(attr_where + " has no name");
           if (out.attrs.has(attr->name()->str())) {
             return invalid_argument(attr_where + " repeats attribute '" + attr->name()->str() + "'");
           }

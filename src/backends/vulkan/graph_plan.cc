@@ -170,10 +170,14 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     const uint32_t r = root[v];
     const uint64_t size = value_bytes(graph.values[v]);
     switch (storage[r].kind) {
-      case BufferKind::kInput: return BufferRef{BufferKind::kInput, storage[r].slot, 0, size};
-      case BufferKind::kOutput: return BufferRef{BufferKind::kOutput, storage[r].slot, 0, size};
-      case BufferKind::kConstant: return BufferRef{BufferKind::kConstant, 0, constant_offset[r], size};
-      case BufferKind::kArena: break;
+      case BufferKind::kInput:
+        return BufferRef{BufferKind::kInput, storage[r].slot, 0, size};
+      case BufferKind::kOutput:
+        return BufferRef{BufferKind::kOutput, storage[r].slot, 0, size};
+      case BufferKind::kConstant:
+        return BufferRef{BufferKind::kConstant, 0, constant_offset[r], size};
+      case BufferKind::kArena:
+        break;
     }
     return BufferRef{BufferKind::kArena, 0, memory.offsets[arena_index[r]], size};
   };

@@ -25,13 +25,23 @@ Result<Dispatch> unary_dispatch(UnaryOp op, uint32_t n, float p0, float p1) {
 Result<LoweredOp> lower_unary(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::Unary u, ops::unary(op, attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
-  static const std::map<std::string_view, UnaryOp> kOps = {
-      {"sigmoid", UnaryOp::kSigmoid},   {"tanh", UnaryOp::kTanh},         {"relu", UnaryOp::kRelu},
-      {"relu6", UnaryOp::kClamp},       {"hardtanh", UnaryOp::kClamp},    {"clamp", UnaryOp::kClamp},
-      {"gelu", UnaryOp::kGeluErf},      {"silu", UnaryOp::kSilu},         {"hardswish", UnaryOp::kHardswish},
-      {"hardsigmoid", UnaryOp::kHardsigmoid}, {"exp", UnaryOp::kExp},     {"log", UnaryOp::kLog},
-      {"neg", UnaryOp::kNeg},           {"abs", UnaryOp::kAbs},           {"sqrt", UnaryOp::kSqrt},
-      {"rsqrt", UnaryOp::kRsqrt},       {"reciprocal", UnaryOp::kReciprocal}};
+  static const std::map<std::string_view, UnaryOp> kOps = {{"sigmoid", UnaryOp::kSigmoid},
+                                                           {"tanh", UnaryOp::kTanh},
+                                                           {"relu", UnaryOp::kRelu},
+                                                           {"relu6", UnaryOp::kClamp},
+                                                           {"hardtanh", UnaryOp::kClamp},
+                                                           {"clamp", UnaryOp::kClamp},
+                                                           {"gelu", UnaryOp::kGeluErf},
+                                                           {"silu", UnaryOp::kSilu},
+                                                           {"hardswish", UnaryOp::kHardswish},
+                                                           {"hardsigmoid", UnaryOp::kHardsigmoid},
+                                                           {"exp", UnaryOp::kExp},
+                                                           {"log", UnaryOp::kLog},
+                                                           {"neg", UnaryOp::kNeg},
+                                                           {"abs", UnaryOp::kAbs},
+                                                           {"sqrt", UnaryOp::kSqrt},
+                                                           {"rsqrt", UnaryOp::kRsqrt},
+                                                           {"reciprocal", UnaryOp::kReciprocal}};
   UnaryOp kind = kOps.at(op);
   if (u.gelu_tanh) kind = UnaryOp::kGeluTanh;
   const float lo = static_cast<float>(u.min), hi = static_cast<float>(u.max);
@@ -82,16 +92,16 @@ Result<LoweredOp> lower_binary(std::string_view op, const Attributes& attrs, Inp
   }
   const Shape& shape = bin.output;
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, shape));
-  const StridedLayout layout = coalesce(
-      shape.dims(), {broadcast_strides(inputs[0].shape, shape), broadcast_strides(inputs[1].shape, shape),
-                     shape.contiguous_strides()});
+  const StridedLayout layout =
+      coalesce(shape.dims(), {broadcast_strides(inputs[0].shape, shape), broadcast_strides(inputs[1].shape, shape),
+                              shape.contiguous_strides()});
   if (layout.dims.size() > kMaxRank) {
     return unsupported("broadcast of " + inputs[0].shape.to_string() + " and " + inputs[1].shape.to_string() +
                        " needs more than " + std::to_string(kMaxRank) + " dims");
   }
   static const std::map<std::string_view, BinaryOp> kOps = {
-      {"add", BinaryOp::kAdd},         {"sub", BinaryOp::kSub},         {"mul", BinaryOp::kMul},
-      {"div", BinaryOp::kDiv},         {"maximum", BinaryOp::kMaximum}, {"minimum", BinaryOp::kMinimum},
+      {"add", BinaryOp::kAdd}, {"sub", BinaryOp::kSub},         {"mul", BinaryOp::kMul},
+      {"div", BinaryOp::kDiv}, {"maximum", BinaryOp::kMaximum}, {"minimum", BinaryOp::kMinimum},
       {"pow", BinaryOp::kPow}};
   const uint32_t n = u32(shape.numel());
   Dispatch d;

@@ -28,9 +28,10 @@ Result<LoweredOp> emit(LoweredOp lowered, const MatmulParams& p) {
   d.shader = Shader::kMatmul;
   // Params { batch, M, N, K, a_bs, a_rs, a_cs, b_bs, b_rs, b_cs, bias_bs, bias_rs, bias_cs,
   //          has_bias, alpha, beta }
-  d.push = {u32(p.batch),    u32(p.m),        u32(p.n),        u32(p.k),         u32(p.a.batch), u32(p.a.row),
-            u32(p.a.col),    u32(p.b.batch),  u32(p.b.row),    u32(p.b.col),     u32(p.bias.batch),
-            u32(p.bias.row), u32(p.bias.col), p.has_bias,      float_bits(p.alpha), float_bits(p.beta)};
+  d.push = {u32(p.batch),      u32(p.m),        u32(p.n),        u32(p.k),     u32(p.a.batch),
+            u32(p.a.row),      u32(p.a.col),    u32(p.b.batch),  u32(p.b.row), u32(p.b.col),
+            u32(p.bias.batch), u32(p.bias.row), u32(p.bias.col), p.has_bias,   float_bits(p.alpha),
+            float_bits(p.beta)};
   d.groups = {u32(tiles_n), u32(tiles_m), u32(p.batch)};
   lowered.dispatches.push_back(std::move(d));
   return lowered;
@@ -58,8 +59,8 @@ Result<LoweredOp> lower_linear(std::string_view, const Attributes& attrs, Inputs
   p.bias = {0, 0, 1};
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, lin.output));
   UNIVK_ASSIGN_OR_RETURN(lowered, emit(std::move(lowered), p));
-  lowered.dispatches.back().bindings = {Operand::input(0), Operand::input(1),
-                                        Operand::input(p.has_bias ? 2 : 0), Operand::output()};
+  lowered.dispatches.back().bindings = {Operand::input(0), Operand::input(1), Operand::input(p.has_bias ? 2 : 0),
+                                        Operand::output()};
   return lowered;
 }
 

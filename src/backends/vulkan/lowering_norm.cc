@@ -116,7 +116,7 @@ Result<LoweredOp> lower_batch_norm(std::string_view, const Attributes& attrs, In
 }  // namespace
 
 LowerTable normalization_lowerings() {
-  return {{"softmax", lower_softmax}, {"log_softmax", lower_softmax}, {"sum", lower_reduce},
+  return {{"softmax", lower_softmax}, {"log_softmax", lower_softmax},   {"sum", lower_reduce},
           {"mean", lower_reduce},     {"layer_norm", lower_layer_norm}, {"batch_norm", lower_batch_norm}};
 }
 

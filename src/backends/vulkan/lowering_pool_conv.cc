@@ -18,9 +18,21 @@ Result<LoweredOp> lower_pool(std::string_view op, const Attributes& attrs, Input
   d.variant = p.is_max ? kMaxPool : kAvgPool;
   // Params { n, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, include_pad, divisor_override }
   // (include_pad is 1 for max_pool2d, as the resolver's default: the shader ignores it there).
-  d.push = {u32(n),          u32(p.in.h),       u32(p.in.w),          u32(p.out_h),      u32(p.out_w),
-            u32(p.kernel[0]), u32(p.kernel[1]), u32(p.stride[0]),     u32(p.stride[1]),  u32(p.padding[0]),
-            u32(p.padding[1]), u32(p.dilation[0]), u32(p.dilation[1]), p.count_include_pad, u32(p.divisor_override)};
+  d.push = {u32(n),
+            u32(p.in.h),
+            u32(p.in.w),
+            u32(p.out_h),
+            u32(p.out_w),
+            u32(p.kernel[0]),
+            u32(p.kernel[1]),
+            u32(p.stride[0]),
+            u32(p.stride[1]),
+            u32(p.padding[0]),
+            u32(p.padding[1]),
+            u32(p.dilation[0]),
+            u32(p.dilation[1]),
+            p.count_include_pad,
+            u32(p.divisor_override)};
   d.bindings = {Operand::input(0), Operand::output()};
   UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
   lowered.dispatches.push_back(std::move(d));
@@ -62,10 +74,25 @@ Result<LoweredOp> lower_conv2d(std::string_view, const Attributes& attrs, Inputs
   d.shader = Shader::kConv2d;
   d.variant = static_cast<uint32_t>(ocb);
   // Params { n, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, groups, has_bias, blocks }
-  d.push = {u32(invocations), u32(n),           u32(cv.c),           u32(cv.h),           u32(cv.w),
-            u32(cv.oc),       u32(oh),          u32(ow),             u32(cv.kh),          u32(cv.kw),
-            u32(cv.stride[0]), u32(cv.stride[1]), u32(cv.pad_top),   u32(cv.pad_left),    u32(cv.dilation[0]),
-            u32(cv.dilation[1]), u32(groups),   has_bias,            u32(blocks)};
+  d.push = {u32(invocations),
+            u32(n),
+            u32(cv.c),
+            u32(cv.h),
+            u32(cv.w),
+            u32(cv.oc),
+            u32(oh),
+            u32(ow),
+            u32(cv.kh),
+            u32(cv.kw),
+            u32(cv.stride[0]),
+            u32(cv.stride[1]),
+            u32(cv.pad_top),
+            u32(cv.pad_left),
+            u32(cv.dilation[0]),
+            u32(cv.dilation[1]),
+            u32(groups),
+            has_bias,
+            u32(blocks)};
   // Without a bias the weight is bound in its place; the shader does not read it.
   d.bindings = {Operand::input(0), Operand::input(1), Operand::input(has_bias ? 2 : 1), Operand::output()};
   UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(invocations)));

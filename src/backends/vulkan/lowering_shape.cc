@@ -92,8 +92,8 @@ Result<LoweredOp> lower_cat(std::string_view, const Attributes& attrs, Inputs in
   int64_t position = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Shape& s = inputs[i].shape;
-    UNIVK_RETURN_IF_ERROR(append_strided_copy(lowered, s.dims(), s.contiguous_strides(), out_strides,
-                                              0, position * out_strides[ud], static_cast<uint32_t>(i)));
+    UNIVK_RETURN_IF_ERROR(append_strided_copy(lowered, s.dims(), s.contiguous_strides(), out_strides, 0,
+                                              position * out_strides[ud], static_cast<uint32_t>(i)));
     lowered.dispatches.back().disjoint_write = true;
     position += s[ud];
   }
@@ -103,9 +103,9 @@ Result<LoweredOp> lower_cat(std::string_view, const Attributes& attrs, Inputs in
 }  // namespace
 
 LowerTable shape_lowerings() {
-  return {{"view", lower_reshape},         {"reshape", lower_reshape}, {"flatten", lower_flatten},
-          {"squeeze", lower_squeeze},      {"unsqueeze", lower_unsqueeze}, {"contiguous", lower_contiguous},
-          {"permute", lower_permute},      {"transpose", lower_transpose}, {"slice", lower_slice},
+  return {{"view", lower_reshape},    {"reshape", lower_reshape},     {"flatten", lower_flatten},
+          {"squeeze", lower_squeeze}, {"unsqueeze", lower_unsqueeze}, {"contiguous", lower_contiguous},
+          {"permute", lower_permute}, {"transpose", lower_transpose}, {"slice", lower_slice},
           {"cat", lower_cat}};
 }
 

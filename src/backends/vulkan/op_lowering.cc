@@ -27,16 +27,26 @@ const LowerMap& lowerings() {
 
 const char* shader_name(Shader shader) {
   switch (shader) {
-    case Shader::kUnary: return "unary";
-    case Shader::kBinary: return "binary";
-    case Shader::kStridedCopy: return "strided_copy";
-    case Shader::kPool2d: return "pool2d";
-    case Shader::kConv2d: return "conv2d";
-    case Shader::kMatmul: return "matmul";
-    case Shader::kSoftmax: return "softmax";
-    case Shader::kReduce: return "reduce";
-    case Shader::kLayerNorm: return "layer_norm";
-    case Shader::kBatchNorm: return "batch_norm";
+    case Shader::kUnary:
+      return "unary";
+    case Shader::kBinary:
+      return "binary";
+    case Shader::kStridedCopy:
+      return "strided_copy";
+    case Shader::kPool2d:
+      return "pool2d";
+    case Shader::kConv2d:
+      return "conv2d";
+    case Shader::kMatmul:
+      return "matmul";
+    case Shader::kSoftmax:
+      return "softmax";
+    case Shader::kReduce:
+      return "reduce";
+    case Shader::kLayerNorm:
+      return "layer_norm";
+    case Shader::kBatchNorm:
+      return "batch_norm";
   }
   return "unknown";
 }
@@ -47,12 +57,16 @@ uint32_t shader_binding_count(Shader shader) {
     case Shader::kStridedCopy:
     case Shader::kPool2d:
     case Shader::kSoftmax:
-    case Shader::kReduce: return 2;
-    case Shader::kBinary: return 3;
+    case Shader::kReduce:
+      return 2;
+    case Shader::kBinary:
+      return 3;
     case Shader::kConv2d:
     case Shader::kMatmul:
-    case Shader::kLayerNorm: return 4;
-    case Shader::kBatchNorm: return 6;
+    case Shader::kLayerNorm:
+      return 4;
+    case Shader::kBatchNorm:
+      return 6;
   }
   return 0;
 }

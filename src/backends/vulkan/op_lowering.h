@@ -38,27 +38,41 @@ uint32_t shader_binding_count(Shader shader);
 // 4-elements-per-invocation form.
 inline constexpr uint32_t kUnaryVec4 = 1u << 16;
 enum class UnaryOp : uint32_t {
-  kSigmoid = 0, kTanh, kRelu, kClamp, kGeluErf, kGeluTanh, kSilu, kHardswish, kHardsigmoid, kExp, kLog, kNeg,
-  kAbs, kSqrt, kRsqrt, kReciprocal,
+  kSigmoid = 0,
+  kTanh,
+  kRelu,
+  kClamp,
+  kGeluErf,
+  kGeluTanh,
+  kSilu,
+  kHardswish,
+  kHardsigmoid,
+  kExp,
+  kLog,
+  kNeg,
+  kAbs,
+  kSqrt,
+  kRsqrt,
+  kReciprocal,
   // A tensor and a scalar: p0/p1 are push constants.
-  kAddScalar,    // x + p0             (p0 = alpha * other)
-  kSubScalar,    // x - p0             (p0 = alpha * other)
-  kScalarAdd,    // p0 + p1 * x        (other + alpha * x)
-  kScalarSub,    // p0 - p1 * x
-  kMulScalar,    // x * p0
-  kDivScalar,    // x / p0
-  kScalarDiv,    // p0 / x
-  kMaxScalar,    // maximum(x, p0)
-  kMinScalar,    // minimum(x, p0)
-  kPowScalar,    // pow(x, p0)
-  kScalarPow,    // pow(p0, x)
+  kAddScalar,  // x + p0             (p0 = alpha * other)
+  kSubScalar,  // x - p0             (p0 = alpha * other)
+  kScalarAdd,  // p0 + p1 * x        (other + alpha * x)
+  kScalarSub,  // p0 - p1 * x
+  kMulScalar,  // x * p0
+  kDivScalar,  // x / p0
+  kScalarDiv,  // p0 / x
+  kMaxScalar,  // maximum(x, p0)
+  kMinScalar,  // minimum(x, p0)
+  kPowScalar,  // pow(x, p0)
+  kScalarPow,  // pow(p0, x)
 };
 // Spec constant 0 of binary.comp.
 enum class BinaryOp : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kPow };
 
-inline constexpr uint32_t kMaxRank = 6;         // strided shaders take at most this many dims
-inline constexpr uint32_t kWorkgroupSize = 256;  // threads per workgroup of 1-d shaders
-inline constexpr uint32_t kMatmulTile = 32;      // output tile edge of matmul.comp
+inline constexpr uint32_t kMaxRank = 6;            // strided shaders take at most this many dims
+inline constexpr uint32_t kWorkgroupSize = 256;    // threads per workgroup of 1-d shaders
+inline constexpr uint32_t kMatmulTile = 32;        // output tile edge of matmul.comp
 inline constexpr uint32_t kMaxGroupCount = 65535;  // guaranteed maxComputeWorkGroupCount per dim
 
 // An operand of a dispatch: one of the op's inputs, or its output.
@@ -71,9 +85,9 @@ struct Operand {
 
 struct Dispatch {
   Shader shader = Shader::kUnary;
-  uint32_t variant = 0;               // specialization constant 0
-  std::vector<uint32_t> push;         // push-constant words (floats as bit patterns)
-  std::vector<Operand> bindings;      // binding i of set 0; the output is always written
+  uint32_t variant = 0;           // specialization constant 0
+  std::vector<uint32_t> push;     // push-constant words (floats as bit patterns)
+  std::vector<Operand> bindings;  // binding i of set 0; the output is always written
   std::array<uint32_t, 3> groups{1, 1, 1};
   // Writes a part of the output that no other dispatch of the same op writes (cat), so no
   // write-after-write barrier is needed between them.

@@ -13,16 +13,26 @@ constexpr uint32_t kVariantConstantId = 0;
 
 std::span<const uint32_t> shader_spirv(Shader shader) {
   switch (shader) {
-    case Shader::kUnary: return shaders::unary_spv();
-    case Shader::kBinary: return shaders::binary_spv();
-    case Shader::kStridedCopy: return shaders::strided_copy_spv();
-    case Shader::kPool2d: return shaders::pool2d_spv();
-    case Shader::kConv2d: return shaders::conv2d_spv();
-    case Shader::kMatmul: return shaders::matmul_spv();
-    case Shader::kSoftmax: return shaders::softmax_spv();
-    case Shader::kReduce: return shaders::reduce_spv();
-    case Shader::kLayerNorm: return shaders::layer_norm_spv();
-    case Shader::kBatchNorm: return shaders::batch_norm_spv();
+    case Shader::kUnary:
+      return shaders::unary_spv();
+    case Shader::kBinary:
+      return shaders::binary_spv();
+    case Shader::kStridedCopy:
+      return shaders::strided_copy_spv();
+    case Shader::kPool2d:
+      return shaders::pool2d_spv();
+    case Shader::kConv2d:
+      return shaders::conv2d_spv();
+    case Shader::kMatmul:
+      return shaders::matmul_spv();
+    case Shader::kSoftmax:
+      return shaders::softmax_spv();
+    case Shader::kReduce:
+      return shaders::reduce_spv();
+    case Shader::kLayerNorm:
+      return shaders::layer_norm_spv();
+    case Shader::kBatchNorm:
+      return shaders::batch_norm_spv();
   }
   return {};
 }
@@ -39,7 +49,7 @@ Result<PipelineSet> PipelineSet::create(const std::shared_ptr<univk::vulkan::Dev
     const std::string name =
         std::string("VulkanBackend ") + shader_name(d.shader) + " variant " + std::to_string(d.variant);
     auto desc = univk::vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(d.shader),
-                                                                  shader_binding_count(d.shader), push_bytes, name);
+                                                                    shader_binding_count(d.shader), push_bytes, name);
     desc.specialization.push_back({kVariantConstantId, d.variant});
     UNIVK_ASSIGN_OR_RETURN(std::shared_ptr<const univk::vulkan::ComputePipeline> pipeline,
                            univk::vulkan::get_or_create_pipeline(device, desc));

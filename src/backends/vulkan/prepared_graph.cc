@@ -33,12 +33,13 @@ std::string sharing_key(const backend::DelegateSpec& spec) {
 Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, const ComputeGraph& graph,
                         PreparedGraph& prepared) {
   const GraphPlan& plan = prepared.plan;
-  UNIVK_ASSIGN_OR_RETURN(prepared.constants,
-                         univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(prepared.constants, univk::vulkan::Buffer::create(device, plan.constant_bytes,
+                                                                           univk::vulkan::MemoryKind::kDeviceLocal));
   if (plan.constants.empty()) return ok_status();
-  UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer staging,
-                         univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kHostVisible,
-                                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
+  UNIVK_ASSIGN_OR_RETURN(
+      univk::vulkan::Buffer staging,
+      univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kHostVisible,
+                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
   auto* dst = static_cast<uint8_t*>(staging.mapped());
   for (const ConstantUpload& c : plan.constants) {
     const std::vector<uint8_t>& bytes = graph.values[c.value].constant;
@@ -51,8 +52,9 @@ Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, co
   const univk::vulkan::BufferRange constants{prepared.constants.handle(), 0, plan.constant_bytes};
   univk::vulkan::record_copy(dev, cmd, {staging.handle(), 0, staging.size()}, constants);
   // Later submissions on this queue read the constants in compute shaders.
-  univk::vulkan::record_buffer_barrier(dev, cmd, constants, VK_PIPELINE_STAGE_2_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT);
+  univk::vulkan::record_buffer_barrier(dev, cmd, constants, VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+                                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                       VK_ACCESS_2_SHADER_READ_BIT);
   UNIVK_RETURN_IF_ERROR(univk::vulkan::end_command_buffer(dev, cmd));
   const VkCommandBuffer cmds[] = {cmd};
   UNIVK_ASSIGN_OR_RETURN(uint64_t value, dev.queue().submit(cmds));
@@ -66,8 +68,8 @@ Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, co
 Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<univk::vulkan::Device>& device,
                                                     const backend::DelegateSpec& spec, const ComputeGraph& graph) {
   auto prepared = std::make_shared<PreparedGraph>();
-  UNIVK_ASSIGN_OR_RETURN(prepared->plan, plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs),
-                                                    storage_alignment(*device)));
+  UNIVK_ASSIGN_OR_RETURN(prepared->plan,
+                         plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs), storage_alignment(*device)));
   const uint64_t max_range = device->properties().limits.maxStorageBufferRange;
   for (const PlannedDispatch& pd : prepared->plan.dispatches) {
     for (const BufferRef& ref : pd.buffers) {
@@ -89,7 +91,8 @@ uint64_t storage_alignment(const univk::vulkan::Device& device) {
 }
 
 Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
-    const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec, const ComputeGraph& graph) {
+    const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
+    const ComputeGraph& graph) {
   if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph);
   return device->shared_objects().get_or_create<PreparedGraph>(sharing_key(spec),
                                                                [&] { return create(device, spec, graph); });

@@ -25,9 +25,9 @@ struct PreparedGraph {
   // Shared when the device already holds one for the same payload bytes and tensor types.
   // Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of
   // the payload, and large payloads are rarely repeated.
-  static Result<std::shared_ptr<const PreparedGraph>> get_or_create(const std::shared_ptr<univk::vulkan::Device>& device,
-                                                                    const backend::DelegateSpec& spec,
-                                                                    const ComputeGraph& graph);
+  static Result<std::shared_ptr<const PreparedGraph>> get_or_create(
+      const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
+      const ComputeGraph& graph);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 

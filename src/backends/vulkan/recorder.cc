@@ -32,9 +32,8 @@ Result<univk::vulkan::BufferRange> resolve(const BufferRef& ref, const BoundBuff
       break;
   }
   if (base.buffer == VK_NULL_HANDLE || ref.offset + ref.size > base.size) {
-    return internal_error(std::string("plan region [") + std::to_string(ref.offset) + ", +" +
-                          std::to_string(ref.size) + ") does not fit the " + what + " buffer of " +
-                          std::to_string(base.size) + " bytes");
+    return internal_error(std::string("plan region [") + std::to_string(ref.offset) + ", +" + std::to_string(ref.size) +
+                          ") does not fit the " + what + " buffer of " + std::to_string(base.size) + " bytes");
   }
   return univk::vulkan::BufferRange{base.buffer, base.offset + ref.offset, ref.size};
 }

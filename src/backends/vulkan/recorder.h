@@ -34,8 +34,9 @@ uint32_t storage_descriptors_needed(const GraphPlan& plan);
 
 // `host_readback`: end with a barrier making the output slots' writes visible to the host
 // (per_delegate). Fused recordings leave the last barrier to the method.
-Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd, const GraphPlan& plan,
-                                 const PipelineSet& pipelines, univk::vulkan::DescriptorPool& pool,
-                                 const BoundBuffers& buffers, bool host_readback);
+Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd,
+                                                const GraphPlan& plan, const PipelineSet& pipelines,
+                                                univk::vulkan::DescriptorPool& pool, const BoundBuffers& buffers,
+                                                bool host_readback);
 
 }  // namespace univk::backends::vulkan

@@ -52,8 +52,8 @@ class VulkanBackend final : public backend::Backend {
     for (const auto& t : spec.outputs) outputs.push_back({t.dtype, t.shape});
     auto plan = vulkan::plan_graph(*graph, inputs, outputs, 16);
     if (!plan.ok()) return plan.status().with_context("VulkanBackend");
-    return std::unique_ptr<backend::PreparedPayload>(std::make_unique<PreparedComputeGraph>(
-        spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));
+    return std::unique_ptr<backend::PreparedPayload>(
+        std::make_unique<PreparedComputeGraph>(spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));
   }
 };
 

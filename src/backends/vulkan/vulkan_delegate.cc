@@ -25,8 +25,8 @@ Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const backend::De
   d->input_infos_ = spec.inputs;
   d->output_infos_ = spec.outputs;
   UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec, *graph));
-  UNIVK_ASSIGN_OR_RETURN(d->arena_,
-                         univk::vulkan::Buffer::create(d->device_, d->plan().arena_bytes, univk::vulkan::MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(d->arena_, univk::vulkan::Buffer::create(d->device_, d->plan().arena_bytes,
+                                                                  univk::vulkan::MemoryKind::kDeviceLocal));
   return d;
 }
 
@@ -44,12 +44,14 @@ Status VulkanDelegate::prepare_execute() {
   if (command_buffer_ != VK_NULL_HANDLE) return ok_status();
   std::vector<univk::vulkan::Buffer> inputs, outputs;
   for (uint64_t bytes : plan().input_bytes) {
-    UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer b,
-                           univk::vulkan::Buffer::create(device_, bytes, univk::vulkan::MemoryKind::kDeviceLocalHostVisible));
+    UNIVK_ASSIGN_OR_RETURN(
+        univk::vulkan::Buffer b,
+        univk::vulkan::Buffer::create(device_, bytes, univk::vulkan::MemoryKind::kDeviceLocalHostVisible));
     inputs.push_back(std::move(b));
   }
   for (uint64_t bytes : plan().output_bytes) {
-    UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer b, univk::vulkan::Buffer::create(device_, bytes, univk::vulkan::MemoryKind::kHostVisible));
+    UNIVK_ASSIGN_OR_RETURN(univk::vulkan::Buffer b,
+                           univk::vulkan::Buffer::create(device_, bytes, univk::vulkan::MemoryKind::kHostVisible));
     outputs.push_back(std::move(b));
   }
   input_buffers_ = std::move(inputs);
@@ -60,7 +62,7 @@ Status VulkanDelegate::prepare_execute() {
 
 Result<univk::vulkan::DescriptorPool> VulkanDelegate::make_descriptor_pool() const {
   return univk::vulkan::DescriptorPool::create(device_, std::max<uint32_t>(descriptor_sets_needed(plan()), 1),
-                                        std::max<uint32_t>(storage_descriptors_needed(plan()), 1));
+                                               std::max<uint32_t>(storage_descriptors_needed(plan()), 1));
 }
 
 Status VulkanDelegate::record_own_command_buffer() {
@@ -121,8 +123,8 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
                               std::span<const backend::DeviceTensor> outputs) {
   // 16 bytes at least: the vec4 kernels (unary.comp) read and write 16-byte elements.
   const uint64_t alignment = storage_alignment(*device_);
-  auto check = [&](std::span<const backend::DeviceTensor> given, const std::vector<uint64_t>& bytes,
-                   const char* what, std::vector<univk::vulkan::BufferRange>& ranges) -> Status {
+  auto check = [&](std::span<const backend::DeviceTensor> given, const std::vector<uint64_t>& bytes, const char* what,
+                   std::vector<univk::vulkan::BufferRange>& ranges) -> Status {
     if (given.size() != bytes.size()) {
       return invalid_argument(std::string("VulkanBackend record: expected ") + std::to_string(bytes.size()) + " " +
                               what + "s, got " + std::to_string(given.size()));

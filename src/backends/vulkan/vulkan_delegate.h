@@ -52,7 +52,7 @@ class VulkanDelegate final : public backend::Delegate {
   univk::vulkan::Buffer arena_;
   std::vector<univk::vulkan::Buffer> input_buffers_, output_buffers_;  // per_delegate IO, host visible
   univk::vulkan::CommandPool command_pool_;
-  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // owned by command_pool_
+  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;              // owned by command_pool_
   std::vector<univk::vulkan::DescriptorPool> descriptor_pools_;  // one per recording
 
   mutable std::mutex mutex_;  // guards the fields below and execute()

@@ -22,16 +22,16 @@ struct Node {
   enum class Kind { kTable, kScalarVector, kOffsetVector, kString };
   struct Field {
     int id = 0;
-    size_t size = 0;        // 1, 4 or 8 for scalars; 4 for offsets
-    uint64_t bits = 0;      // scalar value (little endian, low `size` bytes)
-    NodePtr child;          // set for offset fields
+    size_t size = 0;    // 1, 4 or 8 for scalars; 4 for offsets
+    uint64_t bits = 0;  // scalar value (little endian, low `size` bytes)
+    NodePtr child;      // set for offset fields
   };
   Kind kind = Kind::kTable;
-  std::vector<Field> fields;       // kTable
-  std::vector<uint8_t> bytes;      // kScalarVector element bytes / kString characters
-  size_t elem_size = 1;            // kScalarVector
-  size_t elem_align = 1;           // kScalarVector: alignment of the first element
-  std::vector<NodePtr> children;   // kOffsetVector
+  std::vector<Field> fields;      // kTable
+  std::vector<uint8_t> bytes;     // kScalarVector element bytes / kString characters
+  size_t elem_size = 1;           // kScalarVector
+  size_t elem_align = 1;          // kScalarVector: alignment of the first element
+  std::vector<NodePtr> children;  // kOffsetVector
 
   // Table field setters (return *this for chaining).
   Node& add_u8(int id, uint8_t v);

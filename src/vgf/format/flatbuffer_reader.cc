@@ -54,7 +54,8 @@ Result<std::string_view> Vector::string(uint32_t i) const {
 }
 
 Result<Table> Table::root(std::span<const uint8_t> buf) {
-  if (buf.size() < 8) return invalid_argument("FlatBuffers buffer too small (" + std::to_string(buf.size()) + " bytes)");
+  if (buf.size() < 8)
+    return invalid_argument("FlatBuffers buffer too small (" + std::to_string(buf.size()) + " bytes)");
   UNIVK_ASSIGN_OR_RETURN(size_t pos, follow_offset(buf, 0));
   return at(buf, pos);
 }

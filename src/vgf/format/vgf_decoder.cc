@@ -52,10 +52,9 @@ Result<std::vector<BindingSlot>> read_slots(const Table& t, int field, Budget& b
 }
 
 // Wraps a Result-producing expression with a "vgf: <where>: " context on failure.
-#define VGF_TRY(lhs, expr, where)                                  \
-  auto UNIVK_CONCAT_(vgf_r_, __LINE__) = (expr);                   \
-  if (!UNIVK_CONCAT_(vgf_r_, __LINE__).ok())                       \
-    return UNIVK_CONCAT_(vgf_r_, __LINE__).status().with_context(where); \
+#define VGF_TRY(lhs, expr, where)                                                                                 \
+  auto UNIVK_CONCAT_(vgf_r_, __LINE__) = (expr);                                                                  \
+  if (!UNIVK_CONCAT_(vgf_r_, __LINE__).ok()) return UNIVK_CONCAT_(vgf_r_, __LINE__).status().with_context(where); \
   lhs = std::move(UNIVK_CONCAT_(vgf_r_, __LINE__)).value()
 
 Status decode_modules(std::span<const uint8_t> sec, VgfFile& out, Budget& budget) {

@@ -20,10 +20,10 @@ HostTensor to_float(const HostTensor& h) {
 }
 
 // Loads the model, or skips the test when the device has no fp16 support.
-#define LOAD_OR_SKIP(var, model)                                                     \
-  auto var = load(model);                                                            \
-  if (!var.ok() && var.status().code() == StatusCode::kIncompatible)                 \
-    GTEST_SKIP() << "device lacks fp16 support: " << var.status().to_string();       \
+#define LOAD_OR_SKIP(var, model)                                               \
+  auto var = load(model);                                                      \
+  if (!var.ok() && var.status().code() == StatusCode::kIncompatible)           \
+    GTEST_SKIP() << "device lacks fp16 support: " << var.status().to_string(); \
   ASSERT_TRUE(var.ok()) << var.status().to_string()
 
 TEST(VgfFp16, PoolThenSquarePlusQuarterIsOneDispatch) {
@@ -36,7 +36,8 @@ TEST(VgfFp16, PoolThenSquarePlusQuarterIsOneDispatch) {
   mul.set("shift", int64_t{0});
   ValueId sq = g.add_operation(TosaOp::kMul, {p, p}, mul, t);
   const uint16_t quarter = float_to_half(0.25f);
-  ValueId c = g.add_constant({DType::kFloat16, {1, 1, 1, 1}}, {static_cast<uint8_t>(quarter & 0xff), static_cast<uint8_t>(quarter >> 8)});
+  ValueId c = g.add_constant({DType::kFloat16, {1, 1, 1, 1}},
+                             {static_cast<uint8_t>(quarter & 0xff), static_cast<uint8_t>(quarter >> 8)});
   g.add_output(g.add_operation(TosaOp::kAdd, {sq, c}, {}, t), 0, 1);
   LOAD_OR_SKIP(loaded, single_graph_model(g));
   HostTensor in = to_half(random_tensor(DType::kFloat32, Shape(in_t.shape), 70));

@@ -58,14 +58,17 @@ TEST(VgfFusion, FiveOpChainWithBroadcastConstantIsOneDispatch) {
   auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
   UNIVK_ASSERT_OK(out);
   HostTensor sc = HostTensor::from_floats(Shape({1, 1, 1, 3}), std::vector<float>{0.5f, -1.5f, 2.0f});
-  HostTensor want = ref("CLAMP", clamp, {ref("TANH", {}, {ref("SUB", {}, {ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {in}), sc}), in})})});
+  HostTensor want =
+      ref("CLAMP", clamp,
+          {ref("TANH", {}, {ref("SUB", {}, {ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {in}), sc}), in})})});
   EXPECT_TRUE(tensors_close((*out)[0], want, {1e-5f, 1e-5f})) << "5-op chain";
   EXPECT_EQ(loaded->delegate->stats().dispatches, 1u);
 }
 
 // NCHW model boundary: TRANSPOSE -> AVG_POOL2D -> TRANSPOSE runs as one dispatch.
 TEST(VgfFusion, TransposedAvgPoolIsOneDispatch) {
-  for (auto [pad, stride] : {std::pair<std::vector<int64_t>, int64_t>{{0, 0, 0, 0}, 2}, {{1, 1, 1, 1}, 2}, {{1, 0, 0, 1}, 1}}) {
+  for (auto [pad, stride] :
+       {std::pair<std::vector<int64_t>, int64_t>{{0, 0, 0, 0}, 2}, {{1, 1, 1, 1}, 2}, {{1, 0, 0, 1}, 1}}) {
     TosaGraph g;
     ValueId x = g.add_input({DType::kFloat32, {1, 3, 8, 8}}, 0, 0);
     ValueId nhwc = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 8, 8, 3}});

@@ -97,8 +97,8 @@ TEST(VgfLargePool, OnlyLargeWindowsLeaveTheUnrolledPath) {
   ValueId t = nchw.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 8, 16, 8}});
   ValueId p = nchw.add_operation(TosaOp::kAvgPool2d, {t}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}),
                                  {DType::kFloat32, {1, 4, 8, 8}});
-  nchw.add_output(nchw.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 8, 4, 8}}),
-                  0, 1);
+  nchw.add_output(nchw.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 8, 4, 8}}), 0,
+                  1);
   auto global_plan = plan_of(pool_graph(global));
   auto small_plan = plan_of(nchw);
   UNIVK_ASSERT_OK(global_plan);

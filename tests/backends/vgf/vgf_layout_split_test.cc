@@ -14,11 +14,11 @@
 namespace univk::backends::vgf_test {
 namespace {
 
+using backend::TensorInfo;
 using backends::vgf::BindingLimit;
 using backends::vgf::Dispatch;
 using backends::vgf::Shader;
 using backends::vgf::TensorView;
-using backend::TensorInfo;
 
 Attributes mul_attrs() {
   Attributes a;
@@ -51,7 +51,8 @@ struct Run {
 };
 
 // Loads `g` with `options`, runs it on `inputs` and returns output 0 and the dispatch count.
-Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs, const backend::BackendOptions& options = {}) {
+Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs,
+                const backend::BackendOptions& options = {}) {
   UNIVK_ASSIGN_OR_RETURN(Loaded loaded, load(single_graph_model(g), options));
   UNIVK_ASSIGN_OR_RETURN(auto out, loaded.delegate->execute(inputs));
   return Run{out[0], loaded.delegate->stats().dispatches};
@@ -140,11 +141,14 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
         const bool int8 = dtype == DType::kInt8;
         TosaGraph g;
         Attributes pa = pool_attrs(op, {3, 3}, {2, 2}, {1, 1, 1, 0}, int8);
-        ValueId x = g.add_input({dtype, nchw ? std::vector<int64_t>{2, 3, 9, 8} : std::vector<int64_t>{2, 9, 8, 3}}, 0, 0);
+        ValueId x =
+            g.add_input({dtype, nchw ? std::vector<int64_t>{2, 3, 9, 8} : std::vector<int64_t>{2, 9, 8, 3}}, 0, 0);
         ValueId in = nchw ? g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {dtype, {2, 9, 8, 3}}) : x;
         ValueId p = g.add_operation(op, {in}, pa, {dtype, {2, 5, 4, 3}});
-        g.add_output(nchw ? g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 5, 4}}) : p, 0, 1);
-        const std::string what = std::string(spirv::tosa_op_name(op)) + (int8 ? " int8" : " fp32") + (nchw ? " NCHW" : " NHWC");
+        g.add_output(nchw ? g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 5, 4}}) : p, 0,
+                     1);
+        const std::string what =
+            std::string(spirv::tosa_op_name(op)) + (int8 ? " int8" : " fp32") + (nchw ? " NCHW" : " NHWC");
         auto plan = plan_of(g);
         UNIVK_ASSERT_OK(plan) << what;
         ASSERT_EQ(plan->kernels.size(), 1u) << what;
@@ -187,7 +191,8 @@ HostTensor nhwc_to_nchw(const HostTensor& t) {
     for (int64_t y = 0; y < d[1]; ++y)
       for (int64_t x = 0; x < d[2]; ++x)
         for (int64_t c = 0; c < d[3]; ++c)
-          std::memcpy(dst + (((n * d[3] + c) * d[1] + y) * d[2] + x) * es, src + (((n * d[1] + y) * d[2] + x) * d[3] + c) * es, es);
+          std::memcpy(dst + (((n * d[3] + c) * d[1] + y) * d[2] + x) * es,
+                      src + (((n * d[1] + y) * d[2] + x) * d[3] + c) * es, es);
   return out;
 }
 
@@ -211,10 +216,10 @@ HostTensor widen(const HostTensor& t) {
 // Output rows as wide as a multiple of 4 run 4 outputs per invocation (QUAD_X), with two
 // 4-vector loads per input row for 4-aligned 2x2 stride-2 windows (QUAD_LOAD); other widths
 // and offsets fall back. AVG/MAX x fp32/fp16 x no epilogue / SIGMOID*y+bias (y an NCHW graph
-// input behind a TRANSPOSE: 4-vector loads; bias per channel: scalar loads), each against the reference and bitwise against the same graph with
-// an NHWC output (W stride 3: one output per invocation, same math); the aligned 2x2 case with
-// the epilogue also split along N and into row bands with max_binding_bytes (bitwise against
-// the unsplit run, 4-wide in every slice).
+// input behind a TRANSPOSE: 4-vector loads; bias per channel: scalar loads), each against the reference and bitwise
+// against the same graph with an NHWC output (W stride 3: one output per invocation, same math); the aligned 2x2 case
+// with the epilogue also split along N and into row bands with max_binding_bytes (bitwise against the unsplit run,
+// 4-wide in every slice).
 TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
   using backends::vgf::kPoolEpilogueQuadConstant;
   using backends::vgf::kPoolPairXConstant;
@@ -253,7 +258,8 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           auto build = [&](bool nchw_out) {
             TosaGraph g;
             ValueId x = g.add_input({dtype, {n, c, qc.h, qc.w_total}}, 0, 0);
-            ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {dtype, {n, qc.h, qc.w_total, c}});
+            ValueId v =
+                g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {dtype, {n, qc.h, qc.w_total, c}});
             if (qc.w != qc.w_total) v = g.add_operation(TosaOp::kSlice, {v}, sa, {dtype, {n, qc.h, qc.w, c}});
             const TosaTensorType t{dtype, {n, oh, ow, c}};
             ValueId r = g.add_operation(op, {v}, pa, t);
@@ -300,7 +306,8 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
           if (qc.w != qc.w_total) want = ref("SLICE", sa, {want});
           want = ref(std::string(spirv::tosa_op_name(op)), ref_pool_attrs(pa), {want});
           if (epilogue) {
-            HostTensor s = ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {want}), ref("TRANSPOSE", perms({0, 2, 3, 1}), {y32})});
+            HostTensor s =
+                ref("MUL", mul_attrs(), {ref("SIGMOID", {}, {want}), ref("TRANSPOSE", perms({0, 2, 3, 1}), {y32})});
             want = ref("ADD", {}, {s, bias32});
           }
           want = nhwc_to_nchw(want);
@@ -371,18 +378,21 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
   auto pool = vulkan::CommandPool::create(device);
   UNIVK_ASSERT_OK(pool);
 
-  const std::vector<TensorInfo> infos = {{DType::kFloat32, Shape({2, 3, 6, 16})}, {DType::kFloat32, Shape({2, 3, 3, 8})},
+  const std::vector<TensorInfo> infos = {{DType::kFloat32, Shape({2, 3, 6, 16})},
+                                         {DType::kFloat32, Shape({2, 3, 3, 8})},
                                          {DType::kFloat32, Shape({2, 3, 3, 8})}};
   const char* names[] = {"x", "y", "output"};
   for (size_t shifted = 0; shifted < 3; ++shifted) {
     // x, y, output, each in its own 4 KiB block; `shifted` starts 4 bytes into it.
     std::vector<backend::DeviceTensor> tensors;
-    for (size_t i = 0; i < 3; ++i) tensors.push_back({{VK_NULL_HANDLE, 4096 * i + (i == shifted ? 4 : 0), infos[i].byte_size()}, infos[i]});
+    for (size_t i = 0; i < 3; ++i)
+      tensors.push_back({{VK_NULL_HANDLE, 4096 * i + (i == shifted ? 4 : 0), infos[i].byte_size()}, infos[i]});
     auto io = vulkan::Buffer::create(device, 3 * 4096, vulkan::MemoryKind::kHostVisible);
     UNIVK_ASSERT_OK(io);
     uint8_t* mapped = static_cast<uint8_t*>(io->mapped());
     for (auto& d : tensors) d.range.buffer = io->handle();
-    for (size_t i = 0; i < 2; ++i) std::memcpy(mapped + tensors[i].range.offset, inputs[i].bytes().data(), inputs[i].byte_size());
+    for (size_t i = 0; i < 2; ++i)
+      std::memcpy(mapped + tensors[i].range.offset, inputs[i].bytes().data(), inputs[i].byte_size());
     std::memset(mapped + tensors[2].range.offset, 0, infos[2].byte_size());
     auto cmd = pool->allocate();
     UNIVK_ASSERT_OK(cmd);
@@ -390,7 +400,8 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
     const Status recorded = loaded->delegate->record(*cmd, std::span(tensors).first(2), std::span(tensors).subspan(2));
     UNIVK_ASSERT_OK(recorded) << names[shifted];
     vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, 3 * 4096}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                                  VK_ACCESS_2_HOST_READ_BIT);
     UNIVK_ASSERT_OK(vulkan::end_command_buffer(*device, *cmd));
     const VkCommandBuffer cmds[] = {*cmd};
     auto value = device->queue().submit(cmds);
@@ -470,7 +481,8 @@ TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
   const TosaTensorType t{DType::kFloat32, {16, 512, 512, 64}};
   ValueId p = g.add_operation(TosaOp::kAvgPool2d, {v}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}), t);
   ValueId s = g.add_operation(TosaOp::kSigmoid, {p}, {}, t);
-  g.add_output(g.add_operation(TosaOp::kTranspose, {s}, perms({0, 3, 1, 2}), {DType::kFloat32, {16, 64, 512, 512}}), 0, 1);
+  g.add_output(g.add_operation(TosaOp::kTranspose, {s}, perms({0, 3, 1, 2}), {DType::kFloat32, {16, 64, 512, 512}}), 0,
+               1);
   auto whole = plan_of(g);
   UNIVK_ASSERT_OK(whole);
   EXPECT_EQ(whole->kernels.size(), 1u);
@@ -496,8 +508,9 @@ TEST(VgfSplit, LinearChainSplitsIntoAlignedSlices) {
   const std::vector<int64_t> nchw = {5, 3, 4, 5};  // 300 elements
   TosaGraph g = transposed_square_plus_quarter(nchw);
   HostTensor in = random_tensor(DType::kFloat32, Shape(nchw), 31);
-  HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
-                                    HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+  HostTensor want =
+      ref("ADD", {},
+          {ref("MUL", mul_attrs(), {in, in}), HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
   // 100 elements per binding: three slices of one packed dim.
   check_split(g, {in}, want, 400, 3, 1e-6f, "x*x+0.25");
 }
@@ -571,24 +584,24 @@ TEST(VgfSplit, ConvolutionAndMatmulSplitAlongTheBatch) {
   conv.set("input_zp", 0.0);
   conv.set("weight_zp", 0.0);
   // Output images of 576 bytes, 2 per 1200-byte binding: 2 + 2 + 1.
-  check_batch_split(TosaOp::kConv2d, conv,
-                    {random_tensor(DType::kFloat32, Shape({5, 6, 6, 3}), 81),
-                     random_tensor(DType::kFloat32, Shape({4, 3, 3, 3}), 82),
-                     random_tensor(DType::kFloat32, Shape({4}), 83)},
-                    {5, 6, 6, 4}, 1200, 3, "CONV2D");
-  check_batch_split(TosaOp::kDepthwiseConv2d, conv,
-                    {random_tensor(DType::kFloat32, Shape({5, 6, 6, 3}), 84),
-                     random_tensor(DType::kFloat32, Shape({3, 3, 3, 2}), 85),
-                     random_tensor(DType::kFloat32, Shape({6}), 86)},
-                    {5, 6, 6, 6}, 1800, 3, "DEPTHWISE_CONV2D");
+  check_batch_split(
+      TosaOp::kConv2d, conv,
+      {random_tensor(DType::kFloat32, Shape({5, 6, 6, 3}), 81), random_tensor(DType::kFloat32, Shape({4, 3, 3, 3}), 82),
+       random_tensor(DType::kFloat32, Shape({4}), 83)},
+      {5, 6, 6, 4}, 1200, 3, "CONV2D");
+  check_batch_split(
+      TosaOp::kDepthwiseConv2d, conv,
+      {random_tensor(DType::kFloat32, Shape({5, 6, 6, 3}), 84), random_tensor(DType::kFloat32, Shape({3, 3, 3, 2}), 85),
+       random_tensor(DType::kFloat32, Shape({6}), 86)},
+      {5, 6, 6, 6}, 1800, 3, "DEPTHWISE_CONV2D");
   Attributes mm;
   mm.set("a_zp", 0.0);
   mm.set("b_zp", 0.0);
   // A is 48 bytes per batch: 2 per 100-byte binding.
-  check_batch_split(TosaOp::kMatmul, mm,
-                    {random_tensor(DType::kFloat32, Shape({5, 3, 4}), 87),
-                     random_tensor(DType::kFloat32, Shape({5, 4, 2}), 88)},
-                    {5, 3, 2}, 100, 3, "MATMUL");
+  check_batch_split(
+      TosaOp::kMatmul, mm,
+      {random_tensor(DType::kFloat32, Shape({5, 3, 4}), 87), random_tensor(DType::kFloat32, Shape({5, 4, 2}), 88)},
+      {5, 3, 2}, 100, 3, "MATMUL");
 }
 
 TEST(VgfSplit, LimitThatCannotBeMetIsAClearError) {
@@ -597,7 +610,7 @@ TEST(VgfSplit, LimitThatCannotBeMetIsAClearError) {
   ValueId x = g.add_input({DType::kFloat32, {1, 3, 16, 16}}, 0, 0);
   ValueId v = g.add_operation(TosaOp::kTranspose, {x}, perms({0, 2, 3, 1}), {DType::kFloat32, {1, 16, 16, 3}});
   ValueId p = g.add_operation(TosaOp::kAvgPool2d, {v}, pool_attrs(TosaOp::kAvgPool2d, {2, 2}, {2, 2}, {0, 0, 0, 0}),
-                               {DType::kFloat32, {1, 8, 8, 3}});
+                              {DType::kFloat32, {1, 8, 8, 3}});
   g.add_output(g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {DType::kFloat32, {1, 3, 8, 8}}), 0, 1);
   auto loaded = load(single_graph_model(g), {{"max_binding_bytes", "1024"}});
   ASSERT_FALSE(loaded.ok());
@@ -635,15 +648,17 @@ TEST(VgfStaging, OutputsThroughStagingCopies) {
       auto loaded = load(model, {{"vgf_output_staging", mode}});
       UNIVK_ASSERT_OK(loaded) << what;
       HostTensor in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 71);
-      HostTensor want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
-                                        HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+      HostTensor want = ref(
+          "ADD", {},
+          {ref("MUL", mul_attrs(), {in, in}), HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
       for (int repeat = 0; repeat < 2; ++repeat) {  // the recorded command buffer is resubmitted
         auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
         UNIVK_ASSERT_OK(out) << what;
         EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << what;
         in = random_tensor(DType::kFloat32, Shape({2, 3, 4, 5}), 72 + repeat);
-        want = ref("ADD", {}, {ref("MUL", mul_attrs(), {in, in}),
-                               HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
+        want = ref("ADD", {},
+                   {ref("MUL", mul_attrs(), {in, in}),
+                    HostTensor::from_floats(Shape({1, 1, 1, 1}), std::vector<float>{0.25f})});
       }
       auto* delegate = dynamic_cast<backends::vgf::VgfDelegate*>(loaded->delegate.get());
       ASSERT_NE(delegate, nullptr);

@@ -89,7 +89,8 @@ void run_program(bool vgf_first) {
     UNIVK_ASSERT_OK(method);
     auto out = (*method)->execute(std::span<const HostTensor>(&in, 1));
     UNIVK_ASSERT_OK(out);
-    EXPECT_TRUE(tensors_close((*out)[0], expected(in, vgf_first), {1e-5f, 1e-5f})) << (vgf_first ? "vgf first" : "vulkan first");
+    EXPECT_TRUE(tensors_close((*out)[0], expected(in, vgf_first), {1e-5f, 1e-5f}))
+        << (vgf_first ? "vgf first" : "vulkan first");
     const auto calls = (*method)->delegate_calls();
     ASSERT_EQ(calls.size(), 3u);
     for (const auto& call : calls) {

@@ -39,13 +39,16 @@ void run_case(const OpCase& c, const std::string& what) {
   auto out = loaded->delegate->execute(c.inputs);
   UNIVK_ASSERT_OK(out) << what;
   Attributes ref_attrs = reference_attrs(c.attrs);
-  if (c.op == TosaOp::kCast || c.op == TosaOp::kRescale) ref_attrs.set("output_type", std::string(dtype_name(c.out_dtype)));
+  if (c.op == TosaOp::kCast || c.op == TosaOp::kRescale)
+    ref_attrs.set("output_type", std::string(dtype_name(c.out_dtype)));
   auto want = reference::run_tosa(spirv::tosa_op_name(c.op), ref_attrs, c.inputs);
   UNIVK_ASSERT_OK(want) << what;
   EXPECT_TRUE(tensors_close((*out)[0], (*want)[0], {c.tol, c.tol})) << what;
 }
 
-HostTensor f32(Shape s, uint32_t seed, float lo = -2.f, float hi = 2.f) { return random_tensor(DType::kFloat32, s, seed, lo, hi); }
+HostTensor f32(Shape s, uint32_t seed, float lo = -2.f, float hi = 2.f) {
+  return random_tensor(DType::kFloat32, s, seed, lo, hi);
+}
 
 TEST(VgfOps, BinaryElementwiseWithBroadcast) {
   const std::vector<std::pair<Shape, Shape>> shapes = {
@@ -84,23 +87,31 @@ TEST(VgfOps, UnaryElementwise) {
 
 TEST(VgfOps, Int32ElementwiseAndMulShift) {
   for (int64_t shift : {0, 3, 31}) {
-    OpCase c{TosaOp::kMul, {}, {random_tensor(DType::kInt32, Shape({3, 17}), 5, -30000, 30000),
-                                random_tensor(DType::kInt32, Shape({1, 17}), 6, -30000, 30000)},
-             {3, 17}, DType::kInt32};
+    OpCase c{TosaOp::kMul,
+             {},
+             {random_tensor(DType::kInt32, Shape({3, 17}), 5, -30000, 30000),
+              random_tensor(DType::kInt32, Shape({1, 17}), 6, -30000, 30000)},
+             {3, 17},
+             DType::kInt32};
     c.attrs.set("shift", shift);
     run_case(c, "MUL int32 shift " + std::to_string(shift));
   }
   for (TosaOp op : {TosaOp::kAdd, TosaOp::kSub, TosaOp::kMaximum}) {
-    OpCase c{op, {}, {random_tensor(DType::kInt32, Shape({2, 9}), 7, -1000, 1000),
-                      random_tensor(DType::kInt32, Shape({2, 1}), 8, -1000, 1000)},
-             {2, 9}, DType::kInt32};
+    OpCase c{op,
+             {},
+             {random_tensor(DType::kInt32, Shape({2, 9}), 7, -1000, 1000),
+              random_tensor(DType::kInt32, Shape({2, 1}), 8, -1000, 1000)},
+             {2, 9},
+             DType::kInt32};
     if (op == TosaOp::kMaximum) c.attrs.set("nan_mode", spirv::kNanPropagate);
     run_case(c, std::string(spirv::tosa_op_name(op)) + " int32");
   }
 }
 
 TEST(VgfOps, Pools) {
-  struct P { std::vector<int64_t> in, kernel, stride, pad; };
+  struct P {
+    std::vector<int64_t> in, kernel, stride, pad;
+  };
   for (const P& p : {P{{1, 8, 8, 3}, {2, 2}, {2, 2}, {0, 0, 0, 0}}, P{{2, 7, 9, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
                      P{{1, 6, 5, 2}, {3, 2}, {1, 1}, {2, 0, 1, 0}}}) {
     const int64_t oh = (p.in[1] + p.pad[0] + p.pad[1] - p.kernel[0]) / p.stride[0] + 1;
@@ -123,9 +134,14 @@ TEST(VgfOps, Pools) {
 }
 
 TEST(VgfOps, Convolutions) {
-  struct C { std::vector<int64_t> in; int64_t oc, k; std::vector<int64_t> stride, dilation, pad; };
-  for (const C& p : {C{{1, 6, 6, 3}, 4, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}}, C{{2, 9, 7, 2}, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 0}},
-                     C{{1, 8, 8, 2}, 2, 2, {1, 1}, {2, 2}, {0, 0, 0, 0}}}) {
+  struct C {
+    std::vector<int64_t> in;
+    int64_t oc, k;
+    std::vector<int64_t> stride, dilation, pad;
+  };
+  for (const C& p :
+       {C{{1, 6, 6, 3}, 4, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}}, C{{2, 9, 7, 2}, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 0}},
+        C{{1, 8, 8, 2}, 2, 2, {1, 1}, {2, 2}, {0, 0, 0, 0}}}) {
     const int64_t oh = (p.in[1] - 1 + p.pad[0] + p.pad[1] - (p.k - 1) * p.dilation[0]) / p.stride[0] + 1;
     const int64_t ow = (p.in[2] - 1 + p.pad[2] + p.pad[3] - (p.k - 1) * p.dilation[1]) / p.stride[1] + 1;
     Attributes a;
@@ -136,11 +152,15 @@ TEST(VgfOps, Convolutions) {
     a.set("local_bound", int64_t{0});
     a.set("input_zp", 0.0);
     a.set("weight_zp", 0.0);
-    OpCase conv{TosaOp::kConv2d, a, {f32(Shape(p.in), 11), f32(Shape({p.oc, p.k, p.k, p.in[3]}), 12), f32(Shape({p.oc}), 13)},
+    OpCase conv{TosaOp::kConv2d,
+                a,
+                {f32(Shape(p.in), 11), f32(Shape({p.oc, p.k, p.k, p.in[3]}), 12), f32(Shape({p.oc}), 13)},
                 {p.in[0], oh, ow, p.oc}};
     run_case(conv, "CONV2D " + Shape(p.in).to_string());
     const int64_t m = 2;
-    OpCase dw{TosaOp::kDepthwiseConv2d, a, {f32(Shape(p.in), 14), f32(Shape({p.k, p.k, p.in[3], m}), 15), f32(Shape({1}), 16)},
+    OpCase dw{TosaOp::kDepthwiseConv2d,
+              a,
+              {f32(Shape(p.in), 14), f32(Shape({p.k, p.k, p.in[3], m}), 15), f32(Shape({1}), 16)},
               {p.in[0], oh, ow, p.in[3] * m}};
     run_case(dw, "DEPTHWISE_CONV2D " + Shape(p.in).to_string());
   }
@@ -150,7 +170,9 @@ TEST(VgfOps, MatmulAndReductions) {
   Attributes mm;
   mm.set("a_zp", 0.0);
   mm.set("b_zp", 0.0);
-  run_case({TosaOp::kMatmul, mm, {f32(Shape({2, 5, 7}), 17), f32(Shape({2, 7, 3}), 18)}, {2, 5, 3}, DType::kFloat32, 1e-5f}, "MATMUL");
+  run_case(
+      {TosaOp::kMatmul, mm, {f32(Shape({2, 5, 7}), 17), f32(Shape({2, 7, 3}), 18)}, {2, 5, 3}, DType::kFloat32, 1e-5f},
+      "MATMUL");
   for (int64_t axis : {0, 1, 2}) {
     Shape s({3, 4, 5});
     std::vector<int64_t> kept = s.dims();
@@ -208,13 +230,17 @@ Attributes rescale_attrs(bool per_channel, std::vector<int64_t> multiplier, std:
 TEST(VgfOps, Int8RescaleTableCast) {
   const Shape s({2, 5, 3});
   HostTensor i8 = random_tensor(DType::kInt8, s, 40);
-  run_case({TosaOp::kRescale, rescale_attrs(false, {1 << 30}, {20}, -3, 0), {i8}, s.dims(), DType::kInt32}, "RESCALE i8->i32");
+  run_case({TosaOp::kRescale, rescale_attrs(false, {1 << 30}, {20}, -3, 0), {i8}, s.dims(), DType::kInt32},
+           "RESCALE i8->i32");
   HostTensor i32 = random_tensor(DType::kInt32, s, 41, -200000, 200000);
-  run_case({TosaOp::kRescale, rescale_attrs(true, {1518500250, 1073741824, 2000000000}, {40, 38, 45}, 0, 5,
-                                            spirv::kRoundingDouble),
-            {i32}, s.dims(), DType::kInt8},
+  run_case({TosaOp::kRescale,
+            rescale_attrs(true, {1518500250, 1073741824, 2000000000}, {40, 38, 45}, 0, 5, spirv::kRoundingDouble),
+            {i32},
+            s.dims(),
+            DType::kInt8},
            "RESCALE i32->i8 per channel, double round");
-  run_case({TosaOp::kRescale, rescale_attrs(false, {1234567890}, {31}, 7, -9), {i8}, s.dims(), DType::kInt8}, "RESCALE i8->i8");
+  run_case({TosaOp::kRescale, rescale_attrs(false, {1234567890}, {31}, 7, -9), {i8}, s.dims(), DType::kInt8},
+           "RESCALE i8->i8");
   HostTensor table = random_tensor(DType::kInt8, Shape({256}), 42);
   run_case({TosaOp::kTable, {}, {i8, table}, s.dims(), DType::kInt8}, "TABLE i8");
   HostTensor f = random_tensor(DType::kFloat32, s, 43, -300.f, 300.f);
@@ -249,13 +275,19 @@ TEST(VgfOps, Int8PoolsAndConvolutions) {
   a.set("local_bound", int64_t{0});
   a.set("input_zp", int64_t{-128});
   a.set("weight_zp", int64_t{2});
-  run_case({TosaOp::kConv2d, a, {x, random_tensor(DType::kInt8, Shape({4, 3, 3, 3}), 47),
-                                 random_tensor(DType::kInt32, Shape({4}), 48, -1000, 1000)},
-            {1, 7, 6, 4}, DType::kInt32},
+  run_case({TosaOp::kConv2d,
+            a,
+            {x, random_tensor(DType::kInt8, Shape({4, 3, 3, 3}), 47),
+             random_tensor(DType::kInt32, Shape({4}), 48, -1000, 1000)},
+            {1, 7, 6, 4},
+            DType::kInt32},
            "CONV2D int8");
-  run_case({TosaOp::kDepthwiseConv2d, a, {x, random_tensor(DType::kInt8, Shape({3, 3, 3, 2}), 49),
-                                          random_tensor(DType::kInt32, Shape({6}), 50, -1000, 1000)},
-            {1, 7, 6, 6}, DType::kInt32},
+  run_case({TosaOp::kDepthwiseConv2d,
+            a,
+            {x, random_tensor(DType::kInt8, Shape({3, 3, 3, 2}), 49),
+             random_tensor(DType::kInt32, Shape({6}), 50, -1000, 1000)},
+            {1, 7, 6, 6},
+            DType::kInt32},
            "DEPTHWISE_CONV2D int8");
 }
 
@@ -274,7 +306,8 @@ TEST(VgfOps, QuantizedAddChain) {
   g.add_output(y, 0, 2);
   auto loaded = load(single_graph_model(g));
   UNIVK_ASSERT_OK(loaded);
-  std::vector<HostTensor> in = {random_tensor(DType::kInt8, Shape(i8.shape), 44), random_tensor(DType::kInt8, Shape(i8.shape), 45)};
+  std::vector<HostTensor> in = {random_tensor(DType::kInt8, Shape(i8.shape), 44),
+                                random_tensor(DType::kInt8, Shape(i8.shape), 45)};
   auto out = loaded->delegate->execute(in);
   UNIVK_ASSERT_OK(out);
   auto run = [](const char* op, Attributes attrs, std::vector<HostTensor> inputs, DType to) {
@@ -282,10 +315,12 @@ TEST(VgfOps, QuantizedAddChain) {
     attrs.set("output_type", std::string(dtype_name(to)));
     return (*reference::run_tosa(op, attrs, inputs))[0];
   };
-  HostTensor want = run("RESCALE", down,
-                        {(*reference::run_tosa("ADD", {}, std::vector<HostTensor>{run("RESCALE", up, {in[0]}, DType::kInt32),
-                                                                                     run("RESCALE", up, {in[1]}, DType::kInt32)}))[0]},
-                        DType::kInt8);
+  HostTensor want =
+      run("RESCALE", down,
+          {(*reference::run_tosa("ADD", {},
+                                 std::vector<HostTensor>{run("RESCALE", up, {in[0]}, DType::kInt32),
+                                                         run("RESCALE", up, {in[1]}, DType::kInt32)}))[0]},
+          DType::kInt8);
   EXPECT_TRUE(tensors_close((*out)[0], want, {})) << "quantized add";
   EXPECT_EQ(loaded->delegate->stats().dispatches, 4u);  // 2 rescales, 1 fused int32 add, 1 rescale
 }

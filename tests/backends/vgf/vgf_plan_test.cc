@@ -23,7 +23,8 @@ TosaGraph unary_graph(TosaOp op, TosaTensorType in, TosaTensorType out) {
 }
 
 TEST(VgfRequirements, FloatGraphNeedsPlainCompute) {
-  auto r = backends::vgf::vgf_requirements(single_graph_model(unary_graph(TosaOp::kSigmoid, {DType::kFloat32, {4}}, {DType::kFloat32, {4}})));
+  auto r = backends::vgf::vgf_requirements(
+      single_graph_model(unary_graph(TosaOp::kSigmoid, {DType::kFloat32, {4}}, {DType::kFloat32, {4}})));
   UNIVK_ASSERT_OK(r);
   EXPECT_TRUE(r->required_features.empty()) << r->describe();
   EXPECT_TRUE(r->required_extensions.empty());
@@ -31,7 +32,8 @@ TEST(VgfRequirements, FloatGraphNeedsPlainCompute) {
 }
 
 TEST(VgfRequirements, Int8GraphNeedsInt8Storage) {
-  auto r = backends::vgf::vgf_requirements(single_graph_model(unary_graph(TosaOp::kCast, {DType::kInt8, {4}}, {DType::kFloat32, {4}})));
+  auto r = backends::vgf::vgf_requirements(
+      single_graph_model(unary_graph(TosaOp::kCast, {DType::kInt8, {4}}, {DType::kFloat32, {4}})));
   UNIVK_ASSERT_OK(r);
   EXPECT_EQ(r->required_features, (std::set<Feature>{Feature::kShaderInt8, Feature::kStorageBuffer8BitAccess}));
 }
@@ -95,7 +97,8 @@ TEST(VgfProgramBuilder, RejectsMoreLiveValuesThanRegisters) {
   EXPECT_FALSE(b.build(9).has_value());
 }
 
-Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, ::univk::vgf::VgfFile& model, std::vector<uint8_t>& blob) {
+Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, ::univk::vgf::VgfFile& model,
+                                           std::vector<uint8_t>& blob) {
   backends::vgf::LoweringContext context;
   context.file = &model;
   context.segment = &model.segments[0];

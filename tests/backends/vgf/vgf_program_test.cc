@@ -56,7 +56,8 @@ TEST(VgfProgram, TwoVgfDelegatesPerDelegateAndFused) {
     for (int run = 0; run < 2; ++run) {
       auto out = (*method)->execute(std::span<const HostTensor>(&in, 1));
       UNIVK_ASSERT_OK(out);
-      EXPECT_TRUE(tensors_close((*out)[0], expected(in), {1e-5f, 1e-5f})) << std::string(runtime::execution_mode_name(mode));
+      EXPECT_TRUE(tensors_close((*out)[0], expected(in), {1e-5f, 1e-5f}))
+          << std::string(runtime::execution_mode_name(mode));
     }
     for (const auto& call : (*method)->delegate_calls()) EXPECT_EQ(call.stats.dispatches, 1u) << call.instruction;
   }

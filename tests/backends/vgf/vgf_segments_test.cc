@@ -114,8 +114,8 @@ TEST(VgfSegments, ResourceByteStridesAreHonoured) {
 
 TEST(VgfSegments, ComputeSegmentRunsTheModuleShader) {
   const Shape shape(kType.shape);
-  vgf::VgfFile model = compute_segment_model(shape, {static_cast<uint32_t>(shape.numel() / 4), 1, 1},
-                                             shaders::double_plus_one_spv());
+  vgf::VgfFile model =
+      compute_segment_model(shape, {static_cast<uint32_t>(shape.numel() / 4), 1, 1}, shaders::double_plus_one_spv());
   auto loaded = load(model);
   UNIVK_ASSERT_OK(loaded);
   HostTensor in = random_tensor(DType::kFloat32, Shape(kType.shape), 32);

@@ -40,13 +40,11 @@ struct Pattern {
 };
 
 const Pattern kPatterns[] = {
-    {"packed (no strides)", {}, true},
-    {"packed (explicit)", {48, 16, 4}, true},
-    {"permuted", {12, 4, 24}, true},       // memory order dim 2, dim 0, dim 1; same 24 elements
-    {"padded", {96, 32, 4}, true},         // rows of 8, planes of 3 rows
-    {"broadcast dim 0", {0, 16, 4}, false},
-    {"all zeros", {0, 0, 0}, false},
-    {"overlapping", {48, 8, 4}, false},    // rows 2 elements apart, 4 long
+    {"packed (no strides)", {}, true},      {"packed (explicit)", {48, 16, 4}, true},
+    {"permuted", {12, 4, 24}, true},  // memory order dim 2, dim 0, dim 1; same 24 elements
+    {"padded", {96, 32, 4}, true},    // rows of 8, planes of 3 rows
+    {"broadcast dim 0", {0, 16, 4}, false}, {"all zeros", {0, 0, 0}, false},
+    {"overlapping", {48, 8, 4}, false},  // rows 2 elements apart, 4 long
 };
 
 constexpr runtime::ExecutionMode kModes[] = {runtime::ExecutionMode::kPerDelegate, runtime::ExecutionMode::kFused};
@@ -103,10 +101,10 @@ TEST(VgfStrides, EveryPatternOnInputsAndOutputsInBothModes) {
           continue;
         }
         ASSERT_FALSE(method.ok()) << what;
-        EXPECT_EQ(method.status().code(), StatusCode::kInvalidArgument)
-            << what << ": " << method.status().to_string();
+        EXPECT_EQ(method.status().code(), StatusCode::kInvalidArgument) << what << ": " << method.status().to_string();
         const std::string name = resource == 0 ? "resource 0 (INPUT)" : "resource 1 (OUTPUT)";
-        EXPECT_NE(method.status().message().find(name), std::string::npos) << what << ": " << method.status().to_string();
+        EXPECT_NE(method.status().message().find(name), std::string::npos)
+            << what << ": " << method.status().to_string();
         EXPECT_NE(method.status().message().find("the same memory"), std::string::npos)
             << what << ": " << method.status().to_string();
       }
@@ -168,14 +166,14 @@ TEST(VgfStrides, PackedAndDisjointRules) {
   const std::vector<int64_t> shape = {2, 3, 4};
   EXPECT_TRUE(strides_are_packed(shape, {12, 4, 1}));
   EXPECT_TRUE(strides_are_packed({2, 1, 4}, {4, 99, 1}));  // a dim of extent 1 may have any stride
-  EXPECT_FALSE(strides_are_packed(shape, {3, 1, 6}));     // permuted
-  EXPECT_FALSE(strides_are_packed(shape, {24, 8, 1}));    // padded
+  EXPECT_FALSE(strides_are_packed(shape, {3, 1, 6}));      // permuted
+  EXPECT_FALSE(strides_are_packed(shape, {24, 8, 1}));     // padded
   EXPECT_TRUE(strides_are_disjoint(shape, {3, 1, 6}));
   EXPECT_TRUE(strides_are_disjoint(shape, {24, 8, 1}));
   EXPECT_TRUE(strides_are_disjoint({0, 3}, {0, 0}));  // no elements
   EXPECT_FALSE(strides_are_disjoint(shape, {0, 4, 1}));
   EXPECT_FALSE(strides_are_disjoint(shape, {12, 2, 1}));
-  EXPECT_FALSE(strides_are_disjoint({3, 2}, {2, 3}));  // interleaved: refused (conservative rule)
+  EXPECT_FALSE(strides_are_disjoint({3, 2}, {2, 3}));          // interleaved: refused (conservative rule)
   EXPECT_FALSE(strides_are_disjoint({2, 3}, {INT64_MAX, 1}));  // the reach overflows int64
 }
 

@@ -22,12 +22,12 @@
 
 namespace univk::backends::vgf_test {
 
-using ::univk::testing::random_tensor;
-using ::univk::testing::tensors_close;
 using spirv::TosaGraph;
 using spirv::TosaOp;
 using spirv::TosaTensorType;
 using spirv::ValueId;
+using ::univk::testing::random_tensor;
+using ::univk::testing::tensors_close;
 
 // TRANSPOSE's attributes.
 inline Attributes perms(std::vector<int64_t> p) {

@@ -127,7 +127,12 @@ TEST(ComputeGraph, ValidationNamesTheProblem) {
       {"constant as graph input", [](ComputeGraph& g) { g.inputs.push_back(1); }, "constant"},
       {"constant size", [](ComputeGraph& g) { g.values[1].constant.pop_back(); }, "constant has 11 bytes"},
       {"no outputs", [](ComputeGraph& g) { g.outputs.clear(); }, "no outputs"},
-      {"undefined output", [](ComputeGraph& g) { g.outputs = {0, 2}; g.ops.clear(); }, "nothing defines"},
+      {"undefined output",
+       [](ComputeGraph& g) {
+         g.outputs = {0, 2};
+         g.ops.clear();
+       },
+       "nothing defines"},
   };
   for (const Case& c : cases) {
     ComputeGraph g = sample_graph();
@@ -158,7 +163,7 @@ TEST(ComputeGraph, SupportQuery) {
   const ComputeTensorType a{DType::kFloat32, Shape{2, 1, 4, 5}}, b{DType::kFloat32, Shape{1, 3, 5, 6}};
   const ComputeTensorType ab[] = {a, b};
   EXPECT_FALSE(vulkan_backend_supports("matmul", {}, ab));  // partial batch broadcasting
-  EXPECT_EQ(vulkan_backend_ops().size(), 48u);  // the operator list of issue 3
+  EXPECT_EQ(vulkan_backend_ops().size(), 48u);              // the operator list of issue 3
 }
 
 TEST(OpLowering, LargeGridsGoTwoDimensional) {
@@ -202,8 +207,11 @@ TEST(GraphPlan, ChainReusesArenaAndAliasesReshape) {
   g.values.push_back(value({256}));
   Attributes r;
   r.set("shape", std::vector<int64_t>{256});
-  g.ops = {{"sigmoid", {}, {0}, {1}}, {"tanh", {}, {1}, {2}}, {"exp", {}, {2}, {3}},
-           {"reshape", r, {3}, {6}},  {"neg", {}, {6}, {7}}};
+  g.ops = {{"sigmoid", {}, {0}, {1}},
+           {"tanh", {}, {1}, {2}},
+           {"exp", {}, {2}, {3}},
+           {"reshape", r, {3}, {6}},
+           {"neg", {}, {6}, {7}}};
   g.inputs = {0};
   g.outputs = {7};
   const ComputeTensorType in{DType::kFloat32, Shape{4, 64}}, out{DType::kFloat32, Shape{256}};

@@ -42,11 +42,11 @@ ChainGraph chain_graph() {
   ComputeGraph& g = c.graph;
   g.values = {value_of(HostTensor(DType::kFloat32, Shape{2, 3, 4, 4}), false),  // 0 x
               value_of(HostTensor(DType::kFloat32, Shape{2, 3, 4, 4}), false),  // 1 sigmoid
-              value_of(HostTensor(DType::kFloat32, Shape{2, 48}), false),        // 2 reshape
-              value_of(c.w, true),                                               // 3 W
-              value_of(c.b, true),                                               // 4 b
-              value_of(HostTensor(DType::kFloat32, Shape{2, 5}), false),         // 5 linear
-              value_of(HostTensor(DType::kFloat32, Shape{2, 5}), false)};        // 6 relu
+              value_of(HostTensor(DType::kFloat32, Shape{2, 48}), false),       // 2 reshape
+              value_of(c.w, true),                                              // 3 W
+              value_of(c.b, true),                                              // 4 b
+              value_of(HostTensor(DType::kFloat32, Shape{2, 5}), false),        // 5 linear
+              value_of(HostTensor(DType::kFloat32, Shape{2, 5}), false)};       // 6 relu
   g.ops = {{"sigmoid", {}, {0}, {1}},
            {"reshape", attr("shape", std::vector<int64_t>{2, -1}), {1}, {2}},
            {"linear", {}, {2, 3, 4}, {5}},
@@ -100,7 +100,8 @@ TEST(VulkanDelegate, ChainWithAliasesConstantsAndRepeatedOutputs) {
     UNIVK_ASSERT_OK(out);
     const auto want = chain_expected(c, x);
     ASSERT_EQ(out->size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(tensors_close((*out)[i], want[i], {1e-5, 1e-4})) << "output " << i;
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_TRUE(tensors_close((*out)[i], want[i], {1e-5, 1e-4})) << "output " << i;
   }
   const backend::ExecuteStats s = loaded->delegate->stats();
   // sigmoid, linear, relu, plus copies for the reshape output, x and the repeated relu output.
@@ -145,7 +146,8 @@ TEST(VulkanDelegate, FusedRecordMatchesPerDelegate) {
   UNIVK_ASSERT_OK(univk::vulkan::begin_command_buffer(*device, *cmd));
   UNIVK_ASSERT_OK(loaded->delegate->record(*cmd, ins, outs));
   univk::vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, offset}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+                                       VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
+                                       VK_ACCESS_2_HOST_READ_BIT);
   UNIVK_ASSERT_OK(univk::vulkan::end_command_buffer(*device, *cmd));
   const VkCommandBuffer cmds[] = {*cmd};
   auto value = device->queue().submit(cmds);
@@ -232,7 +234,9 @@ TEST(VulkanDelegate, RequirementsArePlainComputeWithTimeline) {
   backend::DelegateSpec spec;
   spec.payload = *bytes;
   spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 4}}};
-  spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
+  spec.outputs = {{DType::kFloat32, Shape{2, 5}},
+                  {DType::kFloat32, Shape{2, 48}},
+                  {DType::kFloat32, Shape{2, 3, 4, 4}},
                   {DType::kFloat32, Shape{2, 5}}};
   auto prepared = make_vulkan_backend()->prepare(spec);
   UNIVK_ASSERT_OK(prepared);
@@ -252,7 +256,9 @@ TEST(VulkanDelegate, ErrorsNameTheProblem) {
   backend::DelegateSpec spec;
   spec.payload = *bytes;
   spec.inputs = {{DType::kFloat32, Shape{2, 3, 4, 5}}};
-  spec.outputs = {{DType::kFloat32, Shape{2, 5}}, {DType::kFloat32, Shape{2, 48}}, {DType::kFloat32, Shape{2, 3, 4, 4}},
+  spec.outputs = {{DType::kFloat32, Shape{2, 5}},
+                  {DType::kFloat32, Shape{2, 48}},
+                  {DType::kFloat32, Shape{2, 3, 4, 4}},
                   {DType::kFloat32, Shape{2, 5}}};
   auto r = factory->prepare(spec);
   ASSERT_FALSE(r.ok());

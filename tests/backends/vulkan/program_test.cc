@@ -6,7 +6,6 @@
 // kernel run fused (auto mode) with the same results.
 #include <gtest/gtest.h>
 
-
 #include "backend_test_util.h"
 #include "univk/reference/kernels.h"
 #include "univk/runtime/program.h"
@@ -87,9 +86,7 @@ HostTensor expected(const HostTensor& x, bool with_cpu_kernel) {
   return reference::run_op("mul", {}, t).value()[0];
 }
 
-HostTensor random_input(uint32_t seed) {
-  return random_tensor(DType::kFloat32, kIn, seed, -3, 3);
-}
+HostTensor random_input(uint32_t seed) { return random_tensor(DType::kFloat32, kIn, seed, -3, 3); }
 
 TEST(VulkanBackendProgram, TwoDelegatesAndACpuKernelShareOneDevice) {
   auto program = make_program(true);

@@ -74,8 +74,7 @@ Result<ComputeGraph> parse_compute_graph(std::span<const uint8_t> bytes);
 // bad attribute, shape limits). On success `output` (when given) receives the result type.
 Status vulkan_backend_check(std::string_view op, const Attributes& attrs, std::span<const ComputeTensorType> inputs,
                             ComputeTensorType* output = nullptr);
-bool vulkan_backend_supports(std::string_view op, const Attributes& attrs,
-                             std::span<const ComputeTensorType> inputs);
+bool vulkan_backend_supports(std::string_view op, const Attributes& attrs, std::span<const ComputeTensorType> inputs);
 // Every op name the backend knows, sorted.
 std::vector<std::string> vulkan_backend_ops();
 
