@@ -93,11 +93,7 @@ void expect_lowering_matches(const Graph& g, float tolerance = 1e-5f) {
   }
 }
 
-Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> list) {
-  Attributes a;
-  for (const auto& [k, v] : list) a.set(k, v);
-  return a;
-}
+using ::univk::testing::attrs;
 
 using Ints = std::vector<int64_t>;
 

@@ -15,11 +15,7 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> values) {
-  Attributes a;
-  for (const auto& [name, value] : values) a.set(name, value);
-  return a;
-}
+using ::univk::testing::attrs;
 
 TEST(TorchOps, TheOpTableIsRunOpsTable) {
   EXPECT_EQ(known_ops(), reference::supported_ops());

@@ -12,11 +12,7 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> values) {
-  Attributes a;
-  for (const auto& [name, value] : values) a.set(name, value);
-  return a;
-}
+using ::univk::testing::attrs;
 
 TEST(TosaOps, PoolWindowAndOutput) {
   auto p = tosa_pool2d(attrs({{"kernel", Ints{3, 2}}, {"stride", Ints{2, 2}}, {"pad", Ints{1, 1, 0, 0}}}),

@@ -16,11 +16,7 @@ struct Case {
   std::vector<Shape> inputs;
 };
 
-Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> values) {
-  Attributes a;
-  for (const auto& [name, value] : values) a.set(name, value);
-  return a;
-}
+using ::univk::testing::attrs;
 
 using Ints = std::vector<int64_t>;
 

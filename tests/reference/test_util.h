@@ -59,11 +59,7 @@ inline void expect_near(const HostTensor& got, const HostTensor& want, float tol
   EXPECT_TRUE(::univk::testing::tensors_close(got, want, {tol, tol}));
 }
 
-inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> list) {
-  Attributes a;
-  for (const auto& [k, v] : list) a.set(k, v);
-  return a;
-}
+using ::univk::testing::attrs;
 
 using I = std::vector<int64_t>;
 

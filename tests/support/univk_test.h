@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "univk/base/status.h"
+#include "univk/tensor/attributes.h"
 #include "univk/tensor/dtype.h"
 #include "univk/tensor/tensor.h"
 
@@ -120,6 +121,13 @@ inline HostTensor random_tensor(DType dtype, const Shape& shape, uint32_t seed) 
 }
 inline HostTensor random_tensor(DType dtype, const Shape& shape, uint32_t seed, double lo, double hi) {
   return random_tensor(dtype, shape, seed, ValueRange{lo, hi});
+}
+
+// Operator attributes from a list: attrs({{"stride", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}}}).
+inline Attributes attrs(std::initializer_list<std::pair<std::string, AttrValue>> values) {
+  Attributes a;
+  for (const auto& [name, value] : values) a.set(name, value);
+  return a;
 }
 
 // ---------------------------------------------------------------------------------------------
