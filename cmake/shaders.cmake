@@ -22,7 +22,7 @@ function(univk_embed_shaders)
     set(cc ${out_dir}/${stem}_spv.cc)
     add_custom_command(
       OUTPUT ${cc}
-      COMMAND ${UNIVK_GLSLC} --target-env=vulkan1.1 -O -I ${CMAKE_CURRENT_SOURCE_DIR} -o ${spv} ${abs}
+      COMMAND ${UNIVK_GLSLC} --target-env=vulkan1.1 -O -I ${CMAKE_CURRENT_SOURCE_DIR} -I ${PROJECT_SOURCE_DIR}/src -o ${spv} ${abs}
       COMMAND ${CMAKE_COMMAND} -DSPV=${spv} -DOUT=${cc} -DNAME=${stem} -DNAMESPACE=${ARG_NAMESPACE}
               -P ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake
       DEPENDS ${abs} ${ARG_DEPENDS} ${PROJECT_SOURCE_DIR}/cmake/embed_spirv.cmake

@@ -1,0 +1,42 @@
+// Planner of the batched strided GEMM kernel (gemm_f32.comp):
+//   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
+// Pure data; thread-safe.
+#pragma once
+
+#include <optional>
+
+#include "univk/base/status.h"
+#include "univk/kernels/kernel.h"
+
+namespace univk::kernels {
+
+// A matrix operand: element (b, r, c) is at offset + b*batch + r*row + c*col (elements).
+// Stride 0 broadcasts.
+struct MatrixOperand {
+  uint64_t offset = 0;
+  int64_t batch = 0, row = 0, col = 1;
+};
+
+struct GemmProblem {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  MatrixOperand a, b, bias, out;
+  uint64_t residual_offset = 0;  // the residual uses out's strides
+  float alpha = 1.0f, beta = 1.0f;
+  Epilogue epilogue;
+};
+
+// Push-constant words of gemm_f32.comp, after the five binding offsets.
+enum GemmPush : uint32_t {
+  kGemmM = 5, kGemmN, kGemmK,
+  kGemmAStrides, kGemmBStrides = kGemmAStrides + 3, kGemmBiasStrides = kGemmBStrides + 3,
+  kGemmOutStrides = kGemmBiasStrides + 3, kGemmAlpha = kGemmOutStrides + 3, kGemmBeta, kGemmLo, kGemmHi,
+  kGemmPushWords,
+};
+
+// The dispatch for `problem`; `tiling` forces one of gemm_tilings(). Unsupported (naming the
+// limit) when a dim or an addressed element exceeds 32 bits or the grid exceeds the device's
+// group counts.
+Result<KernelDispatch> plan_gemm(const GemmProblem& problem, const DeviceTraits& device,
+                                 std::optional<Tiling> tiling = std::nullopt);
+
+}  // namespace univk::kernels

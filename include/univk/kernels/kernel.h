@@ -1,0 +1,109 @@
+// The kernel library (src/kernels): tensor kernels that both backends lower to, compiled to
+// SPIR-V at build time, with pure-data planners that pick a kernel's tiling and fill its
+// push constants for one problem (gemm.h, conv2d.h). A backend turns a KernelDispatch into a
+// vulkan::DispatchDesc and records it through the one DispatchRecorder.
+//
+// Interface of every library kernel: set 0 binds kernel_binding_count() storage buffers at
+// bindings 0..n-1; the first n push-constant words are the element offsets of those bindings
+// (a backend whose descriptors start below an operand adds the difference, see
+// add_binding_offsets); the kernel's own words follow. A binding the problem does not use
+// (no bias, no residual) must still be bound to some buffer.
+//
+// Pure data apart from pipeline_desc() and record_kernel(); thread-safe except record_kernel,
+// which follows the recorder's rules.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/vulkan/dispatch_recorder.h"
+#include "univk/vulkan/pipeline.h"
+
+namespace univk::kernels {
+
+enum class Kernel : uint8_t {
+  kGemmF32,    // gemm.h
+  kConv2dF32,  // conv2d.h
+};
+const char* kernel_name(Kernel kernel);
+uint32_t kernel_binding_count(Kernel kernel);
+uint32_t kernel_push_bytes(Kernel kernel);
+std::span<const uint32_t> kernel_spirv(Kernel kernel);
+
+// Activation applied by an epilogue (after bias and residual). Values are the shaders' codes
+// (kernels/shaders/activation.glsl).
+enum class Activation : uint32_t {
+  kNone = 0,
+  kRelu,
+  kClamp,  // clamp(v, lo, hi); relu6 is clamp(0, 6)
+  kHardswish,
+  kHardsigmoid,
+  kSigmoid,
+  kSilu,
+  kTanh,
+  kGeluErf,
+  kGeluTanh,
+};
+
+// What a GEMM-shaped kernel does to each accumulator before storing it:
+// act(acc + bias + residual).
+struct Epilogue {
+  bool bias = false;
+  bool residual = false;  // read from its own binding through the output's strides
+  Activation activation = Activation::kNone;
+  float lo = 0.0f, hi = 0.0f;  // kClamp's bounds
+};
+
+// What the planners need to know about the device.
+struct DeviceTraits {
+  uint32_t max_shared_bytes = 16384;          // maxComputeSharedMemorySize
+  uint32_t max_workgroup_invocations = 128;   // maxComputeWorkGroupInvocations
+  std::array<uint32_t, 3> max_group_count = {65535, 65535, 65535};
+  bool cpu = false;  // a CPU implementation (lavapipe): fewer, larger workgroups win
+};
+// The traits of a Vulkan device from its properties.
+DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
+
+// Output tile of a workgroup (bm x bn), K slice (bk), accumulators per invocation (tm x tn).
+struct Tiling {
+  uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
+  uint32_t invocations() const { return (bm / tm) * (bn / tn); }
+  friend bool operator==(const Tiling&, const Tiling&) = default;
+};
+// The tilings the GEMM-shaped planners choose from, largest first (tests run every one).
+std::span<const Tiling> gemm_tilings();
+
+// One dispatch of a library kernel.
+struct KernelDispatch {
+  Kernel kernel = Kernel::kGemmF32;
+  Tiling tiling;
+  std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
+  std::vector<uint32_t> push;                                  // kernel_push_bytes / 4 words
+  std::array<uint32_t, 3> groups = {1, 1, 1};
+  uint32_t used_bindings = 0;  // bit i: binding i is read or written
+  uint32_t output_binding = 0;  // the binding the kernel writes
+  uint64_t flops = 0;           // 2 * multiply-adds, for benchmarks
+};
+
+// Adds `extra[i]` to the element offset of binding i (push word i).
+void add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra);
+
+// The pipeline of `dispatch`: SPIR-V, layout and specialization constants.
+vulkan::ComputePipelineDesc pipeline_desc(const KernelDispatch& dispatch);
+
+// The push-constant bytes of `dispatch`.
+std::span<const uint8_t> push_bytes(const KernelDispatch& dispatch);
+
+// Records `dispatch` with `bindings[i]` at binding i (kernel_binding_count of them), through
+// the one recorder: the used bindings are its accesses, so barriers follow the hazards.
+// `pipeline` is the one of pipeline_desc(dispatch); `label` names it in errors.
+Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool& pool,
+                     const vulkan::ComputePipeline& pipeline, const KernelDispatch& dispatch,
+                     std::span<const vulkan::BufferRange> bindings, std::string_view label);
+
+}  // namespace univk::kernels

@@ -1,0 +1,112 @@
+#include "univk/kernels/conv2d.h"
+
+#include <bit>
+
+#include "tiling.h"
+
+namespace univk::kernels {
+
+using detail::u32;
+
+ActivationStrides ActivationStrides::nchw(const std::array<int64_t, 4>& s) {
+  return {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+}
+
+ActivationStrides ActivationStrides::nhwc(const std::array<int64_t, 4>& s) {
+  return {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]};
+}
+
+WeightStrides WeightStrides::oihw(int64_t ic_per_group, int64_t kh, int64_t kw) {
+  return {ic_per_group * kh * kw, kh * kw, 1};
+}
+
+WeightStrides WeightStrides::ohwi(int64_t ic_per_group, int64_t kh, int64_t kw) {
+  return {ic_per_group * kh * kw, 1, ic_per_group};
+}
+
+Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& device, std::optional<Tiling> tiling) {
+  using detail::check_range;
+  for (auto [v, what] : {std::pair{p.batch, "batch"}, {p.in_channels, "input channels"}, {p.in_h, "input height"},
+                         {p.in_w, "input width"}, {p.out_channels, "output channels"}, {p.out_h, "output height"},
+                         {p.out_w, "output width"}, {p.kernel_h, "kernel height"}, {p.kernel_w, "kernel width"},
+                         {p.groups, "groups"}}) {
+    if (v < 1) return invalid_argument(std::string("conv2d ") + what + " must be positive");
+    UNIVK_RETURN_IF_ERROR(check_range(v, UINT32_MAX, std::string("conv2d ") + what));
+  }
+  if (p.in_channels % p.groups != 0 || p.out_channels % p.groups != 0) {
+    return invalid_argument("conv2d channels are not divisible by groups " + std::to_string(p.groups));
+  }
+  for (auto [v, what] : {std::pair{p.stride_h, "stride"}, {p.stride_w, "stride"}, {p.dilation_h, "dilation"},
+                         {p.dilation_w, "dilation"}, {p.pad_top, "padding"}, {p.pad_left, "padding"}}) {
+    UNIVK_RETURN_IF_ERROR(check_range(v, 0xffff, std::string("conv2d ") + what));
+  }
+  const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
+  const int64_t taps = p.kernel_h * p.kernel_w;
+  const int64_t m = p.batch * p.out_h * p.out_w, k = icg * taps;
+  UNIVK_RETURN_IF_ERROR(check_range(m, UINT32_MAX, "conv2d output positions"));
+  UNIVK_RETURN_IF_ERROR(check_range(k, UINT32_MAX, "conv2d reduction size"));
+  UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+      p.input_offset,
+      {{p.batch, p.input.n}, {p.in_channels, p.input.c}, {p.in_h, p.input.h}, {p.in_w, p.input.w}}, "conv2d input"));
+  const std::initializer_list<std::pair<int64_t, int64_t>> out_extent = {
+      {p.batch, p.output.n}, {p.out_channels, p.output.c}, {p.out_h, p.output.h}, {p.out_w, p.output.w}};
+  UNIVK_RETURN_IF_ERROR(detail::check_addressable(p.output_offset, out_extent, "conv2d output"));
+  if (p.epilogue.residual) {
+    UNIVK_RETURN_IF_ERROR(detail::check_addressable(p.residual_offset, out_extent, "conv2d residual"));
+  }
+  UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+      p.weight_offset, {{p.out_channels, p.weight.oc}, {icg, p.weight.ic}, {taps, p.weight.tap}}, "conv2d weight"));
+  if (p.epilogue.bias) {
+    UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+        p.bias_offset, {{p.bias_broadcast ? 1 : p.out_channels, 1}}, "conv2d bias"));
+  }
+
+  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling));
+  KernelDispatch d;
+  d.kernel = Kernel::kConv2dF32;
+  // An input with contiguous channels (NHWC) loads along K, one with contiguous columns (NCHW)
+  // along M. The weight loads along K: contiguous for TOSA's layout, taps for PyTorch's.
+  uint32_t flags = p.input.c == 1 ? detail::kFlagAKFast : 0;
+  if (p.weight.oc == 1) flags |= detail::kFlagBNFast;
+  constexpr uint32_t kFlagAlignedK = 16;  // conv2d_f32.comp
+  if (icg % chosen.bk == 0) flags |= kFlagAlignedK;
+  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, p.groups, p.epilogue, flags, device));
+  d.push.assign(kConvPushWords, 0);
+  d.push[0] = u32(p.input_offset);
+  d.push[1] = u32(p.weight_offset);
+  d.push[2] = u32(p.bias_offset);
+  d.push[3] = u32(p.output_offset);
+  d.push[4] = u32(p.residual_offset);
+  d.push[kConvM] = u32(m);
+  d.push[kConvOCg] = u32(ocg);
+  d.push[kConvK] = u32(k);
+  d.push[kConvICg] = u32(icg);
+  d.push[kConvOH] = u32(p.out_h);
+  d.push[kConvOW] = u32(p.out_w);
+  d.push[kConvIH] = u32(p.in_h);
+  d.push[kConvIW] = u32(p.in_w);
+  const ActivationStrides* act[] = {&p.input, &p.output};
+  for (uint32_t i = 0; i < 2; ++i) {
+    d.push[kConvInStrides + 4 * i] = u32(act[i]->n);
+    d.push[kConvInStrides + 4 * i + 1] = u32(act[i]->c);
+    d.push[kConvInStrides + 4 * i + 2] = u32(act[i]->h);
+    d.push[kConvInStrides + 4 * i + 3] = u32(act[i]->w);
+  }
+  d.push[kConvWeightStrides] = u32(p.weight.oc);
+  d.push[kConvWeightStrides + 1] = u32(p.weight.ic);
+  d.push[kConvWeightStrides + 2] = u32(p.weight.tap);
+  d.push[kConvKW] = u32(p.kernel_w);
+  d.push[kConvStride] = u32(p.stride_h | (p.stride_w << 16));
+  d.push[kConvDilation] = u32(p.dilation_h | (p.dilation_w << 16));
+  d.push[kConvPad] = u32(p.pad_top | (p.pad_left << 16));
+  d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
+  d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
+  d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
+  // Bindings 0, 1 and 3 always; the bias and residual when the epilogue reads them.
+  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
+  d.output_binding = 3;
+  d.flops = 2 * uint64_t(m) * uint64_t(p.out_channels) * uint64_t(k);
+  return d;
+}
+
+}  // namespace univk::kernels

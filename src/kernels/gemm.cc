@@ -1,0 +1,66 @@
+#include "univk/kernels/gemm.h"
+
+#include <bit>
+
+#include "tiling.h"
+
+namespace univk::kernels {
+
+using detail::u32;
+
+Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& device, std::optional<Tiling> tiling) {
+  UNIVK_RETURN_IF_ERROR(detail::check_range(p.batch, UINT32_MAX, "gemm batch"));
+  UNIVK_RETURN_IF_ERROR(detail::check_range(p.m, UINT32_MAX, "gemm M"));
+  UNIVK_RETURN_IF_ERROR(detail::check_range(p.n, UINT32_MAX, "gemm N"));
+  UNIVK_RETURN_IF_ERROR(detail::check_range(p.k, UINT32_MAX, "gemm K"));
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return invalid_argument("gemm with an empty output");
+  const int64_t k = std::max<int64_t>(p.k, 1);
+  UNIVK_RETURN_IF_ERROR(
+      detail::check_addressable(p.a.offset, {{p.batch, p.a.batch}, {p.m, p.a.row}, {k, p.a.col}}, "gemm A"));
+  UNIVK_RETURN_IF_ERROR(
+      detail::check_addressable(p.b.offset, {{p.batch, p.b.batch}, {k, p.b.row}, {p.n, p.b.col}}, "gemm B"));
+  UNIVK_RETURN_IF_ERROR(
+      detail::check_addressable(p.out.offset, {{p.batch, p.out.batch}, {p.m, p.out.row}, {p.n, p.out.col}}, "gemm out"));
+  if (p.epilogue.bias) {
+    UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+        p.bias.offset, {{p.batch, p.bias.batch}, {p.m, p.bias.row}, {p.n, p.bias.col}}, "gemm bias"));
+  }
+  if (p.epilogue.residual) {
+    UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+        p.residual_offset, {{p.batch, p.out.batch}, {p.m, p.out.row}, {p.n, p.out.col}}, "gemm residual"));
+  }
+
+  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling));
+  KernelDispatch d;
+  d.kernel = Kernel::kGemmF32;
+  uint32_t flags = 0;
+  if (p.a.col == 1) flags |= detail::kFlagAKFast;
+  if (p.b.col == 1) flags |= detail::kFlagBNFast;
+  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, p.batch, p.epilogue, flags, device));
+  d.push.assign(kGemmPushWords, 0);
+  d.push[0] = u32(p.a.offset);
+  d.push[1] = u32(p.b.offset);
+  d.push[2] = u32(p.bias.offset);
+  d.push[3] = u32(p.out.offset);
+  d.push[4] = u32(p.residual_offset);
+  d.push[kGemmM] = u32(p.m);
+  d.push[kGemmN] = u32(p.n);
+  d.push[kGemmK] = u32(p.k);
+  const MatrixOperand* strided[] = {&p.a, &p.b, &p.bias, &p.out};
+  for (uint32_t i = 0; i < 4; ++i) {
+    d.push[kGemmAStrides + 3 * i] = u32(strided[i]->batch);
+    d.push[kGemmAStrides + 3 * i + 1] = u32(strided[i]->row);
+    d.push[kGemmAStrides + 3 * i + 2] = u32(strided[i]->col);
+  }
+  d.push[kGemmAlpha] = std::bit_cast<uint32_t>(p.alpha);
+  d.push[kGemmBeta] = std::bit_cast<uint32_t>(p.beta);
+  d.push[kGemmLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
+  d.push[kGemmHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
+  // Bindings 0, 1 and 3 always; the bias and residual when the epilogue reads them.
+  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
+  d.output_binding = 3;
+  d.flops = 2 * uint64_t(p.batch) * uint64_t(p.m) * uint64_t(p.n) * uint64_t(p.k);
+  return d;
+}
+
+}  // namespace univk::kernels

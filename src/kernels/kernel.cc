@@ -1,0 +1,103 @@
+#include "univk/kernels/kernel.h"
+
+#include <string>
+
+#include "univk/kernels/conv2d.h"
+#include "univk/kernels/gemm.h"
+#include "univk_kernels_shaders.h"
+
+namespace univk::kernels {
+
+const char* kernel_name(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kGemmF32:
+      return "gemm_f32";
+    case Kernel::kConv2dF32:
+      return "conv2d_f32";
+  }
+  return "?";
+}
+
+uint32_t kernel_binding_count(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kGemmF32:
+    case Kernel::kConv2dF32:
+      return 5;
+  }
+  return 0;
+}
+
+uint32_t kernel_push_bytes(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kGemmF32:
+      return kGemmPushWords * 4;
+    case Kernel::kConv2dF32:
+      return kConvPushWords * 4;
+  }
+  return 0;
+}
+
+std::span<const uint32_t> kernel_spirv(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kGemmF32:
+      return shaders::gemm_f32_spv();
+    case Kernel::kConv2dF32:
+      return shaders::conv2d_f32_spv();
+  }
+  return {};
+}
+
+DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
+  DeviceTraits traits;
+  traits.max_shared_bytes = properties.limits.maxComputeSharedMemorySize;
+  traits.max_workgroup_invocations = properties.limits.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) traits.max_group_count[i] = properties.limits.maxComputeWorkGroupCount[i];
+  traits.cpu = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  return traits;
+}
+
+void add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra) {
+  for (size_t i = 0; i < extra.size() && i < dispatch.push.size(); ++i) dispatch.push[i] += extra[i];
+}
+
+vulkan::ComputePipelineDesc pipeline_desc(const KernelDispatch& dispatch) {
+  auto desc = vulkan::ComputePipelineDesc::storage_buffers(
+      kernel_spirv(dispatch.kernel), kernel_binding_count(dispatch.kernel), kernel_push_bytes(dispatch.kernel),
+      std::string("kernel ") + kernel_name(dispatch.kernel));
+  for (auto [id, value] : dispatch.specialization) desc.specialization.push_back({id, value});
+  return desc;
+}
+
+std::span<const uint8_t> push_bytes(const KernelDispatch& dispatch) {
+  return {reinterpret_cast<const uint8_t*>(dispatch.push.data()), dispatch.push.size() * sizeof(uint32_t)};
+}
+
+}  // namespace univk::kernels
+
+namespace univk::kernels {
+
+Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool& pool,
+                     const vulkan::ComputePipeline& pipeline, const KernelDispatch& dispatch,
+                     std::span<const vulkan::BufferRange> bindings, std::string_view label) {
+  const uint32_t count = kernel_binding_count(dispatch.kernel);
+  if (bindings.size() != count) {
+    return internal_error(std::string(label) + ": " + std::to_string(bindings.size()) + " bindings for " +
+                          kernel_name(dispatch.kernel) + ", which has " + std::to_string(count));
+  }
+  std::vector<vulkan::DescriptorWrite> descriptors;
+  std::vector<vulkan::BufferAccess> accesses;
+  for (uint32_t i = 0; i < count; ++i) {
+    descriptors.push_back({0, i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings[i]});
+    if ((dispatch.used_bindings >> i & 1u) != 0) accesses.push_back({bindings[i], i == dispatch.output_binding});
+  }
+  vulkan::DispatchDesc desc;
+  desc.pipeline = &pipeline;
+  desc.descriptors = descriptors;
+  desc.push_constants = push_bytes(dispatch);
+  desc.groups = dispatch.groups;
+  desc.accesses = accesses;
+  desc.label = label;
+  return recorder.dispatch(pool, desc);
+}
+
+}  // namespace univk::kernels

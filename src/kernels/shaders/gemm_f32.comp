@@ -1,0 +1,58 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Batched strided GEMM, fp32:
+//   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
+// Every operand is addressed through (batch, row, column) element strides plus a base offset,
+// so transposed and broadcast operands need no copy. Workgroup (x, y, z) = (column tile, row
+// tile, batch). Bindings: 0 A, 1 B, 2 bias, 3 out, 4 residual (same strides as out); unused
+// ones are bound to any buffer. The push-constant layout is kernels::GemmPush.
+#include "kernels/shaders/gemm_tile.glsl"
+#include "kernels/shaders/activation.glsl"
+
+layout(set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
+layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
+layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
+layout(push_constant) uniform Params {
+  uint off_a, off_b, off_bias, off_out, off_res;
+  uint M, N, K;
+  uint a_bs, a_rs, a_cs;
+  uint b_bs, b_rs, b_cs;
+  uint bias_bs, bias_rs, bias_cs;
+  uint o_bs, o_rs, o_cs;
+  float alpha, beta, lo, hi;
+} p;
+
+float load_a(uint l, uint k0) {
+  const uvec2 s = a_slot(l);
+  const uint m = gl_WorkGroupID.y * BM + s.x, k = k0 + s.y;
+  if (m >= p.M || k >= p.K) return 0.0;
+  return a[p.off_a + gl_WorkGroupID.z * p.a_bs + m * p.a_rs + k * p.a_cs];
+}
+
+float load_b(uint l, uint k0) {
+  const uvec2 s = b_slot(l);
+  const uint k = k0 + s.x, n = gl_WorkGroupID.x * BN + s.y;
+  if (k >= p.K || n >= p.N) return 0.0;
+  return b[p.off_b + gl_WorkGroupID.z * p.b_bs + k * p.b_rs + n * p.b_cs];
+}
+
+void main() {
+  gemm_main_loop(p.K);
+  const uint bi = gl_WorkGroupID.z;
+  const uint tm = tile_row(), tn = tile_col();
+  for (uint i = 0u; i < TM; ++i) {
+    const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;
+    if (m >= p.M) continue;
+    for (uint j = 0u; j < TN; ++j) {
+      const uint n = gl_WorkGroupID.x * BN + tn + j * THREADS_N;
+      if (n >= p.N) continue;
+      float v = p.alpha * acc[i][j];
+      if ((FLAGS & kFlagBias) != 0u) v += p.beta * bias[p.off_bias + bi * p.bias_bs + m * p.bias_rs + n * p.bias_cs];
+      const uint o = bi * p.o_bs + m * p.o_rs + n * p.o_cs;
+      if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
+      y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
+    }
+  }
+}

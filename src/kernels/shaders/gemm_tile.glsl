@@ -1,0 +1,105 @@
+// The register-tiled core shared by the GEMM-shaped kernels (gemm_f32, conv2d_f32).
+//
+// A workgroup computes a BM x BN output tile; each of its (BM/TM)*(BN/TN) invocations holds
+// TM x TN accumulators. K is walked in slices of BK: each invocation loads its share of the A
+// slice (BM x BK) and the B slice (BK x BN) into registers, stores them to shared memory, and
+// while the shared tiles are multiplied the next slice's loads are already in flight (register
+// double buffering: one pair of barriers per slice). The planner (src/kernels/gemm.cc) picks the
+// tiling and guarantees that the workgroup size divides BM*BK and BN*BK.
+//
+// Load order: a loader either walks M (N) fastest across neighbouring invocations, or K
+// fastest, whichever is contiguous in memory (FLAGS bits), so global loads coalesce.
+//
+// The including shader defines load_a(l, k0) / load_b(l, k0) (slot l of this invocation's
+// share of the slice starting at k0) after including this file and calls gemm_main_loop(K).
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint BM = 64;
+layout(constant_id = 2) const uint BN = 64;
+layout(constant_id = 3) const uint BK = 16;
+layout(constant_id = 4) const uint TM = 4;
+layout(constant_id = 5) const uint TN = 4;
+layout(constant_id = 6) const uint ACT = 0;    // kernels::Activation of the epilogue
+layout(constant_id = 7) const uint FLAGS = 0;  // kFlag* below
+
+const uint kFlagBias = 1u;      // add the bias operand
+const uint kFlagResidual = 2u;  // add the residual operand (before the activation)
+const uint kFlagAKFast = 4u;    // A slice loads walk K fastest (else M)
+const uint kFlagBNFast = 8u;    // B slice loads walk N fastest (else K)
+
+const uint THREADS_M = BM / TM;
+const uint THREADS_N = BN / TN;
+const uint WG = THREADS_M * THREADS_N;
+const uint LOADS_A = BM * BK / WG;
+const uint LOADS_B = BN * BK / WG;
+
+// One column of padding: a K-fastest store then hits distinct banks.
+shared float As[BK][BM + 1];
+shared float Bs[BK][BN + 1];
+
+float acc[TM][TN];
+float ra[LOADS_A];
+float rb[LOADS_B];
+
+// This invocation's accumulator rows are tm + i*THREADS_M, its columns tn + j*THREADS_N: the
+// interleaving makes neighbouring invocations read neighbouring shared-memory words.
+uint tile_row() { return gl_LocalInvocationID.x / THREADS_N; }
+uint tile_col() { return gl_LocalInvocationID.x % THREADS_N; }
+
+// (row in the tile, k in the slice) of A slot l of this invocation.
+uvec2 a_slot(uint l) {
+  const uint e = gl_LocalInvocationID.x + l * WG;
+  return (FLAGS & kFlagAKFast) != 0u ? uvec2(e / BK, e % BK) : uvec2(e % BM, e / BM);
+}
+// (k in the slice, column in the tile) of B slot l of this invocation.
+uvec2 b_slot(uint l) {
+  const uint e = gl_LocalInvocationID.x + l * WG;
+  return (FLAGS & kFlagBNFast) != 0u ? uvec2(e / BN, e % BN) : uvec2(e % BK, e / BK);
+}
+
+float load_a(uint l, uint k0);
+float load_b(uint l, uint k0);
+
+void load_slice(uint k0) {
+  for (uint l = 0u; l < LOADS_A; ++l) ra[l] = load_a(l, k0);
+  for (uint l = 0u; l < LOADS_B; ++l) rb[l] = load_b(l, k0);
+}
+
+void store_slice() {
+  for (uint l = 0u; l < LOADS_A; ++l) {
+    const uvec2 s = a_slot(l);
+    As[s.y][s.x] = ra[l];
+  }
+  for (uint l = 0u; l < LOADS_B; ++l) {
+    const uvec2 s = b_slot(l);
+    Bs[s.x][s.y] = rb[l];
+  }
+}
+
+void multiply_slice() {
+  const uint tm = tile_row(), tn = tile_col();
+  for (uint kk = 0u; kk < BK; ++kk) {
+    float ar[TM];
+    float br[TN];
+    for (uint i = 0u; i < TM; ++i) ar[i] = As[kk][tm + i * THREADS_M];
+    for (uint j = 0u; j < TN; ++j) br[j] = Bs[kk][tn + j * THREADS_N];
+    for (uint i = 0u; i < TM; ++i) {
+      for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+    }
+  }
+}
+
+void gemm_main_loop(uint K) {
+  for (uint i = 0u; i < TM; ++i) {
+    for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
+  }
+  if (K == 0u) return;
+  load_slice(0u);
+  for (uint k0 = 0u; k0 < K; k0 += BK) {
+    store_slice();
+    barrier();
+    if (k0 + BK < K) load_slice(k0 + BK);
+    multiply_slice();
+    barrier();
+  }
+}

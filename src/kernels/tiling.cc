@@ -1,0 +1,104 @@
+#include "tiling.h"
+
+#include <algorithm>
+
+namespace univk::kernels {
+namespace {
+
+// Largest first. Each uses at most ~8 KiB of shared memory, within Vulkan's guaranteed 16 KiB;
+// the largest reuses each loaded value 8 times per slice. The last uses 128 invocations, the
+// guaranteed maxComputeWorkGroupInvocations, so every device has one.
+constexpr Tiling kTilings[] = {
+    {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}, {32, 32, 16, 2, 2}, {32, 32, 16, 4, 2},
+};
+
+uint64_t shared_bytes(const Tiling& t) { return uint64_t{t.bk} * ((t.bm + 1) + (t.bn + 1)) * sizeof(float); }
+
+bool fits(const Tiling& t, const DeviceTraits& device) {
+  return t.invocations() <= device.max_workgroup_invocations && shared_bytes(t) <= device.max_shared_bytes;
+}
+
+uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
+  return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
+}
+
+}  // namespace
+
+std::span<const Tiling> gemm_tilings() { return kTilings; }
+
+namespace detail {
+
+Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const DeviceTraits& device,
+                             std::optional<Tiling> forced) {
+  if (forced) {
+    if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings)) {
+      return invalid_argument("tiling " + std::to_string(forced->bm) + "x" + std::to_string(forced->bn) +
+                              " is not one of the library's");
+    }
+    if (!fits(*forced, device)) return unsupported("the tiling does not fit the device's workgroup limits");
+    return *forced;
+  }
+  // Enough workgroups to fill the device (a CPU implementation runs a few at a time, so it gets
+  // the largest tile that still gives each core work); else the tiling with the most.
+  const uint64_t wanted = device.cpu ? 4 : 256;
+  std::optional<Tiling> best;
+  for (const Tiling& t : kTilings) {
+    if (!fits(t, device)) continue;
+    if (workgroups(t, m, n, batch) >= wanted) return t;
+    if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
+  }
+  if (!best) return unsupported("no kernel tiling fits the device's workgroup limits");
+  return *best;
+}
+
+Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t z,
+                       const Epilogue& epilogue, uint32_t flags, const DeviceTraits& device) {
+  const int64_t grid[3] = {(n + tiling.bn - 1) / tiling.bn, (m + tiling.bm - 1) / tiling.bm, z};
+  static const char* const kAxis[3] = {"column tiles", "row tiles", "batches"};
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] > int64_t{device.max_group_count[i]}) {
+      return unsupported(std::string(kernel_name(dispatch.kernel)) + ": " + std::to_string(grid[i]) + " " + kAxis[i] +
+                         " exceed the device's workgroup count limit of " + std::to_string(device.max_group_count[i]));
+    }
+  }
+  dispatch.tiling = tiling;
+  dispatch.groups = {u32(grid[0]), u32(grid[1]), u32(grid[2])};
+  if (epilogue.bias) flags |= kFlagBias;
+  if (epilogue.residual) flags |= kFlagResidual;
+  dispatch.specialization = {{0, tiling.invocations()},
+                             {1, tiling.bm},
+                             {2, tiling.bn},
+                             {3, tiling.bk},
+                             {4, tiling.tm},
+                             {5, tiling.tn},
+                             {6, static_cast<uint32_t>(epilogue.activation)},
+                             {7, flags}};
+  return ok_status();
+}
+
+Status check_range(int64_t value, int64_t max, const std::string& what) {
+  if (value < 0 || value > max) {
+    return unsupported(what + " " + std::to_string(value) + " is outside [0, " + std::to_string(max) + "]");
+  }
+  return ok_status();
+}
+
+Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_t, int64_t>> extent_strides,
+                         const std::string& what) {
+  // Every term is checked below 2^32 first, so the sum of a handful cannot overflow 64 bits.
+  uint64_t last = offset;
+  for (auto [extent, stride] : extent_strides) {
+    if (extent < 1 || stride < 0 || extent > UINT32_MAX || stride > UINT32_MAX) {
+      return unsupported(what + ": an extent or stride is outside 32 bits");
+    }
+    last += uint64_t(extent - 1) * uint64_t(stride);
+  }
+  if (last > UINT32_MAX) {
+    return unsupported(what + " addresses element " + std::to_string(last) +
+                       ", past the kernels' 32-bit element indices");
+  }
+  return ok_status();
+}
+
+}  // namespace detail
+}  // namespace univk::kernels

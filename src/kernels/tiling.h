@@ -1,0 +1,36 @@
+// Tiling choice and limit checks shared by the GEMM-shaped planners (gemm.cc, conv2d.cc).
+// Internal to univk_kernels.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "univk/base/status.h"
+#include "univk/kernels/gemm.h"
+
+namespace univk::kernels::detail {
+
+// The tiling for an M x N x K problem repeated `batch` times (workgroup z), or the forced one
+// after checking it is one of gemm_tilings() and fits the device.
+Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
+                             std::optional<Tiling> forced);
+
+// Fills the dispatch fields every GEMM-shaped kernel shares: tiling, specialization
+// constants 0..7 and the grid ((n, m) tiles, z); unsupported when the grid exceeds the device.
+Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t z,
+                       const Epilogue& epilogue, uint32_t flags, const DeviceTraits& device);
+
+// Unsupported unless 0 <= value <= max, naming `what`.
+Status check_range(int64_t value, int64_t max, const std::string& what);
+// Unsupported unless the last element an operand addresses (offset + sum of (extent-1)*stride)
+// is below 2^32, naming `what`.
+Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_t, int64_t>> extent_strides,
+                         const std::string& what);
+
+inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// FLAGS bits of gemm_tile.glsl.
+inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8;
+
+}  // namespace univk::kernels::detail

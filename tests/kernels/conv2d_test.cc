@@ -1,0 +1,153 @@
+// conv2d_f32 against the reference conv2d: NCHW and NHWC activations, PyTorch and TOSA weight
+// layouts, stride, dilation, padding, groups, every tiling, and the fused epilogue.
+#include <gtest/gtest.h>
+
+#include "kernel_runner.h"
+#include "univk/kernels/conv2d.h"
+#include "univk/reference/kernels.h"
+#include "univk_test.h"
+
+namespace univk::kernels {
+namespace {
+
+using univk::testing::attrs;
+using univk::testing::random_tensor;
+
+struct ConvCase {
+  int64_t n, c, h, w, oc, k, stride, pad, dilation, groups;
+};
+
+enum class Layout { kNchw, kNhwc };
+
+// Element offset of logical NCHW index (n, c, y, x) under `s`.
+int64_t at(const ActivationStrides& s, int64_t n, int64_t c, int64_t y, int64_t x) {
+  return n * s.n + c * s.c + y * s.h + x * s.w;
+}
+
+void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tiling& tiling, const Epilogue& epilogue,
+                 uint32_t seed) {
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  const int64_t icg = c.c / c.groups;
+  const HostTensor x = random_tensor(DType::kFloat32, Shape{c.n, c.c, c.h, c.w}, seed);
+  const HostTensor w = random_tensor(DType::kFloat32, Shape{c.oc, icg, c.k, c.k}, seed + 1);
+  const HostTensor b = random_tensor(DType::kFloat32, Shape{c.oc}, seed + 2);
+  auto ref = reference::run_op("conv2d",
+                               attrs({{"stride", c.stride}, {"padding", c.pad}, {"dilation", c.dilation},
+                                      {"groups", c.groups}}),
+                               std::vector<HostTensor>{x, w, b});
+  ASSERT_TRUE(ref.ok()) << ref.status().to_string();
+  const HostTensor& conv = (*ref)[0];
+  const int64_t oh = conv.shape()[2], ow = conv.shape()[3];
+  const HostTensor residual = random_tensor(DType::kFloat32, conv.shape(), seed + 3);
+
+  Conv2dProblem p;
+  p.batch = c.n, p.in_channels = c.c, p.in_h = c.h, p.in_w = c.w;
+  p.out_channels = c.oc, p.out_h = oh, p.out_w = ow;
+  p.kernel_h = p.kernel_w = c.k;
+  p.stride_h = p.stride_w = c.stride;
+  p.dilation_h = p.dilation_w = c.dilation;
+  p.pad_top = p.pad_left = c.pad;
+  p.groups = c.groups;
+  const std::array<int64_t, 4> in_shape = {c.n, c.c, c.h, c.w}, out_shape = {c.n, c.oc, oh, ow};
+  p.input = layout == Layout::kNchw ? ActivationStrides::nchw(in_shape) : ActivationStrides::nhwc(in_shape);
+  p.output = layout == Layout::kNchw ? ActivationStrides::nchw(out_shape) : ActivationStrides::nhwc(out_shape);
+  p.weight = tosa_weight ? WeightStrides::ohwi(icg, c.k, c.k) : WeightStrides::oihw(icg, c.k, c.k);
+  p.input_offset = 2, p.output_offset = 1, p.residual_offset = 3;
+  p.epilogue = epilogue;
+  auto dispatch = plan_conv2d(p, device_traits(device->properties()), tiling);
+  ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+
+  std::vector<float> in(2 + x.shape().numel()), weight(w.shape().numel()), res(3 + conv.shape().numel());
+  std::vector<float> out(1 + conv.shape().numel(), -7.0f);
+  for (int64_t n = 0; n < c.n; ++n) {
+    for (int64_t ch = 0; ch < c.c; ++ch) {
+      for (int64_t y = 0; y < c.h; ++y) {
+        for (int64_t xx = 0; xx < c.w; ++xx) {
+          in[2 + at(p.input, n, ch, y, xx)] = x.data<float>()[((n * c.c + ch) * c.h + y) * c.w + xx];
+        }
+      }
+    }
+  }
+  for (int64_t o = 0; o < c.oc; ++o) {
+    for (int64_t i = 0; i < icg; ++i) {
+      for (int64_t t = 0; t < c.k * c.k; ++t) {
+        weight[o * p.weight.oc + i * p.weight.ic + t * p.weight.tap] = w.data<float>()[(o * icg + i) * c.k * c.k + t];
+      }
+    }
+  }
+  for (int64_t n = 0; n < c.n; ++n) {
+    for (int64_t o = 0; o < c.oc; ++o) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          res[3 + at(p.output, n, o, y, xx)] = residual.data<float>()[((n * c.oc + o) * oh + y) * ow + xx];
+        }
+      }
+    }
+  }
+  const std::vector<float> bias(b.data<float>().begin(), b.data<float>().end());
+  auto got = testing::run_kernel(device, *dispatch, {in, weight, bias, out, res});
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
+
+  // The reference conv has the bias; without one in the epilogue, subtract it again.
+  HostTensor want = conv;
+  HostTensor gathered(DType::kFloat32, conv.shape());
+  for (int64_t n = 0; n < c.n; ++n) {
+    for (int64_t o = 0; o < c.oc; ++o) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          const int64_t i = ((n * c.oc + o) * oh + y) * ow + xx;
+          float& v = want.data<float>()[i];
+          if (!epilogue.bias) v -= b.data<float>()[o];
+          if (epilogue.residual) v += residual.data<float>()[i];
+          if (epilogue.activation == Activation::kRelu) v = v < 0 ? 0 : v;
+          gathered.data<float>()[i] = (*got)[1 + at(p.output, n, o, y, xx)];
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(univk::testing::tensors_close(gathered, want, {1e-5, 1e-4}))
+      << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups
+      << " nhwc " << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x"
+      << tiling.bn;
+}
+
+const ConvCase kCases[] = {
+    // n, c, h, w, oc, k, stride, pad, dilation, groups
+    {2, 8, 9, 11, 12, 3, 1, 1, 1, 1},   {1, 3, 17, 15, 10, 7, 2, 3, 1, 1}, {1, 32, 6, 5, 40, 1, 1, 0, 1, 1},
+    {1, 16, 8, 8, 24, 3, 2, 1, 1, 2},   {1, 6, 10, 9, 5, 3, 1, 2, 2, 1},   {1, 16, 7, 7, 33, 3, 1, 1, 1, 1},
+    {1, 8, 5, 6, 8, 3, 1, 1, 1, 8},
+};
+
+TEST(Conv2dKernel, EveryLayoutAndTilingMatchesTheReference) {
+  uint32_t seed = 1;
+  for (const Tiling& tiling : gemm_tilings()) {
+    for (const ConvCase& c : kCases) {
+      for (Layout layout : {Layout::kNchw, Layout::kNhwc}) {
+        expect_conv(c, layout, /*tosa_weight=*/layout == Layout::kNhwc, tiling, {true}, seed += 10);
+      }
+    }
+  }
+}
+
+TEST(Conv2dKernel, EpilogueBiasResidualRelu) {
+  const Tiling tiling = gemm_tilings()[2];
+  expect_conv({2, 16, 9, 9, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {false, false}, 501);
+  expect_conv({2, 16, 9, 9, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {true, true, Activation::kRelu}, 502);
+  expect_conv({1, 8, 9, 9, 20, 1, 1, 0, 1, 1}, Layout::kNchw, false, tiling, {true, true, Activation::kRelu}, 503);
+}
+
+TEST(Conv2dPlanner, RefusesWhatTheKernelCannotAddress) {
+  Conv2dProblem p;
+  p.in_channels = 4, p.out_channels = 6, p.groups = 4;
+  EXPECT_EQ(plan_conv2d(p, DeviceTraits{}).status().code(), StatusCode::kInvalidArgument);
+  p.groups = 1;
+  p.stride_h = 70000;
+  const Status status = plan_conv2d(p, DeviceTraits{}).status();
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("stride"), std::string::npos) << status.to_string();
+}
+
+}  // namespace
+}  // namespace univk::kernels

@@ -1,0 +1,182 @@
+// gemm_f32 against the reference matmul: every tiling, odd sizes, transposed and broadcast
+// operands, batches, and each epilogue (bias, residual, activations).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernel_runner.h"
+#include "univk/kernels/gemm.h"
+#include "univk/reference/kernels.h"
+#include "univk_test.h"
+
+namespace univk::kernels {
+namespace {
+
+using univk::testing::random_tensor;
+
+struct GemmCase {
+  int64_t batch, m, n, k;
+  bool transpose_a = false, transpose_b = false, broadcast_b = false;
+};
+
+// Stores logical [batch][rows][cols] `t` with (batch, row, col) strides `s` into a new buffer.
+std::vector<float> store(const HostTensor& t, int64_t batch, int64_t rows, int64_t cols, const MatrixOperand& s) {
+  int64_t size = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) size = std::max(size, b * s.batch + r * s.row + c * s.col + 1);
+    }
+  }
+  std::vector<float> out(static_cast<size_t>(size + s.offset), 0.0f);
+  const float* v = t.data<float>().data();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        out[s.offset + b * s.batch + r * s.row + c * s.col] = v[(b * rows + r) * cols + c];
+      }
+    }
+  }
+  return out;
+}
+
+// The reference's result of a PyTorch op on fp32 tensors.
+HostTensor reference(std::string_view op, std::vector<HostTensor> inputs, const Attributes& attrs = {}) {
+  auto out = reference::run_op(op, attrs, inputs);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  return out.ok() ? std::move((*out)[0]) : HostTensor();
+}
+
+void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilogue, uint32_t seed) {
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  const HostTensor a = random_tensor(DType::kFloat32, Shape{c.batch, c.m, c.k}, seed);
+  const int64_t b_batch = c.broadcast_b ? 1 : c.batch;
+  const HostTensor b = random_tensor(DType::kFloat32, Shape{b_batch, c.k, c.n}, seed + 1);
+  const HostTensor bias = random_tensor(DType::kFloat32, Shape{c.n}, seed + 2);
+  const HostTensor residual = random_tensor(DType::kFloat32, Shape{c.batch, c.m, c.n}, seed + 3);
+
+  GemmProblem p;
+  p.batch = c.batch, p.m = c.m, p.n = c.n, p.k = c.k;
+  p.a = c.transpose_a ? MatrixOperand{3, c.m * c.k, 1, c.m} : MatrixOperand{3, c.m * c.k, c.k, 1};
+  p.b = c.transpose_b ? MatrixOperand{0, c.k * c.n, 1, c.k} : MatrixOperand{0, c.k * c.n, c.n, 1};
+  if (c.broadcast_b) p.b.batch = 0;
+  p.bias = {0, 0, 0, 1};
+  p.out = {1, c.m * c.n, c.n, 1};
+  p.residual_offset = 0;
+  p.alpha = 0.5f;
+  p.beta = 2.0f;
+  p.epilogue = epilogue;
+  auto dispatch = plan_gemm(p, device_traits(device->properties()), tiling);
+  ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+
+  const std::vector<std::vector<float>> bindings = {
+      store(a, c.batch, c.m, c.k, p.a), store(b, b_batch, c.k, c.n, p.b),
+      std::vector<float>(bias.data<float>().begin(), bias.data<float>().end()),
+      std::vector<float>(static_cast<size_t>(1 + c.batch * c.m * c.n), -7.0f),
+      std::vector<float>(residual.data<float>().begin(), residual.data<float>().end())};
+  auto got = testing::run_kernel(device, *dispatch, bindings);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
+
+  // alpha * (A @ B) + beta * bias + residual, from the reference product.
+  HostTensor want = reference("matmul", {a, b});
+  float* w = want.data<float>().data();
+  for (int64_t i = 0; i < c.batch * c.m * c.n; ++i) {
+    w[i] *= 0.5f;
+    if (epilogue.bias) w[i] += 2.0f * bias.data<float>()[i % c.n];
+    if (epilogue.residual) w[i] += residual.data<float>()[i];
+  }
+  switch (epilogue.activation) {
+    case Activation::kRelu:
+      want = reference("relu", {want});
+      break;
+    case Activation::kClamp:
+      want = reference("clamp", {want}, univk::testing::attrs({{"min", double{epilogue.lo}}, {"max", double{epilogue.hi}}}));
+      break;
+    case Activation::kGeluErf:
+      want = reference("gelu", {want});
+      break;
+    case Activation::kSilu:
+      want = reference("silu", {want});
+      break;
+    default:
+      break;
+  }
+  HostTensor out(DType::kFloat32, want.shape());
+  std::copy(got->begin() + 1, got->end(), out.data<float>().begin());
+  EXPECT_TRUE(univk::testing::tensors_close(out, want, {1e-5, 1e-4}))
+      << "batch " << c.batch << " m " << c.m << " n " << c.n << " k " << c.k << " tiling " << tiling.bm << "x"
+      << tiling.bn;
+}
+
+const GemmCase kCases[] = {
+    {1, 1, 1, 1},
+    {1, 7, 13, 5},
+    {2, 65, 33, 40},
+    {1, 130, 129, 17},
+    {3, 19, 70, 33, true, false, false},
+    {2, 33, 20, 41, false, true, true},
+    {1, 64, 64, 64, true, true, false},
+};
+
+TEST(GemmKernel, EveryTilingMatchesTheReference) {
+  uint32_t seed = 1;
+  for (const Tiling& tiling : gemm_tilings()) {
+    for (const GemmCase& c : kCases) expect_gemm(c, tiling, {}, seed += 10);
+  }
+}
+
+TEST(GemmKernel, Epilogues) {
+  const Tiling tiling = gemm_tilings()[2];
+  uint32_t seed = 100;
+  const Epilogue epilogues[] = {
+      {true, false, Activation::kNone},        {true, true, Activation::kRelu},
+      {false, true, Activation::kClamp, 0, 6}, {true, false, Activation::kGeluErf},
+      {false, false, Activation::kSilu},
+  };
+  for (const Epilogue& e : epilogues) expect_gemm({2, 37, 45, 29}, tiling, e, seed += 10);
+}
+
+// A large GPU's limits.
+DeviceTraits gpu() {
+  DeviceTraits traits;
+  traits.max_shared_bytes = 49152;
+  traits.max_workgroup_invocations = 1024;
+  return traits;
+}
+
+TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
+  GemmProblem big;
+  big.m = big.n = big.k = 4096;
+  big.a = {0, 0, 4096, 1};
+  big.b = {0, 0, 4096, 1};
+  big.out = {0, 0, 4096, 1};
+  auto d = plan_gemm(big, gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, gemm_tilings()[0]);
+  EXPECT_EQ(d->flops, 2ull * 4096 * 4096 * 4096);
+
+  GemmProblem small = big;
+  small.m = 1, small.n = 1000, small.k = 1280;
+  small.a.row = 1280, small.b.row = 1000, small.out.row = 1000;
+  d = plan_gemm(small, gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, gemm_tilings()[3]);  // the most workgroups of those that fit
+
+  DeviceTraits minimal;  // the spec's minimum limits: only the 128-invocation tiling fits
+  d = plan_gemm(big, minimal);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, gemm_tilings().back());
+
+  GemmProblem huge = big;
+  huge.m = 70000, huge.k = 70000;
+  huge.a.row = 70000;
+  const Status status = plan_gemm(huge, gpu()).status();
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("gemm A"), std::string::npos) << status.to_string();
+
+  EXPECT_EQ(plan_gemm(big, gpu(), Tiling{48, 48, 8, 3, 3}).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace univk::kernels

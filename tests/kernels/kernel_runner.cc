@@ -1,0 +1,52 @@
+#include "kernel_runner.h"
+
+#include <cstring>
+
+#include "univk/vulkan/buffer.h"
+#include "univk/vulkan/command.h"
+#include "univk/vulkan/dispatch_recorder.h"
+#include "univk/vulkan/pipeline_cache.h"
+#include "univk/vulkan/queue.h"
+#include "vulkan_test_util.h"
+
+namespace univk::kernels::testing {
+
+const std::shared_ptr<vulkan::Device>& test_device() {
+  static const std::shared_ptr<vulkan::Device> device = [] {
+    auto created = vulkan::Device::create(vulkan::testing::test_config(), {});
+    return created.ok() ? *created : nullptr;
+  }();
+  return device;
+}
+
+Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
+                                      const std::vector<std::vector<float>>& bindings) {
+  if (!device) return internal_error("no test device");
+  std::vector<vulkan::Buffer> buffers;
+  std::vector<vulkan::BufferRange> ranges;
+  for (const std::vector<float>& data : bindings) {
+    const uint64_t bytes = std::max<uint64_t>(data.size() * sizeof(float), 4);
+    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer buffer, vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kHostVisible));
+    std::memset(buffer.mapped(), 0, bytes);
+    if (!data.empty()) std::memcpy(buffer.mapped(), data.data(), data.size() * sizeof(float));
+    ranges.push_back({buffer.handle(), 0, bytes});
+    buffers.push_back(std::move(buffer));
+  }
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, pipeline_desc(dispatch)));
+  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::DescriptorPool::create(device, 1, kernel_binding_count(dispatch.kernel)));
+  UNIVK_ASSIGN_OR_RETURN(auto commands, vulkan::CommandPool::create(device));
+  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, commands.allocate());
+  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
+  vulkan::DispatchRecorder recorder(*device, cmd);
+  UNIVK_RETURN_IF_ERROR(record_kernel(recorder, pool, *pipeline, dispatch, ranges, kernel_name(dispatch.kernel)));
+  recorder.host_read_barrier();
+  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
+  UNIVK_ASSIGN_OR_RETURN(uint64_t value, device->queue().submit({&cmd, 1}));
+  UNIVK_RETURN_IF_ERROR(device->queue().wait(value));
+  const vulkan::Buffer& out = buffers[dispatch.output_binding];
+  std::vector<float> result(bindings[dispatch.output_binding].size());
+  std::memcpy(result.data(), out.mapped(), result.size() * sizeof(float));
+  return result;
+}
+
+}  // namespace univk::kernels::testing

@@ -1,0 +1,22 @@
+// Runs one library kernel on the test device: uploads the operands, records the dispatch
+// through the DispatchRecorder, submits, waits and returns the output binding's contents.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "univk/base/status.h"
+#include "univk/kernels/kernel.h"
+#include "univk/vulkan/device.h"
+
+namespace univk::kernels::testing {
+
+// Binding i of the kernel gets `bindings[i]` (an empty vector binds a 4-byte dummy); returns
+// the output binding's floats after the dispatch.
+Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
+                                      const std::vector<std::vector<float>>& bindings);
+
+// The test device (validation on), created once per process.
+const std::shared_ptr<vulkan::Device>& test_device();
+
+}  // namespace univk::kernels::testing
