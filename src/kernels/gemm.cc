@@ -19,8 +19,8 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
       detail::check_addressable(p.a.offset, {{p.batch, p.a.batch}, {p.m, p.a.row}, {k, p.a.col}}, "gemm A"));
   UNIVK_RETURN_IF_ERROR(
       detail::check_addressable(p.b.offset, {{p.batch, p.b.batch}, {k, p.b.row}, {p.n, p.b.col}}, "gemm B"));
-  UNIVK_RETURN_IF_ERROR(
-      detail::check_addressable(p.out.offset, {{p.batch, p.out.batch}, {p.m, p.out.row}, {p.n, p.out.col}}, "gemm out"));
+  UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+      p.out.offset, {{p.batch, p.out.batch}, {p.m, p.out.row}, {p.n, p.out.col}}, "gemm out"));
   if (p.epilogue.bias) {
     UNIVK_RETURN_IF_ERROR(detail::check_addressable(
         p.bias.offset, {{p.batch, p.bias.batch}, {p.m, p.bias.row}, {p.n, p.bias.col}}, "gemm bias"));

@@ -22,7 +22,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
   switch (kernel) {
     case Kernel::kGemmF32:
     case Kernel::kConv2dF32:
-      return 5;
+      return 6;  // A/input, B/weight, bias, out, residual, scratch
   }
   return 0;
 }

@@ -5,11 +5,14 @@
 namespace univk::kernels {
 namespace {
 
-// Largest first. Each uses at most ~8 KiB of shared memory, within Vulkan's guaranteed 16 KiB;
-// the largest reuses each loaded value 8 times per slice. The last uses 128 invocations, the
-// guaranteed maxComputeWorkGroupInvocations, so every device has one.
+// Staged (GPUs), largest first: each uses at most ~8 KiB of shared memory, within Vulkan's
+// guaranteed 16 KiB. 32 accumulators per invocation at most: with 64 (8x8) the H200's compiler
+// spilled them and the kernel ran 12 times slower. The last staged
+// one uses 128 invocations, the guaranteed maxComputeWorkGroupInvocations, so every device has
+// one. Then direct (CPU implementations).
 constexpr Tiling kTilings[] = {
-    {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}, {32, 32, 16, 2, 2}, {32, 32, 16, 4, 2},
+    {128, 128, 8, 8, 4}, {128, 64, 8, 8, 4},       {64, 64, 16, 4, 4},       {32, 32, 16, 2, 2},
+    {32, 32, 16, 4, 2},  {64, 64, 16, 4, 4, true}, {32, 64, 16, 4, 4, true}, {32, 32, 16, 4, 4, true},
 };
 
 uint64_t shared_bytes(const Tiling& t) { return uint64_t{t.bk} * ((t.bm + 1) + (t.bn + 1)) * sizeof(float); }
@@ -43,7 +46,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
   const uint64_t wanted = device.cpu ? 4 : 256;
   std::optional<Tiling> best;
   for (const Tiling& t : kTilings) {
-    if (!fits(t, device)) continue;
+    if (!fits(t, device) || t.direct != device.cpu) continue;
     if (workgroups(t, m, n, batch) >= wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
   }
@@ -72,7 +75,8 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
                              {4, tiling.tm},
                              {5, tiling.tn},
                              {6, static_cast<uint32_t>(epilogue.activation)},
-                             {7, flags}};
+                             {7, flags},
+                             {8, tiling.direct ? 1u : 0u}};
   return ok_status();
 }
 

@@ -32,10 +32,9 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   const HostTensor x = random_tensor(DType::kFloat32, Shape{c.n, c.c, c.h, c.w}, seed);
   const HostTensor w = random_tensor(DType::kFloat32, Shape{c.oc, icg, c.k, c.k}, seed + 1);
   const HostTensor b = random_tensor(DType::kFloat32, Shape{c.oc}, seed + 2);
-  auto ref = reference::run_op("conv2d",
-                               attrs({{"stride", c.stride}, {"padding", c.pad}, {"dilation", c.dilation},
-                                      {"groups", c.groups}}),
-                               std::vector<HostTensor>{x, w, b});
+  auto ref = reference::run_op(
+      "conv2d", attrs({{"stride", c.stride}, {"padding", c.pad}, {"dilation", c.dilation}, {"groups", c.groups}}),
+      std::vector<HostTensor>{x, w, b});
   ASSERT_TRUE(ref.ok()) << ref.status().to_string();
   const HostTensor& conv = (*ref)[0];
   const int64_t oh = conv.shape()[2], ow = conv.shape()[3];
@@ -86,7 +85,7 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     }
   }
   const std::vector<float> bias(b.data<float>().begin(), b.data<float>().end());
-  auto got = testing::run_kernel(device, *dispatch, {in, weight, bias, out, res});
+  auto got = testing::run_kernel(device, *dispatch, {in, weight, bias, out, res, {}});
   ASSERT_TRUE(got.ok()) << got.status().to_string();
   EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
 
@@ -108,15 +107,14 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     }
   }
   EXPECT_TRUE(univk::testing::tensors_close(gathered, want, {1e-5, 1e-4}))
-      << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups
-      << " nhwc " << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x"
-      << tiling.bn;
+      << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups << " nhwc "
+      << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x" << tiling.bn;
 }
 
 const ConvCase kCases[] = {
     // n, c, h, w, oc, k, stride, pad, dilation, groups
-    {2, 8, 9, 11, 12, 3, 1, 1, 1, 1},   {1, 3, 17, 15, 10, 7, 2, 3, 1, 1}, {1, 32, 6, 5, 40, 1, 1, 0, 1, 1},
-    {1, 16, 8, 8, 24, 3, 2, 1, 1, 2},   {1, 6, 10, 9, 5, 3, 1, 2, 2, 1},   {1, 16, 7, 7, 33, 3, 1, 1, 1, 1},
+    {2, 8, 9, 11, 12, 3, 1, 1, 1, 1}, {1, 3, 17, 15, 10, 7, 2, 3, 1, 1}, {1, 32, 6, 5, 40, 1, 1, 0, 1, 1},
+    {1, 16, 8, 8, 24, 3, 2, 1, 1, 2}, {1, 6, 10, 9, 5, 3, 1, 2, 2, 1},   {1, 16, 7, 7, 33, 3, 1, 1, 1, 1},
     {1, 8, 5, 6, 8, 3, 1, 1, 1, 8},
 };
 

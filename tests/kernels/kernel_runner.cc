@@ -24,9 +24,12 @@ Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& dev
   if (!device) return internal_error("no test device");
   std::vector<vulkan::Buffer> buffers;
   std::vector<vulkan::BufferRange> ranges;
-  for (const std::vector<float>& data : bindings) {
-    const uint64_t bytes = std::max<uint64_t>(data.size() * sizeof(float), 4);
-    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer buffer, vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kHostVisible));
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const std::vector<float>& data = bindings[i];
+    uint64_t bytes = std::max<uint64_t>(data.size() * sizeof(float), 4);
+    if (i + 1 == kernel_binding_count(dispatch.kernel)) bytes = std::max(bytes, dispatch.scratch_bytes);
+    UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer buffer,
+                           vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kHostVisible));
     std::memset(buffer.mapped(), 0, bytes);
     if (!data.empty()) std::memcpy(buffer.mapped(), data.data(), data.size() * sizeof(float));
     ranges.push_back({buffer.handle(), 0, bytes});

@@ -11,8 +11,9 @@
 
 namespace univk::kernels::testing {
 
-// Binding i of the kernel gets `bindings[i]` (an empty vector binds a 4-byte dummy); returns
-// the output binding's floats after the dispatch.
+// Binding i of the kernel gets `bindings[i]` (an empty vector binds a 4-byte dummy; the scratch
+// binding gets at least the dispatch's scratch_bytes); returns the output binding's floats after
+// the dispatch.
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
                                       const std::vector<std::vector<float>>& bindings);
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <vector>
 
-#include "timestamps.h"
-#include "univk-bench_shaders.h"
+#include "gpu_timing.h"
+#include "univk_bench_floors_shaders.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/device.h"
@@ -21,48 +21,6 @@ bool warming_up(const RepeatCounts& counts, int i, std::chrono::steady_clock::ti
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double elapsed_ns(Clock::time_point start) {
-  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-// Submits `cmd` alone and waits for it; returns the host time of submit + wait.
-Result<double> submit_and_wait(vulkan::Queue& queue, VkCommandBuffer cmd) {
-  const auto start = Clock::now();
-  UNIVK_ASSIGN_OR_RETURN(const uint64_t value, queue.submit(std::span<const VkCommandBuffer>(&cmd, 1)));
-  UNIVK_RETURN_IF_ERROR(queue.wait(value));
-  return elapsed_ns(start);
-}
-
-// GPU time of `record_work` between two timestamps, the work ordered after the previous
-// submission of the same command buffer by a full barrier; returns {gpu ns, host ns} samples.
-template <typename RecordWork>
-Result<std::pair<Summary, Summary>> time_work(const vulkan::DeviceLease& device, RepeatCounts counts,
-                                              RecordWork record_work) {
-  UNIVK_ASSIGN_OR_RETURN(auto timestamps, TimestampPool::create(device, 2));
-  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
-  UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
-  UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
-  timestamps.record_reset(cmd);
-  vulkan::record_full_barrier(*device, cmd);
-  timestamps.record_write(cmd, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-  record_work(cmd);
-  timestamps.record_write(cmd, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
-  UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
-  std::vector<double> gpu, host;
-  const auto start = Clock::now();
-  for (int i = 0, measured = 0; measured < counts.iterations; ++i) {
-    UNIVK_ASSIGN_OR_RETURN(const double host_ns, submit_and_wait(device->queue(), cmd));
-    UNIVK_ASSIGN_OR_RETURN(auto stamps, timestamps.read_ns());
-    if (warming_up(counts, i, start)) continue;
-    host.push_back(host_ns);
-    gpu.push_back(stamps[1]);
-    ++measured;
-  }
-  return std::make_pair(summarize(std::move(gpu)), summarize(std::move(host)));
-}
 
 double copy_rate(uint64_t bytes, const Summary& ns) {
   return ns.p50 > 0 ? 2.0 * static_cast<double>(bytes) / (ns.p50 * 1e-9) : 0.0;
@@ -150,6 +108,34 @@ Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes
         vk.vkCmdDispatch(cmd, groups, 1, 1);
       }));
   floor.shader_gpu_ns = shader.first;
+  return floor;
+}
+
+double FmaFloor::flops_per_second() const { return gpu_ns.p50 > 0 ? flop / (gpu_ns.p50 * 1e-9) : 0.0; }
+
+Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCounts counts) {
+  const bool cpu = device->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const uint32_t groups = cpu ? 8 : 8192, iterations = cpu ? 256 : 2048;
+  const uint64_t invocations = uint64_t{groups} * 256;
+  UNIVK_ASSIGN_OR_RETURN(auto out, vulkan::Buffer::create(device, invocations * 16, vulkan::MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::ComputePipeline::create(
+                                            device, vulkan::ComputePipelineDesc::storage_buffers(
+                                                        shaders::fma_peak_spv(), 1, sizeof(uint32_t), "fma floor")));
+  UNIVK_ASSIGN_OR_RETURN(auto descriptors, vulkan::DescriptorPool::create(device, 1, 1));
+  UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
+  const vulkan::BufferRange range{out.handle(), 0, invocations * 16};
+  descriptors.write_storage_buffers(set, std::span<const vulkan::BufferRange>(&range, 1));
+  const VolkDeviceTable& vk = device->vk();
+  UNIVK_ASSIGN_OR_RETURN(
+      auto times, time_work(device, counts, [&](VkCommandBuffer cmd) {
+        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
+        vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(iterations), &iterations);
+        vk.vkCmdDispatch(cmd, groups, 1, 1);
+      }));
+  FmaFloor floor;
+  floor.flop = static_cast<double>(invocations) * iterations * 8 * 4 * 2;
+  floor.gpu_ns = times.first;
   return floor;
 }
 

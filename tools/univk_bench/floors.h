@@ -8,6 +8,8 @@
 //               read plus the bytes written (2 x size), the same way a kernel's fewest bytes are
 //               counted; the floor is the faster of the two (on NVIDIA's driver the transfer
 //               path reached about a fifth of what a shader copy does).
+//   fma         fp32 FMA peak of a compute shader (independent vec4 FMA chains), from
+//               timestamps: the floor of compute-bound kernels (univk-kernel-bench);
 //   dispatches  a command buffer of 0, 1 or 3 dispatches of a one-workgroup kernel with a full
 //               barrier between them (the shape of a chain of tiny delegates): host time of
 //               submit + wait and GPU time between timestamps. Against the empty round trip it
@@ -56,6 +58,16 @@ struct DispatchFloor {
 };
 
 Result<DispatchFloor> measure_dispatches(const vulkan::DeviceLease& device, uint32_t dispatches, RepeatCounts counts);
+
+struct FmaFloor {
+  double flop = 0;  // per dispatch
+  Summary gpu_ns;
+  double flops_per_second() const;  // flop / gpu_ns.p50
+};
+
+// The fp32 FMA peak: fma_peak.comp over enough workgroups to fill the device (fewer on a CPU
+// implementation, where the same count would take minutes).
+Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCounts counts);
 
 // `bytes` is rounded down to a multiple of 16 (the shader copies 16-byte elements).
 Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes, RepeatCounts counts);

@@ -44,9 +44,24 @@ struct Conv2dProblem {
 
 // Push-constant words of conv2d_f32.comp, after the five binding offsets.
 enum Conv2dPush : uint32_t {
-  kConvM = 5, kConvOCg, kConvK, kConvICg, kConvOH, kConvOW, kConvIH, kConvIW,
-  kConvInStrides, kConvOutStrides = kConvInStrides + 4, kConvWeightStrides = kConvOutStrides + 4,
-  kConvKW = kConvWeightStrides + 3, kConvStride, kConvDilation, kConvPad, kConvBiasStride, kConvLo, kConvHi,
+  kConvM = 5,
+  kConvOCg,
+  kConvK,
+  kConvICg,
+  kConvOH,
+  kConvOW,
+  kConvIH,
+  kConvIW,
+  kConvInStrides,
+  kConvOutStrides = kConvInStrides + 4,
+  kConvWeightStrides = kConvOutStrides + 4,
+  kConvKW = kConvWeightStrides + 3,
+  kConvStride,
+  kConvDilation,
+  kConvPad,
+  kConvBiasStride,
+  kConvLo,
+  kConvHi,
   kConvPushWords,
 };
 

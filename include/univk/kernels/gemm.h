@@ -27,9 +27,17 @@ struct GemmProblem {
 
 // Push-constant words of gemm_f32.comp, after the five binding offsets.
 enum GemmPush : uint32_t {
-  kGemmM = 5, kGemmN, kGemmK,
-  kGemmAStrides, kGemmBStrides = kGemmAStrides + 3, kGemmBiasStrides = kGemmBStrides + 3,
-  kGemmOutStrides = kGemmBiasStrides + 3, kGemmAlpha = kGemmOutStrides + 3, kGemmBeta, kGemmLo, kGemmHi,
+  kGemmM = 5,
+  kGemmN,
+  kGemmK,
+  kGemmAStrides,
+  kGemmBStrides = kGemmAStrides + 3,
+  kGemmBiasStrides = kGemmBStrides + 3,
+  kGemmOutStrides = kGemmBiasStrides + 3,
+  kGemmAlpha = kGemmOutStrides + 3,
+  kGemmBeta,
+  kGemmLo,
+  kGemmHi,
   kGemmPushWords,
 };
 

@@ -7,7 +7,9 @@
 // bindings 0..n-1; the first n push-constant words are the element offsets of those bindings
 // (a backend whose descriptors start below an operand adds the difference, see
 // add_binding_offsets); the kernel's own words follow. A binding the problem does not use
-// (no bias, no residual) must still be bound to some buffer.
+// (no bias, no residual) must still be bound to some buffer. The last binding is the kernel's
+// scratch (KernelDispatch::scratch_bytes, device memory the backend provides from its arena,
+// contents undefined between dispatches; bound to any buffer when zero).
 //
 // Pure data apart from pipeline_desc() and record_kernel(); thread-safe except record_kernel,
 // which follows the recorder's rules.
@@ -61,8 +63,8 @@ struct Epilogue {
 
 // What the planners need to know about the device.
 struct DeviceTraits {
-  uint32_t max_shared_bytes = 16384;          // maxComputeSharedMemorySize
-  uint32_t max_workgroup_invocations = 128;   // maxComputeWorkGroupInvocations
+  uint32_t max_shared_bytes = 16384;         // maxComputeSharedMemorySize
+  uint32_t max_workgroup_invocations = 128;  // maxComputeWorkGroupInvocations
   std::array<uint32_t, 3> max_group_count = {65535, 65535, 65535};
   bool cpu = false;  // a CPU implementation (lavapipe): fewer, larger workgroups win
 };
@@ -70,8 +72,11 @@ struct DeviceTraits {
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
 
 // Output tile of a workgroup (bm x bn), K slice (bk), accumulators per invocation (tm x tn).
+// Staged tilings go through shared memory; direct ones read the operands straight from the
+// buffers (CPU implementations, where barriers cost more than the reuse saves).
 struct Tiling {
   uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
+  bool direct = false;
   uint32_t invocations() const { return (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
@@ -83,9 +88,10 @@ struct KernelDispatch {
   Kernel kernel = Kernel::kGemmF32;
   Tiling tiling;
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
-  std::vector<uint32_t> push;                                  // kernel_push_bytes / 4 words
+  std::vector<uint32_t> push;                                 // kernel_push_bytes / 4 words
   std::array<uint32_t, 3> groups = {1, 1, 1};
-  uint32_t used_bindings = 0;  // bit i: binding i is read or written
+  uint64_t scratch_bytes = 0;   // the scratch binding's size; 0: none
+  uint32_t used_bindings = 0;   // bit i: binding i is read or written
   uint32_t output_binding = 0;  // the binding the kernel writes
   uint64_t flops = 0;           // 2 * multiply-adds, for benchmarks
 };

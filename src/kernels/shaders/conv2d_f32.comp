@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // 2-d convolution as an implicit GEMM, fp32, for any input/output layout (NCHW, NHWC or other
 // element strides), weight layout (per-element strides of output channel, input channel and
 // tap), stride, dilation, padding and groups:
@@ -35,16 +36,16 @@ layout(push_constant) uniform Params {
 
 // Per A slot of this invocation (its output position is fixed across slices): the element
 // offset of its image and channel group, and the top-left input coordinate of its window.
-uint a_base[LOADS_A];
-int a_y0[LOADS_A];
-int a_x0[LOADS_A];
-bool a_live[LOADS_A];
+uint a_base[A_SLOTS];
+int a_y0[A_SLOTS];
+int a_x0[A_SLOTS];
+bool a_live[A_SLOTS];
 
 void init_a_slots() {
   const int sy = int(p.stride & 0xffffu), sx = int(p.stride >> 16);
   const int py = int(p.pad & 0xffffu), px = int(p.pad >> 16);
-  for (uint l = 0u; l < LOADS_A; ++l) {
-    const uint m = gl_WorkGroupID.y * BM + a_slot(l).x;
+  [[unroll]] for (uint l = 0u; l < A_SLOTS; ++l) {
+    const uint m = gl_WorkGroupID.y * BM + a_row(l);
     a_live[l] = m < p.M;
     const uint ox = m % p.OW, t = m / p.OW;
     const uint oy = t % p.OH, n = t / p.OH;
@@ -64,10 +65,9 @@ uvec2 tap_ic(uint k0, uint kk) {
   return uvec2(tap, k - tap * p.ICg);
 }
 
-float load_a(uint l, uint k0) {
-  const uvec2 s = a_slot(l);
-  if (!a_live[l] || k0 + s.y >= p.K) return 0.0;
-  const uvec2 ti = tap_ic(k0, s.y);
+float load_a(uint l, uint k0, uint kk) {
+  if (!a_live[l] || k0 + kk >= p.K) return 0.0;
+  const uvec2 ti = tap_ic(k0, kk);
   const uint ky = ti.x / p.KW, kx = ti.x - ky * p.KW;
   const int iy = a_y0[l] + int(ky * (p.dilation & 0xffffu));
   const int ix = a_x0[l] + int(kx * (p.dilation >> 16));
@@ -75,11 +75,10 @@ float load_a(uint l, uint k0) {
   return x[a_base[l] + uint(iy) * p.in_sh + uint(ix) * p.in_sw + ti.y * p.in_sc];
 }
 
-float load_b(uint l, uint k0) {
-  const uvec2 s = b_slot(l);
-  const uint n = gl_WorkGroupID.x * BN + s.y;
-  if (k0 + s.x >= p.K || n >= p.OCg) return 0.0;
-  const uvec2 ti = tap_ic(k0, s.x);
+float load_b(uint k0, uint kk, uint n_local) {
+  const uint n = gl_WorkGroupID.x * BN + n_local;
+  if (k0 + kk >= p.K || n >= p.OCg) return 0.0;
+  const uvec2 ti = tap_ic(k0, kk);
   return w[p.off_w + (gl_WorkGroupID.z * p.OCg + n) * p.w_oc + ti.y * p.w_ic + ti.x * p.w_tap];
 }
 
@@ -87,13 +86,13 @@ void main() {
   init_a_slots();
   gemm_main_loop(p.K);
   const uint tm = tile_row(), tn = tile_col();
-  for (uint i = 0u; i < TM; ++i) {
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;
     if (m >= p.M) continue;
     const uint ox = m % p.OW, t = m / p.OW;
     const uint oy = t % p.OH, n = t / p.OH;
     const uint pos = n * p.out_sn + oy * p.out_sh + ox * p.out_sw;
-    for (uint j = 0u; j < TN; ++j) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
       const uint c = gl_WorkGroupID.x * BN + tn + j * THREADS_N;
       if (c >= p.OCg) continue;
       const uint oc = gl_WorkGroupID.z * p.OCg + c;

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Batched strided GEMM, fp32:
 //   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
 // Every operand is addressed through (batch, row, column) element strides plus a base offset,
@@ -24,16 +25,14 @@ layout(push_constant) uniform Params {
   float alpha, beta, lo, hi;
 } p;
 
-float load_a(uint l, uint k0) {
-  const uvec2 s = a_slot(l);
-  const uint m = gl_WorkGroupID.y * BM + s.x, k = k0 + s.y;
+float load_a(uint s, uint k0, uint kk) {
+  const uint m = gl_WorkGroupID.y * BM + a_row(s), k = k0 + kk;
   if (m >= p.M || k >= p.K) return 0.0;
   return a[p.off_a + gl_WorkGroupID.z * p.a_bs + m * p.a_rs + k * p.a_cs];
 }
 
-float load_b(uint l, uint k0) {
-  const uvec2 s = b_slot(l);
-  const uint k = k0 + s.x, n = gl_WorkGroupID.x * BN + s.y;
+float load_b(uint k0, uint kk, uint n_local) {
+  const uint k = k0 + kk, n = gl_WorkGroupID.x * BN + n_local;
   if (k >= p.K || n >= p.N) return 0.0;
   return b[p.off_b + gl_WorkGroupID.z * p.b_bs + k * p.b_rs + n * p.b_cs];
 }
@@ -42,10 +41,10 @@ void main() {
   gemm_main_loop(p.K);
   const uint bi = gl_WorkGroupID.z;
   const uint tm = tile_row(), tn = tile_col();
-  for (uint i = 0u; i < TM; ++i) {
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;
     if (m >= p.M) continue;
-    for (uint j = 0u; j < TN; ++j) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
       const uint n = gl_WorkGroupID.x * BN + tn + j * THREADS_N;
       if (n >= p.N) continue;
       float v = p.alpha * acc[i][j];

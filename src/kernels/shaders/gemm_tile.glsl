@@ -10,8 +10,15 @@
 // Load order: a loader either walks M (N) fastest across neighbouring invocations, or K
 // fastest, whichever is contiguous in memory (FLAGS bits), so global loads coalesce.
 //
-// The including shader defines load_a(l, k0) / load_b(l, k0) (slot l of this invocation's
-// share of the slice starting at k0) after including this file and calls gemm_main_loop(K).
+// DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
+// no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
+// the buffers, one k at a time.
+//
+// The including shader defines, after including this file,
+//   float load_a(uint s, uint k0, uint kk): A at row a_row(s) of the tile, k = k0 + kk;
+//   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
+// (k0 is a multiple of BK in the staged path: slice-uniform work can hang off it) and calls
+// gemm_main_loop(K).
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 64;
@@ -21,6 +28,7 @@ layout(constant_id = 4) const uint TM = 4;
 layout(constant_id = 5) const uint TN = 4;
 layout(constant_id = 6) const uint ACT = 0;    // kernels::Activation of the epilogue
 layout(constant_id = 7) const uint FLAGS = 0;  // kFlag* below
+layout(constant_id = 8) const uint DIRECT = 0;
 
 const uint kFlagBias = 1u;      // add the bias operand
 const uint kFlagResidual = 2u;  // add the residual operand (before the activation)
@@ -32,6 +40,9 @@ const uint THREADS_N = BN / TN;
 const uint WG = THREADS_M * THREADS_N;
 const uint LOADS_A = BM * BK / WG;
 const uint LOADS_B = BN * BK / WG;
+// A rows this invocation reads (its slots): its accumulator rows when DIRECT, else its share
+// of the staged slice.
+const uint A_SLOTS = DIRECT != 0u ? TM : LOADS_A;
 
 // One column of padding: a K-fastest store then hits distinct banks.
 shared float As[BK][BM + 1];
@@ -57,20 +68,26 @@ uvec2 b_slot(uint l) {
   return (FLAGS & kFlagBNFast) != 0u ? uvec2(e / BN, e % BN) : uvec2(e % BK, e / BK);
 }
 
-float load_a(uint l, uint k0);
-float load_b(uint l, uint k0);
+// Row within the tile of A slot s.
+uint a_row(uint s) { return DIRECT != 0u ? tile_row() + s * THREADS_M : a_slot(s).x; }
+
+float load_a(uint s, uint k0, uint kk);
+float load_b(uint k0, uint kk, uint n);
 
 void load_slice(uint k0) {
-  for (uint l = 0u; l < LOADS_A; ++l) ra[l] = load_a(l, k0);
-  for (uint l = 0u; l < LOADS_B; ++l) rb[l] = load_b(l, k0);
+  [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) ra[l] = load_a(l, k0, a_slot(l).y);
+  [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
+    const uvec2 s = b_slot(l);
+    rb[l] = load_b(k0, s.x, s.y);
+  }
 }
 
 void store_slice() {
-  for (uint l = 0u; l < LOADS_A; ++l) {
+  [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) {
     const uvec2 s = a_slot(l);
     As[s.y][s.x] = ra[l];
   }
-  for (uint l = 0u; l < LOADS_B; ++l) {
+  [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
     const uvec2 s = b_slot(l);
     Bs[s.x][s.y] = rb[l];
   }
@@ -78,22 +95,39 @@ void store_slice() {
 
 void multiply_slice() {
   const uint tm = tile_row(), tn = tile_col();
-  for (uint kk = 0u; kk < BK; ++kk) {
+  [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
     float ar[TM];
     float br[TN];
-    for (uint i = 0u; i < TM; ++i) ar[i] = As[kk][tm + i * THREADS_M];
-    for (uint j = 0u; j < TN; ++j) br[j] = Bs[kk][tn + j * THREADS_N];
-    for (uint i = 0u; i < TM; ++i) {
-      for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = As[kk][tm + i * THREADS_M];
+    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = Bs[kk][tn + j * THREADS_N];
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+    }
+  }
+}
+
+void direct_loop(uint K) {
+  const uint tn = tile_col();
+  for (uint k = 0u; k < K; ++k) {
+    float ar[TM];
+    float br[TN];
+    [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = load_a(i, k, 0u);
+    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = load_b(k, 0u, tn + j * THREADS_N);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
     }
   }
 }
 
 void gemm_main_loop(uint K) {
-  for (uint i = 0u; i < TM; ++i) {
-    for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
   }
   if (K == 0u) return;
+  if (DIRECT != 0u) {
+    direct_loop(K);
+    return;
+  }
   load_slice(0u);
   for (uint k0 = 0u; k0 < K; k0 += BK) {
     store_slice();

@@ -1,0 +1,225 @@
+// univk-kernel-bench: the kernel library's GEMM and convolution kernels beside the device's
+// floors, measured in one run on one device.
+//
+//   univk-kernel-bench [--iterations N] [--tilings] [--only NAME] [--json]
+//
+// Floors: fp32 FMA peak (fma_peak.comp) and copy bandwidth (floors.h). Then each workload
+// (GEMM 4096^3, a batch-1 linear layer, ResNet-shaped convolutions at batch 1 and 32, NHWC with
+// TOSA weights as the VgfBackend lowers them and NCHW with PyTorch weights as the
+// VulkanBackend does) with the planner's tiling, or with every tiling under --tilings: GPU time
+// (p50 of N timestamped runs), achieved FLOP/s and its fraction of the FMA floor.
+// Exit status: 0 ok, 2 bad command line, 3 a measurement failed.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floors.h"
+#include "gpu_timing.h"
+#include "univk/base/json.h"
+#include "univk/kernels/conv2d.h"
+#include "univk/kernels/gemm.h"
+#include "univk/vulkan/buffer.h"
+#include "univk/vulkan/dispatch_recorder.h"
+#include "univk/vulkan/pipeline_cache.h"
+
+namespace {
+
+using univk::Result;
+using univk::Status;
+namespace bench = univk::bench;
+namespace kernels = univk::kernels;
+namespace vulkan = univk::vulkan;
+
+struct Workload {
+  std::string name;
+  std::optional<kernels::GemmProblem> gemm;
+  std::optional<kernels::Conv2dProblem> conv;
+};
+
+kernels::GemmProblem gemm(int64_t m, int64_t n, int64_t k, bool transposed_b) {
+  kernels::GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {0, 0, k, 1};
+  p.b = transposed_b ? kernels::MatrixOperand{0, 0, 1, k} : kernels::MatrixOperand{0, 0, n, 1};
+  p.out = {0, 0, n, 1};
+  p.bias = {0, 0, 0, 1};
+  p.epilogue.bias = true;
+  return p;
+}
+
+kernels::Conv2dProblem conv(int64_t batch, int64_t c, int64_t hw, int64_t oc, int64_t k, int64_t stride, bool nhwc) {
+  kernels::Conv2dProblem p;
+  p.batch = batch, p.in_channels = c, p.in_h = p.in_w = hw, p.out_channels = oc;
+  p.kernel_h = p.kernel_w = k, p.stride_h = p.stride_w = stride, p.pad_top = p.pad_left = k / 2;
+  p.out_h = p.out_w = (hw + 2 * (k / 2) - k) / stride + 1;
+  const std::array<int64_t, 4> in = {batch, c, hw, hw}, out = {batch, oc, p.out_h, p.out_w};
+  p.input = nhwc ? kernels::ActivationStrides::nhwc(in) : kernels::ActivationStrides::nchw(in);
+  p.output = nhwc ? kernels::ActivationStrides::nhwc(out) : kernels::ActivationStrides::nchw(out);
+  p.weight = nhwc ? kernels::WeightStrides::ohwi(c, k, k) : kernels::WeightStrides::oihw(c, k, k);
+  p.epilogue = {true, false, kernels::Activation::kRelu};
+  return p;
+}
+
+std::vector<Workload> workloads() {
+  std::vector<Workload> w;
+  w.push_back({"gemm_4096", gemm(4096, 4096, 4096, false), {}});
+  w.push_back({"linear_b1_1280x1000", gemm(1, 1000, 1280, true), {}});
+  w.push_back({"linear_b32_2048x1000", gemm(32, 1000, 2048, true), {}});
+  for (bool nhwc : {true, false}) {
+    const std::string layout = nhwc ? "_nhwc" : "_nchw";
+    w.push_back({"conv7x7s2_3_64_224_b1" + layout, {}, conv(1, 3, 224, 64, 7, 2, nhwc)});
+    w.push_back({"conv3x3_64_56_b1" + layout, {}, conv(1, 64, 56, 64, 3, 1, nhwc)});
+    w.push_back({"conv3x3_256_14_b1" + layout, {}, conv(1, 256, 14, 256, 3, 1, nhwc)});
+    w.push_back({"conv3x3_512_7_b1" + layout, {}, conv(1, 512, 7, 512, 3, 1, nhwc)});
+    w.push_back({"conv1x1_64_256_56_b1" + layout, {}, conv(1, 64, 56, 256, 1, 1, nhwc)});
+    w.push_back({"conv3x3_64_56_b32" + layout, {}, conv(32, 64, 56, 64, 3, 1, nhwc)});
+  }
+  return w;
+}
+
+// Elements each binding of the kernel addresses (one past the last), from the planner's view;
+// the scratch binding's size comes from the dispatch.
+std::vector<uint64_t> binding_elements(const Workload& w) {
+  if (w.gemm) {
+    const auto& p = *w.gemm;
+    return {uint64_t(p.m * p.k), uint64_t(p.k * p.n), uint64_t(p.n), uint64_t(p.m * p.n), 1, 1};
+  }
+  const auto& p = *w.conv;
+  return {uint64_t(p.batch * p.in_channels * p.in_h * p.in_w),
+          uint64_t(p.out_channels * p.in_channels / p.groups * p.kernel_h * p.kernel_w), uint64_t(p.out_channels),
+          uint64_t(p.batch * p.out_channels * p.out_h * p.out_w), 1, 1};
+}
+
+struct Measurement {
+  std::string workload;
+  kernels::KernelDispatch dispatch;
+  bool planner_choice = false;
+  bench::Summary gpu_ns;
+};
+
+Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, std::optional<kernels::Tiling> tiling,
+                            bench::RepeatCounts counts) {
+  const kernels::DeviceTraits traits = kernels::device_traits(device->properties());
+  Measurement m;
+  m.workload = w.name;
+  m.planner_choice = !tiling;
+  if (w.gemm) {
+    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_gemm(*w.gemm, traits, tiling));
+  } else {
+    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_conv2d(*w.conv, traits, tiling));
+  }
+  std::vector<vulkan::Buffer> buffers;
+  std::vector<vulkan::BufferRange> ranges;
+  std::vector<uint64_t> elements = binding_elements(w);
+  elements.back() = std::max<uint64_t>(elements.back(), (m.dispatch.scratch_bytes + 3) / 4);
+  for (uint64_t count : elements) {
+    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device, count * 4, vulkan::MemoryKind::kDeviceLocal));
+    ranges.push_back({buffer.handle(), 0, count * 4});
+    buffers.push_back(std::move(buffer));
+  }
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(m.dispatch)));
+  UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::DescriptorPool::create(device, 1, 6));
+  Status recorded;
+  UNIVK_ASSIGN_OR_RETURN(auto times, bench::time_work(device, counts, [&](VkCommandBuffer cmd) {
+                           vulkan::DispatchRecorder recorder(*device, cmd);
+                           recorded = kernels::record_kernel(recorder, pool, *pipeline, m.dispatch, ranges, w.name);
+                         }));
+  UNIVK_RETURN_IF_ERROR(recorded);
+  m.gpu_ns = times.first;
+  return m;
+}
+
+std::string tiling_name(const kernels::Tiling& t) {
+  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "");
+}
+
+int run(int argc, char** argv) {
+  int iterations = 20;
+  bool all_tilings = false, json = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--iterations" && i + 1 < argc) {
+      iterations = std::atoi(argv[++i]);
+    } else if (a == "--tilings") {
+      all_tilings = true;
+    } else if (a == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else if (a == "--json") {
+      json = true;
+    } else {
+      std::fprintf(stderr, "usage: univk-kernel-bench [--iterations N] [--tilings] [--only NAME] [--json]\n");
+      return 2;
+    }
+  }
+  if (iterations < 1) iterations = 1;
+  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), {});
+  if (!device.ok()) {
+    std::fprintf(stderr, "univk-kernel-bench: %s\n", device.status().to_string().c_str());
+    return 3;
+  }
+  const bench::RepeatCounts counts{3, iterations, 500};
+  auto fma = bench::measure_fma_peak(*device, counts);
+  auto copy = bench::measure_copy(*device, 256ull << 20, {3, 10, 200});
+  if (!fma.ok() || !copy.ok()) {
+    std::fprintf(stderr, "univk-kernel-bench: floor: %s\n",
+                 (!fma.ok() ? fma.status() : copy.status()).to_string().c_str());
+    return 3;
+  }
+  const double peak = fma->flops_per_second();
+  std::vector<Measurement> results;
+  for (const Workload& w : workloads()) {
+    if (!only.empty() && w.name.find(only) == std::string::npos) continue;
+    std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
+    if (all_tilings) {
+      for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
+    }
+    for (const auto& t : tilings) {
+      auto m = measure(*device, w, t, counts);
+      if (!m.ok()) {
+        if (t) continue;  // a forced tiling the device cannot run
+        std::fprintf(stderr, "univk-kernel-bench: %s: %s\n", w.name.c_str(), m.status().to_string().c_str());
+        return 3;
+      }
+      results.push_back(std::move(*m));
+    }
+  }
+  const auto& props = (*device)->properties();
+  if (json) {
+    std::printf("{\"device\": %s, \"fma_flops\": %s, \"copy_bytes_per_second\": %s, \"kernels\": [",
+                univk::json_quote(props.deviceName).c_str(), univk::json_number(peak, 6).c_str(),
+                univk::json_number(copy->bytes_per_second(), 6).c_str());
+    for (size_t i = 0; i < results.size(); ++i) {
+      const Measurement& r = results[i];
+      const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
+      std::printf("%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
+                  "\"flops\": %s, \"fraction_of_fma_peak\": %s}",
+                  i ? ", " : "", univk::json_quote(r.workload).c_str(),
+                  univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
+                  univk::json_quote(tiling_name(r.dispatch.tiling)).c_str(), r.planner_choice ? "true" : "false",
+                  univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
+                  univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str());
+    }
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("device: %s\nfp32 FMA floor: %.1f GFLOP/s; copy floor: %.1f GB/s\n", props.deviceName, peak * 1e-9,
+              copy->bytes_per_second() * 1e-9);
+  std::printf("%-28s %-11s %-14s %5s %12s %12s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50", "GFLOP/s",
+              "of FMA");
+  for (const Measurement& r : results) {
+    const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
+    std::printf("%-28s %-11s %-14s %5s %12.1f %12.1f %7.1f%%\n", r.workload.c_str(),
+                kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch.tiling).c_str(),
+                r.planner_choice ? "yes" : "", r.gpu_ns.p50 * 1e-3, flops * 1e-9, peak > 0 ? 100 * flops / peak : 0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return run(argc, argv); }
