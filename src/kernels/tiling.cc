@@ -41,12 +41,18 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
     if (!fits(*forced, device)) return unsupported("the tiling does not fit the device's workgroup limits");
     return *forced;
   }
-  // Enough workgroups to fill the device (a CPU implementation runs a few at a time, so it gets
-  // the largest tile that still gives each core work); else the tiling with the most.
-  const uint64_t wanted = device.cpu ? 4 : 256;
+  // A CPU implementation gets one direct tiling for every problem: the tile hardly matters
+  // there, and each distinct pipeline costs a second or more of shader compilation.
+  if (device.cpu) {
+    for (const Tiling& t : kTilings) {
+      if (t.direct && fits(t, device)) return t;
+    }
+  }
+  // Enough workgroups to fill the device; else the tiling with the most.
+  const uint64_t wanted = 256;
   std::optional<Tiling> best;
   for (const Tiling& t : kTilings) {
-    if (!fits(t, device) || t.direct != device.cpu) continue;
+    if (!fits(t, device) || t.direct) continue;
     if (workgroups(t, m, n, batch) >= wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
   }
@@ -66,6 +72,8 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   }
   dispatch.tiling = tiling;
   dispatch.groups = {u32(grid[0]), u32(grid[1]), u32(grid[2])};
+  // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
+  if (tiling.direct) flags = 0;
   if (epilogue.bias) flags |= kFlagBias;
   if (epilogue.residual) flags |= kFlagResidual;
   dispatch.specialization = {{0, tiling.invocations()},

@@ -52,7 +52,8 @@ struct Storage {
 }  // namespace
 
 Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeTensorType> inputs,
-                             std::span<const ComputeTensorType> outputs, uint64_t alignment) {
+                             std::span<const ComputeTensorType> outputs, uint64_t alignment,
+                             const kernels::DeviceTraits& traits) {
   UNIVK_RETURN_IF_ERROR(validate_compute_graph(graph));
   UNIVK_RETURN_IF_ERROR(check_io(graph, graph.inputs, inputs, "input"));
   UNIVK_RETURN_IF_ERROR(check_io(graph, graph.outputs, outputs, "output"));
@@ -70,6 +71,13 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     for (uint32_t id : op.inputs) types.push_back({graph.values[id].dtype, graph.values[id].shape});
     auto result = lower_op(op.name, op.attrs, types);
     if (!result.ok()) return result.status().with_context(where);
+    // Kernel-library dispatches were planned for the minimum limits; plan them for the device.
+    for (Dispatch& d : result->dispatches) {
+      if (!d.kernel) continue;
+      auto planned = kernel_dispatch(d.problem, d.bindings, traits);
+      if (!planned.ok()) return planned.status().with_context(where);
+      d = std::move(planned).value();
+    }
     const ComputeValue& out = graph.values[op.outputs[0]];
     if (result->output.dtype != out.dtype || result->output.shape != out.shape) {
       return invalid_argument(where + " produces " + type_string(result->output.dtype, result->output.shape) +
@@ -126,7 +134,17 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     for (Dispatch& d : lowered[o].dispatches) {
       Step step{std::move(d), {}, static_cast<uint32_t>(o), std::nullopt};
       for (const Operand& operand : step.dispatch.bindings) {
-        step.values.push_back(operand.kind == Operand::kOutput ? op.outputs[0] : op.inputs[operand.index]);
+        switch (operand.kind) {
+          case Operand::kOutput:
+            step.values.push_back(op.outputs[0]);
+            break;
+          case Operand::kInput:
+            step.values.push_back(op.inputs[operand.index]);
+            break;
+          case Operand::kScratch:
+            step.values.push_back(kNone);  // planned in the arena below
+            break;
+        }
       }
       steps.push_back(std::move(step));
     }
@@ -137,11 +155,19 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     steps.push_back(std::move(step));
   }
 
-  // 4. Arena lifetimes per root value, then offsets.
+  // 4. Arena lifetimes per root value and per kernel scratch (live for its dispatch), then
+  //    offsets.
   std::vector<uint32_t> arena_index(value_count, kNone);
   std::vector<univk::vulkan::ArenaRequest> lifetimes;
+  std::vector<uint32_t> scratch_index(steps.size(), kNone);
   for (size_t s = 0; s < steps.size(); ++s) {
+    const Dispatch& d = steps[s].dispatch;
+    if (d.kernel && d.kernel->scratch_bytes > 0) {
+      scratch_index[s] = static_cast<uint32_t>(lifetimes.size());
+      lifetimes.push_back({d.kernel->scratch_bytes, s, s});
+    }
     for (uint32_t v : steps[s].values) {
+      if (v == kNone) continue;
       const uint32_t r = root[v];
       if (storage[r].kind != BufferKind::kArena) continue;
       if (arena_index[r] == kNone) {
@@ -182,15 +208,30 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     return BufferRef{BufferKind::kArena, 0, memory.offsets[arena_index[r]], size};
   };
   plan.push_bytes.assign(kShaderCount, 0);
-  for (Step& step : steps) {
+  for (size_t s = 0; s < steps.size(); ++s) {
+    Step& step = steps[s];
     PlannedDispatch pd;
     for (size_t b = 0; b < step.values.size(); ++b) {
       const bool is_output = step.dispatch.bindings[b].kind == Operand::kOutput;
-      if (is_output && step.output_slot) {
+      if (step.dispatch.bindings[b].kind == Operand::kScratch) {
+        // Without scratch the binding still needs a buffer: binding 0's (never touched).
+        if (scratch_index[s] == kNone) {
+          pd.buffers.push_back(pd.buffers.empty() ? BufferRef{} : pd.buffers.front());
+        } else {
+          pd.buffers.push_back(
+              {BufferKind::kArena, 0, memory.offsets[scratch_index[s]], step.dispatch.kernel->scratch_bytes});
+        }
+      } else if (is_output && step.output_slot) {
         pd.buffers.push_back({BufferKind::kOutput, *step.output_slot, 0, plan.output_bytes[*step.output_slot]});
       } else {
         pd.buffers.push_back(ref_of(step.values[b]));
       }
+    }
+    if (step.dispatch.kernel) {
+      pd.dispatch = std::move(step.dispatch);
+      pd.op_index = step.op_index;
+      plan.dispatches.push_back(std::move(pd));
+      continue;
     }
     uint32_t& push = plan.push_bytes[static_cast<size_t>(step.dispatch.shader)];
     const uint32_t bytes = static_cast<uint32_t>(step.dispatch.push.size() * 4);

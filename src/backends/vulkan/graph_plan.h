@@ -30,7 +30,7 @@ struct BufferRef {
 
 struct PlannedDispatch {
   Dispatch dispatch;
-  std::vector<BufferRef> buffers;  // one per binding
+  std::vector<BufferRef> buffers;  // one per binding (a kernel's scratch: its arena region)
   uint32_t op_index = 0;           // the graph op it belongs to (output copies: ops.size())
 };
 
@@ -51,8 +51,10 @@ struct GraphPlan {
 };
 
 // `inputs`/`outputs` are the DelegateCall's tensor types; they must equal the graph's.
-// `alignment` (a power of two) applies to every arena and constant offset.
+// `alignment` (a power of two) applies to every arena and constant offset. Kernel-library
+// dispatches are planned for `traits` (the device's limits; the default is the spec's minimum).
 Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeTensorType> inputs,
-                             std::span<const ComputeTensorType> outputs, uint64_t alignment);
+                             std::span<const ComputeTensorType> outputs, uint64_t alignment,
+                             const kernels::DeviceTraits& traits = {});
 
 }  // namespace univk::backends::vulkan

@@ -64,8 +64,29 @@ Result<LoweredOp> lower_conv2d(std::string_view, const Attributes& attrs, Inputs
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, cv.output));
   const int64_t n = cv.n, oh = cv.out_h, ow = cv.out_w, groups = cv.groups;
   const bool has_bias = cv.has_bias;
-  // Up to 4 output channels per invocation (each loaded input element feeds all of them).
   const int64_t ocg = cv.oc / groups;
+  if (cv.icg > 1 || ocg > 4) {
+    // The kernel library's implicit GEMM, over NCHW activations and PyTorch's weight layout.
+    kernels::Conv2dProblem p;
+    p.batch = n, p.in_channels = cv.c, p.in_h = cv.h, p.in_w = cv.w;
+    p.out_channels = cv.oc, p.out_h = oh, p.out_w = ow;
+    p.kernel_h = cv.kh, p.kernel_w = cv.kw;
+    p.stride_h = cv.stride[0], p.stride_w = cv.stride[1];
+    p.dilation_h = cv.dilation[0], p.dilation_w = cv.dilation[1];
+    p.pad_top = cv.pad_top, p.pad_left = cv.pad_left;
+    p.groups = groups;
+    p.input = kernels::ActivationStrides::nchw({n, cv.c, cv.h, cv.w});
+    p.output = kernels::ActivationStrides::nchw({n, cv.oc, oh, ow});
+    p.weight = kernels::WeightStrides::oihw(cv.icg, cv.kh, cv.kw);
+    p.epilogue.bias = has_bias;
+    UNIVK_ASSIGN_OR_RETURN(Dispatch d,
+                           kernel_dispatch(p, {Operand::input(0), Operand::input(1), Operand::input(has_bias ? 2 : 0),
+                                               Operand::output(), Operand::input(0), Operand::scratch()}));
+    lowered.dispatches.push_back(std::move(d));
+    return lowered;
+  }
+  // Depthwise-shaped (one input channel and at most 4 output channels per group): conv2d.comp,
+  // up to 4 output channels per invocation (each loaded input element feeds all of them).
   const int64_t ocb = ocg >= 4 ? 4 : 1;
   const int64_t blocks = (ocg + ocb - 1) / ocb;
   const int64_t invocations = n * groups * blocks * oh * ow;

@@ -37,8 +37,6 @@ const char* shader_name(Shader shader) {
       return "pool2d";
     case Shader::kConv2d:
       return "conv2d";
-    case Shader::kMatmul:
-      return "matmul";
     case Shader::kSoftmax:
       return "softmax";
     case Shader::kReduce:
@@ -62,7 +60,6 @@ uint32_t shader_binding_count(Shader shader) {
     case Shader::kBinary:
       return 3;
     case Shader::kConv2d:
-    case Shader::kMatmul:
     case Shader::kLayerNorm:
       return 4;
     case Shader::kBatchNorm:
@@ -77,8 +74,10 @@ Result<LoweredOp> lower_op(std::string_view op, const Attributes& attrs, std::sp
   auto lowered = it->second(op, attrs, inputs);
   if (!lowered.ok()) return lowered.status().with_context(std::string(op));
   for (const Dispatch& d : lowered->dispatches) {
-    if (d.bindings.size() != shader_binding_count(d.shader)) {
-      return internal_error(std::string(op) + ": dispatch of shader " + shader_name(d.shader) + " binds " +
+    const uint32_t wanted = d.kernel ? kernels::kernel_binding_count(d.kernel->kernel) : shader_binding_count(d.shader);
+    if (d.bindings.size() != wanted) {
+      return internal_error(std::string(op) + ": dispatch of " +
+                            (d.kernel ? kernels::kernel_name(d.kernel->kernel) : shader_name(d.shader)) + " binds " +
                             std::to_string(d.bindings.size()) + " buffers");
     }
   }
@@ -92,6 +91,22 @@ const std::vector<std::string>& lowered_op_names() {
     return out;
   }();
   return names;
+}
+
+Result<Dispatch> kernel_dispatch(KernelProblem problem, std::vector<Operand> bindings,
+                                 const kernels::DeviceTraits& traits) {
+  Dispatch d;
+  if (const auto* gemm = std::get_if<kernels::GemmProblem>(&problem)) {
+    UNIVK_ASSIGN_OR_RETURN(d.kernel, kernels::plan_gemm(*gemm, traits));
+  } else if (const auto* conv = std::get_if<kernels::Conv2dProblem>(&problem)) {
+    UNIVK_ASSIGN_OR_RETURN(d.kernel, kernels::plan_conv2d(*conv, traits));
+  } else {
+    return internal_error("a kernel dispatch without a problem");
+  }
+  d.problem = std::move(problem);
+  d.bindings = std::move(bindings);
+  d.groups = d.kernel->groups;
+  return d;
 }
 
 Dispatch contiguous_copy(uint32_t words) {

@@ -9,11 +9,15 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "univk/backends/vulkan/compute_graph.h"
+#include "univk/kernels/conv2d.h"
+#include "univk/kernels/gemm.h"
 
 namespace univk::backends::vulkan {
 
@@ -23,14 +27,13 @@ enum class Shader : uint8_t {
   kBinary,
   kStridedCopy,
   kPool2d,
-  kConv2d,
-  kMatmul,
+  kConv2d,  // depthwise-shaped convolutions; the others run the kernel library's conv2d
   kSoftmax,
   kReduce,
   kLayerNorm,
   kBatchNorm,
 };
-inline constexpr int kShaderCount = 10;
+inline constexpr int kShaderCount = 9;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 
@@ -72,17 +75,23 @@ enum class BinaryOp : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum,
 
 inline constexpr uint32_t kMaxRank = 6;            // strided shaders take at most this many dims
 inline constexpr uint32_t kWorkgroupSize = 256;    // threads per workgroup of 1-d shaders
-inline constexpr uint32_t kMatmulTile = 32;        // output tile edge of matmul.comp
 inline constexpr uint32_t kMaxGroupCount = 65535;  // guaranteed maxComputeWorkGroupCount per dim
 
-// An operand of a dispatch: one of the op's inputs, or its output.
+// An operand of a dispatch: one of the op's inputs, its output, or scratch memory of a
+// kernel-library dispatch (KernelDispatch::scratch_bytes, planned in the arena for the op).
 struct Operand {
-  enum Kind : uint8_t { kInput, kOutput } kind = kInput;
+  enum Kind : uint8_t { kInput, kOutput, kScratch } kind = kInput;
   uint32_t index = 0;  // input index (kInput)
   static Operand input(uint32_t i) { return {kInput, i}; }
   static Operand output() { return {kOutput, 0}; }
+  static Operand scratch() { return {kScratch, 0}; }
 };
 
+// The problem of a kernel-library dispatch (src/kernels), planned for the device by plan_graph.
+using KernelProblem = std::variant<std::monostate, kernels::GemmProblem, kernels::Conv2dProblem>;
+
+// A dispatch of one of this backend's shaders, or (when `kernel` is set) of a kernel-library
+// kernel, whose shader, push constants and groups come from `kernel`.
 struct Dispatch {
   Shader shader = Shader::kUnary;
   uint32_t variant = 0;           // specialization constant 0
@@ -92,7 +101,16 @@ struct Dispatch {
   // Writes a part of the output that no other dispatch of the same op writes (cat), so no
   // write-after-write barrier is needed between them.
   bool disjoint_write = false;
+  KernelProblem problem;
+  // `problem` planned for the device the graph runs on (lowering plans it for the spec's
+  // minimum limits, which every device meets, so "supported" does not depend on the device).
+  std::optional<kernels::KernelDispatch> kernel;
 };
+
+// A kernel-library dispatch of `problem` (planned with `traits`); bindings follow the library's
+// order (input/A, weight/B, bias, output, residual, scratch).
+Result<Dispatch> kernel_dispatch(KernelProblem problem, std::vector<Operand> bindings,
+                                 const kernels::DeviceTraits& traits = {});
 
 struct LoweredOp {
   ComputeTensorType output;

@@ -23,8 +23,6 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::pool2d_spv();
     case Shader::kConv2d:
       return shaders::conv2d_spv();
-    case Shader::kMatmul:
-      return shaders::matmul_spv();
     case Shader::kSoftmax:
       return shaders::softmax_spv();
     case Shader::kReduce:
@@ -39,12 +37,28 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
 
 }  // namespace
 
+PipelineSet::Key PipelineSet::key_of(const Dispatch& d) {
+  if (!d.kernel) return {static_cast<uint32_t>(d.shader), d.variant};
+  Key key = {kShaderCount + static_cast<uint32_t>(d.kernel->kernel)};
+  for (auto [id, value] : d.kernel->specialization) {
+    key.push_back(id);
+    key.push_back(value);
+  }
+  return key;
+}
+
 Result<PipelineSet> PipelineSet::create(const std::shared_ptr<univk::vulkan::Device>& device, const GraphPlan& plan) {
   PipelineSet set;
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
-    const auto key = std::make_pair(d.shader, d.variant);
+    const Key key = key_of(d);
     if (set.pipelines_.count(key) != 0) continue;
+    if (d.kernel) {
+      UNIVK_ASSIGN_OR_RETURN(std::shared_ptr<const univk::vulkan::ComputePipeline> pipeline,
+                             univk::vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(*d.kernel)));
+      set.pipelines_.emplace(key, std::move(pipeline));
+      continue;
+    }
     const uint32_t push_bytes = plan.push_bytes[static_cast<size_t>(d.shader)];
     const std::string name =
         std::string("VulkanBackend ") + shader_name(d.shader) + " variant " + std::to_string(d.variant);
@@ -59,7 +73,7 @@ Result<PipelineSet> PipelineSet::create(const std::shared_ptr<univk::vulkan::Dev
 }
 
 const univk::vulkan::ComputePipeline* PipelineSet::find(const Dispatch& dispatch) const {
-  auto it = pipelines_.find({dispatch.shader, dispatch.variant});
+  auto it = pipelines_.find(key_of(dispatch));
   return it == pipelines_.end() ? nullptr : it->second.get();
 }
 

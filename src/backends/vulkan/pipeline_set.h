@@ -1,4 +1,5 @@
-// The compute pipelines one plan uses: one per (shader, variant) pair, looked up by the recorder.
+// The compute pipelines one plan uses: one per (shader, variant) pair and one per planned
+// kernel-library variant (kernel, specialization), looked up by the recorder.
 // Each comes from the device's pipeline cache (univk/vulkan/pipeline_cache.h), so every delegate
 // on a device shares one pipeline per (shader, variant, push-constant size); holding them here
 // keeps them alive as long as the plan.
@@ -9,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "graph_plan.h"
 #include "univk/vulkan/pipeline.h"
@@ -22,7 +24,11 @@ class PipelineSet {
   const univk::vulkan::ComputePipeline* find(const Dispatch& dispatch) const;
 
  private:
-  std::map<std::pair<Shader, uint32_t>, std::shared_ptr<const univk::vulkan::ComputePipeline>> pipelines_;
+  // Key: {shader, variant} for this backend's shaders, {kShaderCount + kernel, specialization
+  // values...} for library kernels.
+  using Key = std::vector<uint32_t>;
+  static Key key_of(const Dispatch& dispatch);
+  std::map<Key, std::shared_ptr<const univk::vulkan::ComputePipeline>> pipelines_;
 };
 
 }  // namespace univk::backends::vulkan

@@ -69,7 +69,8 @@ Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<univk:
                                                     const backend::DelegateSpec& spec, const ComputeGraph& graph) {
   auto prepared = std::make_shared<PreparedGraph>();
   UNIVK_ASSIGN_OR_RETURN(prepared->plan,
-                         plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs), storage_alignment(*device)));
+                         plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs), storage_alignment(*device),
+                                    kernels::device_traits(device->properties())));
   const uint64_t max_range = device->properties().limits.maxStorageBufferRange;
   for (const PlannedDispatch& pd : prepared->plan.dispatches) {
     for (const BufferRef& ref : pd.buffers) {

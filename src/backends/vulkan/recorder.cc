@@ -56,7 +56,18 @@ Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& dev
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
     const univk::vulkan::ComputePipeline* pipeline = pipelines.find(d);
-    if (pipeline == nullptr) return internal_error(std::string("no pipeline for shader ") + shader_name(d.shader));
+    const char* name = d.kernel ? kernels::kernel_name(d.kernel->kernel) : shader_name(d.shader);
+    if (pipeline == nullptr) return internal_error(std::string("no pipeline for ") + name);
+    const std::string label = std::string("kernel ") + name + " of operator " + std::to_string(pd.op_index);
+    if (d.kernel) {
+      std::vector<univk::vulkan::BufferRange> ranges;
+      for (const BufferRef& ref : pd.buffers) {
+        UNIVK_ASSIGN_OR_RETURN(univk::vulkan::BufferRange range, resolve(ref, buffers));
+        ranges.push_back(range);
+      }
+      UNIVK_RETURN_IF_ERROR(kernels::record_kernel(recorder, pool, *pipeline, *d.kernel, ranges, label));
+      continue;
+    }
     std::vector<univk::vulkan::DescriptorWrite> descriptors;
     std::vector<univk::vulkan::BufferAccess> accesses;
     for (size_t b = 0; b < pd.buffers.size(); ++b) {
@@ -67,8 +78,6 @@ Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& dev
       // barrier between them.
       accesses.push_back({range, writes, d.disjoint_write ? pd.op_index + 1 : 0});
     }
-    const std::string label =
-        std::string("kernel ") + shader_name(d.shader) + " of operator " + std::to_string(pd.op_index);
     univk::vulkan::DispatchDesc desc;
     desc.pipeline = pipeline;
     desc.descriptors = descriptors;
