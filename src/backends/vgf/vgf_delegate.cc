@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernel_emitters.h"
+#include "dispatch_emitters.h"
 #include "lower_graph.h"
 #include "requirements.h"
 #include "resource_layout.h"
@@ -76,11 +76,11 @@ uint64_t VgfDelegate::binding_limit() const {
   return std::min<uint64_t>(device_->properties().limits.maxStorageBufferRange, options_.max_binding_bytes);
 }
 
-std::vector<std::string> VgfDelegate::kernel_labels() const {
+std::vector<std::string> VgfDelegate::dispatch_labels() const {
   std::vector<std::string> labels;
   for (const auto& seg : segments_) {
     if (seg.graph)
-      for (const auto& k : seg.graph->kernels) labels.push_back(k.label);
+      for (const auto& k : seg.graph->dispatches) labels.push_back(k.label);
     if (seg.compute) labels.push_back("COMPUTE");
   }
   return labels;
@@ -389,10 +389,10 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
       UNIVK_ASSIGN_OR_RETURN(own.storage.byte_size, resource_byte_size(res));
       own.storage.resource = r;
       UNIVK_ASSIGN_OR_RETURN(own.strides, resource_element_strides(res));
-      auto kernels = input ? emit_copy(packed, own, limit) : emit_copy(own, packed, limit);
-      if (!kernels.ok()) return kernels.status().with_context("VgfBackend: copy of " + resource_name(r));
+      auto dispatches = input ? emit_copy(packed, own, limit) : emit_copy(own, packed, limit);
+      if (!dispatches.ok()) return dispatches.status().with_context("VgfBackend: copy of " + resource_name(r));
       auto& into = input ? copy_in : copy_out;
-      into.insert(into.end(), kernels->begin(), kernels->end());
+      into.insert(into.end(), dispatches->begin(), dispatches->end());
       return ok_status();
     }
     UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(res));

@@ -1,4 +1,4 @@
-// emit_kernels: each operator that is not part of a fusion group to its family's emitter
+// emit_dispatches: each operator that is not part of a fusion group to its family's emitter
 // (copy_emitters.cc, pool_emitters.cc, compute_emitters.cc), splitting batch-independent
 // compute operators into slices that fit the binding limit.
 #include "emitter_internal.h"
@@ -49,20 +49,20 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
   };
   const auto slices = plan_slices(output.shape[0], slice, limit);
   if (slices.empty()) return binding_limit_error(views, limit, what);
-  std::vector<Dispatch> kernels;
+  std::vector<Dispatch> dispatches;
   for (auto [start, count] : slices) {
     std::vector<TensorView> piece = slice(start, count);
     UNIVK_ASSIGN_OR_RETURN(auto part,
                            emit_compute(op, std::vector<TensorView>(piece.begin() + 1, piece.end()), piece[0]));
-    for (auto& k : part) kernels.push_back(std::move(k));
+    for (auto& k : part) dispatches.push_back(std::move(k));
   }
-  return kernels;
+  return dispatches;
 }
 
 }  // namespace
 
-Result<std::vector<Dispatch>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                           const TensorView& output, const BindingLimit& limit) {
+Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                              const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
   if (Shape(output.shape).numel() == 0) return std::vector<Dispatch>{};
   switch (op.op) {
