@@ -315,9 +315,7 @@ Result<BufferRange> VgfDelegate::resource_range(uint32_t index, const std::vecto
 }
 
 Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor> inputs) {
-  if (inputs.size() != input_resources_.size())
-    return invalid_argument("VgfBackend: execute got " + std::to_string(inputs.size()) + " inputs, expected " +
-                            std::to_string(input_resources_.size()));
+  UNIVK_RETURN_IF_ERROR(backend::check_inputs(inputs, spec_.inputs).with_context("VgfBackend execute"));
   if (own_recording_ == nullptr) return invalid_argument("VgfBackend: execute() before prepare_execute()");
   backend::ExecuteStats stats = own_recording_->stats;
   stats.submissions = 1;
@@ -325,14 +323,11 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
     const uint32_t r = input_resources_[i];
     const univk::vgf::Resource& res = file_.resources[r];
     vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
-    const DType dtype = *univk::vgf::dtype_from_vk_format(res.vk_format);
-    if (inputs[i].dtype() != dtype || inputs[i].numel() != Shape(res.shape).numel())
-      return invalid_argument("VgfBackend: input " + std::to_string(i) + " is " + inputs[i].describe());
     if (res.strides.empty()) {
       parallel_memcpy(buffer.mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
     } else {
       UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(res));
-      copy_strided(res, strides, dtype_size(dtype), static_cast<uint8_t*>(buffer.mapped()),
+      copy_strided(res, strides, dtype_size(inputs[i].dtype()), static_cast<uint8_t*>(buffer.mapped()),
                    const_cast<uint8_t*>(inputs[i].bytes().data()), true);
     }
     stats.bytes_uploaded += inputs[i].byte_size();

@@ -21,6 +21,8 @@
 // buffers when that memory is HOST_CACHED (integrated GPUs, lavapipe), else (discrete GPUs,
 // where it is uncached BAR memory) from HOST_CACHED staging buffers that the command buffer
 // fills with vkCmdCopyBuffer after the last dispatch.
+// Thread safety: calls are serialised by the owning Method (delegate.h), so the delegate has no
+// lock of its own; a caller driving it directly serialises its calls the same way.
 #pragma once
 
 #include <array>
