@@ -126,8 +126,8 @@ Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const 
       return make_copy(src, output, spec, limit);
     }
     case TosaOp::kReshape: {
-      if (Shape(in.shape).numel() != Shape(output.shape).numel())
-        return invalid_argument("RESHAPE changes the element count");
+      UNIVK_ASSIGN_OR_RETURN(Shape reshaped, ops::tosa_reshape(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("RESHAPE", reshaped, output));
       if (!output.contiguous()) return unsupported("RESHAPE into a strided resource");
       // Iterate over the input's coordinates; the packed output index is the row-major index.
       spec.iter_dims = in.shape;

@@ -59,12 +59,41 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
   return dispatches;
 }
 
+// MATMUL and the reductions: the declared output against univk_ops' rule (tosa_ops.h), before
+// their emitters (compute_emitters.cc) take the views.
+Status check_compute_shapes(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+  const std::string name(spirv::tosa_op_name(op.op));
+  Result<Shape> computed = Shape();
+  switch (op.op) {
+    case TosaOp::kMatmul:
+      if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
+      computed = ops::tosa_matmul(Shape(inputs[0].shape), Shape(inputs[1].shape));
+      break;
+    case TosaOp::kReduceSum:
+    case TosaOp::kReduceMax: {
+      auto r = ops::tosa_reduce(op.attrs, Shape(inputs[0].shape));
+      computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
+      break;
+    }
+    case TosaOp::kArgmax: {
+      auto r = ops::tosa_argmax(op.attrs, Shape(inputs[0].shape));
+      computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
+      break;
+    }
+    default:
+      return ok_status();
+  }
+  if (!computed.ok()) return computed.status().with_context(name);
+  return check_declared_output(name.c_str(), *computed, output);
+}
+
 }  // namespace
 
 Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                               const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
   if (Shape(output.shape).numel() == 0) return std::vector<Dispatch>{};
+  UNIVK_RETURN_IF_ERROR(check_compute_shapes(op, inputs, output));
   switch (op.op) {
     case TosaOp::kTranspose:
     case TosaOp::kSlice:

@@ -287,9 +287,9 @@ class Lowering {
       view.strides = in.strides;
       return std::optional<TensorView>(view);
     }
+    UNIVK_ASSIGN_OR_RETURN(Shape reshaped, ops::tosa_reshape(op.attrs, Shape(in.shape)));
+    UNIVK_RETURN_IF_ERROR(check_declared_output("RESHAPE", reshaped, view));
     if (!in.contiguous()) return std::optional<TensorView>();
-    if (Shape(out_type.shape).numel() != Shape(in.shape).numel())
-      return invalid_argument("RESHAPE changes the element count");
     view.strides = Shape(out_type.shape).contiguous_strides();
     return std::optional<TensorView>(view);
   }
