@@ -93,8 +93,7 @@ class TosaLowering {
   struct Window {
     int64_t kernel, stride, dilation, pad_before, pad_after;
   };
-  // `pool`: TOSA's pools also require every pad to be below the kernel size (checked here).
-  Result<TosaId> fit_windows(TosaId nhwc, Window& h, Window& w, int64_t out_h, int64_t out_w, bool pool);
+  Result<TosaId> fit_windows(TosaId nhwc, Window& h, Window& w, int64_t out_h, int64_t out_w);
 
   const Graph& graph_;
   spirv::TosaGraph tosa_;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tosa_lowering.h"
+#include "univk/ops/tosa_ops.h"
 #include "univk/ops/torch_ops.h"
 
 namespace univk::compiler::detail {
@@ -185,8 +186,7 @@ Status TosaLowering::lower_binary(const Node& node) {
   return ok_status();
 }
 
-Result<TosaLowering::TosaId> TosaLowering::fit_windows(TosaId x, Window& h, Window& w, int64_t out_h, int64_t out_w,
-                                                       bool pool) {
+Result<TosaLowering::TosaId> TosaLowering::fit_windows(TosaId x, Window& h, Window& w, int64_t out_h, int64_t out_w) {
   std::vector<int64_t> dims = shape_of(x);
   int64_t crop[2] = {0, 0};
   Window* win[2] = {&h, &w};
@@ -201,10 +201,6 @@ Result<TosaLowering::TosaId> TosaLowering::fit_windows(TosaId x, Window& h, Wind
       after = 0;
     }
     wd.pad_after = after;
-    if (pool && (wd.pad_before >= wd.kernel || wd.pad_after >= wd.kernel)) {
-      return unsupported("padding " + std::to_string(std::max(wd.pad_before, wd.pad_after)) +
-                         " is not below the kernel size " + std::to_string(wd.kernel) + " (TOSA limit)");
-    }
   }
   if (crop[0] == 0 && crop[1] == 0) return x;
   Attributes a;
@@ -240,7 +236,7 @@ Status TosaLowering::lower_pool(const Node& node) {
     x = op(TosaOp::kPad, {x}, std::move(pa), dims);
     h.pad_before = h.pad_after = w.pad_before = w.pad_after = 0;
   }
-  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, pool.out_h, pool.out_w, true));
+  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, pool.out_h, pool.out_w));
   Attributes a;
   a.set("kernel", std::vector<int64_t>{k[0], k[1]});
   a.set("stride", std::vector<int64_t>{s[0], s[1]});
@@ -252,6 +248,10 @@ Status TosaLowering::lower_pool(const Node& node) {
   } else {
     a.set("nan_mode", spirv::kNanPropagate);
   }
+  // TOSA's window rule (each pad below the kernel, the exact output size), as the reference and
+  // the VgfBackend will check it.
+  if (auto window = ops::tosa_pool2d(a, Shape(shape_of(x))); !window.ok())
+    return unsupported(node.op + ": " + window.status().message() + " (TOSA limit)");
   const TosaOp tosa_op = avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d;
   TosaId y = op(tosa_op, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc));
   set(node.outputs[0], Layout::kNhwc, y);
@@ -308,7 +308,7 @@ Status TosaLowering::lower_conv2d(const Node& node) {
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
   Window h{kh, cv.stride[0], cv.dilation[0], cv.pad_top, cv.pad_bottom};
   Window w{kw, cv.stride[1], cv.dilation[1], cv.pad_left, cv.pad_right};
-  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, cv.out_h, cv.out_w, false));
+  UNIVK_ASSIGN_OR_RETURN(x, fit_windows(x, h, w, cv.out_h, cv.out_w));
   Attributes a;
   a.set("pad", std::vector<int64_t>{h.pad_before, h.pad_after, w.pad_before, w.pad_after});
   a.set("stride", std::vector<int64_t>{cv.stride[0], cv.stride[1]});

@@ -1,4 +1,5 @@
-// TOSA 1.0 pooling and convolution windows: attributes, limits and the exact output-size rule.
+// TOSA 1.0 shape rules (tosa_ops.h): pooling and convolution windows (attributes, limits and the
+// exact output-size rule), MATMUL, the reductions and the data-movement operators.
 #include "univk/ops/tosa_ops.h"
 
 #include <limits>
@@ -129,16 +130,50 @@ Result<Shape> tosa_tile(const Attributes& attrs, const Shape& input) {
   return Shape::checked(std::move(dims));
 }
 
+Result<Shape> tosa_matmul(const Shape& a, const Shape& b) {
+  if (a.rank() != 3 || b.rank() != 3 || a[0] != b[0] || a[2] != b[1])
+    return invalid_argument("A " + a.to_string() + " and B " + b.to_string() + " must be [N,H,C] and [N,C,W]");
+  return Shape{a[0], a[1], b[2]};
+}
+
+Result<int64_t> tosa_axis(const Attributes& attrs, const Shape& input) {
+  const int64_t rank = static_cast<int64_t>(input.rank());
+  UNIVK_ASSIGN_OR_RETURN(int64_t axis, attrs.get_int("axis"));
+  if (axis < 0 || axis >= rank) {
+    return invalid_argument("attribute 'axis'=" + std::to_string(axis) + " is not in [0, " + std::to_string(rank) +
+                            ")");
+  }
+  return axis;
+}
+
+Result<TosaReduce> tosa_reduce(const Attributes& attrs, const Shape& input) {
+  TosaReduce r;
+  UNIVK_ASSIGN_OR_RETURN(r.axis, tosa_axis(attrs, input));
+  std::vector<int64_t> dims = input.dims();
+  dims[static_cast<size_t>(r.axis)] = 1;
+  r.output = Shape(std::move(dims));
+  return r;
+}
+
+Result<TosaReduce> tosa_argmax(const Attributes& attrs, const Shape& input) {
+  TosaReduce r;
+  UNIVK_ASSIGN_OR_RETURN(r.axis, tosa_axis(attrs, input));
+  std::vector<int64_t> dims = input.dims();
+  dims.erase(dims.begin() + r.axis);
+  r.output = Shape(std::move(dims));
+  return r;
+}
+
+Result<Shape> tosa_reshape(const Attributes& attrs, const Shape& input) {
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, attrs.get_ints("shape"));
+  return infer_reshape(dims, input.numel(), "shape");
+}
+
 Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> inputs) {
   if (inputs.empty()) return invalid_argument("needs at least one input tensor");
   TosaConcat c;
   const Shape& first = inputs[0];
-  const int64_t rank = static_cast<int64_t>(first.rank());
-  UNIVK_ASSIGN_OR_RETURN(c.axis, attrs.get_int("axis"));
-  if (c.axis < 0 || c.axis >= rank) {
-    return invalid_argument("attribute 'axis'=" + std::to_string(c.axis) + " is not in [0, " + std::to_string(rank) +
-                            ")");
-  }
+  UNIVK_ASSIGN_OR_RETURN(c.axis, tosa_axis(attrs, first));
   const size_t axis = static_cast<size_t>(c.axis);
   std::vector<int64_t> dims = first.dims();
   for (size_t i = 1; i < inputs.size(); ++i) {

@@ -11,16 +11,6 @@
 namespace univk::reference::detail {
 namespace {
 
-Result<int64_t> tosa_axis(const Attributes& attrs, const HostTensor& x) {
-  UNIVK_ASSIGN_OR_RETURN(int64_t axis, attrs.get_int("axis"));
-  const int64_t rank = static_cast<int64_t>(x.shape().rank());
-  if (axis < 0 || axis >= rank) {
-    return invalid_argument("attribute 'axis'=" + std::to_string(axis) + " is not in [0, " + std::to_string(rank) +
-                            ")");
-  }
-  return axis;
-}
-
 struct Split {
   int64_t outer = 1, size = 1, inner = 1;
 };
@@ -39,8 +29,7 @@ Split split_at(const Shape& s, int64_t axis) {
 
 Result<Tensors> reshape(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dims, attrs.get_ints("shape"));
-  UNIVK_ASSIGN_OR_RETURN(Shape shape, infer_reshape(dims, inputs[0].numel(), "shape"));
+  UNIVK_ASSIGN_OR_RETURN(Shape shape, ops::tosa_reshape(attrs, inputs[0].shape()));
   UNIVK_ASSIGN_OR_RETURN(HostTensor out, inputs[0].reshaped(shape));
   return single(std::move(out));
 }
@@ -134,16 +123,15 @@ Result<Tensors> tile(std::string_view, const Attributes& attrs, Inputs inputs) {
 Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
-  UNIVK_ASSIGN_OR_RETURN(int64_t axis, tosa_axis(attrs, x));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaReduce r, ops::tosa_reduce(attrs, x.shape()));
+  const int64_t axis = r.axis;
   const bool is_max = op == "REDUCE_MAX";
   const DType t = x.dtype();
   const bool ok = t == DType::kFloat32 || t == DType::kInt32 || (is_max && (t == DType::kInt8 || t == DType::kInt16));
   if (!ok) return unsupported("dtype " + std::string(dtype_name(t)));
   UNIVK_ASSIGN_OR_RETURN(bool ignore, nan_ignore(attrs));
   const Split sp = split_at(x.shape(), axis);
-  std::vector<int64_t> dims = x.shape().dims();
-  dims[static_cast<size_t>(axis)] = 1;
-  HostTensor out(t, Shape(dims));
+  HostTensor out(t, r.output);
   for (int64_t a = 0; a < sp.outer; ++a) {
     for (int64_t c = 0; c < sp.inner; ++c) {
       const int64_t o = a * sp.inner + c;
@@ -180,16 +168,15 @@ Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inpu
 Result<Tensors> argmax(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
-  UNIVK_ASSIGN_OR_RETURN(int64_t axis, tosa_axis(attrs, x));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaReduce r, ops::tosa_argmax(attrs, x.shape()));
+  const int64_t axis = r.axis;
   UNIVK_ASSIGN_OR_RETURN(bool ignore, nan_ignore(attrs));
   const DType t = x.dtype();
   if (t != DType::kFloat32 && t != DType::kInt8 && t != DType::kInt16) {
     return unsupported("dtype " + std::string(dtype_name(t)) + " (float32, int8, int16 only)");
   }
   const Split sp = split_at(x.shape(), axis);
-  std::vector<int64_t> dims = x.shape().dims();
-  dims.erase(dims.begin() + axis);
-  HostTensor out(DType::kInt32, Shape(dims));
+  HostTensor out(DType::kInt32, r.output);
   for (int64_t a = 0; a < sp.outer; ++a) {
     for (int64_t c = 0; c < sp.inner; ++c) {
       int64_t best_index = 0;

@@ -222,9 +222,7 @@ Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs)
   const HostTensor& b = inputs[1];
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
-  if (sa.rank() != 3 || sb.rank() != 3 || sa[0] != sb[0] || sa[2] != sb[1]) {
-    return invalid_argument("A " + sa.to_string() + " and B " + sb.to_string() + " must be [N,H,C] and [N,C,W]");
-  }
+  UNIVK_ASSIGN_OR_RETURN(Shape output, ops::tosa_matmul(sa, sb));
   bool is_int;
   if (a.dtype() == DType::kFloat32 && b.dtype() == DType::kFloat32)
     is_int = false;
@@ -235,7 +233,7 @@ Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs)
   UNIVK_ASSIGN_OR_RETURN(int64_t a_zp, zero_point(attrs, "a_zp", a.dtype()));
   UNIVK_ASSIGN_OR_RETURN(int64_t b_zp, zero_point(attrs, "b_zp", b.dtype()));
   const int64_t n = sa[0], h = sa[1], c = sa[2], w = sb[2];
-  HostTensor out(is_int ? DType::kInt32 : DType::kFloat32, Shape{n, h, w});
+  HostTensor out(is_int ? DType::kInt32 : DType::kFloat32, std::move(output));
   for (int64_t bi = 0; bi < n; ++bi) {
     for (int64_t i = 0; i < h; ++i) {
       for (int64_t j = 0; j < w; ++j) {

@@ -40,11 +40,7 @@ Status Method::Impl::check_inputs(std::span<const HostTensor> inputs) const {
                             " inputs, got " + std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorInfo& expected = desc->values[desc->inputs[i]].info;
-    if (inputs[i].dtype() != expected.dtype || inputs[i].shape() != expected.shape) {
-      return invalid_argument("input " + std::to_string(i) + ": expected " + describe(expected) + ", got " +
-                              inputs[i].describe());
-    }
+    UNIVK_RETURN_IF_ERROR(backend::check_input(i, inputs[i], desc->values[desc->inputs[i]].info));
   }
   return ok_status();
 }

@@ -1,6 +1,7 @@
-// univk_ops' TOSA rules shared by the TOSA reference kernels and the VgfBackend's emitters: the
-// pool/conv windows (the spec's exact output size, pad below the kernel, the 2^31 bound) and the
-// result shapes of the data-movement operators.
+// univk_ops' TOSA rules shared by the TOSA reference kernels, the VgfBackend's emitters and the
+// compiler's TOSA lowering: the pool/conv windows (the spec's exact output size, pad below the
+// kernel, the 2^31 bound), MATMUL and reduction shapes, and the result shapes of the
+// data-movement operators.
 #include <gtest/gtest.h>
 
 #include "univk/ops/tosa_ops.h"
@@ -73,6 +74,51 @@ TEST(TosaOps, DataMovementShapes) {
   EXPECT_EQ(cat->output, (Shape{2, 8, 4}));
   auto mismatch = tosa_concat(attrs({{"axis", int64_t{1}}}), std::vector<Shape>{in, Shape{2, 5, 5}});
   EXPECT_EQ(mismatch.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TosaOps, MatmulShapes) {
+  auto m = tosa_matmul(Shape{2, 3, 4}, Shape{2, 4, 5});
+  UNIVK_ASSERT_OK(m);
+  EXPECT_EQ(*m, (Shape{2, 3, 5}));
+  auto inner = tosa_matmul(Shape{2, 3, 4}, Shape{2, 3, 5});
+  EXPECT_EQ(inner.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(inner.status().message(), "A [2,3,4] and B [2,3,5] must be [N,H,C] and [N,C,W]");
+  EXPECT_FALSE(tosa_matmul(Shape{2, 3, 4}, Shape{1, 4, 5}).ok());  // batch
+  EXPECT_FALSE(tosa_matmul(Shape{3, 4}, Shape{4, 5}).ok());        // rank 3 only
+}
+
+TEST(TosaOps, ReductionAxisAndShapes) {
+  const Shape in{2, 3, 4};
+  auto sum = tosa_reduce(attrs({{"axis", int64_t{1}}}), in);
+  UNIVK_ASSERT_OK(sum);
+  EXPECT_EQ(sum->axis, 1);
+  EXPECT_EQ(sum->output, (Shape{2, 1, 4}));
+  auto arg = tosa_argmax(attrs({{"axis", int64_t{2}}}), in);
+  UNIVK_ASSERT_OK(arg);
+  EXPECT_EQ(arg->output, (Shape{2, 3}));
+  // TOSA's axis does not wrap: [0, rank) only, for every operator that takes one.
+  auto negative = tosa_reduce(attrs({{"axis", int64_t{-1}}}), in);
+  EXPECT_EQ(negative.status().message(), "attribute 'axis'=-1 is not in [0, 3)");
+  EXPECT_FALSE(tosa_argmax(attrs({{"axis", int64_t{3}}}), in).ok());
+  EXPECT_FALSE(tosa_reduce({}, in).ok());  // axis is required
+  EXPECT_FALSE(tosa_concat(attrs({{"axis", int64_t{3}}}), std::vector<Shape>{in, in}).ok());
+  auto axis = tosa_axis(attrs({{"axis", int64_t{0}}}), Shape{7});
+  UNIVK_ASSERT_OK(axis);
+  EXPECT_EQ(*axis, 0);
+}
+
+TEST(TosaOps, ReshapeKeepsTheElementCount) {
+  const Shape in{2, 3, 4};
+  auto r = tosa_reshape(attrs({{"shape", Ints{4, 6}}}), in);
+  UNIVK_ASSERT_OK(r);
+  EXPECT_EQ(*r, (Shape{4, 6}));
+  auto inferred = tosa_reshape(attrs({{"shape", Ints{-1, 8}}}), in);
+  UNIVK_ASSERT_OK(inferred);
+  EXPECT_EQ(*inferred, (Shape{3, 8}));
+  auto count = tosa_reshape(attrs({{"shape", Ints{5, 5}}}), in);
+  EXPECT_EQ(count.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(count.status().message().find("24 elements"), std::string::npos) << count.status().to_string();
+  EXPECT_FALSE(tosa_reshape({}, in).ok());  // shape is required
 }
 
 }  // namespace

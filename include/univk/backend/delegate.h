@@ -42,8 +42,9 @@ class Delegate {
   // set-up happens during a call; calling it again does nothing.
   virtual Status prepare_execute() = 0;
 
-  // per_delegate mode, after prepare_execute() (an error otherwise). Inputs were checked by the
-  // method against DelegateSpec::inputs.
+  // per_delegate mode, after prepare_execute() (an error otherwise). The method checked the
+  // inputs against DelegateSpec::inputs; a delegate checks them again with check_inputs below
+  // before it touches its buffers (tests and tools drive delegates without a Method).
   virtual Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs) = 0;
 
   // fused mode: record this delegate's work into `cmd` (already begun), reading `inputs` and
@@ -56,5 +57,15 @@ class Delegate {
   // Counters of the work done per execute (per_delegate) or per recorded submission (fused).
   virtual ExecuteStats stats() const = 0;
 };
+
+// The input check of the contract, shared by the Method and every delegate's execute(): one
+// tensor against the TensorInfo the program declares for it (dtype, shape, and the bytes it
+// holds: a moved-from or default tensor holds none). InvalidArgument
+//   "input 1: expected float32[2,3], got int32[2,3]"
+//   "input 1: expected float32[] (4 bytes), got float32[] holding 0 bytes"
+Status check_input(size_t index, const HostTensor& input, const TensorInfo& expected);
+// The count, then check_input for each: "takes 2 inputs, got 1" or check_input's error.
+// Delegates add their context ("VgfBackend execute: takes 2 inputs, got 1").
+Status check_inputs(std::span<const HostTensor> inputs, std::span<const TensorInfo> expected);
 
 }  // namespace univk::backend

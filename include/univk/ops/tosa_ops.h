@@ -1,10 +1,11 @@
 // TOSA 1.0 operator semantics shared by their users, in one place: the window geometry of the
 // pooling and convolution operators (NHWC: kernel, stride, pad, dilation, their validation and
-// the spec's output-size rule, an exact division) and the attributes and result shapes of the
-// data-movement operators (TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference
-// kernels (src/reference/tosa_tensor.cc, tosa_data.cc) and the VgfBackend (kernel emitters and
-// view folding in src/backends/vgf), so a graph the oracle accepts is the graph the backend
-// runs. Zero points, accumulator types and dtypes stay with their users.
+// the spec's output-size rule, an exact division), the operand and result shapes of MATMUL and
+// the reductions, and the attributes and result shapes of the data-movement operators (RESHAPE,
+// TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference kernels
+// (src/reference/tosa_tensor.cc, tosa_data.cc), the VgfBackend (dispatch emitters and view
+// folding in src/backends/vgf) and the compiler's TOSA lowering, so a graph the oracle accepts is
+// the graph the backend runs. Zero points, accumulator types and dtypes stay with their users.
 // Pure functions; InvalidArgument naming the attribute (callers add the op name).
 #pragma once
 
@@ -36,6 +37,24 @@ struct TosaConv2d {
   int64_t out_h = 0, out_w = 0;
 };
 Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw);
+
+// MATMUL: A [N,H,C] x B [N,C,W] -> [N,H,W].
+Result<Shape> tosa_matmul(const Shape& a, const Shape& b);
+
+// The `axis` attribute of REDUCE_*, ARGMAX and CONCAT: in [0, rank of `input`).
+Result<int64_t> tosa_axis(const Attributes& attrs, const Shape& input);
+
+// REDUCE_SUM, REDUCE_MAX (every REDUCE_*): the axis; the output keeps it with size 1.
+// ARGMAX: the axis; the output drops it.
+struct TosaReduce {
+  int64_t axis = 0;
+  Shape output;
+};
+Result<TosaReduce> tosa_reduce(const Attributes& attrs, const Shape& input);
+Result<TosaReduce> tosa_argmax(const Attributes& attrs, const Shape& input);
+
+// RESHAPE: `shape` (one -1 may stand for the remaining size), with the input's element count.
+Result<Shape> tosa_reshape(const Attributes& attrs, const Shape& input);
 
 // TRANSPOSE: perms, a permutation of [0, rank) (no negative values); output dim i is input dim
 // perms[i].

@@ -2,7 +2,7 @@
 // reductions. Parameter layouts match shaders/conv2d_f32.comp, matmul_f32.comp, reduce_f32.comp.
 #include <string>
 
-#include "kernel_emitters.h"
+#include "dispatch_emitters.h"
 #include "univk/ops/tosa_ops.h"
 
 namespace univk::backends::vgf {

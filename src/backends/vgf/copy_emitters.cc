@@ -29,7 +29,7 @@ struct CopySpec {
   uint32_t pad_bits = 0;
 };
 
-Result<Dispatch> copy_kernel(const TensorView& input, const TensorView& output, const CopySpec& spec) {
+Result<Dispatch> copy_dispatch(const TensorView& input, const TensorView& output, const CopySpec& spec) {
   Dispatch k;
   k.shader = copy_shader(input.dtype);
   TensorView out = output;
@@ -50,7 +50,7 @@ Result<Dispatch> copy_kernel(const TensorView& input, const TensorView& output, 
 }
 
 // A plain copy (no padding, no wrapping) runs over the canonical iteration space of its two
-// views and is split like an elementwise kernel; PAD and TILE run as one kernel.
+// views and is split like an elementwise dispatch; PAD and TILE run as one dispatch.
 Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorView& output, const CopySpec& spec,
                                         const BindingLimit& limit) {
   if (dtype_size(input.dtype) != dtype_size(output.dtype) || dtype_size(input.dtype) > 4)
@@ -59,7 +59,7 @@ Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorVie
   const bool plain = !spec.wrap && spec.in_dims == spec.iter_dims &&
                      std::all_of(spec.low.begin(), spec.low.end(), [](int64_t v) { return v == 0; });
   if (!plain) {
-    UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_kernel(input, output, spec));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_dispatch(input, output, spec));
     return std::vector<Dispatch>{std::move(k)};
   }
   TensorView out = output, in = input;
@@ -71,7 +71,7 @@ Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorVie
   UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(out, {in}));
   std::vector<std::vector<TensorView>> pieces;
   UNIVK_RETURN_IF_ERROR(split_iteration(views, 0, limit, "copy", pieces));
-  std::vector<Dispatch> kernels;
+  std::vector<Dispatch> dispatches;
   for (const auto& piece : pieces) {
     CopySpec s;
     s.iter_dims = piece[0].shape;
@@ -79,10 +79,10 @@ Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorVie
     s.out_strides = piece[0].strides;
     s.in_strides = piece[1].strides;
     s.low.assign(piece[0].shape.size(), 0);
-    UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_kernel(piece[1], piece[0], s));
-    kernels.push_back(std::move(k));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_dispatch(piece[1], piece[0], s));
+    dispatches.push_back(std::move(k));
   }
-  return kernels;
+  return dispatches;
 }
 
 // Pad value bits for the element type of `view` from a float or int attribute.
@@ -126,8 +126,8 @@ Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const 
       return make_copy(src, output, spec, limit);
     }
     case TosaOp::kReshape: {
-      if (Shape(in.shape).numel() != Shape(output.shape).numel())
-        return invalid_argument("RESHAPE changes the element count");
+      UNIVK_ASSIGN_OR_RETURN(Shape reshaped, ops::tosa_reshape(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("RESHAPE", reshaped, output));
       if (!output.contiguous()) return unsupported("RESHAPE into a strided resource");
       // Iterate over the input's coordinates; the packed output index is the row-major index.
       spec.iter_dims = in.shape;
@@ -160,7 +160,7 @@ Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const 
       UNIVK_ASSIGN_OR_RETURN(ops::TosaConcat cat, ops::tosa_concat(op.attrs, shapes));
       UNIVK_RETURN_IF_ERROR(check_declared_output("CONCAT", cat.output, output));
       const size_t axis = static_cast<size_t>(cat.axis);
-      std::vector<Dispatch> kernels;
+      std::vector<Dispatch> dispatches;
       int64_t at = 0;
       for (const TensorView& part : inputs) {
         CopySpec s;
@@ -172,10 +172,10 @@ Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const 
         s.out_offset = at * output.strides[axis];
         at += part.shape[axis];
         if (Shape(part.shape).numel() == 0) continue;
-        UNIVK_ASSIGN_OR_RETURN(auto part_kernels, make_copy(part, output, s, limit));
-        for (auto& k : part_kernels) kernels.push_back(std::move(k));
+        UNIVK_ASSIGN_OR_RETURN(auto part_dispatches, make_copy(part, output, s, limit));
+        for (auto& k : part_dispatches) dispatches.push_back(std::move(k));
       }
-      return kernels;
+      return dispatches;
     }
     default:
       return unsupported("not a data-movement operator");

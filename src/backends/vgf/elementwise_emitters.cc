@@ -15,8 +15,8 @@ using spirv::TosaOperation;
 
 namespace {
 
-// One elementwise kernel over views in canonical form (output first).
-Result<Dispatch> elementwise_kernel(DType dtype, const std::vector<TensorView>& views, const EwProgram& program) {
+// One elementwise dispatch over views in canonical form (output first).
+Result<Dispatch> elementwise_dispatch(DType dtype, const std::vector<TensorView>& views, const EwProgram& program) {
   const TensorView& output = views[0];
   const size_t num_inputs = views.size() - 1;
   Dispatch k;
@@ -54,15 +54,15 @@ Result<std::vector<Dispatch>> emit_elementwise(DType dtype, const std::vector<Te
   UNIVK_ASSIGN_OR_RETURN(auto views, canonical_iteration(output, inputs));
   std::vector<std::vector<TensorView>> pieces;
   UNIVK_RETURN_IF_ERROR(split_iteration(views, 0, limit, "elementwise program", pieces));
-  std::vector<Dispatch> kernels;
+  std::vector<Dispatch> dispatches;
   for (const auto& piece : pieces) {
     // A slice may have size-1 dims or newly mergeable ones.
     std::vector<TensorView> piece_inputs(piece.begin() + 1, piece.end());
     UNIVK_ASSIGN_OR_RETURN(auto canonical, canonical_iteration(piece[0], piece_inputs));
-    UNIVK_ASSIGN_OR_RETURN(Dispatch k, elementwise_kernel(dtype, canonical, program));
-    kernels.push_back(std::move(k));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, elementwise_dispatch(dtype, canonical, program));
+    dispatches.push_back(std::move(k));
   }
-  return kernels;
+  return dispatches;
 }
 
 }  // namespace univk::backends::vgf

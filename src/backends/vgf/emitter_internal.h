@@ -1,6 +1,6 @@
-// Helpers the per-family emitters share (kernel_emitters.h is the public side): parameter words
+// Helpers the per-family emitters share (dispatch_emitters.h is the public side): parameter words
 // (param_words.cc), slicing of work that exceeds the binding limit (slicing.cc), and the
-// data-movement emitter that emit_kernels dispatches to (copy_emitters.cc). Pure data.
+// data-movement emitter that emit_dispatches hands copies to (copy_emitters.cc). Pure data.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel_emitters.h"
+#include "dispatch_emitters.h"
 #include "shader_variants.h"
 
 namespace univk::backends::vgf {

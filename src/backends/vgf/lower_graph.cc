@@ -10,7 +10,7 @@
 
 #include "elementwise_program.h"
 #include "fusion.h"
-#include "kernel_emitters.h"
+#include "dispatch_emitters.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/vulkan/arena_plan.h"
 
@@ -201,14 +201,14 @@ class Lowering {
     for (size_t i = 0; i < g_.outputs.size(); ++i) {
       const auto& out = g_.outputs[i];
       UNIVK_ASSIGN_OR_RETURN(out_views_[i], resource_view(out.descriptor_set, out.binding, out.value));
-      // The producing kernel writes straight into the first resource bound to a value.
+      // The producing dispatch writes straight into the first resource bound to a value.
       if (producer_[out.value] && !views_[out.value]) views_[out.value] = out_views_[i];
     }
     return ok_status();
   }
 
-  // A TRANSPOSE whose result is a graph output and whose input is written by one kernel that
-  // nothing else reads: that kernel writes through the inverse permutation instead.
+  // A TRANSPOSE whose result is a graph output and whose input is written by one dispatch that
+  // nothing else reads: that dispatch writes through the inverse permutation instead.
   void plan_write_through() {
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       const TosaOperation& op = g_.operations[i];
@@ -226,7 +226,7 @@ class Lowering {
     }
   }
 
-  // The view of `v` for reading, assigning scratch when a kernel still has to produce it.
+  // The view of `v` for reading, assigning scratch when a dispatch still has to produce it.
   TensorView output_view(ValueId v) {
     if (!views_[v]) views_[v] = contiguous_view(v, StorageRef{StorageKind::kScratch, v, 0, byte_size(v)});
     return *views_[v];
@@ -260,10 +260,10 @@ class Lowering {
       inputs.push_back(view);
     }
     TensorView output = output_view(out);
-    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> kernels, emit_kernels(op, inputs, output, ctx_.binding_limit));
-    for (auto& k : kernels) {
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_dispatches(op, inputs, output, ctx_.binding_limit));
+    for (auto& k : dispatches) {
       if (k.label.empty()) k.label = op_label(op);
-      plan_.kernels.push_back(std::move(k));
+      plan_.dispatches.push_back(std::move(k));
     }
     return ok_status();
   }
@@ -287,9 +287,9 @@ class Lowering {
       view.strides = in.strides;
       return std::optional<TensorView>(view);
     }
+    UNIVK_ASSIGN_OR_RETURN(Shape reshaped, ops::tosa_reshape(op.attrs, Shape(in.shape)));
+    UNIVK_RETURN_IF_ERROR(check_declared_output("RESHAPE", reshaped, view));
     if (!in.contiguous()) return std::optional<TensorView>();
-    if (Shape(out_type.shape).numel() != Shape(in.shape).numel())
-      return invalid_argument("RESHAPE changes the element count");
     view.strides = Shape(out_type.shape).contiguous_strides();
     return std::optional<TensorView>(view);
   }
@@ -311,13 +311,13 @@ class Lowering {
     if (grp.anchor) label = op_label(g_.operations[*grp.anchor]);
     for (size_t i : grp.ops) label += (label.empty() ? "" : "+") + op_label(g_.operations[i]);
     TensorView output = output_view(grp.output);
-    Result<std::vector<Dispatch>> kernels =
+    Result<std::vector<Dispatch>> dispatches =
         grp.anchor ? emit_pool(g_.operations[*grp.anchor], inputs, output, *program, ctx_.binding_limit)
                    : emit_elementwise(grp.dtype, inputs, output, *program, ctx_.binding_limit);
-    if (!kernels.ok()) return kernels.status();
-    for (Dispatch& k : *kernels) {
+    if (!dispatches.ok()) return dispatches.status();
+    for (Dispatch& k : *dispatches) {
       k.label = label;
-      plan_.kernels.push_back(std::move(k));
+      plan_.dispatches.push_back(std::move(k));
     }
     return ok_status();
   }
@@ -333,19 +333,19 @@ class Lowering {
         continue;
       }
       UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(v));
-      UNIVK_ASSIGN_OR_RETURN(auto kernels, emit_copy(in, out_views_[i], ctx_.binding_limit));
-      for (Dispatch& k : kernels) {
+      UNIVK_ASSIGN_OR_RETURN(auto dispatches, emit_copy(in, out_views_[i], ctx_.binding_limit));
+      for (Dispatch& k : dispatches) {
         k.label = "output copy";
-        plan_.kernels.push_back(std::move(k));
+        plan_.dispatches.push_back(std::move(k));
       }
     }
     return ok_status();
   }
 
-  // Kernels the emitters do not split (reductions, RESCALE, PAD/TILE) must fit the binding
+  // Dispatches the emitters do not split (reductions, RESCALE, PAD/TILE) must fit the binding
   // limit whole; scratch offsets are 256-byte aligned, like resources.
   Status check_binding_limit() const {
-    for (const Dispatch& k : plan_.kernels) {
+    for (const Dispatch& k : plan_.dispatches) {
       std::vector<TensorView> views = k.outputs;
       views.insert(views.end(), k.inputs.begin(), k.inputs.end());
       if (!views_fit(views, ctx_.binding_limit)) return binding_limit_error(views, ctx_.binding_limit, k.label);
@@ -353,13 +353,13 @@ class Lowering {
     return ok_status();
   }
 
-  // Scratch values live from the first to the last kernel that touches them; values whose
+  // Scratch values live from the first to the last dispatch that touches them; values whose
   // lifetimes do not overlap share bytes (vulkan::plan_arena). Offsets are 256-byte aligned,
   // like resources.
   void plan_scratch() {
     std::map<uint32_t, size_t> request_of;  // scratch id -> index in requests
     std::vector<vulkan::ArenaRequest> requests;
-    for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    for (size_t k = 0; k < plan_.dispatches.size(); ++k) {
       auto note = [&](const TensorView& v) {
         if (v.storage.kind != StorageKind::kScratch) return;
         auto [it, inserted] = request_of.try_emplace(v.storage.resource, requests.size());
@@ -368,17 +368,17 @@ class Lowering {
         request.last = k;
         request.size = v.storage.byte_size;
       };
-      for (auto& v : plan_.kernels[k].outputs) note(v);
-      for (auto& v : plan_.kernels[k].inputs) note(v);
+      for (auto& v : plan_.dispatches[k].outputs) note(v);
+      for (auto& v : plan_.dispatches[k].inputs) note(v);
     }
     const vulkan::ArenaPlan arena = vulkan::plan_arena(requests, kScratchAlignment);
-    for (auto& kernel : plan_.kernels) {
+    for (auto& dispatch : plan_.dispatches) {
       auto patch = [&](TensorView& v) {
         if (v.storage.kind == StorageKind::kScratch)
           v.storage.byte_offset = arena.offsets[request_of.at(v.storage.resource)];
       };
-      for (auto& v : kernel.outputs) patch(v);
-      for (auto& v : kernel.inputs) patch(v);
+      for (auto& v : dispatch.outputs) patch(v);
+      for (auto& v : dispatch.inputs) patch(v);
     }
     plan_.scratch_bytes = arena.total;
   }

@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-#include "kernel_plan.h"
+#include "dispatch_plan.h"
 #include "univk/base/status.h"
 #include "univk/spirv/tosa_graph.h"
 #include "univk/vgf/vgf_file.h"
@@ -21,7 +21,7 @@ struct LoweringContext {
   std::map<uint32_t, uint64_t> constant_offsets;
   // The constant buffer's contents; inline TOSA constants are appended (16-byte aligned).
   std::vector<uint8_t>* constant_blob = nullptr;
-  // Kernels whose views would exceed it are split into slices (see kernel_emitters.h).
+  // Dispatches whose views would exceed it are split into slices (see dispatch_emitters.h).
   BindingLimit binding_limit;
 };
 

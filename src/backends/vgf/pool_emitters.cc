@@ -31,10 +31,10 @@ bool strides_divisible(const TensorView& v, size_t skip, int64_t m) {
   return true;
 }
 
-// One pool kernel over views {output, input, epilogue inputs...}; the epilogue views have the
+// One pool dispatch over views {output, input, epilogue inputs...}; the epilogue views have the
 // output's shape (broadcast dims have stride 0).
-Result<Dispatch> pool_kernel(Shader shader, const PoolGeometry& g, const std::vector<TensorView>& views,
-                             const EwProgram& epilogue) {
+Result<Dispatch> pool_dispatch(Shader shader, const PoolGeometry& g, const std::vector<TensorView>& views,
+                               const EwProgram& epilogue) {
   const TensorView& output = views[0];
   const TensorView& in = views[1];
   Dispatch k;
@@ -159,15 +159,15 @@ Result<std::vector<Dispatch>> emit_pool(const TosaOperation& op, const std::vect
     views.push_back(std::move(v));
   }
   const std::string what(spirv::tosa_op_name(op.op));
-  std::vector<Dispatch> kernels;
+  std::vector<Dispatch> dispatches;
   auto add = [&](const PoolGeometry& g, const std::vector<TensorView>& slice) -> Status {
-    UNIVK_ASSIGN_OR_RETURN(Dispatch k, pool_kernel(shader, g, slice, epilogue));
-    kernels.push_back(std::move(k));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, pool_dispatch(shader, g, slice, epilogue));
+    dispatches.push_back(std::move(k));
     return ok_status();
   };
   if (views_fit(views, limit)) {
     UNIVK_RETURN_IF_ERROR(add(geom, views));
-    return kernels;
+    return dispatches;
   }
   // Whole images: every view is sliced along N.
   auto batch = [&](int64_t start, int64_t count) {
@@ -178,7 +178,7 @@ Result<std::vector<Dispatch>> emit_pool(const TosaOperation& op, const std::vect
   const auto images = plan_slices(output.shape[0], batch, limit);
   if (!images.empty()) {
     for (auto [start, count] : images) UNIVK_RETURN_IF_ERROR(add(geom, batch(start, count)));
-    return kernels;
+    return dispatches;
   }
   // Bands of output rows of one image: the input rows their windows cover, with the top
   // padding that is left above the band.
@@ -201,13 +201,13 @@ Result<std::vector<Dispatch>> emit_pool(const TosaOperation& op, const std::vect
     const auto rows = plan_slices(
         out_h, [&](int64_t start, int64_t count) { return band(n, start, count).second; }, limit);
     if (rows.empty()) return binding_limit_error(band(n, 0, 1).second, limit, what + " (bands of output rows)");
-    if (kernels.size() + rows.size() > kMaxSlices) return binding_limit_error(views, limit, what);
+    if (dispatches.size() + rows.size() > kMaxSlices) return binding_limit_error(views, limit, what);
     for (auto [start, count] : rows) {
       auto [g, slice] = band(n, start, count);
       UNIVK_RETURN_IF_ERROR(add(g, slice));
     }
   }
-  return kernels;
+  return dispatches;
 }
 
 }  // namespace univk::backends::vgf

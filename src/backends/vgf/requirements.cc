@@ -218,7 +218,7 @@ Result<DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file) {
       auto graph = spirv::read_tosa_graph(m.spirv());
       if (!graph.ok()) return graph.status().with_context(where);
       for (const auto& v : graph->values) add_dtype(r, v.type.dtype);
-      // The CAST/RESCALE/TABLE kernels share 8-bit tensor views (shaders/int8_io.glsl).
+      // The CAST/RESCALE/TABLE dispatches share 8-bit tensor views (shaders/int8_io.glsl).
       for (const auto& op : graph->operations)
         if (op.op == spirv::TosaOp::kCast || op.op == spirv::TosaOp::kRescale || op.op == spirv::TosaOp::kTable)
           add_dtype(r, DType::kInt8);

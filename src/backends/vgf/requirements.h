@@ -5,7 +5,7 @@
 // tensors appear in a graph: int8/uint8/bool -> shaderInt8 + storageBuffer8BitAccess;
 // int16 -> shaderInt16 + storageBuffer16BitAccess; fp16 -> shaderFloat16 + shaderInt16 +
 // storageBuffer16BitAccess; CAST, RESCALE or TABLE operators -> shaderInt8 +
-// storageBuffer8BitAccess (their kernels use 8-bit views). COMPUTE segments need what their SPIR-V declares
+// storageBuffer8BitAccess (their dispatches use 8-bit views). COMPUTE segments need what their SPIR-V declares
 // (OpCapability and OpExtension mapped to features, extensions and a minimum API version) and ask for
 // robustBufferAccess (optional: VgfDelegate decides, by its vgf_robust_buffer_access option,
 // whether a device without it may run them).

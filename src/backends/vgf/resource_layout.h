@@ -7,7 +7,7 @@
 // are read packed, so declared strides on them must be the packed ones.
 //
 // A model input or output whose strides are valid but not packed (padded rows, permuted dims)
-// runs in both modes: per_delegate copies it on the host, fused mode with copy kernels between
+// runs in both modes: per_delegate copies it on the host, fused mode with copy dispatches between
 // the method's packed device tensor and the delegate's own strided buffer (VgfDelegate::record).
 #pragma once
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kernel_plan.h"
+#include "dispatch_plan.h"
 
 namespace univk::backends::vgf {
 

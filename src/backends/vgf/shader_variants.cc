@@ -25,30 +25,30 @@ Shader elementwise_shader(DType dtype) {
   return dtype == DType::kFloat16 ? Shader::kElementwiseF16 : Shader::kElementwiseF32;
 }
 
-Dispatch select_variant_for_bases(const Dispatch& kernel, std::span<const uint32_t> bases) {
-  Dispatch selected = kernel;
-  if (is_elementwise(kernel.shader)) {
+Dispatch select_variant_for_bases(const Dispatch& dispatch, std::span<const uint32_t> bases) {
+  Dispatch selected = dispatch;
+  if (is_elementwise(dispatch.shader)) {
     for (auto& [id, value] : selected.specialization) {
       if (id != kElementwiseModeConstant || value != kElementwiseModeLinear) continue;
-      bool aligned = kernel.params[0] % 4 == 0;  // element count
-      for (size_t i = 0; i < 1 + kernel.inputs.size(); ++i) aligned = aligned && bases[i] % 4 == 0;
+      bool aligned = dispatch.params[0] % 4 == 0;  // element count
+      for (size_t i = 0; i < 1 + dispatch.inputs.size(); ++i) aligned = aligned && bases[i] % 4 == 0;
       if (aligned) value = kElementwiseModeLinearVec4;
     }
   }
-  if (kernel.shader == Shader::kPoolF32 || kernel.shader == Shader::kPoolF16) {
+  if (dispatch.shader == Shader::kPoolF32 || dispatch.shader == Shader::kPoolF16) {
     // Vector loads and stores need bases aligned to their width (pool.glsl).
     const bool quad_out = bases[0] % 4 == 0;
     for (auto& [id, value] : selected.specialization) {
       if (id == kPoolPairXConstant && bases[1] % 2 != 0) value = 0;
       if (id == kPoolQuadLoadConstant && (!quad_out || bases[1] % 4 != 0)) value = 0;
       if (id == kPoolEpilogueQuadConstant) {
-        for (size_t i = 1; i < kernel.inputs.size(); ++i) {
+        for (size_t i = 1; i < dispatch.inputs.size(); ++i) {
           if (!quad_out || bases[1 + i] % 4 != 0) value &= ~(1u << (i - 1));
         }
       }
       if (id == kPoolQuadXConstant && value != 0 && !quad_out) {
         value = 0;
-        selected.work_items = kernel.params[0];  // one invocation per output again
+        selected.work_items = dispatch.params[0];  // one invocation per output again
       }
     }
   }

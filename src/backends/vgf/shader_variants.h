@@ -1,7 +1,7 @@
 // Shader-variant selection: which library shader runs a dispatch, and which of its
 // specialization-constant variants.
 //
-// Record time: the lowering chooses a kernel's vector-access variants
+// Record time: the lowering chooses a dispatch's vector-access variants
 // (specialization constants) assuming every tensor view starts at an aligned element; only the
 // recorder knows the real base element of each binding (the view's offset plus the part of its
 // storage offset below the descriptor alignment). This adjusts the variants to those bases.
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kernel_plan.h"
+#include "dispatch_plan.h"
 
 namespace univk::backends::vgf {
 
@@ -21,10 +21,10 @@ Shader copy_shader(DType dtype);
 Shader elementwise_shader(DType dtype);
 
 // `bases`: one base element offset per tensor binding (outputs first, then inputs), as the
-// recorder prepends them to the kernel's parameter words. Elementwise kernels in linear mode
+// recorder prepends them to the dispatch's parameter words. Elementwise dispatches in linear mode
 // move to 4-element vector accesses when every base and the element count allow it; pool
-// kernels drop the pair/quad accesses whose bases are not aligned to their width (and, without
+// dispatches drop the pair/quad accesses whose bases are not aligned to their width (and, without
 // quad outputs, run one invocation per output again).
-Dispatch select_variant_for_bases(const Dispatch& kernel, std::span<const uint32_t> bases);
+Dispatch select_variant_for_bases(const Dispatch& dispatch, std::span<const uint32_t> bases);
 
 }  // namespace univk::backends::vgf

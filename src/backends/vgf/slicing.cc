@@ -1,4 +1,4 @@
-// Iteration spaces and slicing: the canonical iteration space of an elementwise kernel or copy,
+// Iteration spaces and slicing: the canonical iteration space of an elementwise dispatch or copy,
 // and the split of work whose views exceed the binding limit into slices that fit.
 #include "emitter_internal.h"
 

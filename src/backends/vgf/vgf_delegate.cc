@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernel_emitters.h"
+#include "dispatch_emitters.h"
 #include "lower_graph.h"
 #include "requirements.h"
 #include "resource_layout.h"
@@ -76,11 +76,11 @@ uint64_t VgfDelegate::binding_limit() const {
   return std::min<uint64_t>(device_->properties().limits.maxStorageBufferRange, options_.max_binding_bytes);
 }
 
-std::vector<std::string> VgfDelegate::kernel_labels() const {
+std::vector<std::string> VgfDelegate::dispatch_labels() const {
   std::vector<std::string> labels;
   for (const auto& seg : segments_) {
     if (seg.graph)
-      for (const auto& k : seg.graph->kernels) labels.push_back(k.label);
+      for (const auto& k : seg.graph->dispatches) labels.push_back(k.label);
     if (seg.compute) labels.push_back("COMPUTE");
   }
   return labels;
@@ -315,9 +315,7 @@ Result<BufferRange> VgfDelegate::resource_range(uint32_t index, const std::vecto
 }
 
 Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor> inputs) {
-  if (inputs.size() != input_resources_.size())
-    return invalid_argument("VgfBackend: execute got " + std::to_string(inputs.size()) + " inputs, expected " +
-                            std::to_string(input_resources_.size()));
+  UNIVK_RETURN_IF_ERROR(backend::check_inputs(inputs, spec_.inputs).with_context("VgfBackend execute"));
   if (own_recording_ == nullptr) return invalid_argument("VgfBackend: execute() before prepare_execute()");
   backend::ExecuteStats stats = own_recording_->stats;
   stats.submissions = 1;
@@ -325,14 +323,11 @@ Result<std::vector<HostTensor>> VgfDelegate::execute(std::span<const HostTensor>
     const uint32_t r = input_resources_[i];
     const univk::vgf::Resource& res = file_.resources[r];
     vulkan::Buffer& buffer = resource_buffers_[resource_buffer_of_[r]];
-    const DType dtype = *univk::vgf::dtype_from_vk_format(res.vk_format);
-    if (inputs[i].dtype() != dtype || inputs[i].numel() != Shape(res.shape).numel())
-      return invalid_argument("VgfBackend: input " + std::to_string(i) + " is " + inputs[i].describe());
     if (res.strides.empty()) {
       parallel_memcpy(buffer.mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
     } else {
       UNIVK_ASSIGN_OR_RETURN(auto strides, resource_element_strides(res));
-      copy_strided(res, strides, dtype_size(dtype), static_cast<uint8_t*>(buffer.mapped()),
+      copy_strided(res, strides, dtype_size(inputs[i].dtype()), static_cast<uint8_t*>(buffer.mapped()),
                    const_cast<uint8_t*>(inputs[i].bytes().data()), true);
     }
     stats.bytes_uploaded += inputs[i].byte_size();
@@ -389,10 +384,10 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
       UNIVK_ASSIGN_OR_RETURN(own.storage.byte_size, resource_byte_size(res));
       own.storage.resource = r;
       UNIVK_ASSIGN_OR_RETURN(own.strides, resource_element_strides(res));
-      auto kernels = input ? emit_copy(packed, own, limit) : emit_copy(own, packed, limit);
-      if (!kernels.ok()) return kernels.status().with_context("VgfBackend: copy of " + resource_name(r));
+      auto dispatches = input ? emit_copy(packed, own, limit) : emit_copy(own, packed, limit);
+      if (!dispatches.ok()) return dispatches.status().with_context("VgfBackend: copy of " + resource_name(r));
       auto& into = input ? copy_in : copy_out;
-      into.insert(into.end(), kernels->begin(), kernels->end());
+      into.insert(into.end(), dispatches->begin(), dispatches->end());
       return ok_status();
     }
     UNIVK_ASSIGN_OR_RETURN(uint64_t bytes, resource_byte_size(res));

@@ -16,11 +16,13 @@
 // Fused mode binds a model input or output resource to the method's packed tensor directly
 // when it is packed and alone in its alias group; otherwise (padded or permuted strides, or an
 // alias group holding several model inputs/outputs) the resource keeps a buffer of its own and
-// copy kernels move the data between it and the tensor, before and after the segments.
+// copy dispatches move the data between it and the tensor, before and after the segments.
 // per_delegate outputs are read from host memory: straight from their device-local mapped
 // buffers when that memory is HOST_CACHED (integrated GPUs, lavapipe), else (discrete GPUs,
 // where it is uncached BAR memory) from HOST_CACHED staging buffers that the command buffer
 // fills with vkCmdCopyBuffer after the last dispatch.
+// Thread safety: calls are serialised by the owning Method (delegate.h), so the delegate has no
+// lock of its own; a caller driving it directly serialises its calls the same way.
 #pragma once
 
 #include <array>
@@ -30,7 +32,7 @@
 #include <optional>
 #include <vector>
 
-#include "kernel_plan.h"
+#include "dispatch_plan.h"
 #include "univk/backend/backend.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk/vulkan/buffer.h"
@@ -43,7 +45,7 @@ namespace univk::backends::vgf {
 // Load-time settings from the backend's runtime options (parsed in vgf_backend.cc).
 struct DelegateOptions {
   // Bytes one descriptor may cover, on top of the device's maxStorageBufferRange (option
-  // `max_binding_bytes`); kernels over larger views are split into slices.
+  // `max_binding_bytes`); dispatches over larger views are split into slices.
   uint64_t max_binding_bytes = UINT64_MAX;
   // per_delegate outputs through staging copies even when the mapped memory is HOST_CACHED
   // (option `vgf_output_staging=always`; default `auto`).
@@ -70,7 +72,7 @@ class VgfDelegate final : public backend::Delegate {
   backend::ExecuteStats stats() const override { return last_stats_; }
 
   // Labels of the lowered GRAPH segments' dispatches in dispatch order (tests, tools, logs).
-  std::vector<std::string> kernel_labels() const;
+  std::vector<std::string> dispatch_labels() const;
   // per_delegate outputs read through staging copies (known after prepare_execute()).
   size_t staged_outputs() const;
 
@@ -92,8 +94,8 @@ class VgfDelegate final : public backend::Delegate {
     backend::ExecuteStats stats;
   };
   // Recording (vgf_recording.cc).
-  struct Step;         // a lowered kernel or a COMPUTE segment, in recording order
-  struct BoundKernel;  // a kernel's descriptor ranges, accesses and parameter-word offset
+  struct Step;           // a lowered dispatch or a COMPUTE segment, in recording order
+  struct BoundDispatch;  // a dispatch's descriptor ranges, accesses and parameter-word offset
 
   VgfDelegate() = default;
   Status init(const backend::DelegateSpec& spec, const univk::vgf::VgfFile& file);
@@ -113,16 +115,16 @@ class VgfDelegate final : public backend::Delegate {
   Status record_work(vulkan::DispatchRecorder& recorder, const std::vector<vulkan::BufferRange>& resource_ranges,
                      Recording& recording, std::span<const Dispatch> before = {}, std::span<const Dispatch> after = {});
   std::vector<Step> work_steps(std::span<const Dispatch> before, std::span<const Dispatch> after) const;
-  // The descriptor ranges and accesses of every kernel in `steps`, and their parameter words
-  // (the base words, then the kernel's own) in `words`, each kernel's aligned for its descriptor.
-  Result<std::vector<BoundKernel>> bind_kernels(const std::vector<Step>& steps,
-                                                const std::vector<vulkan::BufferRange>& resource_ranges,
-                                                std::vector<uint32_t>& words) const;
+  // The descriptor ranges and accesses of every dispatch in `steps`, and their parameter words
+  // (the base words, then the dispatch's own) in `words`, each dispatch's aligned for its descriptor.
+  Result<std::vector<BoundDispatch>> bind_dispatches(const std::vector<Step>& steps,
+                                                     const std::vector<vulkan::BufferRange>& resource_ranges,
+                                                     std::vector<uint32_t>& words) const;
   // The parameter buffer and a descriptor pool with room for every dispatch of the recording.
-  Status create_recording_objects(const std::vector<BoundKernel>& bound, const std::vector<uint32_t>& words,
+  Status create_recording_objects(const std::vector<BoundDispatch>& bound, const std::vector<uint32_t>& words,
                                   Recording& recording) const;
-  Status record_kernel(vulkan::DispatchRecorder& recorder, const BoundKernel& bound, const std::vector<uint32_t>& words,
-                       Recording& recording);
+  Status record_dispatch(vulkan::DispatchRecorder& recorder, const BoundDispatch& bound,
+                         const std::vector<uint32_t>& words, Recording& recording);
   Status record_compute_segment(vulkan::DispatchRecorder& recorder, size_t segment,
                                 const std::vector<vulkan::BufferRange>& resource_ranges, Recording& recording);
   // per_delegate: makes the model outputs readable by the host after the wait (staging copies

@@ -1,6 +1,6 @@
-// VgfDelegate's recording: the work in order (copy-in kernels, every segment, copy-out kernels),
-// each kernel's descriptor ranges and parameter words, then one dispatch per kernel or COMPUTE
-// segment through the device runtime's DispatchRecorder, which places the barriers.
+// VgfDelegate's recording: the work in order (copy-in dispatches, every segment, copy-out dispatches),
+// each dispatch's descriptor ranges and parameter words, then each dispatch and COMPUTE
+// segment recorded through the device runtime's DispatchRecorder, which places the barriers.
 #include <algorithm>
 #include <cstring>
 
@@ -28,12 +28,12 @@ std::string binding_limit_message(uint64_t bytes, uint64_t limit) {
 }  // namespace
 
 struct VgfDelegate::Step {
-  const Dispatch* kernel = nullptr;  // null: COMPUTE segment `segment`
+  const Dispatch* dispatch = nullptr;  // null: COMPUTE segment `segment`
   size_t segment = 0;
 };
 
-struct VgfDelegate::BoundKernel {
-  const Dispatch* kernel = nullptr;
+struct VgfDelegate::BoundDispatch {
+  const Dispatch* dispatch = nullptr;
   uint64_t params_offset = 0;          // bytes into the parameter buffer
   std::vector<BufferRange> tensors;    // binding 1.. (outputs, inputs, unused bindings)
   std::vector<BufferAccess> accesses;  // the bytes the views touch exactly
@@ -47,16 +47,16 @@ std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Dispatch>
     if (segments_[s].compute) {
       steps.push_back({nullptr, s});
     } else {
-      for (const Dispatch& k : segments_[s].graph->kernels) steps.push_back({&k, s});
+      for (const Dispatch& k : segments_[s].graph->dispatches) steps.push_back({&k, s});
     }
   }
   for (const Dispatch& k : after) steps.push_back({&k, 0});
   return steps;
 }
 
-Result<std::vector<VgfDelegate::BoundKernel>> VgfDelegate::bind_kernels(const std::vector<Step>& steps,
-                                                                        const std::vector<BufferRange>& resource_ranges,
-                                                                        std::vector<uint32_t>& words) const {
+Result<std::vector<VgfDelegate::BoundDispatch>> VgfDelegate::bind_dispatches(
+    const std::vector<Step>& steps, const std::vector<BufferRange>& resource_ranges,
+    std::vector<uint32_t>& words) const {
   const uint64_t align = std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4);
   const uint64_t limit = binding_limit();
   // Where a TensorView's storage lives in this recording.
@@ -75,40 +75,40 @@ Result<std::vector<VgfDelegate::BoundKernel>> VgfDelegate::bind_kernels(const st
     return internal_error("bad storage kind");
   };
 
-  std::vector<BoundKernel> bound;
+  std::vector<BoundDispatch> bound;
   for (const Step& step : steps) {
-    if (step.kernel == nullptr || step.kernel->work_items == 0) continue;
-    const Dispatch& kernel = *step.kernel;
-    BoundKernel b;
-    b.kernel = &kernel;
+    if (step.dispatch == nullptr || step.dispatch->work_items == 0) continue;
+    const Dispatch& dispatch = *step.dispatch;
+    BoundDispatch b;
+    b.dispatch = &dispatch;
     std::vector<uint32_t> bases;
     std::vector<const TensorView*> views;
-    for (const auto& v : kernel.outputs) views.push_back(&v);
-    for (const auto& v : kernel.inputs) views.push_back(&v);
+    for (const auto& v : dispatch.outputs) views.push_back(&v);
+    for (const auto& v : dispatch.inputs) views.push_back(&v);
     for (size_t i = 0; i < views.size(); ++i) {
       const TensorView& v = *views[i];
       UNIVK_ASSIGN_OR_RETURN(BufferRange r, storage_range(v.storage));
       // Bind only the bytes the view touches, from its first element aligned down to the
       // descriptor alignment: the base word stays below the alignment and a tensor larger
-      // than one binding can be covered by several kernels over slices.
+      // than one binding can be covered by several dispatches over slices.
       const uint64_t elem = dtype_size(v.dtype);
       const ByteSpan span = view_byte_span(v);
       if (span.end > r.size) {
-        return internal_error(kernel.label + ": a tensor view reaches past its storage (" + std::to_string(span.end) +
+        return internal_error(dispatch.label + ": a tensor view reaches past its storage (" + std::to_string(span.end) +
                               " > " + std::to_string(r.size) + " bytes)");
       }
       const uint64_t start = r.offset + span.begin, end = r.offset + span.end;
       const uint64_t bind = start / align * align;
       if ((start - bind) % elem != 0) return unsupported("a tensor offset is not a multiple of its element size");
       if (end - bind > limit) {
-        return unsupported(kernel.label + ": a tensor view of " + binding_limit_message(end - bind, limit));
+        return unsupported(dispatch.label + ": a tensor view of " + binding_limit_message(end - bind, limit));
       }
       bases.push_back(static_cast<uint32_t>((start - bind) / elem));
       b.tensors.push_back({r.buffer, bind, end - bind});
-      b.accesses.push_back({{r.buffer, start, end - start}, /*write=*/i < kernel.outputs.size()});
+      b.accesses.push_back({{r.buffer, start, end - start}, /*write=*/i < dispatch.outputs.size()});
     }
     // Unused bindings of the shader get the first input's range (never accessed).
-    const uint32_t wanted = shader_tensor_bindings(kernel.shader);
+    const uint32_t wanted = shader_tensor_bindings(dispatch.shader);
     while (bases.size() < wanted) {
       bases.push_back(0);
       b.tensors.push_back(b.tensors.back());
@@ -116,21 +116,21 @@ Result<std::vector<VgfDelegate::BoundKernel>> VgfDelegate::bind_kernels(const st
     words.resize((words.size() * 4 + align - 1) / align * align / 4);
     b.params_offset = words.size() * 4;
     words.insert(words.end(), bases.begin(), bases.end());
-    words.insert(words.end(), kernel.params.begin(), kernel.params.end());
+    words.insert(words.end(), dispatch.params.begin(), dispatch.params.end());
     bound.push_back(std::move(b));
   }
   return bound;
 }
 
-Status VgfDelegate::create_recording_objects(const std::vector<BoundKernel>& bound, const std::vector<uint32_t>& words,
-                                             Recording& recording) const {
+Status VgfDelegate::create_recording_objects(const std::vector<BoundDispatch>& bound,
+                                             const std::vector<uint32_t>& words, Recording& recording) const {
   if (!words.empty()) {
     UNIVK_ASSIGN_OR_RETURN(recording.params, vulkan::Buffer::create(device_, words.size() * 4,
                                                                     vulkan::MemoryKind::kDeviceLocalHostVisible));
     std::memcpy(recording.params.mapped(), words.data(), words.size() * 4);
   }
   uint32_t sets = static_cast<uint32_t>(bound.size()), storage_descriptors = 0, compute_descriptors = 0;
-  for (const BoundKernel& b : bound) storage_descriptors += static_cast<uint32_t>(1 + b.tensors.size());
+  for (const BoundDispatch& b : bound) storage_descriptors += static_cast<uint32_t>(1 + b.tensors.size());
   for (size_t s = 0; s < segments_.size(); ++s) {
     if (!segments_[s].compute) continue;
     sets += static_cast<uint32_t>(segments_[s].compute->pipeline->set_layouts().size());
@@ -144,13 +144,13 @@ Status VgfDelegate::create_recording_objects(const std::vector<BoundKernel>& bou
   return ok_status();
 }
 
-Status VgfDelegate::record_kernel(vulkan::DispatchRecorder& recorder, const BoundKernel& b,
-                                  const std::vector<uint32_t>& words, Recording& recording) {
-  const Dispatch& kernel = *b.kernel;
-  const Dispatch selected =
-      select_variant_for_bases(kernel, std::span<const uint32_t>(words).subspan(b.params_offset / 4, b.tensors.size()));
-  auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(kernel.shader), 1 + b.tensors.size(), 0,
-                                                           std::string("VgfBackend ") + shader_name(kernel.shader));
+Status VgfDelegate::record_dispatch(vulkan::DispatchRecorder& recorder, const BoundDispatch& b,
+                                    const std::vector<uint32_t>& words, Recording& recording) {
+  const Dispatch& dispatch = *b.dispatch;
+  const Dispatch selected = select_variant_for_bases(
+      dispatch, std::span<const uint32_t>(words).subspan(b.params_offset / 4, b.tensors.size()));
+  auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(dispatch.shader), 1 + b.tensors.size(), 0,
+                                                           std::string("VgfBackend ") + shader_name(dispatch.shader));
   for (auto [id, value] : selected.specialization) desc.specialization.push_back({id, value});
   UNIVK_ASSIGN_OR_RETURN(std::shared_ptr<const vulkan::ComputePipeline> pipeline,
                          vulkan::get_or_create_pipeline(device_, desc));
@@ -160,25 +160,25 @@ Status VgfDelegate::record_kernel(vulkan::DispatchRecorder& recorder, const Boun
   const auto grid =
       dispatch_grid(selected.work_items, limits.maxComputeWorkGroupCount[0], limits.maxComputeWorkGroupCount[1]);
   if (uint64_t{grid[0]} * grid[1] * kLocalSize < selected.work_items) {
-    return unsupported(kernel.label + ": " + std::to_string(selected.work_items) +
+    return unsupported(dispatch.label + ": " + std::to_string(selected.work_items) +
                        " invocations exceed the device's workgroup-count limits");
   }
-  // Binding 0: the parameter words (bases, then the kernel's own); 1..: the tensors.
+  // Binding 0: the parameter words (bases, then the dispatch's own); 1..: the tensors.
   std::vector<vulkan::DescriptorWrite> descriptors;
-  const uint64_t params_bytes = (b.tensors.size() + kernel.params.size()) * 4;
+  const uint64_t params_bytes = (b.tensors.size() + dispatch.params.size()) * 4;
   descriptors.push_back(
       {0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, {recording.params.handle(), b.params_offset, params_bytes}});
   for (size_t i = 0; i < b.tensors.size(); ++i) {
     descriptors.push_back({0, static_cast<uint32_t>(1 + i), VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, b.tensors[i]});
   }
-  const std::string label = "kernel " + kernel.label;
-  vulkan::DispatchDesc dispatch;
-  dispatch.pipeline = pipeline.get();
-  dispatch.descriptors = descriptors;
-  dispatch.groups = {grid[0], grid[1], 1};
-  dispatch.accesses = b.accesses;
-  dispatch.label = label;
-  return recorder.dispatch(recording.pool, dispatch);
+  const std::string label = "dispatch " + dispatch.label;
+  vulkan::DispatchDesc recorded;
+  recorded.pipeline = pipeline.get();
+  recorded.descriptors = descriptors;
+  recorded.groups = {grid[0], grid[1], 1};
+  recorded.accesses = b.accesses;
+  recorded.label = label;
+  return recorder.dispatch(recording.pool, recorded);
 }
 
 Status VgfDelegate::record_compute_segment(vulkan::DispatchRecorder& recorder, size_t s,
@@ -221,14 +221,14 @@ Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::v
                                 std::span<const Dispatch> after) {
   const std::vector<Step> steps = work_steps(before, after);
   std::vector<uint32_t> words;
-  UNIVK_ASSIGN_OR_RETURN(std::vector<BoundKernel> bound, bind_kernels(steps, resource_ranges, words));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<BoundDispatch> bound, bind_dispatches(steps, resource_ranges, words));
   UNIVK_RETURN_IF_ERROR(create_recording_objects(bound, words, recording));
   size_t next_bound = 0;
   for (const Step& step : steps) {
-    if (step.kernel == nullptr) {
+    if (step.dispatch == nullptr) {
       UNIVK_RETURN_IF_ERROR(record_compute_segment(recorder, step.segment, resource_ranges, recording));
-    } else if (step.kernel->work_items != 0) {
-      UNIVK_RETURN_IF_ERROR(record_kernel(recorder, bound[next_bound++], words, recording));
+    } else if (step.dispatch->work_items != 0) {
+      UNIVK_RETURN_IF_ERROR(record_dispatch(recorder, bound[next_bound++], words, recording));
     }
   }
   return ok_status();
@@ -236,7 +236,7 @@ Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::v
 
 Status VgfDelegate::record_output_readback(vulkan::DispatchRecorder& recorder, const std::vector<BufferRange>& ranges) {
   // In place when the mapped memory is cached, else through a copy into cached host memory
-  // (uncached BAR reads crawl). The recorder orders the copies after the kernels that wrote
+  // (uncached BAR reads crawl). The recorder orders the copies after the dispatches that wrote
   // the outputs; one host-read barrier then covers the outputs and the copies.
   const VkCommandBuffer cmd = recorder.command_buffer();
   output_staging_.clear();

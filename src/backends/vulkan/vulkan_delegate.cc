@@ -31,7 +31,6 @@ Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const backend::De
 }
 
 VulkanDelegate::~VulkanDelegate() {
-  std::lock_guard<std::mutex> lock(mutex_);
   if (last_submitted_ == 0) return;
   Status s = device_->queue().wait_before_release(last_submitted_);
   if (!s.ok()) {
@@ -40,7 +39,6 @@ VulkanDelegate::~VulkanDelegate() {
 }
 
 Status VulkanDelegate::prepare_execute() {
-  std::lock_guard<std::mutex> lock(mutex_);
   if (command_buffer_ != VK_NULL_HANDLE) return ok_status();
   std::vector<univk::vulkan::Buffer> inputs, outputs;
   for (uint64_t bytes : plan().input_bytes) {
@@ -88,18 +86,7 @@ Status VulkanDelegate::record_own_command_buffer() {
 }
 
 Result<std::vector<HostTensor>> VulkanDelegate::execute(std::span<const HostTensor> inputs) {
-  if (inputs.size() != input_infos_.size()) {
-    return invalid_argument("VulkanBackend: expected " + std::to_string(input_infos_.size()) + " inputs, got " +
-                            std::to_string(inputs.size()));
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].dtype() != input_infos_[i].dtype || inputs[i].shape() != input_infos_[i].shape) {
-      return invalid_argument("VulkanBackend: input " + std::to_string(i) + " is " + inputs[i].describe() +
-                              ", expected " + std::string(dtype_name(input_infos_[i].dtype)) +
-                              input_infos_[i].shape.to_string());
-    }
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
+  UNIVK_RETURN_IF_ERROR(backend::check_inputs(inputs, input_infos_).with_context("VulkanBackend execute"));
   if (command_buffer_ == VK_NULL_HANDLE) return invalid_argument("VulkanBackend: execute() before prepare_execute()");
   for (size_t i = 0; i < inputs.size(); ++i) {
     parallel_memcpy(input_buffers_[i].mapped(), inputs[i].bytes().data(), inputs[i].byte_size());
@@ -144,7 +131,6 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
   std::vector<univk::vulkan::BufferRange> in_ranges, out_ranges;
   UNIVK_RETURN_IF_ERROR(check(inputs, plan().input_bytes, "input", in_ranges));
   UNIVK_RETURN_IF_ERROR(check(outputs, plan().output_bytes, "output", out_ranges));
-  std::lock_guard<std::mutex> lock(mutex_);
   UNIVK_ASSIGN_OR_RETURN(univk::vulkan::DescriptorPool pool, make_descriptor_pool());
   BoundBuffers bound{in_ranges, out_ranges, whole(prepared_->constants), whole(arena_)};
   UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
@@ -156,9 +142,6 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
   return ok_status();
 }
 
-backend::ExecuteStats VulkanDelegate::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return fused_ ? fused_stats_ : per_delegate_stats_;
-}
+backend::ExecuteStats VulkanDelegate::stats() const { return fused_ ? fused_stats_ : per_delegate_stats_; }
 
 }  // namespace univk::backends::vulkan

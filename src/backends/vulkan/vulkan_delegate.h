@@ -8,13 +8,12 @@
 // Ownership: owns its arena, IO buffers, descriptor pools and command pool; shares the
 // PreparedGraph; holds a lease on the Device. The destructor waits only for this delegate's own
 // last submission.
-// Thread safety: calls are serialised by the owning Method (backend.h); the mutex also makes
-// execute() safe when a delegate is driven directly from several threads.
+// Thread safety: calls are serialised by the owning Method (delegate.h), so the delegate has no
+// lock of its own; a caller driving it directly serialises its calls the same way.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "prepared_graph.h"
@@ -55,7 +54,6 @@ class VulkanDelegate final : public backend::Delegate {
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;              // owned by command_pool_
   std::vector<univk::vulkan::DescriptorPool> descriptor_pools_;  // one per recording
 
-  mutable std::mutex mutex_;  // guards the fields below and execute()
   uint64_t last_submitted_ = 0;
   backend::ExecuteStats per_delegate_stats_;
   backend::ExecuteStats fused_stats_;

@@ -1,5 +1,5 @@
 // fp16 graphs (where the device supports shaderFloat16 and 16-bit storage): the fused
-// elementwise program and pool kernels store fp16 and compute in fp32; CAST converts fp32<->fp16.
+// elementwise program and pool dispatches store fp16 and compute in fp32; CAST converts fp32<->fp16.
 // Expected values come from the fp32 reference on the fp16 inputs, rounded to fp16.
 #include "vgf_test_util.h"
 #include "univk_test.h"

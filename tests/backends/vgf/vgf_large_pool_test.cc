@@ -103,10 +103,10 @@ TEST(VgfLargePool, OnlyLargeWindowsLeaveTheUnrolledPath) {
   auto small_plan = plan_of(nchw);
   UNIVK_ASSERT_OK(global_plan);
   UNIVK_ASSERT_OK(small_plan);
-  ASSERT_EQ(global_plan->kernels.size(), 1u);
-  ASSERT_EQ(small_plan->kernels.size(), 1u);
-  const Dispatch& g = global_plan->kernels[0];
-  const Dispatch& s = small_plan->kernels[0];
+  ASSERT_EQ(global_plan->dispatches.size(), 1u);
+  ASSERT_EQ(small_plan->dispatches.size(), 1u);
+  const Dispatch& g = global_plan->dispatches[0];
+  const Dispatch& s = small_plan->dispatches[0];
   ASSERT_EQ(g.shader, Shader::kPoolF32);
   ASSERT_EQ(s.shader, Shader::kPoolF32);
   EXPECT_EQ(spec_value(g, 3), 0u) << "KERNEL_Y 0: runtime-bounded loops";

@@ -1,8 +1,8 @@
 // Memory-order iteration, binding-limit slicing and per_delegate output staging of the
-// VgfBackend: plans (kernel counts, linear mode, pool order) and results, each checked against
-// univk::reference::run_tosa and, for split kernels, against the unsplit run. The binding limit
+// VgfBackend: plans (dispatch counts, linear mode, pool order) and results, each checked against
+// univk::reference::run_tosa and, for split dispatches, against the unsplit run. The binding limit
 // is forced down with the `max_binding_bytes` option so every case stays small.
-#include "backends/vgf/kernel_emitters.h"
+#include "backends/vgf/dispatch_emitters.h"
 #include "backends/vgf/lower_graph.h"
 #include "backends/vgf/vgf_delegate.h"
 #include "univk/vulkan/buffer.h"
@@ -90,8 +90,8 @@ TosaGraph transposed_square_plus_quarter(std::vector<int64_t> nchw) {
 TEST(VgfLayout, TransposedElementwiseChainRunsLinear) {
   auto plan = plan_of(transposed_square_plus_quarter({2, 3, 5, 7}));
   UNIVK_ASSERT_OK(plan);
-  ASSERT_EQ(plan->kernels.size(), 1u);
-  const Dispatch& k = plan->kernels[0];
+  ASSERT_EQ(plan->dispatches.size(), 1u);
+  const Dispatch& k = plan->dispatches[0];
   EXPECT_EQ(spec_value(k, 0), 1u) << "MODE linear";
   EXPECT_EQ(k.outputs[0].shape, (std::vector<int64_t>{2 * 3 * 5 * 7}));
   EXPECT_EQ(k.inputs[0].strides, (std::vector<int64_t>{1}));
@@ -151,8 +151,8 @@ TEST(VgfLayout, PoolOrderFollowsOutputMemory) {
             std::string(spirv::tosa_op_name(op)) + (int8 ? " int8" : " fp32") + (nchw ? " NCHW" : " NHWC");
         auto plan = plan_of(g);
         UNIVK_ASSERT_OK(plan) << what;
-        ASSERT_EQ(plan->kernels.size(), 1u) << what;
-        EXPECT_EQ(spec_value(plan->kernels[0], int8 ? 1u : 2u), nchw ? 1u : 0u) << what;
+        ASSERT_EQ(plan->dispatches.size(), 1u) << what;
+        EXPECT_EQ(spec_value(plan->dispatches[0], int8 ? 1u : 2u), nchw ? 1u : 0u) << what;
 
         HostTensor x_host = random_tensor(dtype, Shape(g.values[x].type.shape), 21);
         const std::string name(spirv::tosa_op_name(op));
@@ -277,18 +277,19 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
             return g;
           };
           const TosaGraph quad = build(true), single = build(false);
-          auto pool_kernel_of = [&](const backends::vgf::SegmentPlan& plan) -> const Dispatch* {
-            for (const Dispatch& k : plan.kernels)
+          auto pool_dispatch_of = [&](const backends::vgf::SegmentPlan& plan) -> const Dispatch* {
+            for (const Dispatch& k : plan.dispatches)
               if (k.shader == Shader::kPoolF32 || k.shader == Shader::kPoolF16) return &k;
-            ADD_FAILURE() << what << ": no pool kernel";
+            ADD_FAILURE() << what << ": no pool dispatch";
             return nullptr;
           };
           auto quad_plan = plan_of(quad);
           auto single_plan = plan_of(single);
           ASSERT_TRUE(quad_plan.ok() && single_plan.ok()) << what;
-          ASSERT_EQ(quad_plan->kernels.size(), 1u) << what << ": the epilogue and both TRANSPOSEs fold into the pool";
-          const Dispatch* qk = pool_kernel_of(*quad_plan);
-          const Dispatch* sk = pool_kernel_of(*single_plan);
+          ASSERT_EQ(quad_plan->dispatches.size(), 1u)
+              << what << ": the epilogue and both TRANSPOSEs fold into the pool";
+          const Dispatch* qk = pool_dispatch_of(*quad_plan);
+          const Dispatch* sk = pool_dispatch_of(*single_plan);
           ASSERT_TRUE(qk && sk) << what;
           EXPECT_EQ(spec_value(*qk, kPoolQuadXConstant), qc.quad_x) << what;
           EXPECT_EQ(spec_value(*qk, kPoolQuadLoadConstant), qc.quad_load) << what;
@@ -330,11 +331,11 @@ TEST(VgfLayout, PoolsComputeFourOutputsPerInvocation) {
             const std::string sliced = what + " max_binding_bytes " + std::to_string(limit);
             auto plan = plan_of(quad, BindingLimit{limit, 16});
             UNIVK_ASSERT_OK(plan) << sliced;
-            EXPECT_GE(plan->kernels.size(), limit == image_bytes ? 3u : 6u) << sliced;
-            for (const Dispatch& k : plan->kernels) EXPECT_EQ(spec_value(k, kPoolQuadXConstant), 1u) << sliced;
+            EXPECT_GE(plan->dispatches.size(), limit == image_bytes ? 3u : 6u) << sliced;
+            for (const Dispatch& k : plan->dispatches) EXPECT_EQ(spec_value(k, kPoolQuadXConstant), 1u) << sliced;
             auto split = run(quad, inputs, {{"max_binding_bytes", std::to_string(limit)}});
             UNIVK_ASSERT_OK(split) << sliced;
-            EXPECT_EQ(split->dispatches, plan->kernels.size()) << sliced;
+            EXPECT_EQ(split->dispatches, plan->dispatches.size()) << sliced;
             EXPECT_TRUE(tensors_close(split->out, q->out, {})) << sliced + " vs unsplit";
           }
         }
@@ -361,10 +362,10 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
   g.add_output(g.add_operation(TosaOp::kTranspose, {m}, perms({0, 3, 1, 2}), {DType::kFloat32, {2, 3, 3, 8}}), 0, 2);
   auto plan = plan_of(g);
   UNIVK_ASSERT_OK(plan);
-  ASSERT_EQ(plan->kernels.size(), 1u);
-  EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolQuadXConstant), 1u);
-  EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolQuadLoadConstant), 1u);
-  EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolEpilogueQuadConstant), 1u);
+  ASSERT_EQ(plan->dispatches.size(), 1u);
+  EXPECT_EQ(spec_value(plan->dispatches[0], backends::vgf::kPoolQuadXConstant), 1u);
+  EXPECT_EQ(spec_value(plan->dispatches[0], backends::vgf::kPoolQuadLoadConstant), 1u);
+  EXPECT_EQ(spec_value(plan->dispatches[0], backends::vgf::kPoolEpilogueQuadConstant), 1u);
 
   auto loaded = load(single_graph_model(g));
   UNIVK_ASSERT_OK(loaded);
@@ -435,8 +436,8 @@ TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
         g.add_output(g.add_operation(TosaOp::kTranspose, {p}, perms({0, 3, 1, 2}), {dtype, {2, 3, 3, 4}}), 0, 1);
         auto plan = plan_of(g);
         UNIVK_ASSERT_OK(plan) << what;
-        ASSERT_EQ(plan->kernels.size(), 1u) << what;
-        EXPECT_EQ(spec_value(plan->kernels[0], backends::vgf::kPoolPairXConstant), start == 0 ? 1u : 0u) << what;
+        ASSERT_EQ(plan->dispatches.size(), 1u) << what;
+        EXPECT_EQ(spec_value(plan->dispatches[0], backends::vgf::kPoolPairXConstant), start == 0 ? 1u : 0u) << what;
 
         HostTensor in32 = random_tensor(DType::kFloat32, Shape({2, 3, 6, 10}), 91);
         HostTensor in = in32;
@@ -471,7 +472,7 @@ TEST(VgfLayout, TwoByTwoPoolsLoadTapPairs) {
 }
 
 // The H200 workload, as data only: a [16,64,1024,1024] fp32 input is 4294967296 bytes, one
-// more than NVIDIA's maxStorageBufferRange, so the pool runs as two kernels of 8 images, each
+// more than NVIDIA's maxStorageBufferRange, so the pool runs as two dispatches of 8 images, each
 // with 4 outputs per invocation and two 4-vector loads per input row.
 TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
   const BindingLimit nvidia{4294967295u, 64};
@@ -485,12 +486,12 @@ TEST(VgfSplit, FourGibPoolSplitsInTwoUnderNvidiaLimit) {
                1);
   auto whole = plan_of(g);
   UNIVK_ASSERT_OK(whole);
-  EXPECT_EQ(whole->kernels.size(), 1u);
+  EXPECT_EQ(whole->dispatches.size(), 1u);
   auto plan = plan_of(g, nvidia);
   UNIVK_ASSERT_OK(plan);
-  ASSERT_EQ(plan->kernels.size(), 2u);
+  ASSERT_EQ(plan->dispatches.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
-    const Dispatch& k = plan->kernels[i];
+    const Dispatch& k = plan->dispatches[i];
     EXPECT_EQ(k.label, "AVG_POOL2D+SIGMOID");
     EXPECT_EQ(k.inputs[0].shape[0], 8);
     EXPECT_EQ(k.inputs[0].offset, static_cast<int64_t>(i) * 8 * 64 * 1024 * 1024);

@@ -1,4 +1,4 @@
-// The VgfBackend's kernels at the TOSA level: every TOSA operator it runs against
+// The VgfBackend's lowering at the TOSA level: every TOSA operator it runs against
 // univk::reference::run_tosa on random inputs, several shapes each (broadcasting, asymmetric
 // padding, strides, dilation), including what univk's own lowering never emits but VGF files
 // from other encoders hold (ERF, ARGMAX, REDUCE_MAX, PAD, TILE, int32 MUL shifts, int8

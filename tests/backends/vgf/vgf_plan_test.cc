@@ -106,7 +106,7 @@ Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, ::univk::vgf::Vgf
   return backends::vgf::lower_graph(g, context);
 }
 
-TEST(VgfLowering, LargeTensorElementwiseIsOneKernelWithA2DGrid) {
+TEST(VgfLowering, LargeTensorElementwiseIsOneDispatchWithA2DGrid) {
   const TosaTensorType t{DType::kFloat32, {16, 64, 1024, 1024}};
   TosaGraph g;
   ValueId x = g.add_input(t, 0, 0);
@@ -118,12 +118,12 @@ TEST(VgfLowering, LargeTensorElementwiseIsOneKernelWithA2DGrid) {
   std::vector<uint8_t> blob;
   auto plan = plan_of(g, model, blob);
   UNIVK_ASSERT_OK(plan);
-  ASSERT_EQ(plan->kernels.size(), 1u);
-  EXPECT_EQ(plan->kernels[0].label, "SIGMOID+MUL");
-  EXPECT_EQ(plan->kernels[0].work_items, uint64_t{16} * 64 * 1024 * 1024 / 4);
+  ASSERT_EQ(plan->dispatches.size(), 1u);
+  EXPECT_EQ(plan->dispatches[0].label, "SIGMOID+MUL");
+  EXPECT_EQ(plan->dispatches[0].work_items, uint64_t{16} * 64 * 1024 * 1024 / 4);
   EXPECT_EQ(plan->scratch_bytes, 0u);
-  const auto grid = backends::vgf::dispatch_grid(plan->kernels[0].work_items, 65535, 65535);
-  const uint64_t groups = plan->kernels[0].work_items / backends::vgf::kLocalSize;
+  const auto grid = backends::vgf::dispatch_grid(plan->dispatches[0].work_items, 65535, 65535);
+  const uint64_t groups = plan->dispatches[0].work_items / backends::vgf::kLocalSize;
   EXPECT_LE(grid[0], 65535u);
   EXPECT_GE(uint64_t{grid[0]} * grid[1], groups);
   EXPECT_LT(uint64_t{grid[0]} * grid[1] - groups, grid[1]) << "less than one row of idle groups";
@@ -140,8 +140,8 @@ TEST(VgfLowering, DispatchGridLeavesFewIdleGroups) {
   EXPECT_EQ(dispatch_grid(1000 * kLocalSize, 300, 65535), (std::array<uint32_t, 2>{250, 4}));
 }
 
-TEST(VgfLowering, ScratchIsReusedAcrossKernels) {
-  // conv -> conv -> conv: the first intermediate is dead when the third kernel runs.
+TEST(VgfLowering, ScratchIsReusedAcrossDispatches) {
+  // conv -> conv -> conv: the first intermediate is dead when the third dispatch runs.
   const TosaTensorType t{DType::kFloat32, {1, 4, 4, 2}};
   TosaGraph g;
   ValueId v = g.add_input(t, 0, 0);
@@ -161,7 +161,7 @@ TEST(VgfLowering, ScratchIsReusedAcrossKernels) {
   std::vector<uint8_t> blob;
   auto plan = plan_of(g, model, blob);
   UNIVK_ASSERT_OK(plan);
-  EXPECT_EQ(plan->kernels.size(), 4u);
+  EXPECT_EQ(plan->dispatches.size(), 4u);
   EXPECT_EQ(plan->scratch_bytes, 2u * 256);  // 3 intermediates of 128 bytes, 2 alive at once
 }
 

@@ -1,9 +1,9 @@
 // Shared by every VgfBackend shader: the parameter buffer and invocation indexing.
-// Binding 0 holds the kernel's parameter words: first one base element offset per tensor
-// binding (written by the recorder), then the kernel's own words (written by the lowering).
+// Binding 0 holds the dispatch's parameter words: first one base element offset per tensor
+// binding (written by the recorder), then the dispatch's own words (written by the lowering).
 // Dispatches are 2-D (x capped at 65535 groups, y up to 65535: every device's minimum), which
 // covers any element count up to 2^32 with one invocation per work item; invocations past the
-// end return. (A grid-stride loop around the body made lavapipe's kernels ~80x slower.)
+// end return. (A grid-stride loop around the body made lavapipe's shaders ~80x slower.)
 #extension GL_EXT_control_flow_attributes : require
 
 layout(std430, set = 0, binding = 0) readonly buffer Params { uint P[]; };

@@ -1,4 +1,4 @@
-// Fused elementwise kernel body: 4 consecutive output elements per invocation. The includer
+// Fused elementwise shader body: 4 consecutive output elements per invocation. The includer
 // defines the ops (ew_*_ops.glsl, which define REG), the stored types SCALAR and VEC4 (float and
 // vec4, int and ivec4, float16_t and f16vec4) with their conversions TO_REG(scalar) /
 // FROM_REG(component) / VEC_TO_REG(vec) / VEC_FROM_REG(reg), then includes this file.

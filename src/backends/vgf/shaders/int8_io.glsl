@@ -1,4 +1,4 @@
-// 8-bit / 32-bit element access for the integer kernels (needs shaderInt8 and
+// 8-bit / 32-bit element access for the integer shaders (needs shaderInt8 and
 // storageBuffer8BitAccess). Each tensor binding is declared as int8, int32 and float arrays at
 // the same binding; a kind constant picks the view: 0 int8, 1 uint8, 2 int32, 3 fp32, 4 bool.
 #extension GL_EXT_shader_8bit_storage : require

@@ -1,4 +1,4 @@
-// emit_kernels: each operator that is not part of a fusion group to its family's emitter
+// emit_dispatches: each operator that is not part of a fusion group to its family's emitter
 // (copy_emitters.cc, pool_emitters.cc, compute_emitters.cc), splitting batch-independent
 // compute operators into slices that fit the binding limit.
 #include "emitter_internal.h"
@@ -49,22 +49,51 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
   };
   const auto slices = plan_slices(output.shape[0], slice, limit);
   if (slices.empty()) return binding_limit_error(views, limit, what);
-  std::vector<Dispatch> kernels;
+  std::vector<Dispatch> dispatches;
   for (auto [start, count] : slices) {
     std::vector<TensorView> piece = slice(start, count);
     UNIVK_ASSIGN_OR_RETURN(auto part,
                            emit_compute(op, std::vector<TensorView>(piece.begin() + 1, piece.end()), piece[0]));
-    for (auto& k : part) kernels.push_back(std::move(k));
+    for (auto& k : part) dispatches.push_back(std::move(k));
   }
-  return kernels;
+  return dispatches;
+}
+
+// MATMUL and the reductions: the declared output against univk_ops' rule (tosa_ops.h), before
+// their emitters (compute_emitters.cc) take the views.
+Status check_compute_shapes(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+  const std::string name(spirv::tosa_op_name(op.op));
+  Result<Shape> computed = Shape();
+  switch (op.op) {
+    case TosaOp::kMatmul:
+      if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
+      computed = ops::tosa_matmul(Shape(inputs[0].shape), Shape(inputs[1].shape));
+      break;
+    case TosaOp::kReduceSum:
+    case TosaOp::kReduceMax: {
+      auto r = ops::tosa_reduce(op.attrs, Shape(inputs[0].shape));
+      computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
+      break;
+    }
+    case TosaOp::kArgmax: {
+      auto r = ops::tosa_argmax(op.attrs, Shape(inputs[0].shape));
+      computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
+      break;
+    }
+    default:
+      return ok_status();
+  }
+  if (!computed.ok()) return computed.status().with_context(name);
+  return check_declared_output(name.c_str(), *computed, output);
 }
 
 }  // namespace
 
-Result<std::vector<Dispatch>> emit_kernels(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                                           const TensorView& output, const BindingLimit& limit) {
+Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                              const TensorView& output, const BindingLimit& limit) {
   if (inputs.empty()) return invalid_argument("operator without inputs");
   if (Shape(output.shape).numel() == 0) return std::vector<Dispatch>{};
+  UNIVK_RETURN_IF_ERROR(check_compute_shapes(op, inputs, output));
   switch (op.op) {
     case TosaOp::kTranspose:
     case TosaOp::kSlice:

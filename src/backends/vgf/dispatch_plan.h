@@ -147,7 +147,7 @@ inline constexpr uint32_t kLocalSize = 256;
 std::array<uint32_t, 2> dispatch_grid(uint64_t work_items, uint32_t max_x, uint32_t max_y);
 
 struct SegmentPlan {
-  std::vector<Dispatch> kernels;
+  std::vector<Dispatch> dispatches;
   uint64_t scratch_bytes = 0;   // size of the segment's scratch arena
   uint32_t operator_count = 0;  // TOSA operators in the graph (for logs and docs)
 };

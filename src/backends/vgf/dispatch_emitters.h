@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "elementwise_program.h"
-#include "kernel_plan.h"
+#include "dispatch_plan.h"
 #include "univk/base/status.h"
 #include "univk/spirv/tosa_graph.h"
 
@@ -19,14 +19,14 @@ namespace univk::backends::vgf {
 // tosa_ops.h) computes.
 Status check_declared_output(const char* op, const Shape& computed, const TensorView& output);
 
-// The iteration space of an elementwise kernel or plain copy in memory order. Returns the
+// The iteration space of an elementwise dispatch or plain copy in memory order. Returns the
 // output's view first, then each input's, all with one shape (inputs broadcast through stride
 // 0): dims ordered by descending output stride, size-1 dims dropped, and neighbouring dims
 // merged where they are contiguous for every view. An NCHW tensor seen through an NHWC
 // TRANSPOSE, read and written in place, comes back as one packed dim.
 Result<std::vector<TensorView>> canonical_iteration(const TensorView& output, const std::vector<TensorView>& inputs);
 
-// Every emitter below returns several kernels when a view would exceed `limit` (the binding
+// Every emitter below returns several dispatches when a view would exceed `limit` (the binding
 // limit of one descriptor): the work is split along its outermost iteration dim into slices
 // (views with offsets), and Unsupported names the sizes when even one row does not fit.
 
@@ -45,13 +45,13 @@ Result<std::vector<Dispatch>> emit_pool(const spirv::TosaOperation& op, const st
 // Element-for-element copy between two views of the same shape.
 Result<std::vector<Dispatch>> emit_copy(const TensorView& input, const TensorView& output, const BindingLimit& limit);
 // CONV2D, DEPTHWISE_CONV2D, MATMUL, REDUCE_SUM/MAX, ARGMAX, CAST, RESCALE, TABLE
-// (compute_emitters.cc), one kernel over the given views (emit_kernels splits CONV2D,
+// (compute_emitters.cc), one dispatch over the given views (emit_dispatches splits CONV2D,
 // DEPTHWISE_CONV2D and MATMUL along the batch, CAST and TABLE along dim 0).
 Result<std::vector<Dispatch>> emit_compute(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output);
 // Every operation that is not part of a fused group.
-Result<std::vector<Dispatch>> emit_kernels(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
-                                           const TensorView& output, const BindingLimit& limit);
+Result<std::vector<Dispatch>> emit_dispatches(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
+                                              const TensorView& output, const BindingLimit& limit);
 // Unsupported naming the largest view's binding bytes and the limit (`what`: the operator).
 Status binding_limit_error(const std::vector<TensorView>& views, const BindingLimit& limit, const std::string& what);
 

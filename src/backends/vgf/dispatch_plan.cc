@@ -1,4 +1,4 @@
-#include "kernel_plan.h"
+#include "dispatch_plan.h"
 
 #include <algorithm>
 
