@@ -89,8 +89,11 @@ std::vector<uint64_t> binding_elements(const Workload& w) {
   }
   const auto& p = *w.conv;
   return {uint64_t(p.batch * p.in_channels * p.in_h * p.in_w),
-          uint64_t(p.out_channels * p.in_channels / p.groups * p.kernel_h * p.kernel_w), uint64_t(p.out_channels),
-          uint64_t(p.batch * p.out_channels * p.out_h * p.out_w), 1, 1};
+          uint64_t(p.out_channels * p.in_channels / p.groups * p.kernel_h * p.kernel_w),
+          uint64_t(p.out_channels),
+          uint64_t(p.batch * p.out_channels * p.out_h * p.out_w),
+          1,
+          1};
 }
 
 struct Measurement {
@@ -196,13 +199,14 @@ int run(int argc, char** argv) {
     for (size_t i = 0; i < results.size(); ++i) {
       const Measurement& r = results[i];
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
-      std::printf("%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
-                  "\"flops\": %s, \"fraction_of_fma_peak\": %s}",
-                  i ? ", " : "", univk::json_quote(r.workload).c_str(),
-                  univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
-                  univk::json_quote(tiling_name(r.dispatch.tiling)).c_str(), r.planner_choice ? "true" : "false",
-                  univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
-                  univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str());
+      std::printf(
+          "%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
+          "\"flops\": %s, \"fraction_of_fma_peak\": %s}",
+          i ? ", " : "", univk::json_quote(r.workload).c_str(),
+          univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
+          univk::json_quote(tiling_name(r.dispatch.tiling)).c_str(), r.planner_choice ? "true" : "false",
+          univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
+          univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str());
     }
     std::printf("]}\n");
     return 0;
