@@ -80,7 +80,7 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   if (p.weight.oc == 1) flags |= detail::kFlagBNFast;
   constexpr uint32_t kFlagAlignedK = 16;  // conv2d_f32.comp
   if (icg % chosen.bk == 0) flags |= kFlagAlignedK;
-  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, p.groups, p.epilogue, flags, device));
+  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, k, p.groups, p.epilogue, flags, p.split_k, device));
   d.push.assign(kConvPushWords, 0);
   d.push[0] = u32(p.input_offset);
   d.push[1] = u32(p.weight_offset);
@@ -112,8 +112,10 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
   d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
   d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
-  // Bindings 0, 1 and 3 always; the bias and residual when the epilogue reads them.
-  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
+  // Bindings 0, 1 and 3 always; the bias and residual when the epilogue reads them; the
+  // scratch with split-K.
+  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u) |
+                    (d.splits > 1 ? 0b100000u : 0u);
   d.output_binding = 3;
   d.flops = 2 * uint64_t(m) * uint64_t(p.out_channels) * uint64_t(k);
   return d;

@@ -36,7 +36,7 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
   uint32_t flags = 0;
   if (p.a.col == 1) flags |= detail::kFlagAKFast;
   if (p.b.col == 1) flags |= detail::kFlagBNFast;
-  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, p.batch, p.epilogue, flags, device));
+  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));
   d.push.assign(kGemmPushWords, 0);
   d.push[0] = u32(p.a.offset);
   d.push[1] = u32(p.b.offset);
@@ -56,8 +56,10 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
   d.push[kGemmBeta] = std::bit_cast<uint32_t>(p.beta);
   d.push[kGemmLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
   d.push[kGemmHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
-  // Bindings 0, 1 and 3 always; the bias and residual when the epilogue reads them.
-  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
+  // Bindings 0, 1 and 3 always; the bias and residual when the epilogue reads them; the
+  // scratch with split-K.
+  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u) |
+                    (d.splits > 1 ? 0b100000u : 0u);
   d.output_binding = 3;
   d.flops = 2 * uint64_t(p.batch) * uint64_t(p.m) * uint64_t(p.n) * uint64_t(p.k);
   return d;

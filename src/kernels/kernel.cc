@@ -4,6 +4,7 @@
 
 #include "univk/kernels/conv2d.h"
 #include "univk/kernels/gemm.h"
+#include "univk/vulkan/command.h"
 #include "univk_kernels_shaders.h"
 
 namespace univk::kernels {
@@ -84,11 +85,26 @@ Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool&
     return internal_error(std::string(label) + ": " + std::to_string(bindings.size()) + " bindings for " +
                           kernel_name(dispatch.kernel) + ", which has " + std::to_string(count));
   }
+  const uint32_t scratch = count - 1;
+  if (bindings[scratch].size < dispatch.scratch_bytes) {
+    return internal_error(std::string(label) + ": a scratch binding of " + std::to_string(bindings[scratch].size) +
+                          " bytes for " + std::to_string(dispatch.scratch_bytes));
+  }
+  if (dispatch.scratch_zero_bytes > 0) {
+    // Split-K's counters start at zero (kernel.h).
+    const vulkan::BufferRange counters = {bindings[scratch].buffer, bindings[scratch].offset,
+                                          dispatch.scratch_zero_bytes};
+    const vulkan::BufferAccess fill = {counters, true};
+    recorder.before_command({&fill, 1});
+    vulkan::record_fill(recorder.device(), recorder.command_buffer(), counters, 0);
+  }
   std::vector<vulkan::DescriptorWrite> descriptors;
   std::vector<vulkan::BufferAccess> accesses;
   for (uint32_t i = 0; i < count; ++i) {
     descriptors.push_back({0, i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings[i]});
-    if ((dispatch.used_bindings >> i & 1u) != 0) accesses.push_back({bindings[i], i == dispatch.output_binding});
+    if ((dispatch.used_bindings >> i & 1u) != 0) {
+      accesses.push_back({bindings[i], i == dispatch.output_binding || i == scratch});
+    }
   }
   vulkan::DispatchDesc desc;
   desc.pipeline = &pipeline;

@@ -60,9 +60,35 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
   return *best;
 }
 
-Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t z,
-                       const Epilogue& epilogue, uint32_t flags, const DeviceTraits& device) {
-  const int64_t grid[3] = {(n + tiling.bn - 1) / tiling.bn, (m + tiling.bm - 1) / tiling.bm, z};
+int64_t split_chunk(int64_t k, uint32_t splits, uint32_t bk) { return ((k + splits - 1) / splits + bk - 1) / bk * bk; }
+
+uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z, const DeviceTraits& device,
+                       uint32_t forced) {
+  // Split-K pays when the grid leaves most of a large GPU idle: 128 workgroups are under one per
+  // SM on an H200 (132 SMs) at the tile sizes these small problems get. Then enough ranges for
+  // ~512 workgroups (a few per SM, to hide latency), each keeping >= 256 of K so the partial
+  // tiles' traffic (one tile per range) stays small beside the multiply, at most 16.
+  constexpr uint64_t kFewWorkgroups = 128, kWantedWorkgroups = 512;
+  constexpr int64_t kMinRange = 256, kMaxSplits = 16;
+  const uint64_t groups = workgroups(tiling, m, n, z);
+  int64_t splits = 1;
+  if (forced != 0) {
+    splits = forced;
+  } else if (!device.cpu && groups < kFewWorkgroups) {
+    splits = std::min<int64_t>({kMaxSplits, k / kMinRange, int64_t((kWantedWorkgroups + groups - 1) / groups)});
+  }
+  // Every range at least one slice; the group count's z limit.
+  splits = std::min<int64_t>(splits, (k + tiling.bk - 1) / tiling.bk);
+  splits = std::min<int64_t>(splits, int64_t{device.max_group_count[2]} / std::max<int64_t>(z, 1));
+  if (splits <= 1) return 1;
+  // No empty range: ceil(K / chunk) ranges of `chunk` cover K (and give the same chunk back).
+  return u32((k + split_chunk(k, u32(splits), tiling.bk) - 1) / split_chunk(k, u32(splits), tiling.bk));
+}
+
+Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z,
+                       const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device) {
+  const uint32_t splits = choose_splits(tiling, m, n, k, z, device, forced_splits);
+  const int64_t grid[3] = {(n + tiling.bn - 1) / tiling.bn, (m + tiling.bm - 1) / tiling.bm, z * splits};
   static const char* const kAxis[3] = {"column tiles", "row tiles", "batches"};
   for (int i = 0; i < 3; ++i) {
     if (grid[i] > int64_t{device.max_group_count[i]}) {
@@ -72,6 +98,20 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   }
   dispatch.tiling = tiling;
   dispatch.groups = {u32(grid[0]), u32(grid[1]), u32(grid[2])};
+  dispatch.splits = splits;
+  dispatch.scratch_bytes = dispatch.scratch_zero_bytes = 0;
+  if (splits > 1) {
+    // gemm_tile.glsl's layout: a counter per output tile, padded to 64 words, then per tile and
+    // range a BM x BN partial tile.
+    const uint64_t tiles = uint64_t(grid[0]) * uint64_t(grid[1]) * uint64_t(z);
+    const uint64_t words = (tiles + 63) / 64 * 64 + tiles * splits * tiling.bm * tiling.bn;
+    if (words > UINT32_MAX) {
+      return unsupported(std::string(kernel_name(dispatch.kernel)) + ": split-K's scratch of " + std::to_string(words) +
+                         " words exceeds the kernels' 32-bit indices");
+    }
+    dispatch.scratch_bytes = words * sizeof(uint32_t);
+    dispatch.scratch_zero_bytes = tiles * sizeof(uint32_t);
+  }
   // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
   if (tiling.direct) flags = 0;
   if (epilogue.bias) flags |= kFlagBias;
@@ -84,7 +124,8 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
                              {5, tiling.tn},
                              {6, static_cast<uint32_t>(epilogue.activation)},
                              {7, flags},
-                             {8, tiling.direct ? 1u : 0u}};
+                             {8, tiling.direct ? 1u : 0u},
+                             {9, splits}};
   return ok_status();
 }
 

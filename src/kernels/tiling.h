@@ -16,10 +16,19 @@ namespace univk::kernels::detail {
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced);
 
+// Split-K (kernel.h): the number of K ranges for an M x N x K problem repeated `z` times with
+// `tiling`, or `forced` (when not 0) reduced to the K slices there are and the device's group
+// count; then to the ranges that are not empty with split_chunk's range size.
+uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z, const DeviceTraits& device,
+                       uint32_t forced);
+// K elements per range: ceil(K / splits) rounded up to bk (gemm_tile.glsl's split_chunk).
+int64_t split_chunk(int64_t k, uint32_t splits, uint32_t bk);
+
 // Fills the dispatch fields every GEMM-shaped kernel shares: tiling, specialization
-// constants 0..7 and the grid ((n, m) tiles, z); unsupported when the grid exceeds the device.
-Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t z,
-                       const Epilogue& epilogue, uint32_t flags, const DeviceTraits& device);
+// constants 0..9, the grid ((n, m) tiles, z * splits) and split-K's splits and scratch (with
+// `forced_splits` as choose_splits's `forced`); unsupported when the grid exceeds the device.
+Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z,
+                       const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device);
 
 // Unsupported unless 0 <= value <= max, naming `what`.
 Status check_range(int64_t value, int64_t max, const std::string& what);

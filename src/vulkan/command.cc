@@ -169,4 +169,8 @@ void record_copy(const Device& device, VkCommandBuffer cmd, const BufferRange& s
   device.vk().vkCmdCopyBuffer(cmd, src.buffer, dst.buffer, 1, &region);
 }
 
+void record_fill(const Device& device, VkCommandBuffer cmd, const BufferRange& range, uint32_t value) {
+  device.vk().vkCmdFillBuffer(cmd, range.buffer, range.offset, range.size, value);
+}
+
 }  // namespace univk::vulkan

@@ -1,5 +1,7 @@
 // gemm_f32 against the reference matmul: every tiling, odd sizes, transposed and broadcast
-// operands, batches, and each epilogue (bias, residual, activations).
+// operands, batches, and each epilogue (bias, residual, activations); split-K the same way,
+// each recording run twice (its counters must come back to zero); the planner's tiling and
+// split-K choices.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,7 +48,9 @@ HostTensor reference(std::string_view op, std::vector<HostTensor> inputs, const 
   return out.ok() ? std::move((*out)[0]) : HostTensor();
 }
 
-void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilogue, uint32_t seed) {
+// With `split_k` forced (0: the planner's choice) and the recording submitted `runs` times.
+void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilogue, uint32_t seed, uint32_t split_k = 0,
+                 int runs = 1) {
   const auto device = testing::test_device();
   ASSERT_NE(device, nullptr);
   const HostTensor a = random_tensor(DType::kFloat32, Shape{c.batch, c.m, c.k}, seed);
@@ -66,8 +70,17 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   p.alpha = 0.5f;
   p.beta = 2.0f;
   p.epilogue = epilogue;
+  p.split_k = split_k;
   auto dispatch = plan_gemm(p, device_traits(device->properties()), tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+  // A forced split holds when K has the slices for it.
+  if (split_k > 1 && c.k > int64_t{tiling.bk}) {
+    EXPECT_GT(dispatch->splits, 1u);
+    EXPECT_GT(dispatch->scratch_bytes, 0u);
+  }
+  if (split_k == 1) {
+    EXPECT_EQ(dispatch->splits, 1u);
+  }
 
   const std::vector<std::vector<float>> bindings = {
       store(a, c.batch, c.m, c.k, p.a),
@@ -76,7 +89,7 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
       std::vector<float>(static_cast<size_t>(1 + c.batch * c.m * c.n), -7.0f),
       std::vector<float>(residual.data<float>().begin(), residual.data<float>().end()),
       {}};
-  auto got = testing::run_kernel(device, *dispatch, bindings);
+  auto got = testing::run_kernel(device, *dispatch, bindings, runs);
   ASSERT_TRUE(got.ok()) << got.status().to_string();
   EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
 
@@ -107,9 +120,11 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   }
   HostTensor out(DType::kFloat32, want.shape());
   std::copy(got->begin() + 1, got->end(), out.data<float>().begin());
-  EXPECT_TRUE(univk::testing::tensors_close(out, want, {1e-5, 1e-4}))
+  // Rounding grows with K (and another summation order): the tolerance with it.
+  const double atol = 1e-5 * std::max<double>(1.0, double(c.k) / 128);
+  EXPECT_TRUE(univk::testing::tensors_close(out, want, {atol, 1e-4}))
       << "batch " << c.batch << " m " << c.m << " n " << c.n << " k " << c.k << " tiling " << tiling.bm << "x"
-      << tiling.bn;
+      << tiling.bn << (tiling.direct ? "d" : "") << " splits " << dispatch->splits;
 }
 
 const GemmCase kCases[] = {
@@ -137,6 +152,37 @@ TEST(GemmKernel, Epilogues) {
       {true, false, Activation::kGeluErf}, {false, false, Activation::kSilu},
   };
   for (const Epilogue& e : epilogues) expect_gemm({2, 37, 45, 29}, tiling, e, seed += 10);
+}
+
+// Split-K (forced) for every tiling: K odd and not a multiple of splits * BK, batches,
+// transposed and broadcast operands; ranges that come out fewer than forced.
+const GemmCase kSplitCases[] = {
+    {1, 7, 13, 300},                        // 3 ranges of 112, 112, 76 (BK 16)
+    {2, 65, 33, 257},                       // 4: 80, 80, 80, 17
+    {3, 19, 70, 101, true, false, false},   // 5 asked, 4 of 32 (the last 5)
+    {2, 33, 20, 41, false, true, true},     // 16 asked, 3 slices
+    {1, 130, 129, 517, true, true, false},  // several tiles per range
+};
+
+TEST(GemmKernel, SplitKEveryTilingMatchesTheReference) {
+  uint32_t seed = 1000;
+  const uint32_t splits[] = {3, 4, 5, 16, 7};
+  for (const Tiling& tiling : gemm_tilings()) {
+    for (size_t i = 0; i < std::size(kSplitCases); ++i) {
+      expect_gemm(kSplitCases[i], tiling, {}, seed += 10, splits[i], /*runs=*/2);
+    }
+  }
+}
+
+TEST(GemmKernel, SplitKEpilogues) {
+  uint32_t seed = 2000;
+  const Epilogue epilogues[] = {
+      {true, false, Activation::kNone},    {true, true, Activation::kRelu},   {false, true, Activation::kClamp, 0, 6},
+      {true, false, Activation::kGeluErf}, {false, false, Activation::kSilu},
+  };
+  for (const Tiling tiling : {gemm_tilings()[2], gemm_tilings()[5]}) {  // staged and direct
+    for (const Epilogue& e : epilogues) expect_gemm({2, 37, 45, 293}, tiling, e, seed += 10, 6, /*runs=*/2);
+  }
 }
 
 // A large GPU's limits.
@@ -178,6 +224,74 @@ TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
   EXPECT_NE(status.message().find("gemm A"), std::string::npos) << status.to_string();
 
   EXPECT_EQ(plan_gemm(big, gpu(), Tiling{48, 48, 8, 3, 3}).status().code(), StatusCode::kInvalidArgument);
+}
+
+GemmProblem row_major(int64_t m, int64_t n, int64_t k) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {0, 0, k, 1};
+  p.b = {0, 0, n, 1};
+  p.out = {0, 0, n, 1};
+  return p;
+}
+
+TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
+  // Linear 1x1280 -> 1000: 32 tiles of 32x32; ranges of >= 256 allow 5.
+  const GemmProblem linear = row_major(1, 1000, 1280);
+  auto d = plan_gemm(linear, gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, gemm_tilings()[3]);
+  EXPECT_EQ(d->splits, 5u);
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{32, 1, 5}));
+  EXPECT_EQ(d->scratch_zero_bytes, 32u * 4);
+  EXPECT_EQ(d->scratch_bytes, (64u + 32u * 5 * 32 * 32) * 4);
+  EXPECT_NE(d->used_bindings & 0b100000u, 0u);
+  EXPECT_EQ(d->flops, 2ull * 1000 * 1280);
+
+  // Batches multiply the grid's z; the device's z limit caps the ranges.
+  GemmProblem batched = linear;
+  batched.batch = 3;
+  d = plan_gemm(batched, gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->groups[2], 3 * d->splits);
+  DeviceTraits low_z = gpu();
+  low_z.max_group_count[2] = 7;
+  d = plan_gemm(batched, low_z);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 2u);
+  EXPECT_EQ(d->groups[2], 6u);
+
+  // No split: CPU implementations, large grids, short K, forced 1.
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  d = plan_gemm(linear, cpu);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 1u);
+  EXPECT_EQ(d->scratch_bytes, 0u);
+  EXPECT_EQ(d->used_bindings & 0b100000u, 0u);
+  d = plan_gemm(row_major(4096, 4096, 4096), gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 1u);
+  EXPECT_EQ(d->scratch_bytes, 0u);
+  d = plan_gemm(row_major(1, 1000, 300), gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 1u);
+  GemmProblem unsplit = linear;
+  unsplit.split_k = 1;
+  d = plan_gemm(unsplit, gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 1u);
+
+  // Forced: kept on a CPU, cut to the K slices there are.
+  GemmProblem forced = linear;
+  forced.split_k = 8;
+  d = plan_gemm(forced, cpu);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 8u);
+  forced.k = 40;
+  d = plan_gemm(forced, gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->splits, 3u);  // slices of 16
 }
 
 }  // namespace

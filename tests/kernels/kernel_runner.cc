@@ -1,6 +1,7 @@
 #include "kernel_runner.h"
 
 #include <cstring>
+#include <string>
 
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
@@ -20,17 +21,18 @@ const std::shared_ptr<vulkan::Device>& test_device() {
 }
 
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
-                                      const std::vector<std::vector<float>>& bindings) {
+                                      const std::vector<std::vector<float>>& bindings, int runs) {
   if (!device) return internal_error("no test device");
   std::vector<vulkan::Buffer> buffers;
   std::vector<vulkan::BufferRange> ranges;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const std::vector<float>& data = bindings[i];
     uint64_t bytes = std::max<uint64_t>(data.size() * sizeof(float), 4);
-    if (i + 1 == kernel_binding_count(dispatch.kernel)) bytes = std::max(bytes, dispatch.scratch_bytes);
+    const bool scratch = i + 1 == kernel_binding_count(dispatch.kernel);
+    if (scratch) bytes = std::max(bytes, dispatch.scratch_bytes);
     UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer buffer,
                            vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kHostVisible));
-    std::memset(buffer.mapped(), 0, bytes);
+    std::memset(buffer.mapped(), scratch ? 0x5a : 0, bytes);
     if (!data.empty()) std::memcpy(buffer.mapped(), data.data(), data.size() * sizeof(float));
     ranges.push_back({buffer.handle(), 0, bytes});
     buffers.push_back(std::move(buffer));
@@ -44,11 +46,21 @@ Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& dev
   UNIVK_RETURN_IF_ERROR(record_kernel(recorder, pool, *pipeline, dispatch, ranges, kernel_name(dispatch.kernel)));
   recorder.host_read_barrier();
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
-  UNIVK_ASSIGN_OR_RETURN(uint64_t value, device->queue().submit({&cmd, 1}));
-  UNIVK_RETURN_IF_ERROR(device->queue().wait(value));
   const vulkan::Buffer& out = buffers[dispatch.output_binding];
-  std::vector<float> result(bindings[dispatch.output_binding].size());
-  std::memcpy(result.data(), out.mapped(), result.size() * sizeof(float));
+  const std::vector<float>& initial = bindings[dispatch.output_binding];
+  std::vector<float> result, first;
+  for (int run = 0; run < runs; ++run) {
+    if (!initial.empty()) std::memcpy(out.mapped(), initial.data(), initial.size() * sizeof(float));
+    UNIVK_ASSIGN_OR_RETURN(uint64_t value, device->queue().submit({&cmd, 1}));
+    UNIVK_RETURN_IF_ERROR(device->queue().wait(value));
+    result.assign(initial.size(), 0.0f);
+    std::memcpy(result.data(), out.mapped(), result.size() * sizeof(float));
+    if (run == 0) {
+      first = result;
+    } else if (std::memcmp(result.data(), first.data(), result.size() * sizeof(float)) != 0) {
+      return internal_error("run " + std::to_string(run + 1) + " of the same recording gave another output");
+    }
+  }
   return result;
 }
 

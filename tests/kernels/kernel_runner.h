@@ -12,10 +12,13 @@
 namespace univk::kernels::testing {
 
 // Binding i of the kernel gets `bindings[i]` (an empty vector binds a 4-byte dummy; the scratch
-// binding gets at least the dispatch's scratch_bytes); returns the output binding's floats after
-// the dispatch.
+// binding gets at least the dispatch's scratch_bytes, filled with garbage: its contents are
+// undefined between dispatches); returns the output binding's floats after the dispatch. The
+// command buffer is recorded once and submitted `runs` times, the output binding reset to its
+// initial contents before each: the last run's output is returned, and each run must give the
+// same (else an internal error).
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
-                                      const std::vector<std::vector<float>>& bindings);
+                                      const std::vector<std::vector<float>>& bindings, int runs = 1);
 
 // The test device (validation on), created once per process.
 const std::shared_ptr<vulkan::Device>& test_device();

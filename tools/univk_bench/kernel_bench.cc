@@ -1,14 +1,17 @@
 // univk-kernel-bench: the kernel library's GEMM and convolution kernels beside the device's
 // floors, measured in one run on one device.
 //
-//   univk-kernel-bench [--iterations N] [--tilings] [--only NAME] [--json]
+//   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] [--json]
 //
 // Floors: fp32 FMA peak (fma_peak.comp) and copy bandwidth (floors.h). Then each workload
 // (GEMM 4096^3, a batch-1 linear layer, ResNet-shaped convolutions at batch 1 and 32, NHWC with
 // TOSA weights as the VgfBackend lowers them and NCHW with PyTorch weights as the
 // VulkanBackend does) with the planner's tiling, or with every tiling under --tilings: GPU time
-// (p50 of N timestamped runs), achieved FLOP/s and its fraction of the FMA floor.
+// (p50 of N timestamped runs), achieved FLOP/s and its fraction of the FMA floor. The tiling
+// column ends in " sS" when the dispatch splits K into S ranges (kernel.h); --split-k forces S
+// (1: no split) for every workload.
 // Exit status: 0 ok, 2 bad command line, 3 a measurement failed.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -135,14 +138,16 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
   return m;
 }
 
-std::string tiling_name(const kernels::Tiling& t) {
+std::string tiling_name(const kernels::KernelDispatch& d) {
+  const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
-         "x" + std::to_string(t.tn) + (t.direct ? "d" : "");
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
 int run(int argc, char** argv) {
   int iterations = 20;
   bool all_tilings = false, json = false;
+  uint32_t split_k = 0;
   std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -150,12 +155,15 @@ int run(int argc, char** argv) {
       iterations = std::atoi(argv[++i]);
     } else if (a == "--tilings") {
       all_tilings = true;
+    } else if (a == "--split-k" && i + 1 < argc) {
+      split_k = static_cast<uint32_t>(std::max(1, std::atoi(argv[++i])));
     } else if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if (a == "--json") {
       json = true;
     } else {
-      std::fprintf(stderr, "usage: univk-kernel-bench [--iterations N] [--tilings] [--only NAME] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] [--json]\n");
       return 2;
     }
   }
@@ -175,8 +183,10 @@ int run(int argc, char** argv) {
   }
   const double peak = fma->flops_per_second();
   std::vector<Measurement> results;
-  for (const Workload& w : workloads()) {
+  for (Workload w : workloads()) {
     if (!only.empty() && w.name.find(only) == std::string::npos) continue;
+    if (w.gemm) w.gemm->split_k = split_k;
+    if (w.conv) w.conv->split_k = split_k;
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
     if (all_tilings) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
@@ -204,7 +214,7 @@ int run(int argc, char** argv) {
           "\"flops\": %s, \"fraction_of_fma_peak\": %s}",
           i ? ", " : "", univk::json_quote(r.workload).c_str(),
           univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
-          univk::json_quote(tiling_name(r.dispatch.tiling)).c_str(), r.planner_choice ? "true" : "false",
+          univk::json_quote(tiling_name(r.dispatch)).c_str(), r.planner_choice ? "true" : "false",
           univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
           univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str());
     }
@@ -213,13 +223,13 @@ int run(int argc, char** argv) {
   }
   std::printf("device: %s\nfp32 FMA floor: %.1f GFLOP/s; copy floor: %.1f GB/s\n", props.deviceName, peak * 1e-9,
               copy->bytes_per_second() * 1e-9);
-  std::printf("%-28s %-11s %-14s %5s %12s %12s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50", "GFLOP/s",
+  std::printf("%-28s %-11s %-18s %5s %12s %12s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50", "GFLOP/s",
               "of FMA");
   for (const Measurement& r : results) {
     const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
-    std::printf("%-28s %-11s %-14s %5s %12.1f %12.1f %7.1f%%\n", r.workload.c_str(),
-                kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch.tiling).c_str(),
-                r.planner_choice ? "yes" : "", r.gpu_ns.p50 * 1e-3, flops * 1e-9, peak > 0 ? 100 * flops / peak : 0);
+    std::printf("%-28s %-11s %-18s %5s %12.1f %12.1f %7.1f%%\n", r.workload.c_str(),
+                kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
+                r.gpu_ns.p50 * 1e-3, flops * 1e-9, peak > 0 ? 100 * flops / peak : 0);
   }
   return 0;
 }

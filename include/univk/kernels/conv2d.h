@@ -40,6 +40,9 @@ struct Conv2dProblem {
   uint64_t input_offset = 0, weight_offset = 0, bias_offset = 0, output_offset = 0, residual_offset = 0;
   bool bias_broadcast = false;  // one bias value for every output channel
   Epilogue epilogue;
+  // Split-K ranges (kernel.h): 0 lets the planner choose; else forced (for tests and
+  // benchmarks), then reduced to the K slices there are and the device's group count.
+  uint32_t split_k = 0;
 };
 
 // Push-constant words of conv2d_f32.comp, after the five binding offsets.

@@ -23,6 +23,9 @@ struct GemmProblem {
   uint64_t residual_offset = 0;  // the residual uses out's strides
   float alpha = 1.0f, beta = 1.0f;
   Epilogue epilogue;
+  // Split-K ranges (kernel.h): 0 lets the planner choose; else forced (for tests and
+  // benchmarks), then reduced to the K slices there are and the device's group count.
+  uint32_t split_k = 0;
 };
 
 // Push-constant words of gemm_f32.comp, after the five binding offsets.

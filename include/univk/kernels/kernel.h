@@ -83,6 +83,19 @@ struct Tiling {
 // The tilings the GEMM-shaped planners choose from, largest first (tests run every one).
 std::span<const Tiling> gemm_tilings();
 
+// Split-K (GEMM-shaped kernels): when the output has too few tiles to fill a GPU and K is long,
+// the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split). Each
+// workgroup writes its partial tile to the scratch binding and counts itself in an atomic
+// counter per output tile (in scratch); the last to arrive sums the partials in split order
+// (the result does not depend on arrival order), runs the epilogue (alpha, bias, residual,
+// activation, strided store) and resets the counter. One dispatch, one descriptor set: the
+// only extra command is the zeroing of the counters (the first scratch_zero_bytes of scratch),
+// which record_kernel records with vkCmdFillBuffer (the scratch buffer needs
+// TRANSFER_DST usage, as vulkan::kDefaultBufferUsage has) through recorder.before_command, so
+// the hazards stay tracked. The planner chooses splits > 1 only on GPUs (not DeviceTraits::cpu)
+// when the natural grid has fewer than 128 workgroups and each range keeps >= 256 of K, at most
+// 16; GemmProblem::split_k / Conv2dProblem::split_k force it.
+
 // One dispatch of a library kernel.
 struct KernelDispatch {
   Kernel kernel = Kernel::kGemmF32;
@@ -90,10 +103,12 @@ struct KernelDispatch {
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
   std::vector<uint32_t> push;                                 // kernel_push_bytes / 4 words
   std::array<uint32_t, 3> groups = {1, 1, 1};
-  uint64_t scratch_bytes = 0;   // the scratch binding's size; 0: none
-  uint32_t used_bindings = 0;   // bit i: binding i is read or written
-  uint32_t output_binding = 0;  // the binding the kernel writes
-  uint64_t flops = 0;           // 2 * multiply-adds, for benchmarks
+  uint64_t scratch_bytes = 0;       // the scratch binding's size; 0: none
+  uint32_t splits = 1;              // K ranges (split-K, above); 1: none
+  uint64_t scratch_zero_bytes = 0;  // leading scratch bytes record_kernel zeroes first (split-K's counters)
+  uint32_t used_bindings = 0;       // bit i: binding i is read or written
+  uint32_t output_binding = 0;      // the binding the kernel writes
+  uint64_t flops = 0;               // 2 * multiply-adds, for benchmarks
 };
 
 // Adds `extra[i]` to the element offset of binding i (push word i).
@@ -106,7 +121,9 @@ vulkan::ComputePipelineDesc pipeline_desc(const KernelDispatch& dispatch);
 std::span<const uint8_t> push_bytes(const KernelDispatch& dispatch);
 
 // Records `dispatch` with `bindings[i]` at binding i (kernel_binding_count of them), through
-// the one recorder: the used bindings are its accesses, so barriers follow the hazards.
+// the one recorder: the used bindings are its accesses, so barriers follow the hazards. With
+// split-K, first a vkCmdFillBuffer zeroing the scratch's counters (tracked through
+// recorder.before_command); still one dispatch and one descriptor set from `pool`.
 // `pipeline` is the one of pipeline_desc(dispatch); `label` names it in errors.
 Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool& pool,
                      const vulkan::ComputePipeline& pipeline, const KernelDispatch& dispatch,

@@ -50,5 +50,8 @@ void record_buffer_barrier(const Device& device, VkCommandBuffer cmd, const Buff
                            VkAccessFlags2 dst_access);
 // Copies min(src.size, dst.size) bytes.
 void record_copy(const Device& device, VkCommandBuffer cmd, const BufferRange& src, const BufferRange& dst);
+// Fills `range` (offset and size multiples of 4; the buffer needs TRANSFER_DST usage) with the
+// 32-bit `value`.
+void record_fill(const Device& device, VkCommandBuffer cmd, const BufferRange& range, uint32_t value);
 
 }  // namespace univk::vulkan

@@ -104,6 +104,7 @@ class DispatchRecorder {
 
   const RecordCounts& counts() const { return counts_; }
   VkCommandBuffer command_buffer() const { return cmd_; }
+  const Device& device() const { return device_; }
 
  private:
   const Device& device_;

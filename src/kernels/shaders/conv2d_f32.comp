@@ -5,12 +5,12 @@
 // element strides), weight layout (per-element strides of output channel, input channel and
 // tap), stride, dilation, padding and groups:
 //   out = act(conv(in, w) + bias + residual)
-// GEMM view per group g (workgroup z): M = N*OH*OW output positions, N = OC/groups output
+// GEMM view per group g (workgroup z = g * SPLITS + split, gemm_tile.glsl): M = N*OH*OW output positions, N = OC/groups output
 // channels, K = KH*KW*(C/groups), walked tap-major (k = tap * ICg + ic) whatever the weight
 // layout, so a K slice of an NHWC input is contiguous. When ICg is a multiple of BK
 // (kFlagAlignedK) a slice never crosses a tap and its tap is uniform.
-// Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (same strides as out). The
-// push-constant layout is kernels::Conv2dPush.
+// Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (same strides as out), 5 scratch
+// (split-K). The push-constant layout is kernels::Conv2dPush.
 #include "kernels/shaders/gemm_tile.glsl"
 #include "kernels/shaders/activation.glsl"
 
@@ -49,7 +49,7 @@ void init_a_slots() {
     a_live[l] = m < p.M;
     const uint ox = m % p.OW, t = m / p.OW;
     const uint oy = t % p.OH, n = t / p.OH;
-    a_base[l] = p.off_in + n * p.in_sn + gl_WorkGroupID.z * p.ICg * p.in_sc;
+    a_base[l] = p.off_in + n * p.in_sn + batch_index() * p.ICg * p.in_sc;
     a_y0[l] = int(oy) * sy - py;
     a_x0[l] = int(ox) * sx - px;
   }
@@ -66,7 +66,7 @@ uvec2 tap_ic(uint k0, uint kk) {
 }
 
 float load_a(uint l, uint k0, uint kk) {
-  if (!a_live[l] || k0 + kk >= p.K) return 0.0;
+  if (!a_live[l] || (k_check && k0 + kk >= k_end)) return 0.0;
   const uvec2 ti = tap_ic(k0, kk);
   const uint ky = ti.x / p.KW, kx = ti.x - ky * p.KW;
   const int iy = a_y0[l] + int(ky * (p.dilation & 0xffffu));
@@ -77,14 +77,15 @@ float load_a(uint l, uint k0, uint kk) {
 
 float load_b(uint k0, uint kk, uint n_local) {
   const uint n = gl_WorkGroupID.x * BN + n_local;
-  if (k0 + kk >= p.K || n >= p.OCg) return 0.0;
+  if ((k_check && k0 + kk >= k_end) || n >= p.OCg) return 0.0;
   const uvec2 ti = tap_ic(k0, kk);
-  return w[p.off_w + (gl_WorkGroupID.z * p.OCg + n) * p.w_oc + ti.y * p.w_ic + ti.x * p.w_tap];
+  return w[p.off_w + (batch_index() * p.OCg + n) * p.w_oc + ti.y * p.w_ic + ti.x * p.w_tap];
 }
 
 void main() {
   init_a_slots();
   gemm_main_loop(p.K);
+  if (!split_k_reduce()) return;
   const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;
@@ -95,7 +96,7 @@ void main() {
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
       const uint c = gl_WorkGroupID.x * BN + tn + j * THREADS_N;
       if (c >= p.OCg) continue;
-      const uint oc = gl_WorkGroupID.z * p.OCg + c;
+      const uint oc = batch_index() * p.OCg + c;
       float v = acc[i][j];
       if ((FLAGS & kFlagBias) != 0u) v += bias[p.off_bias + oc * p.bias_stride];
       const uint o = pos + oc * p.out_sc;

@@ -5,8 +5,9 @@
 //   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
 // Every operand is addressed through (batch, row, column) element strides plus a base offset,
 // so transposed and broadcast operands need no copy. Workgroup (x, y, z) = (column tile, row
-// tile, batch). Bindings: 0 A, 1 B, 2 bias, 3 out, 4 residual (same strides as out); unused
-// ones are bound to any buffer. The push-constant layout is kernels::GemmPush.
+// tile, batch * SPLITS + split). Bindings: 0 A, 1 B, 2 bias, 3 out, 4 residual (same strides as
+// out), 5 scratch (split-K, gemm_tile.glsl); unused ones are bound to any buffer. The
+// push-constant layout is kernels::GemmPush.
 #include "kernels/shaders/gemm_tile.glsl"
 #include "kernels/shaders/activation.glsl"
 
@@ -27,19 +28,20 @@ layout(push_constant) uniform Params {
 
 float load_a(uint s, uint k0, uint kk) {
   const uint m = gl_WorkGroupID.y * BM + a_row(s), k = k0 + kk;
-  if (m >= p.M || k >= p.K) return 0.0;
-  return a[p.off_a + gl_WorkGroupID.z * p.a_bs + m * p.a_rs + k * p.a_cs];
+  if (m >= p.M || (k_check && k >= k_end)) return 0.0;
+  return a[p.off_a + batch_index() * p.a_bs + m * p.a_rs + k * p.a_cs];
 }
 
 float load_b(uint k0, uint kk, uint n_local) {
   const uint k = k0 + kk, n = gl_WorkGroupID.x * BN + n_local;
-  if (k >= p.K || n >= p.N) return 0.0;
-  return b[p.off_b + gl_WorkGroupID.z * p.b_bs + k * p.b_rs + n * p.b_cs];
+  if ((k_check && k >= k_end) || n >= p.N) return 0.0;
+  return b[p.off_b + batch_index() * p.b_bs + k * p.b_rs + n * p.b_cs];
 }
 
 void main() {
   gemm_main_loop(p.K);
-  const uint bi = gl_WorkGroupID.z;
+  if (!split_k_reduce()) return;
+  const uint bi = batch_index();
   const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;

@@ -14,11 +14,24 @@
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
 // the buffers, one k at a time.
 //
+// Split-K (SPLITS > 1, kernels::KernelDispatch::splits): K is cut into SPLITS ranges of
+// split_chunk(K) elements (a multiple of BK, so a range starts on a slice boundary), and
+// workgroup z is batch_index() * SPLITS + split_index(). Each workgroup stores its partial tile
+// to the scratch binding, then counts itself in its tile's counter (an atomic in scratch); the
+// one that arrives last sums the SPLITS partials in split order (deterministic whichever
+// arrives last), resets the counter to zero and runs the epilogue. The others end. Scratch
+// layout, in 32-bit words: one counter per output tile (batch-major, then row tile, column
+// tile), padded to a multiple of 64; then per tile and split, BM*BN partial sums, element
+// (i, j) of invocation t at (i*TN + j)*WG + t (coalesced). The counters must be zero before
+// the dispatch: record_kernel zeroes them (vkCmdFillBuffer), and the last arrival leaves them
+// zero again.
+//
 // The including shader defines, after including this file,
 //   float load_a(uint s, uint k0, uint kk): A at row a_row(s) of the tile, k = k0 + kk;
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
-// (k0 is a multiple of BK in the staged path: slice-uniform work can hang off it) and calls
-// gemm_main_loop(K).
+// which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
+// false for the others), and calls gemm_main_loop(K), then split_k_reduce() before its
+// epilogue. k0 is a multiple of BK in the staged path: slice-uniform work can hang off it.
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 64;
@@ -29,6 +42,7 @@ layout(constant_id = 5) const uint TN = 4;
 layout(constant_id = 6) const uint ACT = 0;    // kernels::Activation of the epilogue
 layout(constant_id = 7) const uint FLAGS = 0;  // kFlag* below
 layout(constant_id = 8) const uint DIRECT = 0;
+layout(constant_id = 9) const uint SPLITS = 1;  // K ranges (split-K); see above
 
 const uint kFlagBias = 1u;      // add the bias operand
 const uint kFlagResidual = 2u;  // add the residual operand (before the activation)
@@ -48,7 +62,13 @@ const uint A_SLOTS = DIRECT != 0u ? TM : LOADS_A;
 shared float As[BK][BM + 1];
 shared float Bs[BK][BN + 1];
 
+layout(set = 0, binding = 5) coherent buffer Scratch { uint scratch[]; };
+
 float acc[TM][TN];
+// End of this workgroup's K range; whether the slice being loaded may reach past it.
+uint k_end;
+bool k_check;
+shared uint last_arrival;
 float ra[LOADS_A];
 float rb[LOADS_B];
 
@@ -68,13 +88,20 @@ uvec2 b_slot(uint l) {
   return (FLAGS & kFlagBNFast) != 0u ? uvec2(e / BN, e % BN) : uvec2(e % BK, e / BK);
 }
 
+// The batch (or group) and the K range of this workgroup.
+uint batch_index() { return gl_WorkGroupID.z / SPLITS; }
+uint split_index() { return gl_WorkGroupID.z % SPLITS; }
+// K elements per split: ceil(K / SPLITS) rounded up to BK (kernels::detail::split_chunk).
+uint split_chunk(uint K) { return SPLITS == 1u ? K : ((K + SPLITS - 1u) / SPLITS + BK - 1u) / BK * BK; }
+
 // Row within the tile of A slot s.
 uint a_row(uint s) { return DIRECT != 0u ? tile_row() + s * THREADS_M : a_slot(s).x; }
 
 float load_a(uint s, uint k0, uint kk);
 float load_b(uint k0, uint kk, uint n);
 
-void load_slice(uint k0) {
+void load_slice(uint k0, bool check) {
+  k_check = check;
   [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) ra[l] = load_a(l, k0, a_slot(l).y);
   [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
     const uvec2 s = b_slot(l);
@@ -106,9 +133,10 @@ void multiply_slice() {
   }
 }
 
-void direct_loop(uint K) {
+void direct_loop(uint k_begin) {
   const uint tn = tile_col();
-  for (uint k = 0u; k < K; ++k) {
+  k_check = false;
+  for (uint k = k_begin; k < k_end; ++k) {
     float ar[TM];
     float br[TN];
     [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = load_a(i, k, 0u);
@@ -119,21 +147,69 @@ void direct_loop(uint K) {
   }
 }
 
+// Loads slice k0, checking K only when it reaches past k_end (the constant argument lets the
+// compiler drop the checks from the other slices).
+void load_slice_at(uint k0) {
+  if (k0 + BK <= k_end) {
+    load_slice(k0, false);
+  } else {
+    load_slice(k0, true);
+  }
+}
+
+// acc = this workgroup's K range of the product.
 void gemm_main_loop(uint K) {
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
   }
-  if (K == 0u) return;
+  const uint chunk = split_chunk(K);
+  const uint k_begin = min(K, split_index() * chunk);
+  k_end = min(K, k_begin + chunk);
+  if (k_begin >= k_end) return;
   if (DIRECT != 0u) {
-    direct_loop(K);
+    direct_loop(k_begin);
     return;
   }
-  load_slice(0u);
-  for (uint k0 = 0u; k0 < K; k0 += BK) {
+  load_slice_at(k_begin);
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
     store_slice();
     barrier();
-    if (k0 + BK < K) load_slice(k0 + BK);
+    if (k0 + BK < k_end) load_slice_at(k0 + BK);
     multiply_slice();
     barrier();
   }
+}
+
+// Split-K's reduction (see above); call from uniform control flow. Returns whether this
+// workgroup runs the epilogue, with acc the sum over every split: always when SPLITS == 1.
+bool split_k_reduce() {
+  if (SPLITS == 1u) return true;
+  const uint lid = gl_LocalInvocationID.x;
+  const uint tile = (batch_index() * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint tiles = gl_NumWorkGroups.x * gl_NumWorkGroups.y * (gl_NumWorkGroups.z / SPLITS);
+  const uint partials = (tiles + 63u) / 64u * 64u + tile * SPLITS * (BM * BN) + lid;
+  const uint mine = partials + split_index() * (BM * BN);
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) scratch[mine + (i * TN + j) * WG] = floatBitsToUint(acc[i][j]);
+  }
+  memoryBarrierBuffer();
+  barrier();
+  if (lid == 0u) {
+    const uint arrived = atomicAdd(scratch[tile], 1u);
+    last_arrival = arrived == SPLITS - 1u ? 1u : 0u;
+    if (arrived == SPLITS - 1u) atomicExchange(scratch[tile], 0u);  // zero for the next run
+  }
+  barrier();
+  if (last_arrival == 0u) return false;
+  memoryBarrierBuffer();
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
+  }
+  for (uint s = 0u; s < SPLITS; ++s) {
+    const uint at = partials + s * (BM * BN);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] += uintBitsToFloat(scratch[at + (i * TN + j) * WG]);
+    }
+  }
+  return true;
 }
