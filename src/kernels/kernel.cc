@@ -57,8 +57,14 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
   return traits;
 }
 
-void add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra) {
-  for (size_t i = 0; i < extra.size() && i < dispatch.push.size(); ++i) dispatch.push[i] += extra[i];
+Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra) {
+  const uint32_t operands = kernel_binding_count(dispatch.kernel) - 1;
+  if (extra.size() != operands || dispatch.push.size() < operands) {
+    return invalid_argument(std::to_string(extra.size()) + " binding offsets for " + kernel_name(dispatch.kernel) +
+                            ", which has " + std::to_string(operands) + " operand bindings");
+  }
+  for (size_t i = 0; i < extra.size(); ++i) dispatch.push[i] += extra[i];
+  return ok_status();
 }
 
 vulkan::ComputePipelineDesc pipeline_desc(const KernelDispatch& dispatch) {

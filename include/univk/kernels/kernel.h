@@ -4,12 +4,13 @@
 // vulkan::DispatchDesc and records it through the one DispatchRecorder.
 //
 // Interface of every library kernel: set 0 binds kernel_binding_count() storage buffers at
-// bindings 0..n-1; the first n push-constant words are the element offsets of those bindings
-// (a backend whose descriptors start below an operand adds the difference, see
+// bindings 0..n-1; the first n-1 push-constant words are the element offsets of the operand
+// bindings (a backend whose descriptors start below an operand adds the difference, see
 // add_binding_offsets); the kernel's own words follow. A binding the problem does not use
 // (no bias, no residual) must still be bound to some buffer. The last binding is the kernel's
 // scratch (KernelDispatch::scratch_bytes, device memory the backend provides from its arena,
-// contents undefined between dispatches; bound to any buffer when zero).
+// contents undefined between dispatches; bound to any buffer when zero). It has no offset
+// word: its descriptor starts where the kernel's scratch starts.
 //
 // Pure data apart from pipeline_desc() and record_kernel(); thread-safe except record_kernel,
 // which follows the recorder's rules.
@@ -111,8 +112,9 @@ struct KernelDispatch {
   uint64_t flops = 0;               // 2 * multiply-adds, for benchmarks
 };
 
-// Adds `extra[i]` to the element offset of binding i (push word i).
-void add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra);
+// Adds `extra[i]` to the element offset of operand binding i (push word i); `extra` has one
+// entry per operand binding (kernel_binding_count - 1). InvalidArgument for another count.
+Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra);
 
 // The pipeline of `dispatch`: SPIR-V, layout and specialization constants.
 vulkan::ComputePipelineDesc pipeline_desc(const KernelDispatch& dispatch);

@@ -1,5 +1,6 @@
-// Emitters of the arithmetic kernels that are not elementwise: convolutions, MATMUL and the
-// reductions. Parameter layouts match shaders/conv2d_f32.comp, matmul_f32.comp, reduce_f32.comp.
+// Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D
+// and MATMUL on the kernel library; DEPTHWISE_CONV2D and int8 on shaders/conv2d_*.comp) and the
+// reductions (shaders/reduce_f32.comp), whose parameter layouts they match.
 #include <string>
 
 #include "dispatch_emitters.h"
@@ -33,6 +34,36 @@ Status require_f32(const std::vector<TensorView>& inputs, const TensorView& outp
   if (output_f32 && output.dtype != DType::kFloat32)
     return unsupported("output type " + std::string(dtype_name(output.dtype)) + " (fp32 only)");
   return ok_status();
+}
+
+// Element strides of a TOSA NHWC view by logical dim.
+kernels::ActivationStrides nhwc_strides(const TensorView& v) {
+  return {v.strides[0], v.strides[3], v.strides[1], v.strides[2]};
+}
+
+// CONV2D (fp32) on the kernel library's implicit GEMM, planned for the minimum device limits
+// (lower_graph plans it again for the device).
+Result<Dispatch> library_conv(const TensorView& in, const TensorView& w, const TensorView& bias,
+                              const TensorView& output, const ops::TosaConv2d& window) {
+  kernels::Conv2dProblem p;
+  p.batch = in.shape[0], p.in_h = in.shape[1], p.in_w = in.shape[2], p.in_channels = in.shape[3];
+  p.out_h = output.shape[1], p.out_w = output.shape[2], p.out_channels = output.shape[3];
+  p.kernel_h = w.shape[1], p.kernel_w = w.shape[2];
+  p.stride_h = window.stride[0], p.stride_w = window.stride[1];
+  p.dilation_h = window.dilation[0], p.dilation_w = window.dilation[1];
+  p.pad_top = window.pad[0], p.pad_left = window.pad[2];
+  p.input = nhwc_strides(in);
+  p.output = nhwc_strides(output);
+  p.weight = kernels::WeightStrides::ohwi(p.in_channels, p.kernel_h, p.kernel_w);
+  p.bias_broadcast = bias.shape[0] == 1;
+  p.epilogue.bias = true;
+  Dispatch k;
+  k.outputs = {output};
+  k.inputs = {in, w, bias};
+  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
+  k.problem = p;
+  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
+  return k;
 }
 
 Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
@@ -70,6 +101,7 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   const int64_t* pad = window.pad;
   const int64_t* stride = window.stride;
   const int64_t* dilation = window.dilation;
+  if (!is_int8 && !depthwise) return library_conv(in, w, bias, output, window);
   Dispatch k;
   k.shader = is_int8 ? Shader::kConv2dI8 : Shader::kConv2dF32;
   k.outputs = {output};
@@ -102,16 +134,18 @@ Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorVi
                             " -> " + Shape(output.shape).to_string() + " do not match");
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
+  // On the kernel library's GEMM, planned for the minimum device limits (lower_graph plans it
+  // again for the device).
+  kernels::GemmProblem p;
+  p.batch = a.shape[0], p.m = a.shape[1], p.k = a.shape[2], p.n = b.shape[2];
+  p.a = {0, a.strides[0], a.strides[1], a.strides[2]};
+  p.b = {0, b.strides[0], b.strides[1], b.strides[2]};
+  p.out = {0, output.strides[0], output.strides[1], output.strides[2]};
   Dispatch k;
-  k.shader = Shader::kMatmulF32;
   k.outputs = {output};
   k.inputs = inputs;
-  UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.shape));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.strides));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, a.strides));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, b.strides));
-  UNIVK_RETURN_IF_ERROR(push(k.params, {a.shape[2]}));
+  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
+  k.problem = p;
   k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
   return k;
 }

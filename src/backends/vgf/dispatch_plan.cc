@@ -72,8 +72,6 @@ const char* shader_name(Shader id) {
       return "copy8";
     case Shader::kConv2dF32:
       return "conv2d_f32";
-    case Shader::kMatmulF32:
-      return "matmul_f32";
     case Shader::kReduceF32:
       return "reduce_f32";
     case Shader::kCast:
@@ -116,7 +114,6 @@ uint32_t shader_tensor_bindings(Shader id) {
       return 2;
     case Shader::kConv2dI8:
       return 4;
-    case Shader::kMatmulF32:
     case Shader::kTableI8:
       return 3;
   }

@@ -10,9 +10,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "univk/kernels/problem.h"
 #include "univk/tensor/dtype.h"
 #include "univk/tensor/shape.h"
 
@@ -76,8 +78,7 @@ enum class Shader : uint8_t {
   kCopy32,          // strided copy / pad / tile of 32-bit elements
   kCopy16,
   kCopy8,
-  kConv2dF32,  // CONV2D and DEPTHWISE_CONV2D + elementwise epilogue
-  kMatmulF32,
+  kConv2dF32,       // DEPTHWISE_CONV2D (CONV2D and MATMUL run the kernel library's kernels)
   kReduceF32,       // REDUCE_SUM / REDUCE_MAX / ARGMAX
   kCast,            // CAST between int8/uint8/bool/int32/fp32 (8-bit storage)
   kRescale,         // RESCALE between int8/uint8/int32 (8-bit storage)
@@ -107,7 +108,15 @@ struct Dispatch {
   // offset below the descriptor alignment).
   std::vector<uint32_t> params;
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
-  uint64_t work_items = 0;                                    // invocations needed (one per work item)
+  uint64_t work_items = 0;  // invocations needed (one per work item); a library kernel: output elements
+
+  // A kernel-library dispatch (src/kernels) instead of a VgfBackend shader when `kernel` is set:
+  // `problem` (operand offsets 0: the recorder adds each view's base offset) planned for the
+  // device; `inputs` are the kernel's bindings 0, 1, 2 and 4 (input or A, weight or B, bias,
+  // residual: absent ones are bound to input 0) and `scratch` its scratch arena region.
+  kernels::Problem problem;
+  std::optional<kernels::KernelDispatch> kernel;
+  std::optional<TensorView> scratch;
 };
 
 // MODE of the elementwise shaders (specialization constant 0, elementwise.glsl): strided

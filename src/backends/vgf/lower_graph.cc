@@ -22,6 +22,8 @@ using spirv::TosaOperation;
 using spirv::ValueId;
 using spirv::ValueKind;
 
+// Scratch ids of kernel-library scratch regions start here (value ids are below).
+constexpr uint32_t kKernelScratchIds = 0x80000000u;
 // Alignment of scratch offsets, as of resources.
 constexpr uint64_t kScratchAlignment = 256;
 
@@ -263,8 +265,26 @@ class Lowering {
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_dispatches(op, inputs, output, ctx_.binding_limit));
     for (auto& k : dispatches) {
       if (k.label.empty()) k.label = op_label(op);
+      if (k.kernel) UNIVK_RETURN_IF_ERROR(plan_kernel(k));
       plan_.dispatches.push_back(std::move(k));
     }
+    return ok_status();
+  }
+
+  // A kernel-library dispatch planned for the device, with a scratch region of its own when it
+  // needs one (ids above every value's, so plan_scratch gives it bytes of its own while it runs).
+  Status plan_kernel(Dispatch& k) {
+    auto planned = kernels::plan(k.problem, ctx_.device);
+    if (!planned.ok()) return planned.status().with_context(k.label);
+    k.kernel = std::move(planned).value();
+    if (k.kernel->scratch_bytes == 0) return ok_status();
+    TensorView scratch;
+    scratch.storage = {StorageKind::kScratch, kKernelScratchIds + static_cast<uint32_t>(plan_.dispatches.size()), 0,
+                       k.kernel->scratch_bytes};
+    scratch.dtype = DType::kFloat32;
+    scratch.shape = {static_cast<int64_t>((k.kernel->scratch_bytes + 3) / 4)};
+    scratch.strides = {1};
+    k.scratch = scratch;
     return ok_status();
   }
 
@@ -370,6 +390,7 @@ class Lowering {
       };
       for (auto& v : plan_.dispatches[k].outputs) note(v);
       for (auto& v : plan_.dispatches[k].inputs) note(v);
+      if (plan_.dispatches[k].scratch) note(*plan_.dispatches[k].scratch);
     }
     const vulkan::ArenaPlan arena = vulkan::plan_arena(requests, kScratchAlignment);
     for (auto& dispatch : plan_.dispatches) {
@@ -379,6 +400,7 @@ class Lowering {
       };
       for (auto& v : dispatch.outputs) patch(v);
       for (auto& v : dispatch.inputs) patch(v);
+      if (dispatch.scratch) patch(*dispatch.scratch);
     }
     plan_.scratch_bytes = arena.total;
   }

@@ -23,6 +23,8 @@ struct LoweringContext {
   std::vector<uint8_t>* constant_blob = nullptr;
   // Dispatches whose views would exceed it are split into slices (see dispatch_emitters.h).
   BindingLimit binding_limit;
+  // Kernel-library dispatches are planned for these limits (the spec's minimum by default).
+  kernels::DeviceTraits device;
 };
 
 Result<SegmentPlan> lower_graph(const spirv::TosaGraph& graph, LoweringContext& context);

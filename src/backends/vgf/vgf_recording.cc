@@ -34,9 +34,12 @@ struct VgfDelegate::Step {
 
 struct VgfDelegate::BoundDispatch {
   const Dispatch* dispatch = nullptr;
-  uint64_t params_offset = 0;          // bytes into the parameter buffer
-  std::vector<BufferRange> tensors;    // binding 1.. (outputs, inputs, unused bindings)
+  uint64_t params_offset = 0;  // bytes into the parameter buffer
+  // Binding 1.. (outputs, inputs, unused bindings); a kernel-library dispatch: bindings 0.. in
+  // the kernel's order.
+  std::vector<BufferRange> tensors;
   std::vector<BufferAccess> accesses;  // the bytes the views touch exactly
+  std::vector<uint32_t> bases;         // a kernel-library dispatch's base element offset per operand
 };
 
 std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Dispatch> before,
@@ -83,8 +86,22 @@ Result<std::vector<VgfDelegate::BoundDispatch>> VgfDelegate::bind_dispatches(
     b.dispatch = &dispatch;
     std::vector<uint32_t> bases;
     std::vector<const TensorView*> views;
-    for (const auto& v : dispatch.outputs) views.push_back(&v);
-    for (const auto& v : dispatch.inputs) views.push_back(&v);
+    std::vector<bool> writes;
+    if (dispatch.kernel) {
+      // The kernel library's order: input/A, weight/B, bias, output, residual, scratch; an
+      // absent operand is bound to input 0 and never touched.
+      const auto& in = dispatch.inputs;
+      auto input = [&](size_t i) { return &(i < in.size() ? in[i] : in[0]); };
+      views = {input(0), input(1),
+               input(2), &dispatch.outputs[0],
+               input(3), dispatch.scratch ? &*dispatch.scratch : input(0)};
+      writes = {false, false, false, true, false, dispatch.scratch.has_value()};
+    } else {
+      for (const auto& v : dispatch.outputs) views.push_back(&v);
+      for (const auto& v : dispatch.inputs) views.push_back(&v);
+      writes.assign(views.size(), false);
+      for (size_t i = 0; i < dispatch.outputs.size(); ++i) writes[i] = true;
+    }
     for (size_t i = 0; i < views.size(); ++i) {
       const TensorView& v = *views[i];
       UNIVK_ASSIGN_OR_RETURN(BufferRange r, storage_range(v.storage));
@@ -105,7 +122,15 @@ Result<std::vector<VgfDelegate::BoundDispatch>> VgfDelegate::bind_dispatches(
       }
       bases.push_back(static_cast<uint32_t>((start - bind) / elem));
       b.tensors.push_back({r.buffer, bind, end - bind});
-      b.accesses.push_back({{r.buffer, start, end - start}, /*write=*/i < dispatch.outputs.size()});
+      b.accesses.push_back({{r.buffer, start, end - start}, writes[i]});
+    }
+    if (dispatch.kernel) {
+      // The scratch binding has no offset word: its region must start at its descriptor.
+      if (dispatch.scratch && bases.back() != 0) return internal_error(dispatch.label + ": unaligned kernel scratch");
+      bases.pop_back();
+      b.bases = std::move(bases);
+      bound.push_back(std::move(b));
+      continue;
     }
     // Unused bindings of the shader get the first input's range (never accessed).
     const uint32_t wanted = shader_tensor_bindings(dispatch.shader);
@@ -147,6 +172,15 @@ Status VgfDelegate::create_recording_objects(const std::vector<BoundDispatch>& b
 Status VgfDelegate::record_dispatch(vulkan::DispatchRecorder& recorder, const BoundDispatch& b,
                                     const std::vector<uint32_t>& words, Recording& recording) {
   const Dispatch& dispatch = *b.dispatch;
+  const std::string label = "dispatch " + dispatch.label;
+  if (dispatch.kernel) {
+    kernels::KernelDispatch planned = *dispatch.kernel;
+    UNIVK_RETURN_IF_ERROR(kernels::add_binding_offsets(planned, b.bases));
+    UNIVK_ASSIGN_OR_RETURN(std::shared_ptr<const vulkan::ComputePipeline> pipeline,
+                           vulkan::get_or_create_pipeline(device_, kernels::pipeline_desc(planned)));
+    recording.pipelines.push_back(pipeline);
+    return kernels::record_kernel(recorder, recording.pool, *pipeline, planned, b.tensors, label);
+  }
   const Dispatch selected = select_variant_for_bases(
       dispatch, std::span<const uint32_t>(words).subspan(b.params_offset / 4, b.tensors.size()));
   auto desc = vulkan::ComputePipelineDesc::storage_buffers(shader_spirv(dispatch.shader), 1 + b.tensors.size(), 0,
@@ -171,7 +205,6 @@ Status VgfDelegate::record_dispatch(vulkan::DispatchRecorder& recorder, const Bo
   for (size_t i = 0; i < b.tensors.size(); ++i) {
     descriptors.push_back({0, static_cast<uint32_t>(1 + i), VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, b.tensors[i]});
   }
-  const std::string label = "dispatch " + dispatch.label;
   vulkan::DispatchDesc recorded;
   recorded.pipeline = pipeline.get();
   recorded.descriptors = descriptors;

@@ -93,16 +93,10 @@ const std::vector<std::string>& lowered_op_names() {
   return names;
 }
 
-Result<Dispatch> kernel_dispatch(KernelProblem problem, std::vector<Operand> bindings,
+Result<Dispatch> kernel_dispatch(kernels::Problem problem, std::vector<Operand> bindings,
                                  const kernels::DeviceTraits& traits) {
   Dispatch d;
-  if (const auto* gemm = std::get_if<kernels::GemmProblem>(&problem)) {
-    UNIVK_ASSIGN_OR_RETURN(d.kernel, kernels::plan_gemm(*gemm, traits));
-  } else if (const auto* conv = std::get_if<kernels::Conv2dProblem>(&problem)) {
-    UNIVK_ASSIGN_OR_RETURN(d.kernel, kernels::plan_conv2d(*conv, traits));
-  } else {
-    return internal_error("a kernel dispatch without a problem");
-  }
+  UNIVK_ASSIGN_OR_RETURN(d.kernel, kernels::plan(problem, traits));
   d.problem = std::move(problem);
   d.bindings = std::move(bindings);
   d.groups = d.kernel->groups;

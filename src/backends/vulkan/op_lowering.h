@@ -12,12 +12,10 @@
 #include <optional>
 #include <span>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "univk/backends/vulkan/compute_graph.h"
-#include "univk/kernels/conv2d.h"
-#include "univk/kernels/gemm.h"
+#include "univk/kernels/problem.h"
 
 namespace univk::backends::vulkan {
 
@@ -87,9 +85,6 @@ struct Operand {
   static Operand scratch() { return {kScratch, 0}; }
 };
 
-// The problem of a kernel-library dispatch (src/kernels), planned for the device by plan_graph.
-using KernelProblem = std::variant<std::monostate, kernels::GemmProblem, kernels::Conv2dProblem>;
-
 // A dispatch of one of this backend's shaders, or (when `kernel` is set) of a kernel-library
 // kernel, whose shader, push constants and groups come from `kernel`.
 struct Dispatch {
@@ -101,7 +96,7 @@ struct Dispatch {
   // Writes a part of the output that no other dispatch of the same op writes (cat), so no
   // write-after-write barrier is needed between them.
   bool disjoint_write = false;
-  KernelProblem problem;
+  kernels::Problem problem;  // a kernel-library dispatch's, planned for the device by plan_graph
   // `problem` planned for the device the graph runs on (lowering plans it for the spec's
   // minimum limits, which every device meets, so "supported" does not depend on the device).
   std::optional<kernels::KernelDispatch> kernel;
@@ -109,7 +104,7 @@ struct Dispatch {
 
 // A kernel-library dispatch of `problem` (planned with `traits`); bindings follow the library's
 // order (input/A, weight/B, bias, output, residual, scratch).
-Result<Dispatch> kernel_dispatch(KernelProblem problem, std::vector<Operand> bindings,
+Result<Dispatch> kernel_dispatch(kernels::Problem problem, std::vector<Operand> bindings,
                                  const kernels::DeviceTraits& traits = {});
 
 struct LoweredOp {
