@@ -4,7 +4,7 @@
     /usr/bin/python3 bench/export_workloads.py --build-dir build [--out bench/out] [--only NAME ...]
 
 Needs the univk Python module (built in BUILD_DIR/python) and torch (Debian's 1.13 works;
-torchvision is used for MobileNetV2 when present). The .uvk files, MobileNetV2's weights
+torchvision provides the classifiers; MobileNetV2 falls back to bench/mobilenet_v2.py without it). The .uvk files, the models' weights
 (so bench/compare_pytorch.py runs PyTorch on the very same weights) and workloads.json go to
 --out, which is git-ignored. The big [16,64,1024,1024] chains are traced on the meta device, so
 exporting them allocates nothing large.
@@ -49,10 +49,11 @@ def main():
                  "build the _univk target with this python (/usr/bin/python3)")
 
     os.makedirs(args.out, exist_ok=True)
-    weights_path = os.path.join(args.out, W.MOBILENET_WEIGHTS)
-    if not os.path.exists(weights_path):
-        torch.manual_seed(0)
-        torch.save(W.build_model({"model": "mobilenet_v2"}).state_dict(), weights_path)
+    def weights_path(model):
+        path = os.path.join(args.out, W.weights_file(model))
+        if not os.path.exists(path):
+            torch.save(W.build_model({"model": model}).state_dict(), path)
+        return path
 
     json_path = os.path.join(args.out, "workloads.json")
     previous = {}
@@ -71,9 +72,11 @@ def main():
         entry = dict(workload)
         entry["file"] = name + ".uvk"
         entry["input_bytes"] = sum(W.tensor_bytes(s) for s in workload["inputs"])
-        if workload["model"] == "mobilenet_v2":
-            entry["weights"] = W.MOBILENET_WEIGHTS
-        model = W.build_model(workload, weights_path if workload["model"] == "mobilenet_v2" else None)
+        weights = None
+        if workload["model"] in W.MODEL_TITLES:
+            entry["weights"] = W.weights_file(workload["model"])
+            weights = weights_path(workload["model"])
+        model = W.build_model(workload, weights)
         start = time.time()
         try:
             program = univk.export(model, (example_input(workload),), partition=workload["partition"],

@@ -35,9 +35,12 @@ def _chain(name, shape, placement, description, large=False):
             "large": large, "description": description, **placement}
 
 
-def _mobilenet(name, batch):
-    return {"name": name, "model": "mobilenet_v2", "inputs": [[batch, 3, 224, 224]], "bandwidth_bound": False,
-            "large": False, "description": f"MobileNetV2, batch {batch}, random weights (seed 0), eval",
+MODEL_TITLES = {"mobilenet_v2": "MobileNetV2", "resnet18": "ResNet18", "resnet50": "ResNet50"}
+
+
+def _model(model, batch):
+    return {"name": f"{model}_b{batch}", "model": model, "inputs": [[batch, 3, 224, 224]], "bandwidth_bound": False,
+            "large": False, "description": f"{MODEL_TITLES[model]}, batch {batch}, random weights (seed 0), eval",
             "partition": ["VgfBackend", "VulkanBackend"], "pin": {}}
 
 
@@ -50,11 +53,18 @@ WORKLOADS = [
     _chain("chain_vgf_large", LARGE, ALL_VGF, "the chain at [16,64,1024,1024], all VgfBackend", large=True),
     _chain("chain_half", HALF_LARGE, PARTITIONED, "the chain at [8,64,1024,1024]: Vgf -> Vulkan -> Vgf", large=True),
     _chain("chain_vgf_half", HALF_LARGE, ALL_VGF, "the chain at [8,64,1024,1024], all VgfBackend", large=True),
-    _mobilenet("mobilenet_v2_b1", 1),
-    _mobilenet("mobilenet_v2_b32", 32),
+    _model("mobilenet_v2", 1),
+    _model("mobilenet_v2", 32),
+    _model("resnet18", 1),
+    _model("resnet18", 32),
+    _model("resnet50", 1),
+    _model("resnet50", 32),
 ]
 
-MOBILENET_WEIGHTS = "mobilenet_v2_seed0.pt"
+
+def weights_file(model):
+    """Where export_workloads.py saves a model's random weights (seed 0) for compare_pytorch.py."""
+    return f"{model}_seed0.pt"
 
 
 def mobilenet_v2():
@@ -70,14 +80,24 @@ def mobilenet_v2():
         return MobileNetV2()
 
 
+def torchvision_model(name):
+    """An untrained torchvision classifier (torchvision before 0.13 takes pretrained=)."""
+    import torchvision
+    constructor = getattr(torchvision.models, name)
+    try:
+        return constructor(weights=None)
+    except TypeError:
+        return constructor(pretrained=False)
+
+
 def build_model(workload, weights_path=None):
-    """The eval-mode module of a workload. MobileNetV2 gets random weights from seed 0, or the
-    weights saved at export time when `weights_path` is given (so both sides use the same)."""
+    """The eval-mode module of a workload. Models get random weights from seed 0, or the weights
+    saved at export time when `weights_path` is given (so both sides use the same)."""
     if workload["model"] == "chain":
         return Chain().eval()
-    if workload["model"] == "mobilenet_v2":
+    if workload["model"] in MODEL_TITLES:
         torch.manual_seed(0)
-        model = mobilenet_v2()
+        model = mobilenet_v2() if workload["model"] == "mobilenet_v2" else torchvision_model(workload["model"])
         if weights_path is not None:
             model.load_state_dict(torch.load(weights_path, map_location="cpu"))
         return model.eval()
