@@ -76,6 +76,28 @@ Result<HostTensor> HostTensor::reshaped(Shape shape) const {
   return out;
 }
 
+double HostTensor::element_as_double(size_t i) const {
+  switch (dtype_) {
+    case DType::kFloat32:
+      return data<float>()[i];
+    case DType::kFloat16:
+      return half_to_float(data<uint16_t>()[i]);
+    case DType::kInt8:
+      return data<int8_t>()[i];
+    case DType::kUint8:
+      return data<uint8_t>()[i];
+    case DType::kInt16:
+      return data<int16_t>()[i];
+    case DType::kInt32:
+      return data<int32_t>()[i];
+    case DType::kInt64:
+      return static_cast<double>(data<int64_t>()[i]);
+    case DType::kBool:
+      return data<uint8_t>()[i] != 0 ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
 std::string HostTensor::describe() const { return std::string(dtype_name(dtype_)) + shape_.to_string(); }
 
 }  // namespace univk

@@ -2,7 +2,8 @@
 // operators and boundary TRANSPOSEs, large constants land in the constants section, unsupported
 // nodes are refused with a reason, and multi-node graphs whose values change layout (NCHW
 // inputs, NHWC convolution results) compute what the PyTorch-semantics reference computes (the
-// TOSA graph is evaluated with univk::reference::run_tosa and compared with run_op on the IR).
+// TOSA graph is evaluated on the TOSA reference by tests/support/tosa_graph_eval.h and compared
+// with run_op on the IR).
 // Single operators are checked on the CPU and on the VgfBackend by the conformance table
 // (tests/conformance).
 #include "univk/compiler/vgf_lowering.h"
@@ -12,6 +13,7 @@
 #include <functional>
 
 #include "univk/reference/kernels.h"
+#include "tosa_graph_eval.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk_test.h"
 
@@ -22,33 +24,6 @@ using spirv::TosaOp;
 
 using ::univk::testing::random_tensor;
 using ::univk::testing::tensors_close;
-
-// Evaluates a TOSA graph with the TOSA reference kernels.
-std::vector<HostTensor> run_tosa_graph(const spirv::TosaGraph& g, const std::vector<HostTensor>& inputs) {
-  std::vector<HostTensor> values(g.values.size());
-  for (size_t i = 0; i < g.inputs.size(); ++i) values[g.inputs[i].value] = inputs[i];
-  for (size_t v = 0; v < g.values.size(); ++v) {
-    const spirv::TosaValue& tv = g.values[v];
-    if (tv.kind == spirv::ValueKind::kConstant || tv.kind == spirv::ValueKind::kGraphConstant) {
-      HostTensor t(tv.type.dtype, Shape(tv.type.shape));
-      EXPECT_EQ(t.byte_size(), tv.data.size());
-      std::copy(tv.data.begin(), tv.data.end(), t.bytes().begin());
-      values[v] = std::move(t);
-    }
-  }
-  for (const spirv::TosaOperation& op : g.operations) {
-    std::vector<HostTensor> in;
-    for (auto id : op.inputs) in.push_back(values[id]);
-    auto out = reference::run_tosa(spirv::tosa_op_name(op.op), op.attrs, in);
-    UNIVK_EXPECT_OK(out) << spirv::tosa_op_name(op.op) << " " << op.attrs.to_string();
-    if (!out.ok()) return {};
-    EXPECT_EQ(Shape((*out)[0].shape()), Shape(g.values[op.outputs[0]].type.shape)) << spirv::tosa_op_name(op.op);
-    values[op.outputs[0]] = std::move((*out)[0]);
-  }
-  std::vector<HostTensor> outs;
-  for (const auto& b : g.outputs) outs.push_back(values[b.value]);
-  return outs;
-}
 
 // Evaluates the IR with the PyTorch-semantics reference kernels.
 std::vector<HostTensor> run_graph(const Graph& g, const std::vector<HostTensor>& inputs) {
@@ -86,7 +61,7 @@ void expect_lowering_matches(const Graph& g, float tolerance = 1e-5f) {
   uint32_t seed = 1;
   for (ValueId in : io.inputs) inputs.push_back(random_tensor(DType::kFloat32, g.value(in).shape, seed++, -1, 1));
   const auto expected = run_graph(g, inputs);
-  const auto actual = run_tosa_graph(*tosa, inputs);
+  UNIVK_ASSIGN_OR_FAIL(const std::vector<HostTensor> actual, ::univk::testing::run_tosa_graph(*tosa, inputs));
   ASSERT_EQ(expected.size(), actual.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_TRUE(tensors_close(actual[i], expected[i], {tolerance, tolerance})) << g.describe();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cases.h"
+#include "tosa_graph_eval.h"
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/compiler/compiler.h"
 #include "univk/compiler/vgf_lowering.h"
@@ -177,27 +178,9 @@ void run_lowering_on_cpu(const OpCase& c, const Instance& inst, testing::Toleran
   const std::vector<NodeId> nodes = {0};
   const compiler::SubgraphIO io = compiler::subgraph_io(inst.graph, nodes);
   UNIVK_ASSIGN_OR_FAIL(spirv::TosaGraph g, compiler::lower_to_tosa(inst.graph, nodes, io));
-  std::vector<HostTensor> values(g.values.size());
-  ASSERT_EQ(g.inputs.size(), inst.graph_inputs.size());
-  for (size_t i = 0; i < g.inputs.size(); ++i) values[g.inputs[i].value] = inst.graph_inputs[i];
-  for (size_t v = 0; v < g.values.size(); ++v) {
-    const spirv::TosaValue& tv = g.values[v];
-    if (tv.kind != spirv::ValueKind::kConstant && tv.kind != spirv::ValueKind::kGraphConstant) continue;
-    HostTensor t(tv.type.dtype, Shape(tv.type.shape));
-    ASSERT_EQ(t.byte_size(), tv.data.size());
-    std::copy(tv.data.begin(), tv.data.end(), t.bytes().begin());
-    values[v] = std::move(t);
-  }
-  for (const spirv::TosaOperation& op : g.operations) {
-    std::vector<HostTensor> in;
-    for (auto id : op.inputs) in.push_back(values[id]);
-    const std::string name(spirv::tosa_op_name(op.op));
-    UNIVK_ASSIGN_OR_FAIL(std::vector<HostTensor> out, reference::run_tosa(name, op.attrs, in));
-    ASSERT_EQ(out[0].shape(), Shape(g.values[op.outputs[0]].type.shape)) << name;
-    values[op.outputs[0]] = std::move(out[0]);
-  }
-  ASSERT_EQ(g.outputs.size(), 1u);
-  EXPECT_TRUE(testing::tensors_close(values[g.outputs[0].value], inst.expected, tol)) << c.op << " " << c.name;
+  UNIVK_ASSIGN_OR_FAIL(std::vector<HostTensor> out, testing::run_tosa_graph(g, inst.graph_inputs));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(testing::tensors_close(out[0], inst.expected, tol)) << c.op << " " << c.name;
 }
 
 // Compiles the node pinned to `backend`, loads the program and runs it fused and, when

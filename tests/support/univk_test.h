@@ -142,27 +142,6 @@ struct Tolerance {
 
 namespace detail {
 
-inline double element_as_double(const HostTensor& t, size_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat16:
-      return half_to_float(t.data<uint16_t>()[i]);
-    case DType::kInt8:
-      return t.data<int8_t>()[i];
-    case DType::kUint8:
-    case DType::kBool:
-      return t.data<uint8_t>()[i];
-    case DType::kInt16:
-      return t.data<int16_t>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data<int64_t>()[i]);
-  }
-  return 0.0;
-}
-
 inline std::string index_string(const Shape& shape, size_t flat) {
   std::vector<int64_t> index(shape.rank());
   for (size_t d = shape.rank(); d-- > 0;) {
@@ -187,8 +166,8 @@ inline ::testing::AssertionResult tensors_close(const HostTensor& got, const Hos
   size_t bad = 0, nan_mismatches = 0, worst = 0;
   double worst_excess = -1.0;
   for (size_t i = 0; i < n; ++i) {
-    const double g = detail::element_as_double(got, i);
-    const double w = detail::element_as_double(want, i);
+    const double g = got.element_as_double(i);
+    const double w = want.element_as_double(i);
     double excess = 0.0;  // how far beyond the allowed error; NaN/inf mismatches rank first
     if (!is_float) {
       if (g == w) continue;
@@ -209,8 +188,8 @@ inline ::testing::AssertionResult tensors_close(const HostTensor& got, const Hos
     if (bad++ == 0 || excess > worst_excess) worst_excess = excess, worst = i;
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  const double g = detail::element_as_double(got, worst);
-  const double w = detail::element_as_double(want, worst);
+  const double g = got.element_as_double(worst);
+  const double w = want.element_as_double(worst);
   std::ostringstream m;
   m << std::setprecision(9) << bad << " of " << n << " elements of " << want.describe() << " differ";
   if (nan_mismatches) m << " (" << nan_mismatches << " NaN mismatches)";

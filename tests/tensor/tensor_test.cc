@@ -59,6 +59,38 @@ TEST(HostTensor, OwnsAlignedZeroedStorage) {
   EXPECT_FALSE(copy.reshaped(Shape{5}).ok());
 }
 
+TEST(HostTensor, ElementAsDoubleForEveryDtype) {
+  HostTensor f32(DType::kFloat32, Shape{2});
+  f32.data<float>()[1] = -2.5f;
+  EXPECT_EQ(f32.element_as_double(1), -2.5);
+  HostTensor f16(DType::kFloat16, Shape{1});
+  f16.data<uint16_t>()[0] = float_to_half(0.375f);
+  EXPECT_EQ(f16.element_as_double(0), 0.375);
+  HostTensor i8(DType::kInt8, Shape{1});
+  i8.data<int8_t>()[0] = -128;
+  EXPECT_EQ(i8.element_as_double(0), -128.0);
+  HostTensor u8(DType::kUint8, Shape{1});
+  u8.data<uint8_t>()[0] = 255;
+  EXPECT_EQ(u8.element_as_double(0), 255.0);
+  HostTensor i16(DType::kInt16, Shape{1});
+  i16.data<int16_t>()[0] = -32768;
+  EXPECT_EQ(i16.element_as_double(0), -32768.0);
+  HostTensor i32(DType::kInt32, Shape{3});
+  i32.data<int32_t>()[2] = 2147483647;
+  EXPECT_EQ(i32.element_as_double(2), 2147483647.0);
+  HostTensor i64(DType::kInt64, Shape{1});
+  i64.data<int64_t>()[0] = int64_t{1} << 53;
+  EXPECT_EQ(i64.element_as_double(0), 9007199254740992.0);
+  // A bool is 0 or 1, whatever nonzero byte holds true.
+  HostTensor b(DType::kBool, Shape{2});
+  b.data<uint8_t>()[1] = 7;
+  EXPECT_EQ(b.element_as_double(0), 0.0);
+  EXPECT_EQ(b.element_as_double(1), 1.0);
+  // NaN stays NaN (comparisons treat it specially).
+  f32.data<float>()[0] = NAN;
+  EXPECT_TRUE(std::isnan(f32.element_as_double(0)));
+}
+
 }  // namespace
 }  // namespace univk
 

@@ -3,32 +3,6 @@
 #include <cmath>
 
 namespace univk::tools {
-namespace {
-
-double element(const HostTensor& t, int64_t i) {
-  const size_t k = static_cast<size_t>(i);
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[k];
-    case DType::kFloat16:
-      return half_to_float(t.data<uint16_t>()[k]);
-    case DType::kInt8:
-      return t.data<int8_t>()[k];
-    case DType::kUint8:
-      return t.data<uint8_t>()[k];
-    case DType::kInt16:
-      return t.data<int16_t>()[k];
-    case DType::kInt32:
-      return t.data<int32_t>()[k];
-    case DType::kInt64:
-      return static_cast<double>(t.data<int64_t>()[k]);
-    case DType::kBool:
-      return t.data<uint8_t>()[k] != 0;
-  }
-  return 0.0;
-}
-
-}  // namespace
 
 Comparison compare_tensors(const HostTensor& output, const HostTensor& reference, double atol, double rtol) {
   Comparison c;
@@ -38,7 +12,8 @@ Comparison compare_tensors(const HostTensor& output, const HostTensor& reference
   }
   const bool exact = output.dtype() != DType::kFloat32 && output.dtype() != DType::kFloat16;
   for (int64_t i = 0; i < output.numel(); ++i) {
-    const double a = element(output, i), b = element(reference, i);
+    const double a = output.element_as_double(static_cast<size_t>(i)),
+                 b = reference.element_as_double(static_cast<size_t>(i));
     bool ok;
     if (std::isnan(a) || std::isnan(b)) {
       ok = std::isnan(a) && std::isnan(b);

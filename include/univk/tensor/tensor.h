@@ -52,6 +52,9 @@ class HostTensor {
   std::span<const T> data() const {
     return {reinterpret_cast<const T*>(data_.get()), byte_size_ / sizeof(T)};
   }
+  // Element `i` (row-major, below numel()) of any dtype as a double, for comparisons and
+  // reports: float16 widened, bool 0 or 1, int64 exact up to 2^53.
+  double element_as_double(size_t i) const;
 
   // Same bytes, new shape with the same element count (InvalidArgument otherwise).
   Result<HostTensor> reshaped(Shape shape) const;
