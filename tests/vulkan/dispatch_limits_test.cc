@@ -28,10 +28,10 @@ TEST(DispatchLimits, EachAxisBeyondItsLimitIsRefusedNamingItAndTheLimit) {
                                                                    {{1, 1, 65}, "in z"},
                                                                    {{UINT32_MAX, UINT32_MAX, UINT32_MAX}, "in x"}};
   for (const auto& [groups, axis] : cases) {
-    Status s = check_dispatch_groups(limits, groups, "kernel ADD");
+    Status s = check_dispatch_groups(limits, groups, "dispatch ADD");
     ASSERT_FALSE(s.ok()) << axis;
     EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-    EXPECT_NE(s.message().find("kernel ADD"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("dispatch ADD"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("maxComputeWorkGroupCount [65535, 1024, 64]"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find(axis), std::string::npos) << s.message();
   }

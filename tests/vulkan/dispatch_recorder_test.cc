@@ -154,10 +154,10 @@ TEST(DispatchRecorder, GroupCountOverTheLimitRecordsNothing) {
   DispatchDesc d;
   d.pipeline = pipeline->get();
   d.groups = {max_x + 1u, 1, 1};
-  d.label = "kernel too_wide";
+  d.label = "dispatch too_wide";
   const Status status = recorder.dispatch(*pool, d);
   EXPECT_EQ(status.code(), StatusCode::kUnsupported);
-  EXPECT_NE(status.message().find("kernel too_wide"), std::string::npos);
+  EXPECT_NE(status.message().find("dispatch too_wide"), std::string::npos);
   EXPECT_EQ(recorder.counts().dispatches, 0u);
 }
 

@@ -78,7 +78,7 @@ struct DispatchDesc {
   std::span<const uint8_t> push_constants;  // from offset 0; empty: none
   std::array<uint32_t, 3> groups = {1, 1, 1};
   std::span<const BufferAccess> accesses;  // what the dispatch reads and writes
-  std::string_view label;                  // names the dispatch in errors, e.g. "kernel add"
+  std::string_view label;                  // names the dispatch in errors, e.g. "dispatch ADD"
 };
 
 // What a recording added to its command buffer (ExecuteStats reports these).

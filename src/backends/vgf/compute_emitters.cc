@@ -125,13 +125,8 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
 Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
   UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
+  // Shapes were checked by emit_dispatches (ops::tosa_matmul).
   const TensorView &a = inputs[0], &b = inputs[1];
-  if (a.shape.size() != 3 || b.shape.size() != 3 || output.shape.size() != 3)
-    return invalid_argument("MATMUL operands must be rank 3");
-  if (a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1] ||
-      output.shape != std::vector<int64_t>{a.shape[0], a.shape[1], b.shape[2]})
-    return invalid_argument("MATMUL shapes " + Shape(a.shape).to_string() + " x " + Shape(b.shape).to_string() +
-                            " -> " + Shape(output.shape).to_string() + " do not match");
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
   // On the kernel library's GEMM, planned for the minimum device limits (lower_graph plans it
@@ -311,28 +306,28 @@ Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorV
 
 Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output) {
-  Result<Dispatch> kernel = unsupported("");
+  Result<Dispatch> dispatch = unsupported("");
   switch (op.op) {
     case TosaOp::kConv2d:
     case TosaOp::kDepthwiseConv2d:
-      kernel = emit_conv(op, inputs, output);
+      dispatch = emit_conv(op, inputs, output);
       break;
     case TosaOp::kMatmul:
-      kernel = emit_matmul(op, inputs, output);
+      dispatch = emit_matmul(op, inputs, output);
       break;
     case TosaOp::kReduceSum:
     case TosaOp::kReduceMax:
     case TosaOp::kArgmax:
-      kernel = emit_reduce(op, inputs, output);
+      dispatch = emit_reduce(op, inputs, output);
       break;
     case TosaOp::kCast:
-      kernel = emit_cast(inputs[0], output);
+      dispatch = emit_cast(inputs[0], output);
       break;
     case TosaOp::kRescale:
-      kernel = emit_rescale(op, inputs[0], output);
+      dispatch = emit_rescale(op, inputs[0], output);
       break;
     case TosaOp::kTable:
-      kernel = emit_table(inputs, output);
+      dispatch = emit_table(inputs, output);
       break;
     default: {
       std::string types;
@@ -341,9 +336,9 @@ Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::v
                          std::string(dtype_name(output.dtype)) + " is not implemented by the VgfBackend's lowering");
     }
   }
-  if (!kernel.ok()) return kernel.status();
-  kernel->label = std::string(spirv::tosa_op_name(op.op));
-  return std::vector<Dispatch>{std::move(kernel.value())};
+  if (!dispatch.ok()) return dispatch.status();
+  dispatch->label = std::string(spirv::tosa_op_name(op.op));
+  return std::vector<Dispatch>{std::move(dispatch.value())};
 }
 
 }  // namespace univk::backends::vgf

@@ -58,7 +58,7 @@ Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& dev
     const univk::vulkan::ComputePipeline* pipeline = pipelines.find(d);
     const char* name = d.kernel ? kernels::kernel_name(d.kernel->kernel) : shader_name(d.shader);
     if (pipeline == nullptr) return internal_error(std::string("no pipeline for ") + name);
-    const std::string label = std::string("kernel ") + name + " of operator " + std::to_string(pd.op_index);
+    const std::string label = std::string("dispatch ") + name + " of operator " + std::to_string(pd.op_index);
     if (d.kernel) {
       std::vector<univk::vulkan::BufferRange> ranges;
       for (const BufferRef& ref : pd.buffers) {
