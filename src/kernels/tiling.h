@@ -13,8 +13,9 @@ namespace univk::kernels::detail {
 
 // The tiling for an M x N x K problem repeated `batch` times (workgroup z), or the forced one
 // after checking it is one of gemm_tilings() and fits the device.
+// `max_invocations` caps the staged tilings a kernel considers (measured per kernel).
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
-                             std::optional<Tiling> forced);
+                             std::optional<Tiling> forced, uint32_t max_invocations = UINT32_MAX);
 
 // Split-K (kernel.h): the number of K ranges for an M x N x K problem repeated `z` times with
 // `tiling`, or `forced` (when not 0) reduced to the K slices there are and the device's group

@@ -230,6 +230,14 @@ TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
   EXPECT_EQ(d->splits, 1u);
 }
 
+TEST(Conv2dPlanner, LargeConvolutionsTakeTheFastest256InvocationTiling) {
+  // 64 -> 64 at 56x56, batch 32: the GEMM planner would take 128x128 on 512 invocations.
+  auto d = plan_conv2d(conv3x3(32, 64, 56, 64), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, gemm_tilings()[1]);
+  EXPECT_EQ(d->tiling.invocations(), 256u);
+}
+
 TEST(Conv2dPlanner, RefusesWhatTheKernelCannotAddress) {
   Conv2dProblem p;
   p.in_channels = 4, p.out_channels = 6, p.groups = 4;
