@@ -5,6 +5,7 @@
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
 #include "shaders/common.glsl"
+#include "kernels/shaders/activation.glsl"
 
 layout(constant_id = 0) const uint VARIANT = 0;
 const uint OP = VARIANT & 0xffffu;
@@ -16,37 +17,18 @@ layout(set = 0, binding = 1) writeonly buffer Out { float y[]; };
 layout(set = 0, binding = 1) writeonly buffer Out4 { vec4 y4[]; };
 layout(push_constant) uniform Params { uint n; float p0; float p1; } params;
 
-float sigmoid(float v) { return 1.0 / (1.0 + exp(-v)); }
-
-// tanh that stays finite for large |v| (GLSL's tanh may overflow through exp).
-float tanh_safe(float v) {
-  const float e = exp(-2.0 * abs(v));
-  return sign(v) * (1.0 - e) / (1.0 + e);
-}
-
-// erf with max abs error 1.5e-7 (Abramowitz-Stegun 7.1.26).
-float erf_approx(float v) {
-  const float a = abs(v);
-  const float t = 1.0 / (1.0 + 0.3275911 * a);
-  const float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
-  return sign(v) * (1.0 - poly * exp(-a * a));
-}
-
-// Lets NaN through, as PyTorch's clamp does.
-float clamp_nan(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
-
 float apply(float v) {
   const float p0 = params.p0, p1 = params.p1;
   switch (OP) {
-    case 0: return sigmoid(v);
+    case 0: return act_sigmoid(v);
     case 1: return tanh_safe(v);
     case 2: return v < 0.0 ? 0.0 : v;
     case 3: return clamp_nan(v, p0, p1);
-    case 4: return 0.5 * v * (1.0 + erf_approx(v * 0.7071067811865476));
-    case 5: return 0.5 * v * (1.0 + tanh_safe(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-    case 6: return v * sigmoid(v);
-    case 7: return v * clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
-    case 8: return clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
+    case 4: return gelu_erf(v);
+    case 5: return gelu_tanh(v);
+    case 6: return v * act_sigmoid(v);
+    case 7: return hardswish(v);
+    case 8: return hardsigmoid(v);
     case 9: return exp(v);
     case 10: return log(v);
     case 11: return -v;
