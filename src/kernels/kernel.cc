@@ -1,5 +1,6 @@
 #include "univk/kernels/kernel.h"
 
+#include <algorithm>
 #include <string>
 
 #include "univk/kernels/conv2d.h"
@@ -51,7 +52,9 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
   DeviceTraits traits;
   traits.max_shared_bytes = properties.limits.maxComputeSharedMemorySize;
-  traits.max_workgroup_invocations = properties.limits.maxComputeWorkGroupInvocations;
+  // The tilings are 1-d workgroups: the x size limits them too.
+  traits.max_workgroup_invocations =
+      std::min(properties.limits.maxComputeWorkGroupInvocations, properties.limits.maxComputeWorkGroupSize[0]);
   for (int i = 0; i < 3; ++i) traits.max_group_count[i] = properties.limits.maxComputeWorkGroupCount[i];
   traits.cpu = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   return traits;

@@ -9,7 +9,8 @@
 // add_binding_offsets); the kernel's own words follow. A binding the problem does not use
 // (no bias, no residual) must still be bound to some buffer. The last binding is the kernel's
 // scratch (KernelDispatch::scratch_bytes, device memory the backend provides from its arena,
-// contents undefined between dispatches; bound to any buffer when zero). It has no offset
+// contents undefined between dispatches; bound to the output's range when zero: the shader
+// writes the binding in its split-K path, so validation counts it as written). It has no offset
 // word: its descriptor starts where the kernel's scratch starts.
 //
 // Pure data apart from pipeline_desc() and record_kernel(); thread-safe except record_kernel,

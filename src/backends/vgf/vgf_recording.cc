@@ -89,13 +89,14 @@ Result<std::vector<VgfDelegate::BoundDispatch>> VgfDelegate::bind_dispatches(
     std::vector<bool> writes;
     if (dispatch.kernel) {
       // The kernel library's order: input/A, weight/B, bias, output, residual, scratch; an
-      // absent operand is bound to input 0 and never touched.
+      // absent operand is bound to input 0 and never touched, absent scratch to the output (the
+      // shader writes that binding in its split-K path, so validation counts it as written).
       const auto& in = dispatch.inputs;
       auto input = [&](size_t i) { return &(i < in.size() ? in[i] : in[0]); };
       views = {input(0), input(1),
                input(2), &dispatch.outputs[0],
-               input(3), dispatch.scratch ? &*dispatch.scratch : input(0)};
-      writes = {false, false, false, true, false, dispatch.scratch.has_value()};
+               input(3), dispatch.scratch ? &*dispatch.scratch : &dispatch.outputs[0]};
+      writes = {false, false, false, true, false, true};
     } else {
       for (const auto& v : dispatch.outputs) views.push_back(&v);
       for (const auto& v : dispatch.inputs) views.push_back(&v);

@@ -214,9 +214,15 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     for (size_t b = 0; b < step.values.size(); ++b) {
       const bool is_output = step.dispatch.bindings[b].kind == Operand::kOutput;
       if (step.dispatch.bindings[b].kind == Operand::kScratch) {
-        // Without scratch the binding still needs a buffer: binding 0's (never touched).
+        // Without scratch the binding still needs a buffer: the op's output, bound before it.
+        // The shader writes that binding in its split-K path, so validation counts it as
+        // written even when that path is off: the output is written anyway.
         if (scratch_index[s] == kNone) {
-          pd.buffers.push_back(pd.buffers.empty() ? BufferRef{} : pd.buffers.front());
+          BufferRef output;
+          for (size_t o = 0; o < b; ++o) {
+            if (step.dispatch.bindings[o].kind == Operand::kOutput) output = pd.buffers[o];
+          }
+          pd.buffers.push_back(output);
         } else {
           pd.buffers.push_back(
               {BufferKind::kArena, 0, memory.offsets[scratch_index[s]], step.dispatch.kernel->scratch_bytes});

@@ -195,7 +195,11 @@ bool split_k_reduce() {
   memoryBarrierBuffer();
   barrier();
   if (lid == 0u) {
+    // Device-scope fences in the invocation that counts: the partials this workgroup wrote are
+    // visible before its arrival is, and the others' before the last arrival reads them.
+    memoryBarrierBuffer();
     const uint arrived = atomicAdd(scratch[tile], 1u);
+    memoryBarrierBuffer();
     last_arrival = arrived == SPLITS - 1u ? 1u : 0u;
     if (arrived == SPLITS - 1u) atomicExchange(scratch[tile], 0u);  // zero for the next run
   }
