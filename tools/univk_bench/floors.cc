@@ -22,6 +22,29 @@ bool warming_up(const RepeatCounts& counts, int i, std::chrono::steady_clock::ti
 
 namespace {
 
+// GPU time of one dispatch of `spirv` over `buffers` (bindings 0..n-1) with one push-constant
+// word: the shader floors (copy, FMA) are all this shape.
+Result<Summary> time_one_dispatch(const vulkan::DeviceLease& device, RepeatCounts counts,
+                                  std::span<const uint32_t> spirv, const char* name,
+                                  std::span<const vulkan::BufferRange> buffers, uint32_t push_word, uint32_t groups) {
+  const uint32_t bindings = static_cast<uint32_t>(buffers.size());
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline,
+                         vulkan::ComputePipeline::create(device, vulkan::ComputePipelineDesc::storage_buffers(
+                                                                     spirv, bindings, sizeof(uint32_t), name)));
+  UNIVK_ASSIGN_OR_RETURN(auto descriptors, vulkan::DescriptorPool::create(device, 1, bindings));
+  UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
+  descriptors.write_storage_buffers(set, buffers);
+  const VolkDeviceTable& vk = device->vk();
+  UNIVK_ASSIGN_OR_RETURN(
+      auto times, time_work(device, counts, [&](VkCommandBuffer cmd) {
+        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
+        vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push_word), &push_word);
+        vk.vkCmdDispatch(cmd, groups, 1, 1);
+      }));
+  return times.first;
+}
+
 double copy_rate(uint64_t bytes, const Summary& ns) {
   return ns.p50 > 0 ? 2.0 * static_cast<double>(bytes) / (ns.p50 * 1e-9) : 0.0;
 }
@@ -86,28 +109,15 @@ Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes
   floor.gpu_ns = transfer.first;
   floor.host_ns = transfer.second;
 
-  auto desc =
-      vulkan::ComputePipelineDesc::storage_buffers(shaders::copy_vec4_spv(), 2, sizeof(uint32_t), "shader copy floor");
-  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::ComputePipeline::create(device, desc));
-  UNIVK_ASSIGN_OR_RETURN(auto descriptors, vulkan::DescriptorPool::create(device, 1, 2));
-  UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
   // One binding covers at most maxStorageBufferRange bytes (lavapipe: 128 MiB).
   floor.shader_bytes = std::min<uint64_t>(bytes, device->properties().limits.maxStorageBufferRange) / 16 * 16;
   const uint64_t elements = floor.shader_bytes / 16;
   const vulkan::BufferRange ranges[] = {{src.handle(), 0, floor.shader_bytes}, {dst.handle(), 0, floor.shader_bytes}};
-  descriptors.write_storage_buffers(set, ranges);
-  const uint32_t count = static_cast<uint32_t>(elements);
   const uint32_t groups = static_cast<uint32_t>(
       std::min<uint64_t>({(elements + 255) / 256, 65535, device->properties().limits.maxComputeWorkGroupCount[0]}));
-  const VolkDeviceTable& vk = device->vk();
-  UNIVK_ASSIGN_OR_RETURN(
-      auto shader, time_work(device, counts, [&](VkCommandBuffer cmd) {
-        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
-        vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(count), &count);
-        vk.vkCmdDispatch(cmd, groups, 1, 1);
-      }));
-  floor.shader_gpu_ns = shader.first;
+  UNIVK_ASSIGN_OR_RETURN(floor.shader_gpu_ns,
+                         time_one_dispatch(device, counts, shaders::copy_vec4_spv(), "shader copy floor", ranges,
+                                           static_cast<uint32_t>(elements), groups));
   return floor;
 }
 
@@ -118,24 +128,12 @@ Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCount
   const uint32_t groups = cpu ? 8 : 8192, iterations = cpu ? 256 : 2048;
   const uint64_t invocations = uint64_t{groups} * 256;
   UNIVK_ASSIGN_OR_RETURN(auto out, vulkan::Buffer::create(device, invocations * 16, vulkan::MemoryKind::kDeviceLocal));
-  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::ComputePipeline::create(
-                                            device, vulkan::ComputePipelineDesc::storage_buffers(
-                                                        shaders::fma_peak_spv(), 1, sizeof(uint32_t), "fma floor")));
-  UNIVK_ASSIGN_OR_RETURN(auto descriptors, vulkan::DescriptorPool::create(device, 1, 1));
-  UNIVK_ASSIGN_OR_RETURN(VkDescriptorSet set, descriptors.allocate(pipeline.set_layouts()[0]));
   const vulkan::BufferRange range{out.handle(), 0, invocations * 16};
-  descriptors.write_storage_buffers(set, std::span<const vulkan::BufferRange>(&range, 1));
-  const VolkDeviceTable& vk = device->vk();
-  UNIVK_ASSIGN_OR_RETURN(
-      auto times, time_work(device, counts, [&](VkCommandBuffer cmd) {
-        vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
-        vk.vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(iterations), &iterations);
-        vk.vkCmdDispatch(cmd, groups, 1, 1);
-      }));
   FmaFloor floor;
   floor.flop = static_cast<double>(invocations) * iterations * 8 * 4 * 2;
-  floor.gpu_ns = times.first;
+  UNIVK_ASSIGN_OR_RETURN(floor.gpu_ns,
+                         time_one_dispatch(device, counts, shaders::fma_peak_spv(), "fma floor",
+                                           std::span<const vulkan::BufferRange>(&range, 1), iterations, groups));
   return floor;
 }
 
