@@ -88,14 +88,22 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
 Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z,
                        const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device) {
   const uint32_t splits = choose_splits(tiling, m, n, k, z, device, forced_splits);
-  const int64_t grid[3] = {(n + tiling.bn - 1) / tiling.bn, (m + tiling.bm - 1) / tiling.bm, z * splits};
-  static const char* const kAxis[3] = {"column tiles", "row tiles", "batches"};
-  for (int i = 0; i < 3; ++i) {
-    if (grid[i] > int64_t{device.max_group_count[i]}) {
-      return unsupported(std::string(kernel_name(dispatch.kernel)) + ": " + std::to_string(grid[i]) + " " + kAxis[i] +
-                         " exceed the device's workgroup count limit of " + std::to_string(device.max_group_count[i]));
-    }
+  const std::string name = kernel_name(dispatch.kernel);
+  const int64_t column_tiles = (n + tiling.bn - 1) / tiling.bn, row_tiles = (m + tiling.bm - 1) / tiling.bm;
+  const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
+  // Row tiles past the y limit fold into x (gemm_tile.glsl's locate_tile): x covers `fold`
+  // rows of column tiles.
+  const int64_t fold = (row_tiles + max_y - 1) / max_y;
+  if (column_tiles * fold > max_x) {
+    return unsupported(name + ": " + std::to_string(row_tiles) + " x " + std::to_string(column_tiles) +
+                       " output tiles exceed the device's workgroup count limits of " + std::to_string(max_x) + " x " +
+                       std::to_string(max_y));
   }
+  if (z * splits > int64_t{device.max_group_count[2]}) {
+    return unsupported(name + ": " + std::to_string(z) + " batches exceed the device's workgroup count limit of " +
+                       std::to_string(device.max_group_count[2]));
+  }
+  const int64_t grid[3] = {column_tiles * fold, (row_tiles + fold - 1) / fold, z * splits};
   dispatch.tiling = tiling;
   dispatch.groups = {u32(grid[0]), u32(grid[1]), u32(grid[2])};
   dispatch.splits = splits;
@@ -106,7 +114,7 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
     const uint64_t tiles = uint64_t(grid[0]) * uint64_t(grid[1]) * uint64_t(z);
     const uint64_t words = (tiles + 63) / 64 * 64 + tiles * splits * tiling.bm * tiling.bn;
     if (words > UINT32_MAX) {
-      return unsupported(std::string(kernel_name(dispatch.kernel)) + ": split-K's scratch of " + std::to_string(words) +
+      return unsupported(name + ": split-K's scratch of " + std::to_string(words) +
                          " words exceeds the kernels' 32-bit indices");
     }
     dispatch.scratch_bytes = words * sizeof(uint32_t);
@@ -134,6 +142,19 @@ Status check_range(int64_t value, int64_t max, const std::string& what) {
     return unsupported(what + " " + std::to_string(value) + " is outside [0, " + std::to_string(max) + "]");
   }
   return ok_status();
+}
+
+Result<int64_t> checked_product(std::initializer_list<int64_t> factors, int64_t max, const std::string& what) {
+  uint64_t product = 1;
+  for (int64_t f : factors) {
+    // Both below 2^32 before each step, so no step overflows 64 bits.
+    if (f < 0 || f > UINT32_MAX || product > UINT32_MAX) return unsupported(what + " is outside 32 bits");
+    product *= uint64_t(f);
+    if (product > uint64_t(max)) {
+      return unsupported(what + " " + std::to_string(product) + " exceeds " + std::to_string(max));
+    }
+  }
+  return int64_t(product);
 }
 
 Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_t, int64_t>> extent_strides,

@@ -25,9 +25,10 @@ int64_t at(const ActivationStrides& s, int64_t n, int64_t c, int64_t y, int64_t 
   return n * s.n + c * s.c + y * s.h + x * s.w;
 }
 
-// With `split_k` forced (0: the planner's choice) and the recording submitted `runs` times.
+// With `split_k` forced (0: the planner's choice), the recording submitted `runs` times, and
+// the device's workgroup count limit on y lowered to `max_groups_y` when nonzero.
 void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tiling& tiling, const Epilogue& epilogue,
-                 uint32_t seed, uint32_t split_k = 0, int runs = 1) {
+                 uint32_t seed, uint32_t split_k = 0, int runs = 1, uint32_t max_groups_y = 0) {
   const auto device = testing::test_device();
   ASSERT_NE(device, nullptr);
   const int64_t icg = c.c / c.groups;
@@ -57,8 +58,11 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   p.input_offset = 2, p.output_offset = 1, p.residual_offset = 3;
   p.epilogue = epilogue;
   p.split_k = split_k;
-  auto dispatch = plan_conv2d(p, device_traits(device->properties()), tiling);
+  DeviceTraits traits = device_traits(device->properties());
+  if (max_groups_y != 0) traits.max_group_count[1] = max_groups_y;
+  auto dispatch = plan_conv2d(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+  EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
   if (split_k > 1 && icg * c.k * c.k > int64_t{tiling.bk}) {
     EXPECT_GT(dispatch->splits, 1u);
   }
@@ -143,6 +147,14 @@ TEST(Conv2dKernel, EpilogueBiasResidualRelu) {
   expect_conv({2, 16, 9, 9, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {false, false}, 501);
   expect_conv({2, 16, 9, 9, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {true, true, Activation::kRelu}, 502);
   expect_conv({1, 8, 9, 9, 20, 1, 1, 0, 1, 1}, Layout::kNchw, false, tiling, {true, true, Activation::kRelu}, 503);
+}
+
+TEST(Conv2dKernel, RowTilesPastTheYLimitFoldIntoX) {
+  // 2*9*11 = 198 output positions are 7 row tiles of 32: 3 workgroup rows on y, x covering 3
+  // rows of column tiles, 2 workgroups past the last tile.
+  expect_conv({2, 8, 9, 11, 12, 3, 1, 1, 1, 1}, Layout::kNhwc, true, {32, 32, 16, 2, 2},
+              {true, true, Activation::kRelu}, 601, 0, 1, 3);
+  expect_conv({1, 16, 8, 8, 24, 3, 2, 1, 1, 2}, Layout::kNchw, false, {32, 32, 16, 4, 2}, {true}, 602, 2, 1, 1);
 }
 
 // Split-K (forced): K = 9*C/groups with and without whole BK slices per tap (the aligned
@@ -247,6 +259,17 @@ TEST(Conv2dPlanner, RefusesWhatTheKernelCannotAddress) {
   const Status status = plan_conv2d(p, DeviceTraits{}).status();
   EXPECT_EQ(status.code(), StatusCode::kUnsupported);
   EXPECT_NE(status.message().find("stride"), std::string::npos) << status.to_string();
+  // Products past 64 bits are refused, not overflowed.
+  p.stride_h = 1;
+  p.batch = p.out_h = p.out_w = UINT32_MAX;
+  const Status positions = plan_conv2d(p, DeviceTraits{}).status();
+  EXPECT_EQ(positions.code(), StatusCode::kUnsupported);
+  EXPECT_NE(positions.message().find("output positions"), std::string::npos) << positions.to_string();
+  p.batch = p.out_h = p.out_w = 1;
+  p.in_channels = p.out_channels = p.kernel_h = p.kernel_w = UINT32_MAX;
+  const Status reduction = plan_conv2d(p, DeviceTraits{}).status();
+  EXPECT_EQ(reduction.code(), StatusCode::kUnsupported);
+  EXPECT_NE(reduction.message().find("reduction size"), std::string::npos) << reduction.to_string();
 }
 
 }  // namespace

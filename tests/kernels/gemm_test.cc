@@ -48,9 +48,10 @@ HostTensor reference(std::string_view op, std::vector<HostTensor> inputs, const 
   return out.ok() ? std::move((*out)[0]) : HostTensor();
 }
 
-// With `split_k` forced (0: the planner's choice) and the recording submitted `runs` times.
+// With `split_k` forced (0: the planner's choice), the recording submitted `runs` times, and
+// the device's workgroup count limit on y lowered to `max_groups_y` when nonzero.
 void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilogue, uint32_t seed, uint32_t split_k = 0,
-                 int runs = 1) {
+                 int runs = 1, uint32_t max_groups_y = 0) {
   const auto device = testing::test_device();
   ASSERT_NE(device, nullptr);
   const HostTensor a = random_tensor(DType::kFloat32, Shape{c.batch, c.m, c.k}, seed);
@@ -71,8 +72,11 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   p.beta = 2.0f;
   p.epilogue = epilogue;
   p.split_k = split_k;
-  auto dispatch = plan_gemm(p, device_traits(device->properties()), tiling);
+  DeviceTraits traits = device_traits(device->properties());
+  if (max_groups_y != 0) traits.max_group_count[1] = max_groups_y;
+  auto dispatch = plan_gemm(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+  EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
   // A forced split holds when K has the slices for it.
   if (split_k > 1 && c.k > int64_t{tiling.bk}) {
     EXPECT_GT(dispatch->splits, 1u);
@@ -193,6 +197,14 @@ DeviceTraits gpu() {
   return traits;
 }
 
+TEST(GemmKernel, RowTilesPastTheYLimitFoldIntoX) {
+  // 130 rows are 5 row tiles of 32: with at most 2 workgroups on y, x covers 3 rows of column
+  // tiles and the one workgroup row past the last tile ends at once. With split-K too.
+  const Tiling tiling = {32, 32, 16, 2, 2};
+  expect_gemm({2, 130, 70, 40}, tiling, {true, true, Activation::kRelu}, 71, 1, 1, 2);
+  expect_gemm({1, 130, 33, 600}, tiling, {true, false, Activation::kNone}, 72, 3, 2, 2);
+}
+
 TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
   GemmProblem big;
   big.m = big.n = big.k = 4096;
@@ -224,6 +236,21 @@ TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
   EXPECT_NE(status.message().find("gemm A"), std::string::npos) << status.to_string();
 
   EXPECT_EQ(plan_gemm(big, gpu(), Tiling{48, 48, 8, 3, 3}).status().code(), StatusCode::kInvalidArgument);
+
+  // Row tiles past the y limit fold into x; past both limits, an error naming them.
+  GemmProblem tall = big;
+  tall.m = 65535 * 32 + 1, tall.n = 32, tall.k = 16;
+  tall.a.row = 16, tall.b.row = 32, tall.out.row = 32;
+  const Tiling rows32 = gemm_tilings()[3];
+  d = plan_gemm(tall, gpu(), rows32);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->groups[0], 2u);
+  EXPECT_EQ(d->groups[1], 32768u);
+  DeviceTraits narrow = gpu();
+  narrow.max_group_count[0] = 1;
+  const Status folded = plan_gemm(tall, narrow, rows32).status();
+  EXPECT_EQ(folded.code(), StatusCode::kUnsupported);
+  EXPECT_NE(folded.message().find("output tiles exceed"), std::string::npos) << folded.to_string();
 }
 
 GemmProblem row_major(int64_t m, int64_t n, int64_t k) {

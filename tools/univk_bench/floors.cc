@@ -137,4 +137,34 @@ Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCount
   return floor;
 }
 
+vulkan::DeviceRequirements coopmat_floor_requirements() {
+  vulkan::DeviceRequirements r;
+  r.optional_extensions.insert(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  for (vulkan::Feature f : {vulkan::Feature::kCooperativeMatrixNV, vulkan::Feature::kShaderFloat16,
+                            vulkan::Feature::kStorageBuffer16BitAccess, vulkan::Feature::kVulkanMemoryModel}) {
+    r.optional_features.insert(f);
+  }
+  return r;
+}
+
+Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts) {
+  const auto& enabled = device->enabled();
+  if (!enabled.cooperative_matrix_f16_16x16x16 || enabled.subgroup_size != 32 ||
+      !device->has(vulkan::Feature::kShaderFloat16) || !device->has(vulkan::Feature::kStorageBuffer16BitAccess) ||
+      !device->has(vulkan::Feature::kVulkanMemoryModel)) {
+    return unsupported("the device has no NV cooperative matrices for fp16 (16x16x16, subgroups of 32)");
+  }
+  // 8 subgroups of 32 per workgroup, each storing 4 16x16 fp32 accumulators.
+  const uint32_t groups = 2048, iterations = 4096;
+  const uint64_t out_bytes = uint64_t{groups} * 8 * 4 * 256 * sizeof(float);
+  UNIVK_ASSIGN_OR_RETURN(auto data, vulkan::Buffer::create(device, 1024, vulkan::MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(auto out, vulkan::Buffer::create(device, out_bytes, vulkan::MemoryKind::kDeviceLocal));
+  const vulkan::BufferRange ranges[] = {{data.handle(), 0, 1024}, {out.handle(), 0, out_bytes}};
+  FmaFloor floor;
+  floor.flop = double(groups) * 8 * iterations * 4 * (2.0 * 16 * 16 * 16);
+  UNIVK_ASSIGN_OR_RETURN(floor.gpu_ns, time_one_dispatch(device, counts, shaders::coopmat_peak_spv(), "coopmat floor",
+                                                         ranges, iterations, groups));
+  return floor;
+}
+
 }  // namespace univk::bench

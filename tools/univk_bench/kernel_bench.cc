@@ -3,7 +3,9 @@
 //
 //   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] [--json]
 //
-// Floors: fp32 FMA peak (fma_peak.comp) and copy bandwidth (floors.h). Then each workload
+// Floors: fp32 FMA peak (fma_peak.comp), the fp16 cooperative-matrix peak where the device has
+// NV cooperative matrices (coopmat_peak.comp; printed for reference, no kernel uses them yet) and
+// copy bandwidth (floors.h). Then each workload
 // (GEMM 4096^3, a batch-1 linear layer, ResNet-shaped convolutions at batch 1 and 32, NHWC with
 // TOSA weights as the VgfBackend lowers them and NCHW with PyTorch weights as the
 // VulkanBackend does) with the planner's tiling, or with every tiling under --tilings: GPU time
@@ -168,7 +170,7 @@ int run(int argc, char** argv) {
     }
   }
   if (iterations < 1) iterations = 1;
-  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), {});
+  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), bench::coopmat_floor_requirements());
   if (!device.ok()) {
     std::fprintf(stderr, "univk-kernel-bench: %s\n", device.status().to_string().c_str());
     return 3;
@@ -182,6 +184,8 @@ int run(int argc, char** argv) {
     return 3;
   }
   const double peak = fma->flops_per_second();
+  auto coopmat = bench::measure_coopmat_peak(*device, counts);  // absent (0) without them
+  const double coopmat_peak = coopmat.ok() ? coopmat->flops_per_second() : 0.0;
   std::vector<Measurement> results;
   for (Workload w : workloads()) {
     if (!only.empty() && w.name.find(only) == std::string::npos) continue;
@@ -203,9 +207,11 @@ int run(int argc, char** argv) {
   }
   const auto& props = (*device)->properties();
   if (json) {
-    std::printf("{\"device\": %s, \"fma_flops\": %s, \"copy_bytes_per_second\": %s, \"kernels\": [",
-                univk::json_quote(props.deviceName).c_str(), univk::json_number(peak, 6).c_str(),
-                univk::json_number(copy->bytes_per_second(), 6).c_str());
+    std::printf(
+        "{\"device\": %s, \"fma_flops\": %s, \"coopmat_flops\": %s, \"copy_bytes_per_second\": %s, "
+        "\"kernels\": [",
+        univk::json_quote(props.deviceName).c_str(), univk::json_number(peak, 6).c_str(),
+        univk::json_number(coopmat_peak, 6).c_str(), univk::json_number(copy->bytes_per_second(), 6).c_str());
     for (size_t i = 0; i < results.size(); ++i) {
       const Measurement& r = results[i];
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
@@ -221,8 +227,10 @@ int run(int argc, char** argv) {
     std::printf("]}\n");
     return 0;
   }
-  std::printf("device: %s\nfp32 FMA floor: %.1f GFLOP/s; copy floor: %.1f GB/s\n", props.deviceName, peak * 1e-9,
-              copy->bytes_per_second() * 1e-9);
+  std::printf(
+      "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
+      "copy floor: %.1f GB/s\n",
+      props.deviceName, peak * 1e-9, coopmat_peak * 1e-9, copy->bytes_per_second() * 1e-9);
   std::printf("%-28s %-11s %-18s %5s %12s %12s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50", "GFLOP/s",
               "of FMA");
   for (const Measurement& r : results) {

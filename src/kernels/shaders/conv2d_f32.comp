@@ -45,7 +45,7 @@ void init_a_slots() {
   const int sy = int(p.stride & 0xffffu), sx = int(p.stride >> 16);
   const int py = int(p.pad & 0xffffu), px = int(p.pad >> 16);
   [[unroll]] for (uint l = 0u; l < A_SLOTS; ++l) {
-    const uint m = gl_WorkGroupID.y * BM + a_row(l);
+    const uint m = tile_m0 + a_row(l);
     a_live[l] = m < p.M;
     const uint ox = m % p.OW, t = m / p.OW;
     const uint oy = t % p.OH, n = t / p.OH;
@@ -76,25 +76,26 @@ float load_a(uint l, uint k0, uint kk) {
 }
 
 float load_b(uint k0, uint kk, uint n_local) {
-  const uint n = gl_WorkGroupID.x * BN + n_local;
+  const uint n = tile_n0 + n_local;
   if ((k_check && k0 + kk >= k_end) || n >= p.OCg) return 0.0;
   const uvec2 ti = tap_ic(k0, kk);
   return w[p.off_w + (batch_index() * p.OCg + n) * p.w_oc + ti.y * p.w_ic + ti.x * p.w_tap];
 }
 
 void main() {
+  if (!locate_tile(p.M, p.OCg)) return;
   init_a_slots();
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
   const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;
+    const uint m = tile_m0 + tm + i * THREADS_M;
     if (m >= p.M) continue;
     const uint ox = m % p.OW, t = m / p.OW;
     const uint oy = t % p.OH, n = t / p.OH;
     const uint pos = n * p.out_sn + oy * p.out_sh + ox * p.out_sw;
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      const uint c = gl_WorkGroupID.x * BN + tn + j * THREADS_N;
+      const uint c = tile_n0 + tn + j * THREADS_N;
       if (c >= p.OCg) continue;
       const uint oc = batch_index() * p.OCg + c;
       float v = acc[i][j];

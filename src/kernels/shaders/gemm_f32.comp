@@ -4,10 +4,10 @@
 // Batched strided GEMM, fp32:
 //   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
 // Every operand is addressed through (batch, row, column) element strides plus a base offset,
-// so transposed and broadcast operands need no copy. Workgroup (x, y, z) = (column tile, row
-// tile, batch * SPLITS + split). Bindings: 0 A, 1 B, 2 bias, 3 out, 4 residual (same strides as
-// out), 5 scratch (split-K, gemm_tile.glsl); unused ones are bound to any buffer. The
-// push-constant layout is kernels::GemmPush.
+// so transposed and broadcast operands need no copy. Workgroup (x, y) picks the output tile
+// (locate_tile, gemm_tile.glsl), z = batch * SPLITS + split. Bindings: 0 A, 1 B, 2 bias, 3 out,
+// 4 residual (same strides as out), 5 scratch (split-K, gemm_tile.glsl); unused ones are bound
+// to any buffer. The push-constant layout is kernels::GemmPush.
 #include "kernels/shaders/gemm_tile.glsl"
 #include "kernels/shaders/activation.glsl"
 
@@ -27,27 +27,28 @@ layout(push_constant) uniform Params {
 } p;
 
 float load_a(uint s, uint k0, uint kk) {
-  const uint m = gl_WorkGroupID.y * BM + a_row(s), k = k0 + kk;
+  const uint m = tile_m0 + a_row(s), k = k0 + kk;
   if (m >= p.M || (k_check && k >= k_end)) return 0.0;
   return a[p.off_a + batch_index() * p.a_bs + m * p.a_rs + k * p.a_cs];
 }
 
 float load_b(uint k0, uint kk, uint n_local) {
-  const uint k = k0 + kk, n = gl_WorkGroupID.x * BN + n_local;
+  const uint k = k0 + kk, n = tile_n0 + n_local;
   if ((k_check && k >= k_end) || n >= p.N) return 0.0;
   return b[p.off_b + batch_index() * p.b_bs + k * p.b_rs + n * p.b_cs];
 }
 
 void main() {
+  if (!locate_tile(p.M, p.N)) return;
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
   const uint bi = batch_index();
   const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    const uint m = gl_WorkGroupID.y * BM + tm + i * THREADS_M;
+    const uint m = tile_m0 + tm + i * THREADS_M;
     if (m >= p.M) continue;
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      const uint n = gl_WorkGroupID.x * BN + tn + j * THREADS_N;
+      const uint n = tile_n0 + tn + j * THREADS_N;
       if (n >= p.N) continue;
       float v = p.alpha * acc[i][j];
       if ((FLAGS & kFlagBias) != 0u) v += p.beta * bias[p.off_bias + bi * p.bias_bs + m * p.bias_rs + n * p.bias_cs];

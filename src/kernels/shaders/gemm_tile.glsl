@@ -26,12 +26,19 @@
 // the dispatch: record_kernel zeroes them (vkCmdFillBuffer), and the last arrival leaves them
 // zero again.
 //
+// Tiles: workgroups (x, y) enumerate the output tiles of a batch row-major, tile y *
+// gl_NumWorkGroups.x + x, with column_tiles tiles per row (locate_tile). On the natural grid
+// (x = column tiles) that is row tile y, column tile x; when the row tiles exceed the device's
+// y limit the planner widens x to a multiple of the column tiles, and the workgroups past the
+// last tile end at once.
+//
 // The including shader defines, after including this file,
 //   float load_a(uint s, uint k0, uint kk): A at row a_row(s) of the tile, k = k0 + kk;
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
-// false for the others), and calls gemm_main_loop(K), then split_k_reduce() before its
-// epilogue. k0 is a multiple of BK in the staged path: slice-uniform work can hang off it.
+// false for the others), calls locate_tile() first (and ends when it returns false), then
+// gemm_main_loop(K), then split_k_reduce() before its epilogue. k0 is a multiple of BK in the
+// staged path: slice-uniform work can hang off it.
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 64;
@@ -86,6 +93,23 @@ uvec2 a_slot(uint l) {
 uvec2 b_slot(uint l) {
   const uint e = gl_LocalInvocationID.x + l * WG;
   return (FLAGS & kFlagBNFast) != 0u ? uvec2(e / BN, e % BN) : uvec2(e % BK, e / BK);
+}
+
+uint ceil_div(uint a, uint b) { return a / b + (a % b != 0u ? 1u : 0u); }
+
+// First output row and column of this workgroup's tile (locate_tile).
+uint tile_m0;
+uint tile_n0;
+
+// Sets tile_m0 and tile_n0 for an output of rows x columns; false for a workgroup past the
+// last tile (see Tiles above). Uniform across the workgroup.
+bool locate_tile(uint rows, uint columns) {
+  const uint column_tiles = ceil_div(columns, BN);
+  const uint t = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint row_tile = t / column_tiles;
+  tile_m0 = row_tile * BM;
+  tile_n0 = (t - row_tile * column_tiles) * BN;
+  return row_tile < ceil_div(rows, BM);
 }
 
 // The batch (or group) and the K range of this workgroup.
