@@ -70,8 +70,6 @@ const char* shader_name(Shader id) {
       return "copy16";
     case Shader::kCopy8:
       return "copy8";
-    case Shader::kConv2dF32:
-      return "conv2d_f32";
     case Shader::kReduceF32:
       return "reduce_f32";
     case Shader::kCast:
@@ -99,7 +97,6 @@ uint32_t shader_tensor_bindings(Shader id) {
     case Shader::kElementwiseF32:
     case Shader::kElementwiseI32:
     case Shader::kPoolF32:
-    case Shader::kConv2dF32:
     case Shader::kElementwiseF16:
     case Shader::kPoolF16:
       return 5;  // output + 4 inputs
