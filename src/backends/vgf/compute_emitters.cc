@@ -4,7 +4,7 @@
 // they match.
 #include <string>
 
-#include "dispatch_emitters.h"
+#include "emitter_internal.h"
 #include "univk/ops/tosa_ops.h"
 
 namespace univk::backends::vgf {
@@ -330,6 +330,50 @@ Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorV
 }
 
 }  // namespace
+
+bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue) {
+  if (!k.kernel || k.outputs.size() != 1) return false;
+  const TensorView& out = k.outputs[0];
+  kernels::Problem problem = k.problem;
+  std::vector<TensorView> inputs = k.inputs;
+  kernels::Epilogue* e = nullptr;
+  if (auto* gemm = std::get_if<kernels::GemmProblem>(&problem)) {
+    e = &gemm->epilogue;
+    if (epilogue.addend) {
+      // The bias binding (input 2), read through its broadcast strides.
+      const TensorView& bias = *epilogue.addend;
+      if (bias.dtype != DType::kFloat32 || bias.shape.size() != 3 || inputs.size() != 2) return false;
+      auto strides = broadcast_strides(bias, out.shape);
+      if (!strides.ok()) return false;
+      gemm->bias = {0, (*strides)[0], (*strides)[1], (*strides)[2]};
+      gemm->beta = 1.0f;
+      e->bias = true;
+      inputs.push_back(bias);
+    }
+  } else {
+    auto* conv = std::get_if<kernels::Conv2dProblem>(&problem);
+    auto* dw = std::get_if<kernels::DepthwiseProblem>(&problem);
+    if (!conv && !dw) return false;
+    e = conv ? &conv->epilogue : &dw->epilogue;
+    if (epilogue.addend) {
+      // The residual binding (input 3), read through the output's strides.
+      const TensorView& residual = *epilogue.addend;
+      if (residual.dtype != DType::kFloat32 || residual.shape != out.shape || residual.strides != out.strides ||
+          inputs.size() != 3)
+        return false;
+      e->residual = true;
+      inputs.push_back(residual);
+    }
+  }
+  if (epilogue.clamp) {
+    e->activation = kernels::Activation::kClamp;
+    e->lo = epilogue.clamp->first;
+    e->hi = epilogue.clamp->second;
+  }
+  k.problem = std::move(problem);
+  k.inputs = std::move(inputs);
+  return true;
+}
 
 Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output) {

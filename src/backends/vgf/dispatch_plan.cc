@@ -6,7 +6,13 @@
 
 namespace univk::backends::vgf {
 
-bool TensorView::contiguous() const { return offset == 0 && strides == Shape(shape).contiguous_strides(); }
+bool TensorView::contiguous() const {
+  if (offset != 0 || strides.size() != shape.size()) return false;
+  const std::vector<int64_t> packed = Shape(shape).contiguous_strides();
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1 && strides[d] != packed[d]) return false;
+  return true;
+}
 
 std::vector<int64_t> TensorView::padded_shape() const {
   std::vector<int64_t> out(kMaxRank - std::min(kMaxRank, shape.size()), 1);

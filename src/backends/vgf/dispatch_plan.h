@@ -40,7 +40,8 @@ struct TensorView {
   std::vector<int64_t> strides;  // elements per step of each logical dim (0 = broadcast)
   int64_t offset = 0;            // elements from the start of the storage
 
-  bool contiguous() const;  // row-major packed with offset 0 strides
+  // Row-major packed at offset 0 (the strides of size-1 dims, never stepped, do not matter).
+  bool contiguous() const;
   // Left-pads shape (with 1) and strides (with 0) to kMaxRank.
   std::vector<int64_t> padded_shape() const;
   std::vector<int64_t> padded_strides() const;
