@@ -1,5 +1,6 @@
 #include "univk/kernels/depthwise.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 
