@@ -4,6 +4,7 @@
 #include <string>
 
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
 #include "univk/vulkan/command.h"
 #include "univk_kernels_shaders.h"
@@ -16,6 +17,8 @@ const char* kernel_name(Kernel kernel) {
       return "gemm_f32";
     case Kernel::kConv2dF32:
       return "conv2d_f32";
+    case Kernel::kDepthwiseF32:
+      return "depthwise_f32";
   }
   return "?";
 }
@@ -24,7 +27,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
   switch (kernel) {
     case Kernel::kGemmF32:
     case Kernel::kConv2dF32:
-      return 6;  // A/input, B/weight, bias, out, residual, scratch
+    case Kernel::kDepthwiseF32:
+      return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise)
   }
   return 0;
 }
@@ -35,6 +39,8 @@ uint32_t kernel_push_bytes(Kernel kernel) {
       return kGemmPushWords * 4;
     case Kernel::kConv2dF32:
       return kConvPushWords * 4;
+    case Kernel::kDepthwiseF32:
+      return kDwPushWords * 4;
   }
   return 0;
 }
@@ -45,6 +51,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::gemm_f32_spv();
     case Kernel::kConv2dF32:
       return shaders::conv2d_f32_spv();
+    case Kernel::kDepthwiseF32:
+      return shaders::depthwise_f32_spv();
   }
   return {};
 }
@@ -67,6 +75,16 @@ Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> e
                             ", which has " + std::to_string(operands) + " operand bindings");
   }
   for (size_t i = 0; i < extra.size(); ++i) dispatch.push[i] += extra[i];
+  for (const KernelDispatch::VectorAccess& access : dispatch.vector_access) {
+    bool aligned = true;
+    for (uint32_t i = 0; i < operands; ++i) {
+      if ((access.bindings >> i & 1u) != 0 && dispatch.push[i] % 4 != 0) aligned = false;
+    }
+    if (aligned) continue;
+    for (auto& [id, value] : dispatch.specialization) {
+      if (id == access.constant_id) value &= ~access.flag;
+    }
+  }
   return ok_status();
 }
 

@@ -1,5 +1,5 @@
-// univk-kernel-bench: the kernel library's GEMM and convolution kernels beside the device's
-// floors, measured in one run on one device.
+// univk-kernel-bench: the kernel library's GEMM, convolution and depthwise kernels beside the
+// device's floors, measured in one run on one device.
 //
 //   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] [--json]
 //
@@ -8,8 +8,10 @@
 // copy bandwidth (floors.h). Then each workload
 // (GEMM 4096^3, a batch-1 linear layer, ResNet-shaped convolutions at batch 1 and 32, NHWC with
 // TOSA weights as the VgfBackend lowers them and NCHW with PyTorch weights as the
-// VulkanBackend does) with the planner's tiling, or with every tiling under --tilings: GPU time
-// (p50 of N timestamped runs), achieved FLOP/s and its fraction of the FMA floor. The tiling
+// VulkanBackend does; MobileNetV2's depthwise convolutions the same two ways) with the
+// planner's tiling, or with every tiling under --tilings: GPU time (p50 of N timestamped runs),
+// achieved FLOP/s and its fraction of the FMA floor; for the memory-bound depthwise kernel also
+// its input and output bytes per second as a fraction of the copy floor. The tiling
 // column ends in " sS" when the dispatch splits K into S ranges (kernel.h); --split-k forces S
 // (1: no split) for every workload.
 // Exit status: 0 ok, 2 bad command line, 3 a measurement failed.
@@ -25,6 +27,7 @@
 #include "gpu_timing.h"
 #include "univk/base/json.h"
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/dispatch_recorder.h"
@@ -42,6 +45,7 @@ struct Workload {
   std::string name;
   std::optional<kernels::GemmProblem> gemm;
   std::optional<kernels::Conv2dProblem> conv;
+  std::optional<kernels::DepthwiseProblem> depthwise = {};
 };
 
 kernels::GemmProblem gemm(int64_t m, int64_t n, int64_t k, bool transposed_b) {
@@ -68,6 +72,21 @@ kernels::Conv2dProblem conv(int64_t batch, int64_t c, int64_t hw, int64_t oc, in
   return p;
 }
 
+// A 3x3 depthwise convolution with relu6, as MobileNetV2's: NHWC with TOSA weights (the
+// VgfBackend's lowering) or NCHW with PyTorch's (the VulkanBackend's).
+kernels::DepthwiseProblem depthwise(int64_t batch, int64_t c, int64_t hw, int64_t stride, bool nhwc) {
+  kernels::DepthwiseProblem p;
+  p.batch = batch, p.channels = c, p.in_h = p.in_w = hw;
+  p.kernel_h = p.kernel_w = 3, p.stride_h = p.stride_w = stride, p.pad_top = p.pad_left = 1;
+  p.out_h = p.out_w = (hw - 1) / stride + 1;
+  const std::array<int64_t, 4> in = {batch, c, hw, hw}, out = {batch, c, p.out_h, p.out_w};
+  p.input = nhwc ? kernels::ActivationStrides::nhwc(in) : kernels::ActivationStrides::nchw(in);
+  p.output = nhwc ? kernels::ActivationStrides::nhwc(out) : kernels::ActivationStrides::nchw(out);
+  p.weight = nhwc ? kernels::DepthwiseWeightStrides::hwcm(c) : kernels::DepthwiseWeightStrides::oihw(3, 3);
+  p.epilogue = {true, false, kernels::Activation::kClamp, 0.0f, 6.0f};
+  return p;
+}
+
 std::vector<Workload> workloads() {
   std::vector<Workload> w;
   w.push_back({"gemm_4096", gemm(4096, 4096, 4096, false), {}});
@@ -82,6 +101,14 @@ std::vector<Workload> workloads() {
     w.push_back({"conv1x1_64_256_56_b1" + layout, {}, conv(1, 64, 56, 256, 1, 1, nhwc)});
     w.push_back({"conv3x3_64_56_b32" + layout, {}, conv(32, 64, 56, 64, 3, 1, nhwc)});
   }
+  for (bool nhwc : {true, false}) {
+    const std::string layout = nhwc ? "_nhwc" : "_nchw";
+    w.push_back({"dw3x3_32_112_b1" + layout, {}, {}, depthwise(1, 32, 112, 1, nhwc)});
+    w.push_back({"dw3x3s2_96_112_b1" + layout, {}, {}, depthwise(1, 96, 112, 2, nhwc)});
+    w.push_back({"dw3x3_144_56_b1" + layout, {}, {}, depthwise(1, 144, 56, 1, nhwc)});
+    w.push_back({"dw3x3_960_7_b1" + layout, {}, {}, depthwise(1, 960, 7, 1, nhwc)});
+    w.push_back({"dw3x3_144_56_b32" + layout, {}, {}, depthwise(32, 144, 56, 1, nhwc)});
+  }
   return w;
 }
 
@@ -91,6 +118,16 @@ std::vector<uint64_t> binding_elements(const Workload& w) {
   if (w.gemm) {
     const auto& p = *w.gemm;
     return {uint64_t(p.m * p.k), uint64_t(p.k * p.n), uint64_t(p.n), uint64_t(p.m * p.n), 1, 1};
+  }
+  if (w.depthwise) {
+    const auto& p = *w.depthwise;
+    const int64_t oc = p.channels * p.multiplier;
+    return {uint64_t(p.batch * p.channels * p.in_h * p.in_w),
+            uint64_t(oc * p.kernel_h * p.kernel_w),
+            uint64_t(oc),
+            uint64_t(p.batch * oc * p.out_h * p.out_w),
+            1,
+            1};
   }
   const auto& p = *w.conv;
   return {uint64_t(p.batch * p.in_channels * p.in_h * p.in_w),
@@ -106,6 +143,7 @@ struct Measurement {
   kernels::KernelDispatch dispatch;
   bool planner_choice = false;
   bench::Summary gpu_ns;
+  uint64_t bytes = 0;  // input and output bytes of a memory-bound kernel (depthwise); 0 otherwise
 };
 
 Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, std::optional<kernels::Tiling> tiling,
@@ -116,6 +154,10 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
   m.planner_choice = !tiling;
   if (w.gemm) {
     UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_gemm(*w.gemm, traits, tiling));
+  } else if (w.depthwise) {
+    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_depthwise(*w.depthwise, traits));
+    const std::vector<uint64_t> elements = binding_elements(w);
+    m.bytes = (elements[0] + elements[3]) * sizeof(float);
   } else {
     UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_conv2d(*w.conv, traits, tiling));
   }
@@ -141,9 +183,22 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
 }
 
 std::string tiling_name(const kernels::KernelDispatch& d) {
+  if (d.kernel == kernels::Kernel::kDepthwiseF32) {
+    // Output channels x columns per invocation.
+    for (auto [id, value] : d.specialization) {
+      if (id == kernels::kDwColumnsConstant) return "4x" + std::to_string(value);
+    }
+  }
   const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
          "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+}
+
+// A memory-bound kernel's input and output bytes per second as a fraction of the copy floor
+// (which reads and writes each byte once: its bytes_per_second counts both); 0 for the others.
+double copy_fraction(const Measurement& r, double copy_bytes_per_second) {
+  if (r.bytes == 0 || r.gpu_ns.p50 <= 0 || copy_bytes_per_second <= 0) return 0;
+  return double(r.bytes) / (r.gpu_ns.p50 * 1e-9) / copy_bytes_per_second;
 }
 
 int run(int argc, char** argv) {
@@ -192,7 +247,7 @@ int run(int argc, char** argv) {
     if (w.gemm) w.gemm->split_k = split_k;
     if (w.conv) w.conv->split_k = split_k;
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
-    if (all_tilings) {
+    if (all_tilings && !w.depthwise) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
     }
     for (const auto& t : tilings) {
@@ -217,12 +272,13 @@ int run(int argc, char** argv) {
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
       std::printf(
           "%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
-          "\"flops\": %s, \"fraction_of_fma_peak\": %s}",
+          "\"flops\": %s, \"fraction_of_fma_peak\": %s, \"fraction_of_copy\": %s}",
           i ? ", " : "", univk::json_quote(r.workload).c_str(),
           univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
           univk::json_quote(tiling_name(r.dispatch)).c_str(), r.planner_choice ? "true" : "false",
           univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
-          univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str());
+          univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str(),
+          univk::json_number(copy_fraction(r, copy->bytes_per_second()), 4).c_str());
     }
     std::printf("]}\n");
     return 0;
@@ -231,13 +287,15 @@ int run(int argc, char** argv) {
       "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
       "copy floor: %.1f GB/s\n",
       props.deviceName, peak * 1e-9, coopmat_peak * 1e-9, copy->bytes_per_second() * 1e-9);
-  std::printf("%-28s %-11s %-18s %5s %12s %12s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50", "GFLOP/s",
-              "of FMA");
+  std::printf("%-28s %-13s %-18s %5s %12s %12s %8s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
+              "GFLOP/s", "of FMA", "of copy");
   for (const Measurement& r : results) {
     const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
-    std::printf("%-28s %-11s %-18s %5s %12.1f %12.1f %7.1f%%\n", r.workload.c_str(),
+    const std::string of_copy =
+        r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
+    std::printf("%-28s %-13s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
                 kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
-                r.gpu_ns.p50 * 1e-3, flops * 1e-9, peak > 0 ? 100 * flops / peak : 0);
+                r.gpu_ns.p50 * 1e-3, flops * 1e-9, peak > 0 ? 100 * flops / peak : 0, of_copy.c_str());
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 // The kernel library (src/kernels): tensor kernels that both backends lower to, compiled to
 // SPIR-V at build time, with pure-data planners that pick a kernel's tiling and fill its
-// push constants for one problem (gemm.h, conv2d.h). A backend turns a KernelDispatch into a
+// push constants for one problem (gemm.h, conv2d.h, depthwise.h). A backend turns a KernelDispatch into a
 // vulkan::DispatchDesc and records it through the one DispatchRecorder.
 //
 // Interface of every library kernel: set 0 binds kernel_binding_count() storage buffers at
@@ -31,8 +31,9 @@
 namespace univk::kernels {
 
 enum class Kernel : uint8_t {
-  kGemmF32,    // gemm.h
-  kConv2dF32,  // conv2d.h
+  kGemmF32,       // gemm.h
+  kConv2dF32,     // conv2d.h
+  kDepthwiseF32,  // depthwise.h
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -111,10 +112,20 @@ struct KernelDispatch {
   uint32_t used_bindings = 0;       // bit i: binding i is read or written
   uint32_t output_binding = 0;      // the binding the kernel writes
   uint64_t flops = 0;               // 2 * multiply-adds, for benchmarks
+  // 4-element vector accesses the planner chose (their bindings' offsets were multiples of 4):
+  // bit `flag` of specialization constant `constant_id` turns on vector access to the
+  // bindings in `bindings` (bit i: binding i). add_binding_offsets turns it off again when an
+  // added offset leaves one of them unaligned.
+  struct VectorAccess {
+    uint32_t bindings = 0, constant_id = 0, flag = 0;
+  };
+  std::vector<VectorAccess> vector_access;
 };
 
-// Adds `extra[i]` to the element offset of operand binding i (push word i); `extra` has one
-// entry per operand binding (kernel_binding_count - 1). InvalidArgument for another count.
+// Adds `extra[i]` to the element offset of operand binding i (push word i), turning off the
+// vector accesses (KernelDispatch::vector_access) whose bindings are then not 4-aligned;
+// `extra` has one entry per operand binding (kernel_binding_count - 1). InvalidArgument for
+// another count.
 Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra);
 
 // The pipeline of `dispatch`: SPIR-V, layout and specialization constants.

@@ -83,7 +83,10 @@ class Lowering {
   Result<SegmentPlan> run() {
     UNIVK_RETURN_IF_ERROR(index_graph());
     UNIVK_RETURN_IF_ERROR(bind_interface());
-    fusion_ = form_fusion_groups(g_, consumers_, is_output_);
+    epilogues_ = form_epilogue_chains(g_, consumers_, is_output_);
+    std::vector<bool> taken(g_.operations.size());
+    for (size_t i = 0; i < taken.size(); ++i) taken[i] = epilogues_.chain_of_op[i].has_value();
+    fusion_ = form_fusion_groups(g_, consumers_, is_output_, taken);
     plan_write_through();
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       Status s = lower_operation(i);
@@ -209,20 +212,27 @@ class Lowering {
     return ok_status();
   }
 
-  // A TRANSPOSE whose result is a graph output and whose input is written by one dispatch that
-  // nothing else reads: that dispatch writes through the inverse permutation instead.
+  // A TRANSPOSE or RESHAPE whose result is a graph output and whose input is written by one
+  // dispatch that nothing else reads: that dispatch writes the output resource directly,
+  // through the inverse permutation, or under the input's shape when the resource is packed.
   void plan_write_through() {
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       const TosaOperation& op = g_.operations[i];
-      if (op.op != TosaOp::kTranspose) continue;
+      if (op.op != TosaOp::kTranspose && op.op != TosaOp::kReshape) continue;
       const ValueId x = op.inputs[0], z = op.outputs[0];
-      if (!is_output_[z] || is_output_[x] || consumers_[x].size() != 1 || !producer_[x]) continue;
+      if (!is_output_[z] || is_output_[x] || consumers_[x].size() != 1 || !producer_[x] || !views_[z]) continue;
       if (is_view_op(g_.operations[*producer_[x]].op)) continue;
-      auto t = ops::tosa_transpose(op.attrs, Shape(type(x).shape));
-      if (!t.ok() || !views_[z]) continue;
       TensorView view = *views_[z];
       view.shape = type(x).shape;
-      for (size_t d = 0; d < t->perms.size(); ++d) view.strides[t->perms[d]] = views_[z]->strides[d];
+      if (op.op == TosaOp::kReshape) {
+        auto reshaped = ops::tosa_reshape(op.attrs, Shape(type(x).shape));
+        if (!reshaped.ok() || *reshaped != Shape(type(z).shape) || !views_[z]->contiguous()) continue;
+        view.strides = Shape(view.shape).contiguous_strides();
+      } else {
+        auto t = ops::tosa_transpose(op.attrs, Shape(type(x).shape));
+        if (!t.ok()) continue;
+        for (size_t d = 0; d < t->perms.size(); ++d) view.strides[t->perms[d]] = views_[z]->strides[d];
+      }
       views_[x] = view;
       write_through_.insert(i);
     }
@@ -241,6 +251,11 @@ class Lowering {
 
   Status lower_operation(size_t i) {
     const TosaOperation& op = g_.operations[i];
+    if (epilogues_.chain_of_op[i]) {
+      const EpilogueChain& chain = epilogues_.chains[*epilogues_.chain_of_op[i]];
+      if (i != chain.last_op()) return ok_status();  // emitted with the chain's last op
+      return emit_chain(chain);
+    }
     if (fusion_.group_of_op[i]) {
       const FusionGroup& grp = fusion_.groups[*fusion_.group_of_op[i]];
       if (g_.operations[i].outputs[0] != grp.output) return ok_status();  // emitted with the group's last op
@@ -263,12 +278,52 @@ class Lowering {
     }
     TensorView output = output_view(out);
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_dispatches(op, inputs, output, ctx_.binding_limit));
+    return add_dispatches(std::move(dispatches), op_label(op));
+  }
+
+  // Appends dispatches (kernel-library ones planned for the device); `label` names the
+  // unlabelled ones.
+  Status add_dispatches(std::vector<Dispatch> dispatches, const std::string& label) {
     for (auto& k : dispatches) {
-      if (k.label.empty()) k.label = op_label(op);
+      if (k.label.empty()) k.label = label;
       if (k.kernel) UNIVK_RETURN_IF_ERROR(plan_kernel(k));
       plan_.dispatches.push_back(std::move(k));
     }
     return ok_status();
+  }
+
+  // An epilogue chain: one kernel-library dispatch writing the chain's last value when the
+  // kernel takes the epilogue (one dispatch, a residual with the output's strides); else the
+  // anchor on its own and the ADD/CLAMP as one elementwise group.
+  Status emit_chain(const EpilogueChain& chain) {
+    const TosaOperation& anchor = g_.operations[chain.anchor];
+    std::vector<TensorView> inputs;
+    for (ValueId v : anchor.inputs) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
+      inputs.push_back(view);
+    }
+    std::string label = op_label(anchor);
+    for (auto member : {chain.add, chain.clamp})
+      if (member) label += "+" + op_label(g_.operations[*member]);
+    KernelEpilogue epilogue;
+    if (chain.add) {
+      UNIVK_ASSIGN_OR_RETURN(epilogue.addend, input_view(chain.addend));
+    }
+    if (chain.clamp) epilogue.clamp = std::pair{chain.lo, chain.hi};
+    {
+      TensorView output = output_view(chain.output);
+      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_dispatches(anchor, inputs, output, ctx_.binding_limit));
+      if (fused.size() == 1 && fuse_kernel_epilogue(fused[0], epilogue)) return add_dispatches(std::move(fused), label);
+    }
+    TensorView output = output_view(anchor.outputs[0]);
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches,
+                           emit_dispatches(anchor, inputs, output, ctx_.binding_limit));
+    UNIVK_RETURN_IF_ERROR(add_dispatches(std::move(dispatches), op_label(anchor)));
+    FusionGroup rest;
+    for (auto member : {chain.add, chain.clamp})
+      if (member) rest.ops.push_back(*member);
+    rest.output = chain.output;
+    return emit_group(rest);
   }
 
   // A kernel-library dispatch planned for the device, with a scratch region of its own when it
@@ -413,6 +468,7 @@ class Lowering {
   std::vector<bool> is_output_;
   std::vector<std::optional<TensorView>> views_;
   std::vector<TensorView> out_views_;
+  EpiloguePlan epilogues_;
   FusionPlan fusion_;
   std::set<size_t> write_through_;
 };

@@ -35,8 +35,6 @@ const char* shader_name(Shader shader) {
       return "strided_copy";
     case Shader::kPool2d:
       return "pool2d";
-    case Shader::kConv2d:
-      return "conv2d";
     case Shader::kSoftmax:
       return "softmax";
     case Shader::kReduce:
@@ -59,7 +57,6 @@ uint32_t shader_binding_count(Shader shader) {
       return 2;
     case Shader::kBinary:
       return 3;
-    case Shader::kConv2d:
     case Shader::kLayerNorm:
       return 4;
     case Shader::kBatchNorm:

@@ -19,19 +19,19 @@
 
 namespace univk::backends::vulkan {
 
-// One shader of the library (src/backends/vulkan/shaders/<name>.comp).
+// One shader of the library (src/backends/vulkan/shaders/<name>.comp); convolutions and matrix
+// products run the kernel library's kernels.
 enum class Shader : uint8_t {
   kUnary,
   kBinary,
   kStridedCopy,
   kPool2d,
-  kConv2d,  // depthwise-shaped convolutions; the others run the kernel library's conv2d
   kSoftmax,
   kReduce,
   kLayerNorm,
   kBatchNorm,
 };
-inline constexpr int kShaderCount = 9;
+inline constexpr int kShaderCount = 8;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 
