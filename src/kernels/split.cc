@@ -49,8 +49,13 @@ uint64_t span(const Operand& o, const Chunk& chunk) {
 }
 
 // Bytes a descriptor covers for a span: its elements plus the slack of an aligned-down start.
+// Bindings start aligned (split.h), so there is none when the whole problem's offset and every
+// axis step are multiples of the alignment; else the worst case.
 uint64_t bound_bytes(const Operand& o, const Chunk& chunk, const DeviceTraits& device) {
-  return span(o, chunk) * sizeof(float) + (std::max<uint64_t>(device.binding_alignment, 4) - 4);
+  const uint64_t align = std::max<uint64_t>(device.binding_alignment, 4);
+  bool aligned = o.base * sizeof(float) % align == 0;
+  for (int64_t s : o.axis_stride) aligned = aligned && static_cast<uint64_t>(s) * sizeof(float) % align == 0;
+  return span(o, chunk) * sizeof(float) + (aligned ? 0 : align - 4);
 }
 
 bool fits(const Operand& o, const Chunk& chunk, const DeviceTraits& device) {

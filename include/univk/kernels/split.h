@@ -9,7 +9,8 @@
 // A piece's operand offsets are relative to its windows: the backend binds element window i of
 // operand binding i (counted from the element the whole problem's binding i starts at), aligned
 // down to its descriptor alignment, and adds the alignment slack to the piece's offsets
-// (add_binding_offsets). The fit counts that slack (DeviceTraits::binding_alignment). Pieces
+// (add_binding_offsets). The fit counts that slack (DeviceTraits::binding_alignment), assuming
+// the backend's operand bindings start aligned (the backends check the bound sizes again). Pieces
 // write disjoint parts of the output, in any order. Every piece's element indices stay within
 // its window, so operands past 2^32 elements are addressable once split.
 //
