@@ -33,8 +33,10 @@ std::string sharing_key(const backend::DelegateSpec& spec, uint64_t binding_limi
 Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, const ComputeGraph& graph,
                         PreparedGraph& prepared) {
   const GraphPlan& plan = prepared.plan;
-  UNIVK_ASSIGN_OR_RETURN(prepared.constants, univk::vulkan::Buffer::create(device, plan.constant_bytes,
-                                                                           univk::vulkan::MemoryKind::kDeviceLocal));
+  // One allocation for every constant: beyond maxMemoryAllocationSize the driver may refuse it.
+  auto buffer = univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kDeviceLocal);
+  if (!buffer.ok()) return buffer.status().with_context("VulkanBackend constant buffer (one allocation)");
+  prepared.constants = std::move(buffer).value();
   if (plan.constants.empty()) return ok_status();
   UNIVK_ASSIGN_OR_RETURN(
       univk::vulkan::Buffer staging,

@@ -26,8 +26,10 @@ Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const backend::De
   d->input_infos_ = spec.inputs;
   d->output_infos_ = spec.outputs;
   UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec, *graph, max_binding_bytes));
-  UNIVK_ASSIGN_OR_RETURN(d->arena_, univk::vulkan::Buffer::create(d->device_, d->plan().arena_bytes,
-                                                                  univk::vulkan::MemoryKind::kDeviceLocal));
+  auto arena =
+      univk::vulkan::Buffer::create(d->device_, d->plan().arena_bytes, univk::vulkan::MemoryKind::kDeviceLocal);
+  if (!arena.ok()) return arena.status().with_context("VulkanBackend arena (one allocation)");
+  d->arena_ = std::move(arena).value();
   return d;
 }
 
