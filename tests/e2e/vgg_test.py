@@ -7,8 +7,9 @@ of 128 MiB: the linear layer runs as several kernel-library dispatches, each bin
 the weight's rows that fits (kernels/split.h). Run once with the default partition (VgfBackend
 first) and once on the VulkanBackend alone. Tolerance: atol 1e-4 and rtol 1e-4 on the logits.
 
-Slow (labelled `slow`): exporting and loading half a gigabyte of weights twice takes most of a
-minute on two cores. Run with PYTHONPATH=<build>/python (ctest sets it).
+Slow (labelled `slow`): measured on a shared 2-core machine at load 13, export 58-75 s, load
+27-29 s and the run 129-195 s per partition (the batch-1 classifier GEMMs on lavapipe's direct
+tiling dominate). Run with PYTHONPATH=<build>/python (ctest sets it).
 """
 
 import time
