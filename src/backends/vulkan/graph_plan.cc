@@ -46,8 +46,8 @@ Result<Dispatch> whole_value_copy(const ComputeValue& v, uint32_t id) {
 
 // A kernel piece's operand regions narrowed to its element windows (kernels/split.h): each
 // starts at its window's first element aligned down to `alignment`, and the slack goes into the
-// piece's offset words. The scratch binding (bound to the narrowed output when the piece has no
-// scratch) is left as it is.
+// piece's offset words. A scratch binding that stands in for absent scratch (the output, see
+// below) follows the narrowed output.
 Status narrow_to_windows(Dispatch& d, std::vector<BufferRef>& buffers, uint64_t alignment) {
   std::array<uint32_t, kernels::kOperandBindings> slack{};
   for (uint32_t b = 0; b < kernels::kOperandBindings; ++b) {
