@@ -65,6 +65,8 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
       std::min(properties.limits.maxComputeWorkGroupInvocations, properties.limits.maxComputeWorkGroupSize[0]);
   for (int i = 0; i < 3; ++i) traits.max_group_count[i] = properties.limits.maxComputeWorkGroupCount[i];
   traits.cpu = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  traits.max_binding_bytes = properties.limits.maxStorageBufferRange;
+  traits.binding_alignment = std::max<uint64_t>(properties.limits.minStorageBufferOffsetAlignment, 4);
   return traits;
 }
 

@@ -70,6 +70,11 @@ struct DeviceTraits {
   uint32_t max_workgroup_invocations = 128;  // maxComputeWorkGroupInvocations
   std::array<uint32_t, 3> max_group_count = {65535, 65535, 65535};
   bool cpu = false;  // a CPU implementation (lavapipe): fewer, larger workgroups win
+  // What one descriptor may cover (split.h): maxStorageBufferRange (or less, a backend's
+  // `max_binding_bytes` option) and the offset alignment the backend binds with. The defaults
+  // are the spec's minimum range and maximum minStorageBufferOffsetAlignment.
+  uint64_t max_binding_bytes = uint64_t{1} << 27;
+  uint64_t binding_alignment = 256;
 };
 // The traits of a Vulkan device from its properties.
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);

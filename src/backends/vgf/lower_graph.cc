@@ -11,6 +11,7 @@
 #include "elementwise_program.h"
 #include "fusion.h"
 #include "dispatch_emitters.h"
+#include "univk/kernels/split.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/vulkan/arena_plan.h"
 
@@ -286,8 +287,11 @@ class Lowering {
   Status add_dispatches(std::vector<Dispatch> dispatches, const std::string& label) {
     for (auto& k : dispatches) {
       if (k.label.empty()) k.label = label;
-      if (k.kernel) UNIVK_RETURN_IF_ERROR(plan_kernel(k));
-      plan_.dispatches.push_back(std::move(k));
+      if (k.kernel) {
+        UNIVK_RETURN_IF_ERROR(plan_kernel_pieces(std::move(k)));
+      } else {
+        plan_.dispatches.push_back(std::move(k));
+      }
     }
     return ok_status();
   }
@@ -326,10 +330,56 @@ class Lowering {
     return emit_group(rest);
   }
 
+  // A kernel-library dispatch cut into pieces whose operand windows fit the binding limit
+  // (kernels/split.h), each over 1-d views of its windows; one piece keeps the views whole.
+  Status plan_kernel_pieces(Dispatch k) {
+    kernels::DeviceTraits traits = ctx_.device;
+    traits.max_binding_bytes = std::min(traits.max_binding_bytes, ctx_.binding_limit.max_bytes);
+    traits.binding_alignment = std::max(traits.binding_alignment, ctx_.binding_limit.offset_alignment);
+    auto pieces = kernels::split_problem(k.problem, traits);
+    if (!pieces.ok()) return pieces.status().with_context(k.label);
+    if (pieces->size() == 1) {
+      UNIVK_RETURN_IF_ERROR(plan_kernel(k, traits));
+      plan_.dispatches.push_back(std::move(k));
+      return ok_status();
+    }
+    auto window = [](const TensorView& whole, const kernels::ElementWindow& w) {
+      TensorView v = whole;
+      v.shape = {static_cast<int64_t>(w.end - w.begin)};
+      v.strides = {1};
+      v.offset = whole.offset + static_cast<int64_t>(w.begin);
+      return v;
+    };
+    for (kernels::ProblemPiece& piece : *pieces) {
+      Dispatch d = k;
+      d.problem = std::move(piece.problem);
+      // The recorder's binding order: inputs 0, 1, 2 (bias) and 3 (residual) are kernel
+      // bindings 0, 1, 2 and 4; the output is binding 3.
+      const uint32_t binding_of_input[] = {0, 1, 2, 4};
+      for (size_t i = 0; i < d.inputs.size() && i < 4; ++i) {
+        d.inputs[i] = window(k.inputs[i], piece.windows[binding_of_input[i]]);
+      }
+      d.outputs = {window(k.outputs[0], piece.windows[3])};
+      d.work_items = output_elements(d.problem);
+      UNIVK_RETURN_IF_ERROR(plan_kernel(d, traits));
+      plan_.dispatches.push_back(std::move(d));
+    }
+    return ok_status();
+  }
+
+  static uint64_t output_elements(const kernels::Problem& problem) {
+    if (const auto* g = std::get_if<kernels::GemmProblem>(&problem)) return uint64_t(g->batch * g->m * g->n);
+    if (const auto* c = std::get_if<kernels::Conv2dProblem>(&problem)) {
+      return uint64_t(c->batch * c->out_channels * c->out_h * c->out_w);
+    }
+    const auto& d = std::get<kernels::DepthwiseProblem>(problem);
+    return uint64_t(d.batch * d.channels * d.multiplier * d.out_h * d.out_w);
+  }
+
   // A kernel-library dispatch planned for the device, with a scratch region of its own when it
   // needs one (ids above every value's, so plan_scratch gives it bytes of its own while it runs).
-  Status plan_kernel(Dispatch& k) {
-    auto planned = kernels::plan(k.problem, ctx_.device);
+  Status plan_kernel(Dispatch& k, const kernels::DeviceTraits& traits) {
+    auto planned = kernels::plan(k.problem, traits);
     if (!planned.ok()) return planned.status().with_context(k.label);
     k.kernel = std::move(planned).value();
     if (k.kernel->scratch_bytes == 0) return ok_status();

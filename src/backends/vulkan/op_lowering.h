@@ -16,6 +16,7 @@
 
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/kernels/problem.h"
+#include "univk/kernels/split.h"
 
 namespace univk::backends::vulkan {
 
@@ -96,16 +97,24 @@ struct Dispatch {
   // Writes a part of the output that no other dispatch of the same op writes (cat), so no
   // write-after-write barrier is needed between them.
   bool disjoint_write = false;
-  kernels::Problem problem;  // a kernel-library dispatch's, planned for the device by plan_graph
-  // `problem` planned for the device the graph runs on (lowering plans it for the spec's
-  // minimum limits, which every device meets, so "supported" does not depend on the device).
+  // A kernel-library dispatch: the whole problem, which plan_graph cuts into pieces for the
+  // device's binding limit (kernels/split.h) and plans for the device; lowering plans it for the
+  // spec's minimum limits, which every device meets, so "supported" does not depend on the
+  // device.
+  kernels::Problem problem;
+  // One piece of `problem` planned (after lowering: the first piece at the minimum limits; after
+  // plan_graph: its own piece for the device), and the element windows of the operands its
+  // bindings 0..4 cover.
   std::optional<kernels::KernelDispatch> kernel;
+  std::array<kernels::ElementWindow, kernels::kOperandBindings> windows{};
 };
 
-// A kernel-library dispatch of `problem` (planned with `traits`); bindings follow the library's
-// order (input/A, weight/B, bias, output, residual, scratch).
+// A kernel-library dispatch of `problem` (its pieces planned with `traits`, the first kept);
+// bindings follow the library's order (input/A, weight/B, bias, output, residual, scratch).
 Result<Dispatch> kernel_dispatch(kernels::Problem problem, std::vector<Operand> bindings,
                                  const kernels::DeviceTraits& traits = {});
+// One dispatch per piece of `whole`'s problem, planned with `traits`.
+Result<std::vector<Dispatch>> kernel_pieces(const Dispatch& whole, const kernels::DeviceTraits& traits);
 
 struct LoweredOp {
   ComputeTensorType output;

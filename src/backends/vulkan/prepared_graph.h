@@ -22,12 +22,14 @@ struct PreparedGraph {
   PipelineSet pipelines;
   univk::vulkan::Buffer constants;  // device-local, plan.constant_bytes, written before create returns
 
-  // Shared when the device already holds one for the same payload bytes and tensor types.
-  // Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of
-  // the payload, and large payloads are rarely repeated.
+  // Shared when the device already holds one for the same payload bytes, tensor types and
+  // binding limit. Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys
+  // hold a copy of the payload, and large payloads are rarely repeated.
+  // The binding limit is min(maxStorageBufferRange, `max_binding_bytes`): kernel-library
+  // dispatches are split to fit it (kernels/split.h); any other dispatch over it is Unsupported.
   static Result<std::shared_ptr<const PreparedGraph>> get_or_create(
       const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
-      const ComputeGraph& graph);
+      const ComputeGraph& graph, uint64_t max_binding_bytes = UINT64_MAX);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 

@@ -2,7 +2,9 @@
 // the parsed graph.
 #include "univk/backends/vulkan/vulkan_backend.h"
 
+#include <charconv>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "graph_plan.h"
@@ -10,6 +12,21 @@
 
 namespace univk::backends {
 namespace {
+
+// Option `max_binding_bytes` (a test and tuning option, shared with the VgfBackend): lowers the
+// binding limit below maxStorageBufferRange, so kernel-library dispatches split on small
+// tensors. UINT64_MAX when absent.
+Result<uint64_t> parse_max_binding_bytes(const backend::BackendOptions& options) {
+  uint64_t bytes = UINT64_MAX;
+  for (const auto& [name, value] : options) {
+    if (name != "max_binding_bytes") continue;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+    if (ec != std::errc() || end != value.data() + value.size() || bytes == 0) {
+      return invalid_argument("VulkanBackend: max_binding_bytes '" + value + "' is not a positive byte count");
+    }
+  }
+  return bytes;
+}
 
 // A parsed compute graph, checked against the call's tensors. Its requirements: every shader
 // is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore.
@@ -25,8 +42,10 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
   const univk::vulkan::DeviceRequirements& requirements() const override { return requirements_; }
 
   Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
-                                                  const backend::BackendOptions&) const override {
-    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device));
+                                                  const backend::BackendOptions& options) const override {
+    auto max_binding_bytes = parse_max_binding_bytes(options);
+    if (!max_binding_bytes.ok()) return max_binding_bytes.status();
+    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device), *max_binding_bytes);
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
   }
@@ -55,6 +74,8 @@ class VulkanBackend final : public backend::Backend {
     return std::unique_ptr<backend::PreparedPayload>(
         std::make_unique<PreparedComputeGraph>(spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));
   }
+
+  std::vector<std::string_view> option_keys() const override { return {"max_binding_bytes"}; }
 };
 
 }  // namespace

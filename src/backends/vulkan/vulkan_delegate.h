@@ -26,10 +26,12 @@ namespace univk::backends::vulkan {
 
 class VulkanDelegate final : public backend::Delegate {
  public:
-  // `graph` is spec.payload parsed (VulkanBackend::prepare).
+  // `graph` is spec.payload parsed (VulkanBackend::prepare); `max_binding_bytes` caps the
+  // device's maxStorageBufferRange (option max_binding_bytes).
   static Result<std::unique_ptr<VulkanDelegate>> create(const backend::DelegateSpec& spec,
                                                         std::shared_ptr<const ComputeGraph> graph,
-                                                        univk::vulkan::DeviceLease device);
+                                                        univk::vulkan::DeviceLease device,
+                                                        uint64_t max_binding_bytes = UINT64_MAX);
   ~VulkanDelegate() override;
 
   const univk::vulkan::DeviceLease& device() const override { return device_; }

@@ -45,12 +45,14 @@ inline ComputeValue value_of(const HostTensor& t, bool constant) {
   return v;
 }
 
-// Runs `graph` through the backend in per_delegate mode with `inputs` (graph input order).
+// Runs `graph` through the backend in per_delegate mode with `inputs` (graph input order) and
+// the backend's runtime `options`.
 struct RunResult {
   std::vector<HostTensor> outputs;
   backend::ExecuteStats stats;
 };
-inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<HostTensor>& inputs) {
+inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<HostTensor>& inputs,
+                                   const backend::BackendOptions& options = {}) {
   UNIVK_ASSIGN_OR_RETURN(std::vector<uint8_t> payload, serialize_compute_graph(graph));
   backend::DelegateSpec spec;
   spec.backend_id = kVulkanBackendId;
@@ -60,7 +62,7 @@ inline Result<RunResult> run_graph(const ComputeGraph& graph, const std::vector<
   UNIVK_ASSIGN_OR_RETURN(auto prepared, make_vulkan_backend()->prepare(spec));
   auto device = shared_device();
   if (!device) return internal_error("no device");
-  UNIVK_ASSIGN_OR_RETURN(auto delegate, prepared->init(device, {}));
+  UNIVK_ASSIGN_OR_RETURN(auto delegate, prepared->init(device, options));
   UNIVK_RETURN_IF_ERROR(delegate->prepare_execute());
   UNIVK_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, delegate->execute(inputs));
   return RunResult{std::move(outputs), delegate->stats()};
