@@ -107,6 +107,7 @@ Status Instance::load_functions() {
   UNIVK_LOAD_INSTANCE_FN(vkCreateDebugUtilsMessengerEXT);
   UNIVK_LOAD_INSTANCE_FN(vkDestroyDebugUtilsMessengerEXT);
   if (api_version_ >= VK_API_VERSION_1_1) UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceFeatures2);
+  if (api_version_ >= VK_API_VERSION_1_1) UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceProperties2);
 #undef UNIVK_LOAD_INSTANCE_FN
   fault_injection::instrument(fn_);  // no-op unless a test turned it on
   if (fn_.vkEnumeratePhysicalDevices == nullptr || fn_.vkGetPhysicalDeviceProperties == nullptr ||
