@@ -178,7 +178,8 @@ class Method {
   // makes no progress for RuntimeConfig::execute_timeout_ms is Timeout, and the device is then
   // unusable.
   // In fused mode this passes through the same mapped memory that input_view/output_view show:
-  // afterwards the input views hold `inputs` and the output views the outputs.
+  // afterwards the input views hold `inputs` and the output views the outputs. In per_delegate
+  // mode it leaves the views alone.
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
 
   // Zero-copy IO (docs/USER_GUIDE.md, "Zero-copy IO"): write inputs into input_view(i), call
@@ -187,8 +188,8 @@ class Method {
   //
   // Lifetime: a view's pointer stays valid until the Method is destroyed (the memory never
   // moves). An output view's contents are those of the last completed run()/execute() and are
-  // overwritten by the next one; before the first they are zeros (imported memory: whatever the
-  // caller left there). An output that is also a program input shows the input's bytes.
+  // overwritten by the next one; before the first they are unspecified. An output that is also
+  // a program input shows the input's bytes.
   // Coherency: the method's mapped memory is HOST_COHERENT; imported memory that is not is
   // flushed before each submission and invalidated after it by run()/execute().
   // Threading: the views are plain memory the Method does not lock. The caller must not write an
