@@ -5,9 +5,11 @@
 // VK_EXT_external_memory_host; bad indices, sizes and alignments are errors.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "univk/base/logging.h"
 #include "univk/compiler/compiler.h"
@@ -156,9 +158,46 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{Partition::kVulkanOnly, ExecutionMode::kFused, nullptr, IoPath::kMapped},
                       Case{Partition::kVgfOnly, ExecutionMode::kFused, nullptr, IoPath::kMapped},
                       Case{Partition::kVgfVulkanVgf, ExecutionMode::kFused, "staged", IoPath::kStaged},
+                      Case{Partition::kVgfVulkanVgf, ExecutionMode::kFused, "host_outputs", IoPath::kMapped},
                       Case{Partition::kVgfVulkanVgf, ExecutionMode::kPerDelegate, nullptr, IoPath::kHost},
                       Case{Partition::kVulkanOnly, ExecutionMode::kPerDelegate, nullptr, IoPath::kHost}),
     case_name);
+
+// run() and execute() from several threads on one method: the method serialises them and every
+// execute() caller gets the outputs of its own inputs (run() callers run on whatever input the
+// last call left). Afterwards the views still work.
+TEST(ZeroCopyThreads, RunAndExecuteConcurrently) {
+  auto program = compile(Partition::kVgfVulkanVgf);
+  ASSERT_NE(program, nullptr);
+  UNIVK_ASSIGN_OR_FAIL(auto method, program->load_method("forward"));
+  const HostTensor fixed = testing::random_tensor(DType::kFloat32, kIn, 7, -3.0, 3.0);
+  UNIVK_ASSIGN_OR_FAIL(InputView in, method->input_view(0));
+  std::memcpy(in.bytes.data(), fixed.bytes().data(), fixed.byte_size());
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (uint32_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const HostTensor x = testing::random_tensor(DType::kFloat32, kIn, 20 + t, -3.0, 3.0);
+      const HostTensor want = reference_output(x);
+      for (int i = 0; i < 10; ++i) {
+        if (t % 2 == 0) {
+          auto out = method->execute(std::vector<HostTensor>{x});
+          if (!out.ok() || !testing::tensors_close((*out)[0], want, {1e-5, 1e-5})) ++failures;
+        } else if (!method->run().ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::memcpy(in.bytes.data(), fixed.bytes().data(), fixed.byte_size());
+  UNIVK_ASSERT_OK(method->run());
+  UNIVK_ASSIGN_OR_FAIL(OutputView out, method->output_view(0));
+  HostTensor got(DType::kFloat32, kOut);
+  std::memcpy(got.bytes().data(), out.bytes.data(), out.bytes.size());
+  EXPECT_TRUE(testing::tensors_close(got, reference_output(fixed), {1e-5, 1e-5}));
+}
 
 TEST(ZeroCopyErrors, ViewIndexOutOfRange) {
   auto program = compile(Partition::kVulkanOnly);
