@@ -272,7 +272,8 @@ Result<std::vector<KernelPiece>> plan_pieces(const Problem& problem, const Devic
       // Split-K's partial tiles are a binding of their own: without them the piece still fits.
       std::visit(
           [](auto& p) {
-            if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) p.split_k = 1;
+            using P = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<P, GemmProblem> || std::is_same_v<P, Conv2dProblem>) p.split_k = 1;
           },
           piece.problem);
       UNIVK_ASSIGN_OR_RETURN(d, plan(piece.problem, device));
