@@ -296,6 +296,11 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   EXPECT_EQ(d->splits, 1u);
   EXPECT_EQ(d->scratch_bytes, 0u);
   EXPECT_EQ(d->used_bindings & 0b100000u, 0u);
+  // One row: the CPU's 8-row direct tiling; more rows: its general one.
+  EXPECT_EQ(d->tiling, gemm_tilings().back());
+  auto rows = plan_gemm(row_major(9, 1000, 1280), cpu);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->tiling, gemm_tilings()[5]);
   d = plan_gemm(row_major(4096, 4096, 4096), gpu());
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->splits, 1u);
