@@ -11,9 +11,9 @@ namespace {
 // one uses 128 invocations, the guaranteed maxComputeWorkGroupInvocations, so every device has
 // one. Then direct (CPU implementations).
 constexpr Tiling kTilings[] = {
-    {128, 128, 8, 8, 4}, {128, 64, 8, 8, 4},       {64, 64, 16, 4, 4},       {32, 32, 16, 2, 2},
-    {32, 32, 16, 4, 2},  {64, 64, 16, 4, 4, true}, {32, 64, 16, 4, 4, true}, {32, 32, 16, 4, 4, true},
-    {8, 128, 16, 2, 4, true},
+    {128, 128, 8, 8, 4},      {128, 64, 8, 8, 4},       {64, 64, 16, 4, 4},
+    {32, 32, 16, 2, 2},       {32, 32, 16, 4, 2},       {64, 64, 16, 4, 4, true},
+    {32, 64, 16, 4, 4, true}, {32, 32, 16, 4, 4, true}, {8, 128, 16, 2, 4, true},
 };
 // The last direct tiling, 8 rows tall, serves CPU problems of at most 8 rows (batch-1 linear
 // layers), where most of a 64-row tile would idle.
