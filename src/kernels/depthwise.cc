@@ -126,11 +126,8 @@ Result<KernelDispatch> plan_depthwise(const DepthwiseProblem& p, const DeviceTra
   if (vec_out) d.vector_access.push_back({0b11000u, kDwFlagsConstant, kDwFlagVecOut});
 
   d.push.assign(kDwPushWords, 0);
-  d.push[0] = u32(p.input_offset);
-  d.push[1] = u32(p.weight_offset);
-  d.push[2] = u32(p.bias_offset);
-  d.push[3] = u32(p.output_offset);
-  d.push[4] = u32(p.residual_offset);
+  detail::set_binding_offsets(d.push,
+                              {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, p.residual_offset});
   d.push[kDwTotal] = u32(total);
   d.push[kDwOC] = u32(oc);
   d.push[kDwMultiplier] = u32(p.multiplier);
@@ -140,20 +137,14 @@ Result<KernelDispatch> plan_depthwise(const DepthwiseProblem& p, const DeviceTra
   d.push[kDwOW] = u32(p.out_w);
   d.push[kDwIH] = u32(p.in_h);
   d.push[kDwIW] = u32(p.in_w);
-  const ActivationStrides* act[] = {&p.input, &p.output};
-  for (uint32_t i = 0; i < 2; ++i) {
-    d.push[kDwInStrides + 4 * i] = u32(act[i]->n);
-    d.push[kDwInStrides + 4 * i + 1] = u32(act[i]->c);
-    d.push[kDwInStrides + 4 * i + 2] = u32(act[i]->h);
-    d.push[kDwInStrides + 4 * i + 3] = u32(act[i]->w);
-  }
+  detail::set_activation_strides(d.push, kDwInStrides, p.input, p.output);
   d.push[kDwWeightStrides] = u32(p.weight.oc);
   d.push[kDwWeightStrides + 1] = u32(p.weight.tap);
   d.push[kDwKH] = u32(p.kernel_h);
   d.push[kDwKW] = u32(p.kernel_w);
-  d.push[kDwStride] = u32(p.stride_h | (p.stride_w << 16));
-  d.push[kDwDilation] = u32(p.dilation_h | (p.dilation_w << 16));
-  d.push[kDwPad] = u32(p.pad_top | (p.pad_left << 16));
+  d.push[kDwStride] = detail::pack_yx(p.stride_h, p.stride_w);
+  d.push[kDwDilation] = detail::pack_yx(p.dilation_h, p.dilation_w);
+  d.push[kDwPad] = detail::pack_yx(p.pad_top, p.pad_left);
   d.push[kDwBiasStride] = p.bias_broadcast ? 0 : 1;
   d.push[kDwLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
   d.push[kDwHi] = std::bit_cast<uint32_t>(p.epilogue.hi);

@@ -42,8 +42,20 @@ kernels::ActivationStrides nhwc_strides(const TensorView& v) {
   return {v.strides[0], v.strides[3], v.strides[1], v.strides[2]};
 }
 
-// CONV2D (fp32) on the kernel library's implicit GEMM, planned for the minimum device limits
-// (lower_graph plans it again for the device).
+// A kernel-library dispatch of `problem` over `inputs` and `output`, planned for the minimum
+// device limits (lower_graph plans it again for the device).
+Result<Dispatch> library_dispatch(const kernels::Problem& problem, std::vector<TensorView> inputs,
+                                  const TensorView& output) {
+  Dispatch k;
+  k.outputs = {output};
+  k.inputs = std::move(inputs);
+  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(problem, kernels::DeviceTraits{}));
+  k.problem = problem;
+  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
+  return k;
+}
+
+// CONV2D (fp32) on the kernel library's implicit GEMM.
 Result<Dispatch> library_conv(const TensorView& in, const TensorView& w, const TensorView& bias,
                               const TensorView& output, const ops::TosaConv2d& window) {
   kernels::Conv2dProblem p;
@@ -58,17 +70,10 @@ Result<Dispatch> library_conv(const TensorView& in, const TensorView& w, const T
   p.weight = kernels::WeightStrides::ohwi(p.in_channels, p.kernel_h, p.kernel_w);
   p.bias_broadcast = bias.shape[0] == 1;
   p.epilogue.bias = true;
-  Dispatch k;
-  k.outputs = {output};
-  k.inputs = {in, w, bias};
-  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
-  k.problem = p;
-  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
-  return k;
+  return library_dispatch(p, {in, w, bias}, output);
 }
 
-// DEPTHWISE_CONV2D (fp32, weight [KH, KW, C, M]) on the kernel library's depthwise kernel,
-// planned for the minimum device limits (lower_graph plans it again for the device).
+// DEPTHWISE_CONV2D (fp32, weight [KH, KW, C, M]) on the kernel library's depthwise kernel.
 Result<Dispatch> library_depthwise(const TensorView& in, const TensorView& w, const TensorView& bias,
                                    const TensorView& output, const ops::TosaConv2d& window) {
   kernels::DepthwiseProblem p;
@@ -84,13 +89,7 @@ Result<Dispatch> library_depthwise(const TensorView& in, const TensorView& w, co
   p.weight = kernels::DepthwiseWeightStrides::hwcm(output.shape[3]);
   p.bias_broadcast = bias.shape[0] == 1;
   p.epilogue.bias = true;
-  Dispatch k;
-  k.outputs = {output};
-  k.inputs = {in, w, bias};
-  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
-  k.problem = p;
-  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
-  return k;
+  return library_dispatch(p, {in, w, bias}, output);
 }
 
 Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
@@ -156,20 +155,13 @@ Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorVi
   const TensorView &a = inputs[0], &b = inputs[1];
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
-  // On the kernel library's GEMM, planned for the minimum device limits (lower_graph plans it
-  // again for the device).
+  // On the kernel library's GEMM.
   kernels::GemmProblem p;
   p.batch = a.shape[0], p.m = a.shape[1], p.k = a.shape[2], p.n = b.shape[2];
   p.a = {0, a.strides[0], a.strides[1], a.strides[2]};
   p.b = {0, b.strides[0], b.strides[1], b.strides[2]};
   p.out = {0, output.strides[0], output.strides[1], output.strides[2]};
-  Dispatch k;
-  k.outputs = {output};
-  k.inputs = inputs;
-  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
-  k.problem = p;
-  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
-  return k;
+  return library_dispatch(p, inputs, output);
 }
 
 Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
