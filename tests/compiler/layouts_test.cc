@@ -251,6 +251,17 @@ TEST(Layouts, LoweringsRefuseLayoutsTheyCannotHonour) {
   ASSERT_FALSE(vgf.ok());
   EXPECT_EQ(vgf.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(vgf.status().message().find("2 input layouts for 1 inputs"), std::string::npos) << vgf.status().message();
+
+  // Only rank-4 values have an NHWC order.
+  Graph lin;
+  const ValueId x = lin.add_input("x", DType::kFloat32, Shape{1, 3}).value();
+  const ValueId w = lin.add_constant("w", random_tensor(DType::kFloat32, Shape{5, 3}, 17)).value();
+  UNIVK_EXPECT_OK(lin.add_output(lin.add_node_inferred("fc", "linear", {}, {x, w}).value()));
+  const std::vector<NodeId> fc = {0};
+  auto rank2 = lower_to_vgf(lin, fc, subgraph_io(lin, fc), BoundaryLayouts{{}, {OutputLayout::kNhwc}});
+  ASSERT_FALSE(rank2.ok());
+  EXPECT_NE(rank2.status().message().find("NHWC asked for the rank-2 value"), std::string::npos)
+      << rank2.status().message();
 }
 
 }  // namespace
