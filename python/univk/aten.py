@@ -1,9 +1,13 @@
-"""Mapping of ATen operators (the graphs torch.export produces) to the handlers of ops.py.
+"""Mapping of ATen operators to the handlers of ops.py.
 
-torch.export (PyTorch 2.x) records `call_function` nodes whose targets are ATen overloads
-(`aten.conv2d.default`, `aten.add.Tensor`, ...). Their arguments are bound by the overload's
-schema, renamed to the PyTorch-API names the handlers of ops.py take, and handed to them, so
-both capture paths share one set of operator semantics.
+Both capture paths (torch.export on PyTorch 2.x, make_fx on 1.13: exporter.py) record
+`call_function` nodes whose targets are ATen overloads (`aten.conv2d.default`,
+`aten.add.Tensor`, ...). Their arguments are bound by the overload's schema, renamed to the
+PyTorch-API names the handlers of ops.py take, and handed to them.
+
+A handler returns the IR value id of the node's result. Operators with several results return
+("results", pick): `pick(ctx, getitem_node, index)` gives the env entry of one result, built only
+when a getitem uses it.
 """
 
 import operator
@@ -104,6 +108,85 @@ def _dropout(ctx, node, a):
     return ctx.alias(a["input"])
 
 
+def _native_batch_norm(ctx, node, a):
+    if a["training"]:
+        raise ExportError(f"node '{node.name}': batch_norm in training mode (call module.eval())")
+    return _batch_norm_no_training(ctx, node, a)
+
+
+def _native_layer_norm(ctx, node, a):
+    return FUNCTIONS["layer_norm"](ctx, node, [], {k: a[k] for k in ("input", "normalized_shape", "weight", "bias",
+                                                                       "eps")})
+
+
+def _expand(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    if list(ctx.shape(x)) != list(ctx.node_shape(node)):
+        raise ExportError(f"node '{node.name}': expand from {ctx.shape(x)} to {ctx.node_shape(node)} is not "
+                          "supported (only to the same shape)")
+    return x
+
+
+def _as_strided(ctx, node, a):
+    # Functionalization re-creates views with as_strided; one that reads its input in place,
+    # with the input's own sizes and strides, is the identity.
+    source = a["input"]
+    meta = None
+    if isinstance(source, torch.fx.Node):
+        meta = source.meta.get("tensor_meta", source.meta.get("val"))
+    stride = getattr(meta, "stride", None)
+    stride = stride() if callable(stride) else stride
+    same = meta is not None and list(a["size"]) == list(meta.shape) and list(a["stride"]) == list(stride) \
+        and a.get("storage_offset") in (None, 0)
+    if not same:
+        raise ExportError(f"node '{node.name}': as_strided other than the identity is not supported")
+    return ctx.alias(source)
+
+
+def _split_results(ctx, node, x, dim, sizes):
+    """("results", pick) for split-like operators: result i is a slice of `sizes[i]` along `dim`."""
+    shape = list(ctx.shape(x))
+    dim %= len(shape)
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+
+    def pick(ctx, item, index):
+        return ("tensor", ctx.emit(item, "slice", {"dim": dim, "start": starts[index],
+                                                   "end": starts[index] + sizes[index]}, [x]))
+
+    return ("results", pick)
+
+
+def _split(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    dim = int(a.get("dim", 0))
+    length = ctx.shape(x)[dim]
+    if "split_sizes" in a:
+        sizes = [int(s) for s in a["split_sizes"]]
+    else:
+        step = int(a["split_size"])
+        sizes = [min(step, length - start) for start in range(0, length, step)]
+    return _split_results(ctx, node, x, dim, sizes)
+
+
+def _unbind(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    dim = int(a.get("dim", 0))
+    shape = list(ctx.shape(x))
+    split = _split_results(ctx, node, x, dim, [1] * shape[dim])[1]
+
+    def pick(ctx, item, index):
+        sliced = split(ctx, item, index)[1]
+        return ("tensor", ctx.emit(item, "reshape", {"shape": list(ctx.node_shape(item))}, [sliced]))
+
+    return ("results", pick)
+
+
+def _write_back(ctx, node, a):
+    # Functionalization writes a mutated input back at the end: univk's programs return their
+    # outputs and leave inputs alone, so the write-back has no effect on the program.
+    return ("invalid", f"node '{node.name}': the write-back of a mutated input has no value")
+
+
 _UNARY = ["sigmoid", "tanh", "exp", "log", "neg", "abs", "reciprocal", "rsqrt", "sqrt", "relu", "relu6", "silu",
           "hardswish", "hardsigmoid"]
 
@@ -147,7 +230,11 @@ ATEN.update({
     "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),
     "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
     "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),
-    "dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
+    "native_batch_norm": _native_batch_norm, "native_layer_norm": _native_layer_norm,
+    "_reshape_alias": _reshape, "expand": _expand, "as_strided": _as_strided,
+    "split": _split, "split_with_sizes": _split, "unbind": _unbind, "copy_": _write_back,
+    "dropout": _dropout, "native_dropout": _dropout, "feature_dropout": _dropout, "alpha_dropout": _dropout,
+    "feature_alpha_dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
     "lift_fresh_copy": _identity,
 })
 
@@ -156,17 +243,41 @@ def is_aten(target):
     return isinstance(target, torch._ops.OpOverload)
 
 
+_MULTI_RESULT = {"split", "split_with_sizes", "unbind", "copy_"}
+
+
 def convert_aten(ctx, node):
-    """Returns the IR value of an ATen call_function node."""
+    """Returns the env entry of an ATen call_function node: ("tensor", IR value id) for operators
+    with one result (or whose extra results are statistics), else ("results", pick) or
+    ("invalid", why)."""
     name, bound = bind_schema(node)
     handler = ATEN.get(name)
     if handler is None:
         raise ExportError(f"node '{node.name}': ATen operator '{node.target}' is not supported")
     resolved = {k: (ctx.static(v) if ctx.is_static(v) else v) for k, v in bound.items()}
-    return handler(ctx, node, resolved)
+    result = handler(ctx, node, resolved)
+    if name in _MULTI_RESULT:
+        return result
+    if len(node.target._schema.returns) > 1:
+        return ("results", _first_result(result))
+    return ("tensor", result)
 
 
-def getitem_of_multi_output(node):
-    """True for operator.getitem(x, 0) on ATen ops returning (result, extra...) tuples."""
-    return node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node) and \
-        isinstance(node.args[0].meta.get("val"), (tuple, list))
+def _first_result(vid):
+    """pick for operators returning (result, saved statistics or indices)."""
+    def pick(ctx, item, index):
+        if index == 0:
+            return ("tensor", vid)
+        # Extra results (batch norm statistics, pooling indices): an error only if used.
+        return ("invalid", f"node '{item.name}': result {index} of '{item.args[0].name}' is not supported")
+    return pick
+
+
+def is_random(node):
+    """True for operators that draw random numbers (dropout in training mode)."""
+    return node.op == "call_function" and is_aten(node.target) and \
+        torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+
+
+def is_getitem(node):
+    return node.op == "call_function" and node.target is operator.getitem
