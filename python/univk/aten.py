@@ -128,16 +128,16 @@ def _expand(ctx, node, a):
 
 
 def _as_strided(ctx, node, a):
-    # Functionalization re-creates views with as_strided; one that reads its input in place,
-    # with the input's own sizes and strides, is the identity.
+    # Functionalization re-creates views with as_strided; one that reads its input in place
+    # (same sizes, same strides wherever a size is above 1, no offset) is the identity.
     source = a["input"]
     meta = None
     if isinstance(source, torch.fx.Node):
         meta = source.meta.get("tensor_meta", source.meta.get("val"))
     stride = getattr(meta, "stride", None)
     stride = stride() if callable(stride) else stride
-    same = meta is not None and list(a["size"]) == list(meta.shape) and list(a["stride"]) == list(stride) \
-        and a.get("storage_offset") in (None, 0)
+    same = meta is not None and list(a["size"]) == list(meta.shape) and a.get("storage_offset") in (None, 0) and \
+        all(size == 1 or s == t for size, s, t in zip(a["size"], a["stride"], stride))
     if not same:
         raise ExportError(f"node '{node.name}': as_strided other than the identity is not supported")
     return ctx.alias(source)
@@ -170,15 +170,24 @@ def _split(ctx, node, a):
 
 def _unbind(ctx, node, a):
     x = ctx.tensor(a["input"])
-    dim = int(a.get("dim", 0))
     shape = list(ctx.shape(x))
-    split = _split_results(ctx, node, x, dim, [1] * shape[dim])[1]
+    dim = int(a.get("dim", 0)) % len(shape)
+    sliced_shape = shape[:dim] + [1] + shape[dim + 1:]
 
     def pick(ctx, item, index):
-        sliced = split(ctx, item, index)[1]
+        sliced = ctx.emit_internal(item, "slice", {"dim": dim, "start": index, "end": index + 1}, [x], sliced_shape)
         return ("tensor", ctx.emit(item, "reshape", {"shape": list(ctx.node_shape(item))}, [sliced]))
 
     return ("results", pick)
+
+
+def _stack(ctx, node, a):
+    tensors = [ctx.tensor(t) for t in a["tensors"]]
+    shape = list(ctx.shape(tensors[0]))
+    dim = int(a.get("dim", 0)) % (len(shape) + 1)
+    pieces = [ctx.emit_internal(node, "unsqueeze", {"dim": dim}, [t], shape[:dim] + [1] + shape[dim:])
+              for t in tensors]
+    return ctx.emit(node, "cat", {"dim": dim}, pieces)
 
 
 def _write_back(ctx, node, a):
@@ -225,14 +234,14 @@ ATEN.update({
     "permute": lambda ctx, node, a: FUNCTIONS["permute"](ctx, node, [a["input"]], {"dims": a["dims"]}),
     "transpose": _call("transpose", ["input", "dim0", "dim1"]), "t": _t,
     "squeeze": _call("squeeze", ["input", "dim"]), "unsqueeze": _call("unsqueeze", ["input", "dim"]),
-    "cat": _call("cat", ["tensors", "dim"]), "concat": _call("cat", ["tensors", "dim"]),
+    "cat": _call("cat", ["tensors", "dim"]), "stack": _stack, "concat": _call("cat", ["tensors", "dim"]),
     "slice": _slice, "select": _select,
     "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),
     "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
     "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),
     "native_batch_norm": _native_batch_norm, "native_layer_norm": _native_layer_norm,
     "_reshape_alias": _reshape, "expand": _expand, "as_strided": _as_strided,
-    "split": _split, "split_with_sizes": _split, "unbind": _unbind, "copy_": _write_back,
+    "split": _split, "split_with_sizes": _split, "unsafe_split": _split, "unsafe_split_with_sizes": _split, "unbind": _unbind, "copy_": _write_back,
     "dropout": _dropout, "native_dropout": _dropout, "feature_dropout": _dropout, "alpha_dropout": _dropout,
     "feature_alpha_dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
     "lift_fresh_copy": _identity,
@@ -243,7 +252,7 @@ def is_aten(target):
     return isinstance(target, torch._ops.OpOverload)
 
 
-_MULTI_RESULT = {"split", "split_with_sizes", "unbind", "copy_"}
+_MULTI_RESULT = {"split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unbind", "copy_"}
 
 
 def convert_aten(ctx, node):

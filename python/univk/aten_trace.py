@@ -9,7 +9,7 @@ refuses it and the exporter reports the model's source line. The graph holds ATe
 the kind torch.export gives, so aten.py maps both capture paths.
 
 Tracing runs with autograd on and every floating-point parameter requiring grad (restored
-afterwards): modules with an inference fast path (nn.MultiheadAttention,
+afterwards, `composite_path`): modules with an inference fast path (nn.MultiheadAttention,
 nn.TransformerEncoderLayer take one fused kernel under no_grad) then take their composite path
 of ordinary operators, which univk's backends run.
 
@@ -110,12 +110,16 @@ class _ModuleRecorder:
 
 
 @contextlib.contextmanager
-def _parameters_requiring_grad(module):
+def composite_path(module):
+    """Autograd on and every floating-point parameter requiring grad (restored afterwards), so
+    that modules with a no-grad inference fast path take their composite path; torch.export
+    traces under it too."""
     changed = [p for p in module.parameters() if p.is_floating_point() and not p.requires_grad]
     for p in changed:
         p.requires_grad_(True)
     try:
-        yield
+        with torch.enable_grad():
+            yield
     finally:
         for p in changed:
             p.requires_grad_(False)
@@ -135,7 +139,7 @@ def trace(module, example_inputs):
     recorder = _ModuleRecorder(module)
     fn = module if functionalize is None else functionalize(module, remove="mutations")
     try:
-        with recorder, torch.enable_grad(), _parameters_requiring_grad(module):
+        with recorder, composite_path(module):
             gm = make_fx(fn)(*example_inputs)
     except Exception as e:
         raise CaptureFailure(e, recorder.current()) from e

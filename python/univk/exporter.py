@@ -334,7 +334,7 @@ def _trace(module, example_inputs):
     export = getattr(getattr(torch, "export", None), "export", None)
     if export is not None:
         try:
-            with torch.no_grad():
+            with aten_trace.composite_path(module):
                 program = export(module, example_inputs)
         except Exception as e:
             raise _capture_error("torch.export", module, e) from e

@@ -96,6 +96,19 @@ class CaptureTest(unittest.TestCase):
             with self.subTest(partition=partition):
                 export_and_run(self, mha, (q, k, k), partition=partition)
 
+    def test_split_chunk_unbind_stack_expand(self):
+        class Pieces(nn.Module):
+            def forward(self, x):
+                a, b = x.chunk(2, dim=1)
+                c, d, e = torch.split(x, [1, 2, 1], dim=1)
+                rows = torch.stack([r * 2.0 for r in x.unbind(3)], dim=-1)
+                same = x.expand(x.shape)
+                return torch.cat([a + b, c + e, d[:, 1:]], dim=1) + rows + same
+
+        for partition in (["VgfBackend", "VulkanBackend"], ["VulkanBackend", "VgfBackend"]):
+            with self.subTest(partition=partition):
+                export_and_run(self, Pieces(), (torch.randn(1, 4, 3, 5),), partition=partition)
+
     def test_eval_mode_identities_vanish(self):
         class Identities(nn.Module):
             def forward(self, x):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end: models whose code the torch.fx symbolic tracer could not capture (shape
-unpacking, library modules with Python checks, eval-mode stochastic depth), exported with
+unpacking, library modules with Python checks, eval-mode stochastic depth, recurrent layers), exported with
 univk.export, run through the C++ runtime on the Vulkan device (lavapipe in CI) with the
 validation layer and compared with PyTorch.
 
@@ -57,6 +57,17 @@ def small_vit():
                                                           hidden_dim=32, mlp_dim=64, num_classes=10))
 
 
+class RecurrentOutput(nn.Module):
+    """A recurrent layer's output sequence (univk programs return tensors, not nested tuples)."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)[0]
+
+
 class ZooTest(unittest.TestCase):
     def check(self, name, model, inputs, delegate_calls=None):
         with torch.no_grad():
@@ -107,6 +118,16 @@ class ZooTest(unittest.TestCase):
         torch.manual_seed(1)
         self.check("TransformerEncoderLayer (norm_first, gelu)", encoder, (torch.randn(5, 1, 16),))
         self.check("TransformerDecoderLayer", decoder, (torch.randn(1, 5, 16), torch.randn(1, 7, 16)))
+
+    def test_lstm_and_gru_unrolled_over_the_sequence(self):
+        # PyTorch's CPU recurrent kernels are composite: the capture records each time step.
+        torch.manual_seed(0)
+        lstm = RecurrentOutput(nn.LSTM(8, 16, batch_first=True)).eval()
+        gru = RecurrentOutput(nn.GRU(8, 16, 2, batch_first=True)).eval()
+        torch.manual_seed(1)
+        x = torch.randn(1, 5, 8)
+        self.check("LSTM (8 -> 16, 5 steps)", lstm, (x,), delegate_calls=1)
+        self.check("GRU (2 layers, 8 -> 16, 5 steps)", gru, (x,), delegate_calls=1)
 
     def test_efficientnet_b0_stochastic_depth_in_eval(self):
         torch.manual_seed(1)
