@@ -377,6 +377,8 @@ def capture(module, example_inputs):
             flat = list(result) if isinstance(result, (list, tuple)) else [result]
             structure = "tuple" if isinstance(result, (list, tuple)) else "single"
             for r in flat:
+                if isinstance(r, (list, tuple)):
+                    raise ExportError(f"output {r!r} is a nested tuple: return a tensor or a flat tuple of tensors")
                 if not isinstance(r, torch.fx.Node):
                     raise ExportError(f"output {r!r} is not a tensor computed by the model")
                 ctx.outputs.append(ctx.tensor(r))

@@ -130,6 +130,22 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("in module 'block.1' (Inner)", message)
         self.assertIn(f"{__file__}:{line} (in forward): return torch.sort(x)[0]", message)
 
+    def test_torch_export_node_locations_are_named_too(self):
+        # PyTorch 2.x's torch.export records nn_module_stack and stack_trace; the same message
+        # comes from them (checked on a hand-made node, as this PyTorch may have no torch.export).
+        graph = torch.fx.Graph()
+        node = graph.placeholder("x")
+        node.meta["nn_module_stack"] = {"L__self__": ("", nn.Sequential), "L__self___block_1": ("block.1", Inner)}
+        line = inspect.getsourcelines(Inner.forward)[1] + 1
+        node.meta["stack_trace"] = (f'  File "{__file__}", line {line - 1}, in forward\n    x\n'
+                                    f'  File "{__file__}", line {line}, in forward\n    return torch.sort(x)[0]\n')
+        self.assertEqual(exporter._location(node), f" in module 'block.1' (Inner) at {__file__}:{line} (in forward): "
+                                                   "return torch.sort(x)[0]")
+
+    def test_nested_tuple_output_is_an_error(self):
+        with self.assertRaisesRegex(univk.ExportError, "nested tuple: return a tensor or a flat tuple"):
+            univk.export(nn.LSTM(4, 8), (torch.randn(3, 1, 4),))
+
     def test_training_mode_dropout_is_an_error_naming_the_module(self):
         with self.assertRaisesRegex(univk.ExportError, r"random operator .*training mode.*in module '1' \(Dropout\)"):
             univk.export(nn.Sequential(nn.Linear(3, 3), nn.Dropout()).train(), (torch.randn(2, 3),))
