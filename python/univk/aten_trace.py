@@ -26,9 +26,9 @@ from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode, make_fx
 from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
 
 try:
-    from functorch import functionalize
-except ImportError:  # functorch ships with PyTorch 1.13; older builds trace without it
-    functionalize = None
+    from torch.func import functionalize  # PyTorch 2.x
+except ImportError:
+    from functorch import functionalize  # PyTorch 1.13 ships it as functorch
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _NN_DIR = os.path.join(_TORCH_DIR, "nn") + os.sep
@@ -40,8 +40,9 @@ def is_library_file(filename):
     path = os.path.abspath(filename)
     if path.startswith(_NN_DIR):
         return False
+    # "<string>": the wrapper make_fx compiles to give a traced function a fixed signature.
     return path.startswith((_TORCH_DIR, _UNIVK_DIR)) or os.sep + "functorch" + os.sep in path or \
-        filename.startswith("<")
+        filename == "<string>"
 
 
 def _source_line():
@@ -137,7 +138,7 @@ class CaptureFailure(Exception):
 def trace(module, example_inputs):
     """A torch.fx GraphModule of ATen operators with tensor_meta on every tensor node."""
     recorder = _ModuleRecorder(module)
-    fn = module if functionalize is None else functionalize(module, remove="mutations")
+    fn = functionalize(module, remove="mutations")
     try:
         with recorder, composite_path(module):
             gm = make_fx(fn)(*example_inputs)

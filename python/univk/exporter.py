@@ -90,7 +90,7 @@ class _Context:
 
     @staticmethod
     def node_meta(node):
-        """(shape, torch dtype) of a node's (first) tensor result, from ShapeProp or torch.export."""
+        """(shape, torch dtype) of a node's (first) tensor result, from make_fx or torch.export."""
         meta = node.meta.get("tensor_meta")
         if meta is None:
             meta = node.meta.get("val")

@@ -96,6 +96,17 @@ class CaptureTest(unittest.TestCase):
             with self.subTest(partition=partition):
                 export_and_run(self, mha, (q, k, k), partition=partition)
 
+    def test_in_place_operators_through_views(self):
+        class InPlace(nn.Module):
+            def forward(self, x):
+                y = x * 2.0
+                y.view(-1).add_(1.0)  # mutates y through a view
+                y.relu_()
+                return y + x
+
+        program = export_and_run(self, InPlace(), (torch.randn(2, 3, 4),))
+        self.assertNotRegex(program.graph_text, r"= \w+_\(")  # no in-place op left
+
     def test_split_chunk_unbind_stack_expand(self):
         class Pieces(nn.Module):
             def forward(self, x):
