@@ -87,6 +87,20 @@ def _addmm(ctx, node, a):
     return ctx.emit(node, "addmm", attrs, [ctx.tensor(a["input"]), ctx.tensor(a["mat1"]), ctx.tensor(a["mat2"])])
 
 
+def _baddbmm(ctx, node, a):
+    # beta * input + alpha * bmm(batch1, batch2), as PyTorch computes it (input ignored for beta 0)
+    b1, b2 = ctx.tensor(a["batch1"]), ctx.tensor(a["batch2"])
+    beta, alpha = float(a.get("beta", 1)), float(a.get("alpha", 1))
+    shape = list(ctx.node_shape(node))
+    product = ctx.emit_internal(node, "bmm", {}, [b1, b2], shape)
+    if beta == 0:
+        return ctx.emit(node, "mul", {"other": alpha}, [product])
+    bias = ctx.tensor(a["input"])
+    if beta != 1:
+        bias = ctx.emit_internal(node, "mul", {"other": beta}, [bias], list(ctx.shape(bias)))
+    return ctx.emit(node, "add", {} if alpha == 1 else {"alpha": alpha}, [bias, product])
+
+
 def _softmax(name):
     def handler(ctx, node, a):
         return FUNCTIONS[name](ctx, node, [a["input"], a["dim"]], {})
@@ -216,7 +230,7 @@ ATEN.update({
     "batch_norm": _call("batch_norm", ["input", "running_mean", "running_var", "weight", "bias", "training", "eps"]),
     "_native_batch_norm_legit_no_training": _batch_norm_no_training,
     "linear": _call("linear", ["input", "weight", "bias"]),
-    "addmm": _addmm,
+    "addmm": _addmm, "baddbmm": _baddbmm,
     "mm": lambda ctx, node, a: FUNCTIONS["matmul"](ctx, node, [a["input"], a["mat2"]], {}),
     "matmul": _call("matmul", ["input", "other"]),
     "bmm": lambda ctx, node, a: FUNCTIONS["bmm"](ctx, node, [a["input"], a["mat2"]], {}),

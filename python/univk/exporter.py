@@ -196,7 +196,8 @@ def _convert(ctx, gm, node):
         value = node.target(*ctx.static(list(args)), **{k: ctx.static(v) for k, v in kwargs.items()})
         return ("tensor", ctx.tensor(value)) if isinstance(value, torch.Tensor) else ("static", value)
     if aten.is_aten(node.target):
-        return aten.convert_aten(ctx, node)
+        folded = _fold_constant(ctx, node)
+        return folded if folded is not None else aten.convert_aten(ctx, node)
     if aten.is_getitem(node):
         kind, value = ctx.env[args[0]]
         if kind == "invalid":
@@ -205,6 +206,42 @@ def _convert(ctx, gm, node):
             raise ExportError(f"node '{node.name}': indexing a tensor with getitem is not supported")
         return value(ctx, node, args[1])
     raise ExportError(f"node '{node.name}': function '{_target_name(node.target)}' is not supported")
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _fold_constant(ctx, node):
+    """An operator whose tensor inputs are all constants (a causal mask built in forward, a
+    weight reshaped) runs now and its result becomes a constant; None when it has other inputs
+    or does not give one tensor."""
+    found = []
+
+    def value(arg):
+        kind, v = ctx.env[arg]
+        if kind == "static":
+            return v
+        if kind != "tensor" or ctx.values[v].kind != "constant":
+            raise _NotConstant
+        found.append(v)
+        return torch.from_numpy(ctx.values[v].data)
+
+    try:
+        args = torch.fx.node.map_arg(node.args, value)
+        kwargs = torch.fx.node.map_arg(node.kwargs, value)
+    except _NotConstant:
+        return None
+    if not found:
+        return None
+    with torch.no_grad():
+        result = node.target(*args, **kwargs)
+    if not isinstance(result, torch.Tensor):
+        return None
+    data = result.detach().contiguous()
+    what = f"node '{node.name}'"
+    return ("tensor", ctx.add_value(node.name, "constant", _univk_dtype(data.dtype, what), data.shape,
+                                    data.numpy().copy()))
 
 
 def _fold_batch_norms(ctx):

@@ -120,6 +120,23 @@ class CaptureTest(unittest.TestCase):
             with self.subTest(partition=partition):
                 export_and_run(self, Pieces(), (torch.randn(1, 4, 3, 5),), partition=partition)
 
+    def test_causal_mask_built_in_forward_is_a_constant(self):
+        # torch.full and torch.triu on constants run at export; the masked attention scores are
+        # baddbmm(mask, q, k^T), mapped to bmm + add.
+        class Causal(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+
+            def forward(self, x):
+                n = x.shape[1]
+                return self.layer(x, src_mask=torch.triu(torch.full((n, n), float("-inf")), diagonal=1))
+
+        for partition in (["VgfBackend", "VulkanBackend"], ["VulkanBackend", "VgfBackend"]):
+            with self.subTest(partition=partition):
+                program = export_and_run(self, Causal(), (torch.randn(1, 6, 16),), partition=partition)
+                self.assertNotIn("triu", program.graph_text)
+
     def test_eval_mode_identities_vanish(self):
         class Identities(nn.Module):
             def forward(self, x):
