@@ -114,7 +114,8 @@ class _ModuleRecorder:
 def composite_path(module):
     """Autograd on and every floating-point parameter requiring grad (restored afterwards), so
     that modules with a no-grad inference fast path take their composite path; torch.export
-    traces under it too."""
+    traces under it too. The module's flags change while it runs: do not run the same module
+    on another thread during an export."""
     changed = [p for p in module.parameters() if p.is_floating_point() and not p.requires_grad]
     for p in changed:
         p.requires_grad_(True)
@@ -149,13 +150,13 @@ def trace(module, example_inputs):
     return gm
 
 
-def _rank(gm, node):
+def _shape(gm, node):
     if not isinstance(node, torch.fx.Node):
         return None
     if node.op == "get_attr":
-        return getattr(gm, node.target).dim()
+        return list(getattr(gm, node.target).shape)
     meta = node.meta.get("tensor_meta")
-    return None if meta is None else len(meta.shape)
+    return None if meta is None else list(meta.shape)
 
 
 def _fuse_linear(gm):
@@ -168,14 +169,15 @@ def _fuse_linear(gm):
             continue
         if node.target is aten.addmm.default and len(node.args) == 3:
             bias, x, weight_t = node.args
-            if _rank(gm, bias) != 1:
-                continue
         elif node.target is aten.mm.default:
             bias, (x, weight_t) = None, node.args
         else:
             continue
         if not isinstance(weight_t, torch.fx.Node) or weight_t.target is not aten.t.default:
             continue
+        weight_shape = _shape(gm, weight_t.args[0])
+        if bias is not None and (weight_shape is None or _shape(gm, bias) != weight_shape[:1]):
+            continue  # linear's bias is [out_features]; addmm's may broadcast from other shapes
         args = (x, weight_t.args[0]) if bias is None else (x, weight_t.args[0], bias)
         with graph.inserting_before(node):
             linear = graph.create_node("call_function", aten.linear.default, args, name="linear")
