@@ -34,14 +34,13 @@ cmake -S "$HERE/consumer" -B "$TMP/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$P
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$TMP/configure.log" || { cat "$TMP/configure.log"; exit 1; }
 grep "univk 0" "$TMP/configure.log"
 cmake --build "$TMP/cmake-build"
-# C++20 comes from univk::univk's usage requirements; no source or build folder of univk is
-# on the consumer's include path.
+# C++20 comes from univk::univk's usage requirements, and the prefix's include folder is the
+# consumer's whole include path (no source or build folder of univk).
 compile=$(grep '"command"' "$TMP/cmake-build/compile_commands.json")
 grep -q -- "-std=c++20\|-std=gnu++20" <<<"$compile" || { echo "no C++20 flag: $compile" >&2; exit 1; }
-if grep -q -- "$BUILD_DIR\|/src\b" <<<"$compile"; then
-  echo "the consumer sees univk's build or source folders: $compile" >&2
-  exit 1
-fi
+includes=$(grep -o -- '-I[^ ]*\|-isystem [^ ]*' <<<"$compile" | sort -u)
+[ "$includes" = "-isystem $PREFIX/include" ] || [ "$includes" = "-I$PREFIX/include" ] ||
+  { printf 'consumer include path, expected only %s:\n%s\n' "$PREFIX/include" "$includes" >&2; exit 1; }
 "$TMP/cmake-build/consumer" "$TMP/model.uvk" "$TMP/values.txt"
 
 step "find_package(univk) with a component this install does not have fails"
