@@ -1,4 +1,4 @@
-# The C++ package (docs/USER_GUIDE.md, "Installing univk"): `cmake --install` puts the libraries,
+# The C++ package (docs/USER_GUIDE.md, section 0): `cmake --install` puts the libraries,
 # the headers under include/univk, the CMake package (find_package(univk CONFIG) gives
 # univk::univk and one univk::<component> per library), univk.pc and the tools under a prefix.
 # The same univk::* names exist as ALIAS targets for applications that use add_subdirectory.
@@ -11,6 +11,7 @@ set(univk_components
   univk vgf_backend vulkan_backend compiler runtime backend_api vulkan_graph kernels vgf_format spirv reference ops
   vulkan tensor base)
 set(univk_installed_components "")
+set(univk_install_targets "")
 foreach(component IN LISTS univk_components)
   set(target univk_${component})
   if(component STREQUAL "univk")
