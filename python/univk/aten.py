@@ -204,6 +204,13 @@ def _stack(ctx, node, a):
     return ctx.emit(node, "cat", {"dim": dim}, pieces)
 
 
+def _padding(mode):
+    """reflection_pad{1,2,3}d / replication_pad{1,2,3}d: F.pad in one mode."""
+    def handler(ctx, node, a):
+        return FUNCTIONS["pad"](ctx, node, [a["input"], a["padding"]], {"mode": mode})
+    return handler
+
+
 def _write_back(ctx, node, a):
     # Functionalization writes a mutated input back at the end: univk's programs return their
     # outputs and leave inputs alone, so the write-back has no effect on the program.
@@ -250,6 +257,9 @@ ATEN.update({
     "squeeze": _call("squeeze", ["input", "dim"]), "unsqueeze": _call("unsqueeze", ["input", "dim"]),
     "cat": _call("cat", ["tensors", "dim"]), "stack": _stack, "concat": _call("cat", ["tensors", "dim"]),
     "slice": _slice, "select": _select,
+    "constant_pad_nd": _call("pad", ["input", "pad", "value"]),
+    **{f"reflection_pad{n}d": _padding("reflect") for n in (1, 2, 3)},
+    **{f"replication_pad{n}d": _padding("replicate") for n in (1, 2, 3)},
     "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),
     "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
     "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),

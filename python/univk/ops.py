@@ -251,6 +251,15 @@ def _cat(ctx, node, args, kwargs):
     return ctx.emit(node, "cat", {"dim": int(a["dim"])}, [ctx.tensor(t) for t in a["tensors"]])
 
 
+def _pad(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("pad", _NO_DEFAULT), ("mode", "constant"), ("value", None)],
+             args, kwargs)
+    attrs = {"pad": _ints(a["pad"]), "mode": str(a["mode"])}
+    if a["value"] is not None:
+        attrs["value"] = float(a["value"])
+    return ctx.emit(node, "pad", attrs, [ctx.tensor(a["input"])])
+
+
 def _layer_norm(ctx, node, args, kwargs):
     a = bind(node, [("input", _NO_DEFAULT), ("normalized_shape", _NO_DEFAULT), ("weight", None), ("bias", None),
                     ("eps", 1e-5)], args, kwargs)
@@ -296,5 +305,5 @@ FUNCTIONS = {
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "flatten": _flatten, "reshape": _reshape, "permute": _permute, "transpose": _transpose,
     "squeeze": _squeeze("squeeze"), "unsqueeze": _squeeze("unsqueeze"),
-    "cat": _cat, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
+    "cat": _cat, "pad": _pad, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
 }

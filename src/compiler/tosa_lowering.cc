@@ -118,6 +118,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["permute"] = t["transpose"] = &TosaLowering::lower_permute;
     t["cat"] = &TosaLowering::lower_cat;
     t["slice"] = &TosaLowering::lower_slice;
+    t["pad"] = &TosaLowering::lower_pad;
     return t;
   }();
   return table;

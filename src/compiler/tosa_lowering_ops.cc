@@ -500,4 +500,25 @@ Status TosaLowering::lower_slice(const Node& node) {
   return ok_status();
 }
 
+// TOSA PAD fills a constant; reflect and replicate have no TOSA operator.
+Status TosaLowering::lower_pad(const Node& node) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Pad p, ops::pad(node.attrs, input_shapes(graph_, node)));
+  if (p.mode != ops::PadMode::kConstant) return unsupported("pad in reflect or replicate mode (TOSA PAD is constant)");
+  const ValueId in = node.inputs[0];
+  const Layout layout = preferred_layout(in);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+  std::vector<int64_t> before = in_layout(p.before, layout), after = in_layout(p.after, layout);
+  std::vector<int64_t> padding, dims = shape_of(x);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    padding.push_back(before[d]);
+    padding.push_back(after[d]);
+    dims[d] += before[d] + after[d];
+  }
+  Attributes a;
+  a.set("padding", padding);
+  a.set("pad_const", p.value);
+  set(node.outputs[0], layout, op(spirv::TosaOp::kPad, {x}, std::move(a), dims));
+  return ok_status();
+}
+
 }  // namespace univk::compiler::detail

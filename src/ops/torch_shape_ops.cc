@@ -1,5 +1,5 @@
 // Shape rules of the PyTorch shape operators (view/reshape, flatten, permute, transpose, cat,
-// slice, squeeze, unsqueeze, contiguous) and the op-name table behind infer_shape.
+// slice, pad, squeeze, unsqueeze, contiguous) and the op-name table behind infer_shape.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -81,6 +81,53 @@ Result<Slice> slice(const Attributes& attrs, Shapes inputs) {
   dims[static_cast<size_t>(r.dim)] = r.length;
   r.output = Shape(std::move(dims));
   return r;
+}
+
+Result<Pad> pad(const Attributes& attrs, Shapes inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 1, 1));
+  const Shape& in = inputs[0];
+  const size_t rank = in.rank();
+  Pad p;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> widths, attrs.get_ints("pad"));
+  if (widths.size() % 2 != 0 || widths.size() > 2 * rank) {
+    return invalid_argument("attribute 'pad' has " + std::to_string(widths.size()) + " values; expected pairs, " +
+                            "at most two per dim of the rank-" + std::to_string(rank) + " input");
+  }
+  std::string mode_attr = "constant";
+  if (attrs.has("mode")) {
+    UNIVK_ASSIGN_OR_RETURN(mode_attr, attrs.get_string("mode"));
+  }
+  if (mode_attr == "constant") {
+    p.mode = PadMode::kConstant;
+  } else if (mode_attr == "reflect") {
+    p.mode = PadMode::kReflect;
+  } else if (mode_attr == "replicate") {
+    p.mode = PadMode::kReplicate;
+  } else {
+    return unsupported("pad mode '" + mode_attr + "' (constant, reflect and replicate are supported)");
+  }
+  UNIVK_ASSIGN_OR_RETURN(p.value, attrs.get_float_or("value", 0.0));
+  if (p.mode != PadMode::kConstant && p.value != 0.0) return invalid_argument("'value' is only used by constant mode");
+  p.before.assign(rank, 0);
+  p.after.assign(rank, 0);
+  std::vector<int64_t> dims = in.dims();
+  for (size_t i = 0; i < widths.size() / 2; ++i) {
+    const size_t d = rank - 1 - i;
+    const int64_t lo = widths[2 * i], hi = widths[2 * i + 1];
+    if (lo < 0 || hi < 0) return unsupported("negative padding (cropping) on dim " + std::to_string(d));
+    if (p.mode == PadMode::kReflect && (lo >= in[d] || hi >= in[d])) {
+      return invalid_argument("reflect padding (" + std::to_string(lo) + ", " + std::to_string(hi) + ") of dim " +
+                              std::to_string(d) + " must be smaller than its size " + std::to_string(in[d]));
+    }
+    if (p.mode == PadMode::kReplicate && in[d] == 0 && lo + hi > 0) {
+      return invalid_argument("replicate padding of the empty dim " + std::to_string(d));
+    }
+    p.before[d] = lo;
+    p.after[d] = hi;
+    dims[d] += lo + hi;
+  }
+  p.output = Shape(std::move(dims));
+  return p;
 }
 
 Result<Shape> reshape(const Attributes& attrs, Shapes inputs) {
@@ -197,6 +244,7 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("transpose", output_of<transpose>);
     m.emplace("cat", output_of<cat>);
     m.emplace("slice", output_of<slice>);
+    m.emplace("pad", output_of<pad>);
     m.emplace("squeeze", output_of<squeeze>);
     m.emplace("unsqueeze", output_of<unsqueeze>);
     m.emplace("contiguous", output_of<contiguous>);

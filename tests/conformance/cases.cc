@@ -289,6 +289,19 @@ void shape_cases(Table& t) {
   t.add("slice", "dim0_step2", attrs({{"dim", i64(0)}, {"start", i64(0)}, {"end", i64(7)}, {"step", i64(2)}}),
         {in(Shape{7, 3})});
   t.add("slice", "dim0_start_only", attrs({{"dim", i64(0)}, {"start", i64(2)}}), {in(Shape{5, 4})});
+  t.add("pad", "constant_hw", attrs({{"pad", ints({1, 2, 0, 3})}, {"value", f64(0.5)}}), {in(Shape{1, 3, 4, 5})});
+  t.add("pad", "constant_last_dim", attrs({{"pad", ints({2, 1})}}), {in(Shape{2, 7})});
+  t.add("pad", "constant_channels", attrs({{"pad", ints({0, 0, 0, 0, 1, 2})}, {"value", f64(-1.5)}}),
+        {in(Shape{2, 3, 3, 2})});
+  t.add("pad", "constant_3d_all_dims", attrs({{"pad", ints({1, 0, 0, 2, 3, 1})}}), {in(Shape{2, 3, 5})});
+  t.add("pad", "constant_int32", attrs({{"pad", ints({1, 1})}, {"value", f64(7)}}),
+        {Operand{Shape{3, 4}, false, {-100, 100}, DType::kInt32}});
+  t.add("pad", "reflect_hw", attrs({{"pad", ints({2, 1, 1, 3})}, {"mode", str("reflect")}}), {in(Shape{2, 3, 4, 5})});
+  t.add("pad", "reflect_1d", attrs({{"pad", ints({3, 3})}, {"mode", str("reflect")}}), {in(Shape{2, 3, 4})});
+  t.add("pad", "replicate_hw", attrs({{"pad", ints({3, 1, 2, 4})}, {"mode", str("replicate")}}),
+        {in(Shape{1, 2, 3, 2})});
+  t.add("pad", "replicate_size1", attrs({{"pad", ints({2, 2, 1, 1})}, {"mode", str("replicate")}}),
+        {in(Shape{2, 1, 1, 3})});
 }
 
 }  // namespace
@@ -318,8 +331,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     testing::Tolerance tol;
   };
   static const std::map<std::pair<std::string, DType>, testing::Tolerance> table = [] {
-    const std::vector<const char*> shape_ops = {"view", "reshape", "flatten", "permute",   "transpose",
-                                                "cat",  "slice",   "squeeze", "unsqueeze", "contiguous"};
+    const std::vector<const char*> shape_ops = {"view",  "reshape", "flatten",   "permute",    "transpose", "cat",
+                                                "slice", "squeeze", "unsqueeze", "contiguous", "pad"};
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},

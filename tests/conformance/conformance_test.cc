@@ -328,6 +328,7 @@ UNIVK_CONFORMANCE_OP(Permute, "permute");
 UNIVK_CONFORMANCE_OP(Transpose, "transpose");
 UNIVK_CONFORMANCE_OP(Cat, "cat");
 UNIVK_CONFORMANCE_OP(Slice, "slice");
+UNIVK_CONFORMANCE_OP(Pad, "pad");
 
 // ---------------------------------------------------------------------------------------------
 // Coverage: the table against what the reference and the backends know.

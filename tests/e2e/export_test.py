@@ -134,12 +134,33 @@ class ExportTest(unittest.TestCase):
                 with self.subTest(case=name, partition=partition):
                     run_both(self, Lambda(fn), (torch.randn(2, 3, 4, 4),), partition=partition, atol=1e-5, rtol=1e-4)
 
+    def test_pad_modes_on_both_partition_orders(self):
+        # Constant padding runs on either backend (TOSA PAD on the VgfBackend); reflect and
+        # replicate only on the VulkanBackend, so VgfBackend-first splits around them.
+        cases = {
+            "constant": (lambda x: F.pad(x, (1, 2, 0, 3), value=0.5) * 2.0, 1),
+            "constant_channels": (lambda x: F.pad(torch.sigmoid(x), (0, 0, 0, 0, 2, 1)), 1),
+            "reflect": (lambda x: F.pad(x * 2.0, (2, 1, 3, 0), mode="reflect") + 1.0, 3),
+            "replicate": (lambda x: F.pad(x, (1, 3, 2, 2), mode="replicate") - 1.0, 2),
+            "reflect_conv": (nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect"), 2),
+            "replicate_conv": (nn.Conv2d(3, 4, 3, padding=2, padding_mode="replicate"), 2),
+        }
+        for name, (fn, vgf_first_calls) in cases.items():
+            module = fn if isinstance(fn, nn.Module) else Lambda(fn)
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    program, _ = run_both(self, module, (torch.randn(2, 3, 5, 6),), partition=partition,
+                                          atol=1e-5, rtol=1e-4)
+                    self.assertEqual(len(program.calls), vgf_first_calls if partition[0] == "VgfBackend" else 1,
+                                     program.summary())
+
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
             univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))
-        with self.assertRaisesRegex(univk.ExportError, "reflection_pad2d.default' is not supported in module '0' "
+        # Circular padding builds its result with new_empty and slice copies.
+        with self.assertRaisesRegex(univk.ExportError, "new_empty.default' is not supported in module '0' "
                                                        r"\(Conv2d\) at .*conv.py:\d+ \(in _conv_forward\)"):
-            univk.export(nn.Sequential(nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect")).eval(),
+            univk.export(nn.Sequential(nn.Conv2d(2, 2, 3, padding=1, padding_mode="circular")).eval(),
                          (torch.randn(1, 2, 5, 5),))
         with self.assertRaisesRegex(univk.ExportError, "training mode"):
             univk.export(nn.Sequential(nn.Linear(3, 3), nn.Dropout()).train(), (torch.randn(2, 3),))

@@ -64,6 +64,7 @@ std::vector<Case> cases() {
                attrs({{"dim", int64_t{2}}, {"start", int64_t{-5}}, {"end", int64_t{100}}, {"step", int64_t{2}}}),
                {img}});
   c.push_back({"slice", attrs({{"dim", int64_t{3}}, {"start", int64_t{1}}, {"end", int64_t{-1}}}), {img}});
+  c.push_back({"pad", attrs({{"pad", Ints{1, 2, 0, 3}}, {"mode", std::string("replicate")}}), {img}});
   c.push_back({"squeeze", {}, {Shape{1, 3, 1, 2}}});
   c.push_back({"squeeze", attrs({{"dim", int64_t{2}}}), {Shape{1, 3, 1, 2}}});
   c.push_back({"unsqueeze", attrs({{"dim", int64_t{-1}}}), {Shape{3, 2}}});
@@ -108,6 +109,7 @@ TEST(ShapeInference, ShapesTheOpRefusesAreRefusedToo) {
       {"view", attrs({{"shape", Ints{5, -1}}}), {Shape{2, 3}}},
       {"permute", attrs({{"dims", Ints{0, 0}}}), {Shape{2, 3}}},
       {"cat", attrs({{"dim", int64_t{0}}}), {Shape{2, 3}, Shape{2, 4}}},
+      {"pad", attrs({{"pad", Ints{3, 0}}, {"mode", std::string("reflect")}}), {Shape{2, 3}}},
       {"softmax", attrs({{"dim", int64_t{2}}}), {Shape{2, 3}}},
       {"layer_norm", attrs({{"normalized_shape", Ints{4}}}), {Shape{2, 3}}},
       {"batch_norm", {}, {Shape{2, 3}, Shape{2}, Shape{3}, Shape{3}, Shape{3}}},

@@ -20,7 +20,8 @@ TEST(TorchOps, SupportedOpsListEveryDocumentedOperator) {
                          "layer_norm",  "batch_norm", "view",
                          "reshape",     "flatten",    "permute",
                          "transpose",   "cat",        "slice",
-                         "squeeze",     "unsqueeze",  "contiguous"}) {
+                         "squeeze",     "unsqueeze",  "contiguous",
+                         "pad"}) {
     EXPECT_TRUE(is_supported_op(op)) << op;
   }
   EXPECT_FALSE(is_supported_op("AVG_POOL2D"));
@@ -204,6 +205,22 @@ TEST(TorchOps, ShapeOps) {
   EXPECT_EQ(typed_values<int32_t>(it), (std::vector<int32_t>{1, 3, 2, 4}));
 }
 
+// Expected values from PyTorch's F.pad on the same input.
+TEST(TorchOps, PadModesByHand) {
+  HostTensor x = tensor({1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor reflect = run1("pad", attrs({{"pad", I{2, 1}}, {"mode", std::string("reflect")}}), {x});
+  EXPECT_EQ(reflect.shape(), (Shape{1, 2, 6}));
+  EXPECT_EQ(values(reflect), (std::vector<float>{3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5}));
+  HostTensor replicate = run1("pad", attrs({{"pad", I{1, 2}}, {"mode", std::string("replicate")}}), {x});
+  EXPECT_EQ(values(replicate), (std::vector<float>{1, 1, 2, 3, 3, 3, 4, 4, 5, 6, 6, 6}));
+  HostTensor constant = run1("pad", attrs({{"pad", I{1, 0, 0, 1}}, {"value", -1.0}}), {x});
+  EXPECT_EQ(constant.shape(), (Shape{1, 3, 4}));
+  EXPECT_EQ(values(constant), (std::vector<float>{-1, 1, 2, 3, -1, 4, 5, 6, -1, -1, -1, -1}));
+  HostTensor ints =
+      run1("pad", attrs({{"pad", I{0, 1}}, {"value", 7.0}}), {typed<int32_t>(DType::kInt32, {2, 1}, {1, 2})});
+  EXPECT_EQ(typed_values<int32_t>(ints), (std::vector<int32_t>{1, 7, 2, 7}));
+}
+
 TEST(TorchOps, NormalizationByHand) {
   HostTensor x = tensor({1, 2, 2}, {1, 3, 10, 30});
   HostTensor ln = run1("layer_norm", attrs({{"normalized_shape", I{2}}, {"eps", 0.0}}), {x});
@@ -241,6 +258,12 @@ TEST(TorchOps, ErrorsNameTheOpAndTheProblem) {
   EXPECT_EQ(run_op("relu", {}, std::vector<HostTensor>{typed<int32_t>(DType::kInt32, {2}, {1, 2})}).status().code(),
             StatusCode::kUnsupported);
   EXPECT_NE(error_of("slice", attrs({{"step", int64_t{0}}}), {x}).find("step"), std::string::npos);
+  EXPECT_NE(error_of("pad", attrs({{"pad", I{1, 1, 1}}}), {x}).find("pairs"), std::string::npos);
+  EXPECT_NE(error_of("pad", attrs({{"pad", I{-1, 0}}}), {x}).find("negative"), std::string::npos);
+  EXPECT_NE(error_of("pad", attrs({{"pad", I{5, 0}}, {"mode", std::string("reflect")}}), {x}).find("smaller"),
+            std::string::npos);
+  EXPECT_NE(error_of("pad", attrs({{"pad", I{1, 0}}, {"mode", std::string("circular")}}), {x}).find("circular"),
+            std::string::npos);
 }
 
 }  // namespace

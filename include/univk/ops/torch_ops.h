@@ -233,6 +233,19 @@ struct Slice {
 };
 Result<Slice> slice(const Attributes& attrs, Shapes inputs);
 
+// pad (pad, mode, value) as F.pad: `pad` holds (before, after) pairs starting from the last
+// dim, at most one pair per dim, each >= 0 (negative padding crops and is refused). mode is
+// "constant" (default; fills `value`, default 0), "reflect" (mirrors without repeating the edge:
+// each pad < that dim's size) or "replicate" (repeats the edge; dims must be non-empty).
+enum class PadMode : uint32_t { kConstant = 0, kReflect = 1, kReplicate = 2 };
+struct Pad {
+  PadMode mode = PadMode::kConstant;
+  double value = 0.0;
+  std::vector<int64_t> before, after;  // one per dim, in dim order
+  Shape output;
+};
+Result<Pad> pad(const Attributes& attrs, Shapes inputs);
+
 // view/reshape (shape), flatten (start_dim, end_dim), squeeze (dim optional), unsqueeze (dim),
 // contiguous: the output shape of these data-preserving ops.
 Result<Shape> reshape(const Attributes& attrs, Shapes inputs);

@@ -1,5 +1,6 @@
 // Lowering of the shape operators. Reshape-likes (view, reshape, flatten, squeeze, unsqueeze,
-// contiguous) alias their input; permute, transpose, slice and cat are strided copies.
+// contiguous) alias their input; permute, transpose, slice and cat are strided copies; pad runs
+// its own shader.
 #include "lowering_common.h"
 
 namespace univk::backends::vulkan {
@@ -100,13 +101,51 @@ Result<LoweredOp> lower_cat(std::string_view, const Attributes& attrs, Inputs in
   return lowered;
 }
 
+Result<LoweredOp> lower_pad(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Pad p, ops::pad(attrs, shapes_of(inputs)));
+  const DType dtype = inputs[0].dtype;
+  uint32_t fill = 0;
+  if (dtype == DType::kFloat32) {
+    fill = float_bits(static_cast<float>(p.value));
+  } else if (dtype == DType::kInt32) {
+    fill = static_cast<uint32_t>(static_cast<int32_t>(p.value));
+  } else {
+    return unsupported("input 0 is " + std::string(dtype_name(dtype)) + "; pad handles float32 and int32");
+  }
+  const Shape& s = inputs[0].shape;
+  UNIVK_RETURN_IF_ERROR(check_extent(s, "input 0"));
+  if (s.rank() > kMaxRank) return unsupported("pad of a rank-" + std::to_string(s.rank()) + " tensor");
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(dtype, p.output));
+  const int64_t n = p.output.numel();
+  Dispatch d;
+  d.shader = Shader::kPad;
+  d.variant = static_cast<uint32_t>(p.mode);
+  // Params { n, rank, fill, out_dims[6], in_dims[6], before[6] }
+  d.push = {u32(n), u32(static_cast<int64_t>(s.rank())), fill};
+  const std::vector<int64_t>& before = p.before;
+  for (const std::vector<int64_t>* list : {&p.output.dims(), &s.dims(), &before}) {
+    for (uint32_t i = 0; i < kMaxRank; ++i) d.push.push_back(i < list->size() ? u32((*list)[i]) : 0);
+  }
+  d.bindings = {Operand::input(0), Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
 }  // namespace
 
 LowerTable shape_lowerings() {
-  return {{"view", lower_reshape},    {"reshape", lower_reshape},     {"flatten", lower_flatten},
-          {"squeeze", lower_squeeze}, {"unsqueeze", lower_unsqueeze}, {"contiguous", lower_contiguous},
-          {"permute", lower_permute}, {"transpose", lower_transpose}, {"slice", lower_slice},
-          {"cat", lower_cat}};
+  return {{"view", lower_reshape},
+          {"reshape", lower_reshape},
+          {"flatten", lower_flatten},
+          {"squeeze", lower_squeeze},
+          {"unsqueeze", lower_unsqueeze},
+          {"contiguous", lower_contiguous},
+          {"permute", lower_permute},
+          {"transpose", lower_transpose},
+          {"slice", lower_slice},
+          {"cat", lower_cat},
+          {"pad", lower_pad}};
 }
 
 }  // namespace univk::backends::vulkan

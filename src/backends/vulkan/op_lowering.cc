@@ -43,6 +43,8 @@ const char* shader_name(Shader shader) {
       return "layer_norm";
     case Shader::kBatchNorm:
       return "batch_norm";
+    case Shader::kPad:
+      return "pad";
   }
   return "unknown";
 }
@@ -51,6 +53,7 @@ uint32_t shader_binding_count(Shader shader) {
   switch (shader) {
     case Shader::kUnary:
     case Shader::kStridedCopy:
+    case Shader::kPad:
     case Shader::kPool2d:
     case Shader::kSoftmax:
     case Shader::kReduce:

@@ -31,8 +31,9 @@ enum class Shader : uint8_t {
   kReduce,
   kLayerNorm,
   kBatchNorm,
+  kPad,
 };
-inline constexpr int kShaderCount = 8;
+inline constexpr int kShaderCount = 9;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 

@@ -29,6 +29,8 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::layer_norm_spv();
     case Shader::kBatchNorm:
       return shaders::batch_norm_spv();
+    case Shader::kPad:
+      return shaders::pad_spv();
   }
   return {};
 }
