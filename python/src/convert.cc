@@ -153,7 +153,9 @@ Attributes attributes_from_dict(const py::dict& dict, const std::string& owner) 
         }
       }
       if (any_float) {
-        attrs.set(name, value.cast<std::vector<double>>());
+        std::vector<double> floats;
+        for (const auto& item : value) floats.push_back(item.cast<double>());
+        attrs.set(name, floats);
       } else {
         std::vector<int64_t> ints;
         for (const auto& item : value) ints.push_back(int64_of(item, owner, name));

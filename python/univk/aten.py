@@ -211,6 +211,22 @@ def _padding(mode):
     return handler
 
 
+def _upsample(op):
+    """upsample_{nearest,bilinear}2d, .vec (F.interpolate: output_size or scale_factors) and
+    the per-dim overload: the output size comes from the traced shape; the scale factors ATen
+    received are kept, since PyTorch indexes with 1/scale_factor when it has one."""
+    def handler(ctx, node, a):
+        x = ctx.tensor(a["input"])
+        attrs = {"output_size": [int(s) for s in ctx.node_shape(node)[-2:]]}
+        scales = a.get("scale_factors") or [a.get("scales_h"), a.get("scales_w")]
+        if any(s is not None for s in scales):
+            attrs["scales"] = [0.0 if s is None else float(s) for s in scales]
+        if op == "upsample_bilinear2d":
+            attrs["align_corners"] = bool(a["align_corners"])
+        return ctx.emit(node, op, attrs, [x])
+    return handler
+
+
 def _write_back(ctx, node, a):
     # Functionalization writes a mutated input back at the end: univk's programs return their
     # outputs and leave inputs alone, so the write-back has no effect on the program.
@@ -258,6 +274,7 @@ ATEN.update({
     "cat": _call("cat", ["tensors", "dim"]), "stack": _stack, "concat": _call("cat", ["tensors", "dim"]),
     "slice": _slice, "select": _select,
     "constant_pad_nd": _call("pad", ["input", "pad", "value"]),
+    "upsample_nearest2d": _upsample("upsample_nearest2d"), "upsample_bilinear2d": _upsample("upsample_bilinear2d"),
     **{f"reflection_pad{n}d": _padding("reflect") for n in (1, 2, 3)},
     **{f"replication_pad{n}d": _padding("replicate") for n in (1, 2, 3)},
     "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),

@@ -239,6 +239,40 @@ Result<AdaptiveAvgPool2d> adaptive_avg_pool2d(const Attributes& attrs, Shapes in
   return p;
 }
 
+Result<Upsample2d> upsample2d(std::string_view op, const Attributes& attrs, Shapes inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 1, 1));
+  Upsample2d u;
+  u.bilinear = op == "upsample_bilinear2d";
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> size, attrs.ints_expanded("output_size", 2, {}));
+  UNIVK_ASSIGN_OR_RETURN(u.in, planes_of(inputs[0]));
+  if (size[0] <= 0 || size[1] <= 0) return invalid_argument("attribute 'output_size' must be positive");
+  if (u.in.h == 0 || u.in.w == 0) return invalid_argument("input has an empty spatial dim");
+  std::vector<double> scales = {0.0, 0.0};
+  if (attrs.has("scales")) {
+    UNIVK_ASSIGN_OR_RETURN(scales, attrs.get_floats("scales"));
+    if (scales.size() != 2) return invalid_argument("attribute 'scales' needs 2 values (h, w)");
+    if (scales[0] < 0 || scales[1] < 0) return invalid_argument("attribute 'scales' must not be negative");
+  }
+  int64_t align = 0;
+  if (u.bilinear) {
+    UNIVK_ASSIGN_OR_RETURN(align, attrs.get_int_or("align_corners", 0));
+  } else if (attrs.has("align_corners")) {
+    return invalid_argument("attribute 'align_corners' is only for bilinear");
+  }
+  u.align_corners = align != 0;
+  u.out_h = size[0];
+  u.out_w = size[1];
+  auto step = [&](int64_t in, int64_t out, double scale) -> float {
+    if (u.align_corners) return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
+    if (scale > 0) return static_cast<float>(1.0 / scale);
+    return static_cast<float>(in) / static_cast<float>(out);
+  };
+  u.scale_h = step(u.in.h, u.out_h, scales[0]);
+  u.scale_w = step(u.in.w, u.out_w, scales[1]);
+  u.output = planes_output(u.in, u.out_h, u.out_w);
+  return u;
+}
+
 Result<Conv2d> conv2d(const Attributes& attrs, Shapes inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 2, 3));
   const Shape& xs = inputs[0];

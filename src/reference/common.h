@@ -36,6 +36,7 @@ OpTable convolution_ops();
 OpTable matmul_ops();
 OpTable normalization_ops();
 OpTable shape_ops();
+OpTable upsample_ops();
 // TOSA families.
 OpTable tosa_elementwise_ops();
 OpTable tosa_tensor_ops();  // pools, convolutions, matmul

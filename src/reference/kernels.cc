@@ -23,8 +23,9 @@ OpMap build(std::initializer_list<OpTable> tables) {
 
 // Built once on first use (thread-safe static initialisation), read-only afterwards.
 const OpMap& torch_ops() {
-  static const OpMap map = build({detail::elementwise_ops(), detail::pooling_ops(), detail::convolution_ops(),
-                                  detail::matmul_ops(), detail::normalization_ops(), detail::shape_ops()});
+  static const OpMap map =
+      build({detail::elementwise_ops(), detail::pooling_ops(), detail::convolution_ops(), detail::matmul_ops(),
+             detail::normalization_ops(), detail::shape_ops(), detail::upsample_ops()});
   return map;
 }
 

@@ -141,6 +141,20 @@ void pool_cases(Table& t) {
         {in(Shape{2, 3, 7, 5})});
   t.add("max_pool2d", "k2_stride1", attrs({{"kernel_size", i64(2)}, {"stride", i64(1)}}), {in(Shape{1, 1, 4, 6})});
   t.add("adaptive_avg_pool2d", "to_3x2", attrs({{"output_size", ints({3, 2})}}), {in(Shape{1, 3, 7, 5})});
+  for (const char* op : {"upsample_nearest2d", "upsample_bilinear2d"}) {
+    t.add(op, "double", attrs({{"output_size", ints({8, 10})}}), {in(Shape{1, 3, 4, 5})});
+    t.add(op, "double_scales", attrs({{"output_size", ints({6, 8})}, {"scales", AttrValue(std::vector<double>{2, 2})}}),
+          {in(Shape{2, 2, 3, 4})});
+    t.add(op, "odd_sizes", attrs({{"output_size", ints({7, 5})}}), {in(Shape{1, 2, 3, 4})});
+    t.add(op, "fractional_scales",
+          attrs({{"output_size", ints({4, 7})}, {"scales", AttrValue(std::vector<double>{1.5, 2.5})}}),
+          {in(Shape{1, 3, 3, 3})});
+    t.add(op, "downsample_chw", attrs({{"output_size", ints({3, 2})}}), {in(Shape{2, 7, 5})});
+  }
+  t.add("upsample_bilinear2d", "align_corners", attrs({{"output_size", ints({9, 7})}, {"align_corners", i64(1)}}),
+        {in(Shape{1, 3, 4, 3})});
+  t.add("upsample_bilinear2d", "align_corners_to_one",
+        attrs({{"output_size", ints({1, 6})}, {"align_corners", i64(1)}}), {in(Shape{1, 2, 3, 3})});
   t.add("adaptive_avg_pool2d", "global", attrs({{"output_size", i64(1)}}), {in(Shape{2, 4, 8, 8})});
   t.add("adaptive_avg_pool2d", "global_1x1_odd", attrs({{"output_size", ints({1, 1})}}), {in(Shape{1, 4, 6, 5})});
   t.add("adaptive_avg_pool2d", "to_2x3_divisible", attrs({{"output_size", ints({2, 3})}}), {in(Shape{1, 2, 4, 6})});
@@ -318,9 +332,9 @@ const std::vector<OpCase>& all_cases() {
 }
 
 // Rows by op family (fp32; shape ops also int32, exact):
-//  - exact (data movement, sign, max/min, relu-like clamps, max pooling): 0
+//  - exact (data movement, sign, max/min, relu-like clamps, max pooling, nearest upsampling): 0
 //  - one rounding step (add/sub/mul/div, scalar forms, hard* activations, avg pools): 1e-6 / 1e-6
-//  - batch_norm (a rounded scale and shift): 1e-6 / 1e-5
+//  - batch_norm (a rounded scale and shift), bilinear upsampling (four weighted taps): 1e-6 / 1e-5
 //  - transcendental functions (GPU exp/log/tanh are correct to a few ulp; gelu's erf
 //    approximation is within 1.5e-7): 1e-5 / 1e-5
 //  - dot products and reductions (a different summation order): 1e-5 / 1e-4
@@ -336,13 +350,13 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
-        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d"},
+        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d", "upsample_nearest2d"},
          DType::kFloat32,
          {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},
          DType::kFloat32,
          {1e-6, 1e-6}},
-        {{"batch_norm"}, DType::kFloat32, {1e-6, 1e-5}},
+        {{"batch_norm", "upsample_bilinear2d"}, DType::kFloat32, {1e-6, 1e-5}},
         {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow"}, DType::kFloat32, {1e-5, 1e-5}},
         {{"conv2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax", "layer_norm"},
          DType::kFloat32,

@@ -4,6 +4,9 @@ unpacking, library modules with Python checks, eval-mode stochastic depth, recur
 univk.export, run through the C++ runtime on the Vulkan device (lavapipe in CI) with the
 validation layer and compared with PyTorch.
 
+Also a UNet-style decoder (conv, upsample nearest and bilinear, pad, cat) and lraspp's bilinear
+segmentation head.
+
 Models: random weights from torch.manual_seed(0), eval mode; batch norm parameters and statistics
 and zero-initialised classifier heads are drawn at random too, so that outputs are of a meaningful
 size. Inputs are small (64x64 images, ViT at 32x32, 5-token sequences) to keep the test quick on a
@@ -22,6 +25,7 @@ import unittest
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 import torchvision
 
 import univk
@@ -47,6 +51,42 @@ class RecurrentOutput(nn.Module):
 
     def forward(self, x):
         return self.layer(x)[0]
+
+
+class UNetDecoder(nn.Module):
+    """A two-level UNet on an odd-sized image: upsampled features are padded to the skip
+    connection's size before the cat (bilinear with align_corners at the bottom, nearest above),
+    and the head resizes to a fixed size (bilinear, half-pixel)."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.enc2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.bottom = nn.Conv2d(16, 16, 3, padding=1)
+        self.dec2 = nn.Conv2d(32, 8, 3, padding=1)
+        self.dec1 = nn.Conv2d(16, 8, 3, padding=1)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        e1 = F.relu(self.enc1(x))                                   # 15x15
+        e2 = F.relu(self.enc2(F.max_pool2d(e1, 2)))                 # 7x7
+        b = F.relu(self.bottom(F.max_pool2d(e2, 2)))                # 3x3
+        u2 = F.interpolate(b, scale_factor=2, mode="bilinear", align_corners=True)  # 6x6
+        d2 = F.relu(self.dec2(torch.cat([F.pad(u2, (0, 1, 0, 1)), e2], 1)))
+        u1 = F.interpolate(d2, scale_factor=2, mode="nearest")      # 14x14
+        d1 = F.relu(self.dec1(torch.cat([F.pad(u1, (1, 0, 0, 1)), e1], 1)))
+        return F.interpolate(self.head(d1), size=(20, 20), mode="bilinear", align_corners=False)
+
+
+class SegmentationOut(nn.Module):
+    """The "out" entry of a torchvision segmentation model's result dict."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
 
 
 class ZooTest(unittest.TestCase):
@@ -109,6 +149,22 @@ class ZooTest(unittest.TestCase):
         x = torch.randn(1, 5, 8)
         self.check("LSTM (8 -> 16, 5 steps)", lstm, (x,), delegate_calls=1)
         self.check("GRU (2 layers, 8 -> 16, 5 steps)", gru, (x,), delegate_calls=1)
+
+    def test_unet_decoder_upsample_pad_cat(self):
+        torch.manual_seed(0)
+        model = UNetDecoder().eval()
+        torch.manual_seed(1)
+        # VgfBackend first: the three upsamples have no TOSA lowering yet, so they go to the
+        # VulkanBackend between VGF calls (6 calls); VulkanBackend first: one call.
+        self.check("UNet decoder (15x15)", model, (torch.randn(1, 3, 15, 15),), delegate_calls=6)
+
+    def test_lraspp_mobilenet_v3_large_bilinear_heads(self):
+        # Its head upsamples twice with F.interpolate(mode="bilinear", align_corners=False).
+        torch.manual_seed(0)
+        model = randomize(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=4))
+        torch.manual_seed(1)
+        self.check("lraspp_mobilenet_v3_large", SegmentationOut(model).eval(), (torch.randn(1, 3, 64, 64),))
 
     def test_efficientnet_b0_stochastic_depth_in_eval(self):
         torch.manual_seed(1)

@@ -31,6 +31,8 @@ def fmt_attr(name, v):
         return '{"%s", AttrValue(double{%r})}' % (name, v)
     if isinstance(v, str):
         return '{"%s", AttrValue(std::string("%s"))}' % (name, v)
+    if isinstance(v, (list, tuple)) and any(isinstance(x, float) for x in v):
+        return '{"%s", AttrValue(std::vector<double>{%s})}' % (name, ", ".join(repr(float(x)) for x in v))
     if isinstance(v, (list, tuple)):
         return '{"%s", AttrValue(std::vector<int64_t>{%s})}' % (name, ", ".join(str(int(x)) for x in v))
     raise TypeError(v)
@@ -131,6 +133,21 @@ for pad, mode, value in [((1, 2, 3, 0), "constant", 0.5), ((0, 0, 1, 1, 2, 0), "
     if mode == "constant":
         attrs["value"] = value
     add("pad", attrs, [xp], F.pad(xp, pad, mode=mode, value=value) if mode == "constant" else F.pad(xp, pad, mode=mode))
+
+# Upsampling: output sizes, scale factors (PyTorch indexes with 1/scale_factor), align_corners.
+xu = rnd(1, 2, 3, 4)
+for size, scales in [((6, 8), None), ((7, 5), None), ((4, 9), (1.5, 2.3)), ((2, 3), None)]:
+    sf = None if scales is None else list(scales)
+    attrs = dict(output_size=list(size))
+    if sf is not None:
+        attrs["scales"] = sf
+    near = torch.ops.aten.upsample_nearest2d.default(xu, list(size), *(sf or [None, None]))
+    add("upsample_nearest2d", attrs, [xu], near)
+    for align in (False, True):
+        if align and sf is not None:
+            continue
+        bil = torch.ops.aten.upsample_bilinear2d.default(xu, list(size), align, *(sf or [None, None]))
+        add("upsample_bilinear2d", dict(attrs, align_corners=align), [xu], bil)
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_torch.inc")
 with open(path, "w") as f:

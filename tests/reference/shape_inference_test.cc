@@ -34,6 +34,9 @@ std::vector<Case> cases() {
                attrs({{"kernel_size", Ints{3}}, {"stride", Ints{2}}, {"dilation", Ints{2}}, {"ceil_mode", int64_t{1}}}),
                {img}});
   c.push_back({"adaptive_avg_pool2d", attrs({{"output_size", Ints{1, 3}}}), {img}});
+  c.push_back({"upsample_nearest2d", attrs({{"output_size", Ints{14, 5}}}), {img}});
+  c.push_back(
+      {"upsample_bilinear2d", attrs({{"output_size", Ints{3, 18}}, {"align_corners", int64_t{1}}}), {Shape{3, 7, 9}}});
   c.push_back({"conv2d", attrs({{"stride", Ints{2}}, {"padding", Ints{1, 0}}}), {img, Shape{4, 3, 3, 3}, Shape{4}}});
   c.push_back({"conv2d",
                attrs({{"padding", std::string("same")}, {"dilation", Ints{2}}, {"groups", int64_t{3}}}),
@@ -109,6 +112,8 @@ TEST(ShapeInference, ShapesTheOpRefusesAreRefusedToo) {
       {"view", attrs({{"shape", Ints{5, -1}}}), {Shape{2, 3}}},
       {"permute", attrs({{"dims", Ints{0, 0}}}), {Shape{2, 3}}},
       {"cat", attrs({{"dim", int64_t{0}}}), {Shape{2, 3}, Shape{2, 4}}},
+      {"upsample_nearest2d", attrs({{"output_size", Ints{0, 4}}}), {Shape{1, 1, 3, 3}}},
+      {"upsample_nearest2d", attrs({{"output_size", Ints{2, 4}}, {"align_corners", int64_t{1}}}), {Shape{1, 3, 3}}},
       {"pad", attrs({{"pad", Ints{3, 0}}, {"mode", std::string("reflect")}}), {Shape{2, 3}}},
       {"softmax", attrs({{"dim", int64_t{2}}}), {Shape{2, 3}}},
       {"layer_norm", attrs({{"normalized_shape", Ints{4}}}), {Shape{2, 3}}},

@@ -123,6 +123,23 @@ struct AdaptiveAvgPool2d {
 };
 Result<AdaptiveAvgPool2d> adaptive_avg_pool2d(const Attributes& attrs, Shapes inputs);
 
+// upsample_nearest2d and upsample_bilinear2d (F.interpolate) on [N,C,H,W] or [C,H,W]:
+// output_size (positive), optional scales ([h, w] scale factors as ATen received them, each > 0;
+// absent or 0: none) and, bilinear only, align_corners (0). `scale` is the input step per output
+// step exactly as PyTorch computes it in fp32: align_corners: (in-1)/(out-1) (0 when out is 1);
+// otherwise 1/scale_factor when one was given, else in/out. Nearest reads
+// min(floor(dst*scale), in-1) (dst/2 when out = 2*in); bilinear samples at scale*dst
+// (align_corners) or max(scale*(dst+0.5)-0.5, 0).
+struct Upsample2d {
+  bool bilinear = false;
+  bool align_corners = false;
+  Planes in;
+  int64_t out_h = 0, out_w = 0;
+  float scale_h = 0, scale_w = 0;
+  Shape output;
+};
+Result<Upsample2d> upsample2d(std::string_view op, const Attributes& attrs, Shapes inputs);
+
 // conv2d: inputs x [N,C,H,W] or [C,H,W], weight [OC, C/groups, KH, KW], optional bias [OC].
 // padding is ints or "valid"/"same" ("same" needs stride 1 and may pad one more after than
 // before, as in PyTorch).

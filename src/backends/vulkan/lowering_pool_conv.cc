@@ -1,5 +1,6 @@
-// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d (pool2d.comp) and conv2d (the kernel
-// library's conv2d_f32 and depthwise_f32), NCHW or unbatched CHW.
+// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d (pool2d.comp), upsample_nearest2d and
+// upsample_bilinear2d (upsample.comp) and conv2d (the kernel library's conv2d_f32 and
+// depthwise_f32), NCHW or unbatched CHW.
 #include "lowering_common.h"
 
 namespace univk::backends::vulkan {
@@ -49,6 +50,24 @@ Result<LoweredOp> lower_adaptive_pool(std::string_view, const Attributes& attrs,
   d.shader = Shader::kPool2d;
   d.variant = kAdaptiveAvgPool;
   d.push = {u32(n), u32(p.in.h), u32(p.in.w), u32(p.out_h), u32(p.out_w), 0, 0, 0, 0, 0, 0, 1, 1, 0, 0};
+  d.bindings = {Operand::input(0), Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
+Result<LoweredOp> lower_upsample(std::string_view op, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Upsample2d u, ops::upsample2d(op, attrs, shapes_of(inputs)));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  UNIVK_RETURN_IF_ERROR(check_extent(inputs[0].shape, "input"));
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, u.output));
+  const int64_t n = lowered.output.shape.numel();
+  Dispatch d;
+  d.shader = Shader::kUpsample;
+  d.variant = u.bilinear ? 1 : 0;
+  // Params { n, in_h, in_w, out_h, out_w, scale_h, scale_w, align_corners }
+  d.push = {u32(n),       u32(u.in.h),           u32(u.in.w),           u32(u.out_h),
+            u32(u.out_w), float_bits(u.scale_h), float_bits(u.scale_w), u.align_corners ? 1u : 0u};
   d.bindings = {Operand::input(0), Operand::output()};
   UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
   lowered.dispatches.push_back(std::move(d));
@@ -108,6 +127,8 @@ LowerTable pool_conv_lowerings() {
   return {{"avg_pool2d", lower_pool},
           {"max_pool2d", lower_pool},
           {"adaptive_avg_pool2d", lower_adaptive_pool},
+          {"upsample_nearest2d", lower_upsample},
+          {"upsample_bilinear2d", lower_upsample},
           {"conv2d", lower_conv2d}};
 }
 

@@ -45,6 +45,8 @@ const char* shader_name(Shader shader) {
       return "batch_norm";
     case Shader::kPad:
       return "pad";
+    case Shader::kUpsample:
+      return "upsample";
   }
   return "unknown";
 }
@@ -54,6 +56,7 @@ uint32_t shader_binding_count(Shader shader) {
     case Shader::kUnary:
     case Shader::kStridedCopy:
     case Shader::kPad:
+    case Shader::kUpsample:
     case Shader::kPool2d:
     case Shader::kSoftmax:
     case Shader::kReduce:

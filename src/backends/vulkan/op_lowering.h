@@ -32,8 +32,9 @@ enum class Shader : uint8_t {
   kLayerNorm,
   kBatchNorm,
   kPad,
+  kUpsample,
 };
-inline constexpr int kShaderCount = 9;
+inline constexpr int kShaderCount = 10;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 

@@ -31,6 +31,8 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::batch_norm_spv();
     case Shader::kPad:
       return shaders::pad_spv();
+    case Shader::kUpsample:
+      return shaders::upsample_spv();
   }
   return {};
 }
