@@ -300,6 +300,9 @@ def main():
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     parser.add_argument("--compile-mode", default=None, help="torch.compile mode (default: torch's default)")
+    parser.add_argument("--no-tf32", action="store_true",
+                        help="exact fp32 in PyTorch: TF32 off in cuDNN convolutions and CUDA matmuls "
+                             "(the default allows it in convolutions)")
     parser.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     parser.add_argument("--bench-args", default="",
                         help="extra univk-bench arguments, one string (e.g. --bench-args='--copy-mib 64')")
@@ -320,9 +323,13 @@ def main():
         spec = json.load(f)
     base = os.path.dirname(os.path.abspath(args.workloads))
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    if args.no_tf32:
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     os.makedirs(args.out, exist_ok=True)
     torch_device = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
-    device_note = f"PyTorch {torch.__version__} on {device.type} ({torch_device}); univk-bench {args.bench}"
+    device_note = (f"PyTorch {torch.__version__} on {device.type} ({torch_device}"
+                   f"{', TF32 off' if args.no_tf32 else ''}); univk-bench {args.bench}")
     print(device_note, flush=True)
 
     entries = []

@@ -39,6 +39,9 @@ def main():
                         help="univk build directory holding python/univk (default: build)")
     parser.add_argument("--out", default=os.path.join(HERE, "out"), help="output directory (default: bench/out)")
     parser.add_argument("--only", nargs="*", default=None, help="export only these workloads")
+    parser.add_argument("--mantissa-bits", type=int, default=None, choices=range(1, 23), metavar="1..22",
+                        help="round the models' weights to this many mantissa bits (workloads.round_mantissas): "
+                             "programs that compress for the device tool's transfer limit")
     args = parser.parse_args()
 
     sys.path.insert(0, os.path.join(os.path.abspath(args.build_dir), "python"))
@@ -50,9 +53,12 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     def weights_path(model):
-        path = os.path.join(args.out, W.weights_file(model))
+        path = os.path.join(args.out, W.weights_file(model, args.mantissa_bits))
         if not os.path.exists(path):
-            torch.save(W.build_model({"model": model}).state_dict(), path)
+            module = W.build_model({"model": model})
+            if args.mantissa_bits is not None:
+                W.round_mantissas(module, args.mantissa_bits)
+            torch.save(module.state_dict(), path)
         return path
 
     json_path = os.path.join(args.out, "workloads.json")
@@ -74,7 +80,7 @@ def main():
         entry["input_bytes"] = sum(W.tensor_bytes(s) for s in workload["inputs"])
         weights = None
         if workload["model"] in W.MODEL_TITLES:
-            entry["weights"] = W.weights_file(workload["model"])
+            entry["weights"] = W.weights_file(workload["model"], args.mantissa_bits)
             weights = weights_path(workload["model"])
         model = W.build_model(workload, weights)
         start = time.time()

@@ -62,9 +62,22 @@ WORKLOADS = [
 ]
 
 
-def weights_file(model):
+def weights_file(model, mantissa_bits=None):
     """Where export_workloads.py saves a model's random weights (seed 0) for compare_pytorch.py."""
-    return f"{model}_seed0.pt"
+    return f"{model}_seed0.pt" if mantissa_bits is None else f"{model}_seed0_m{mantissa_bits}.pt"
+
+
+def round_mantissas(model, bits):
+    """Rounds every floating-point parameter and buffer of `model` to `bits` mantissa bits (to
+    nearest). Timing does not depend on the values, and such weights compress several times
+    (xz), so a program too large for the device tool's 64 MiB transfer still travels."""
+    drop = 23 - bits
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            if t.dtype == torch.float32:
+                i = t.view(torch.int32)
+                i.add_(1 << (drop - 1)).bitwise_and_(~((1 << drop) - 1))
+    return model
 
 
 def mobilenet_v2():

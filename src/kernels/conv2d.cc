@@ -51,10 +51,11 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
     UNIVK_RETURN_IF_ERROR(check_range(v, 0xffff, std::string("conv2d ") + what));
   }
   const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
+  UNIVK_ASSIGN_OR_RETURN(const int64_t m,
+                         detail::checked_product({p.batch, p.out_h, p.out_w}, UINT32_MAX, "conv2d output positions"));
+  UNIVK_ASSIGN_OR_RETURN(const int64_t k,
+                         detail::checked_product({icg, p.kernel_h, p.kernel_w}, UINT32_MAX, "conv2d reduction size"));
   const int64_t taps = p.kernel_h * p.kernel_w;
-  const int64_t m = p.batch * p.out_h * p.out_w, k = icg * taps;
-  UNIVK_RETURN_IF_ERROR(check_range(m, UINT32_MAX, "conv2d output positions"));
-  UNIVK_RETURN_IF_ERROR(check_range(k, UINT32_MAX, "conv2d reduction size"));
   UNIVK_RETURN_IF_ERROR(detail::check_addressable(
       p.input_offset, {{p.batch, p.input.n}, {p.in_channels, p.input.c}, {p.in_h, p.input.h}, {p.in_w, p.input.w}},
       "conv2d input"));

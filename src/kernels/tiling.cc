@@ -15,10 +15,35 @@ constexpr Tiling kTilings[] = {
     {32, 32, 16, 4, 2},  {64, 64, 16, 4, 4, true}, {32, 64, 16, 4, 4, true}, {32, 32, 16, 4, 4, true},
 };
 
-uint64_t shared_bytes(const Tiling& t) { return uint64_t{t.bk} * ((t.bm + 1) + (t.bn + 1)) * sizeof(float); }
+// 256 invocations (8 subgroups of 32 in gemm_tile.glsl's 4 x 2 grid), BK a multiple of 16.
+constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64, 32, 4, 4, false, true}};
+
+// gemm_tile.glsl's shared arrays.
+uint64_t shared_bytes(const Tiling& t) {
+  if (t.coopmat) {
+    // fp16 slices padded by 8 halves along whichever dim the loads walk (the larger of the two
+    // layouts), then the fp32 accumulator tile.
+    const uint64_t a = std::max(uint64_t{t.bk} * (t.bm + 8), uint64_t{t.bm} * (t.bk + 8));
+    const uint64_t b = std::max(uint64_t{t.bk} * (t.bn + 8), uint64_t{t.bn} * (t.bk + 8));
+    return (a + b) * 2 + uint64_t{t.bm} * t.bn * sizeof(float);
+  }
+  return uint64_t{t.bk} * ((t.bm + 1) + (t.bn + 1)) * sizeof(float);
+}
 
 bool fits(const Tiling& t, const DeviceTraits& device) {
+  if (t.coopmat && !device.cooperative_matrix_f16) return false;
   return t.invocations() <= device.max_workgroup_invocations && shared_bytes(t) <= device.max_shared_bytes;
+}
+
+// The tilings a problem may take: the cooperative-matrix ones for fp16 where one runs, else
+// the FMA ones.
+std::span<const Tiling> candidates(const DeviceTraits& device, uint32_t max_invocations) {
+  if (device.precision == Precision::kFp16) {
+    for (const Tiling& t : kCoopmatTilings) {
+      if (fits(t, device) && t.invocations() <= max_invocations) return kCoopmatTilings;
+    }
+  }
+  return kTilings;
 }
 
 uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
@@ -28,13 +53,15 @@ uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
 }  // namespace
 
 std::span<const Tiling> gemm_tilings() { return kTilings; }
+std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }
 
 namespace detail {
 
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced, uint32_t max_invocations) {
   if (forced) {
-    if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings)) {
+    if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings) &&
+        std::find(std::begin(kCoopmatTilings), std::end(kCoopmatTilings), *forced) == std::end(kCoopmatTilings)) {
       return invalid_argument("tiling " + std::to_string(forced->bm) + "x" + std::to_string(forced->bn) +
                               " is not one of the library's");
     }
@@ -51,7 +78,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
   // Enough workgroups to fill the device; else the tiling with the most.
   const uint64_t wanted = 256;
   std::optional<Tiling> best;
-  for (const Tiling& t : kTilings) {
+  for (const Tiling& t : candidates(device, max_invocations)) {
     if (!fits(t, device) || t.direct || t.invocations() > max_invocations) continue;
     if (workgroups(t, m, n, batch) >= wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
@@ -88,14 +115,22 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
 Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z,
                        const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device) {
   const uint32_t splits = choose_splits(tiling, m, n, k, z, device, forced_splits);
-  const int64_t grid[3] = {(n + tiling.bn - 1) / tiling.bn, (m + tiling.bm - 1) / tiling.bm, z * splits};
-  static const char* const kAxis[3] = {"column tiles", "row tiles", "batches"};
-  for (int i = 0; i < 3; ++i) {
-    if (grid[i] > int64_t{device.max_group_count[i]}) {
-      return unsupported(std::string(kernel_name(dispatch.kernel)) + ": " + std::to_string(grid[i]) + " " + kAxis[i] +
-                         " exceed the device's workgroup count limit of " + std::to_string(device.max_group_count[i]));
-    }
+  const std::string name = kernel_name(dispatch.kernel);
+  const int64_t column_tiles = (n + tiling.bn - 1) / tiling.bn, row_tiles = (m + tiling.bm - 1) / tiling.bm;
+  const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
+  // Row tiles past the y limit fold into x (gemm_tile.glsl's locate_tile): x covers `fold`
+  // rows of column tiles.
+  const int64_t fold = (row_tiles + max_y - 1) / max_y;
+  if (column_tiles * fold > max_x) {
+    return unsupported(name + ": " + std::to_string(row_tiles) + " x " + std::to_string(column_tiles) +
+                       " output tiles exceed the device's workgroup count limits of " + std::to_string(max_x) + " x " +
+                       std::to_string(max_y));
   }
+  if (z * splits > int64_t{device.max_group_count[2]}) {
+    return unsupported(name + ": " + std::to_string(z) + " batches exceed the device's workgroup count limit of " +
+                       std::to_string(device.max_group_count[2]));
+  }
+  const int64_t grid[3] = {column_tiles * fold, (row_tiles + fold - 1) / fold, z * splits};
   dispatch.tiling = tiling;
   dispatch.groups = {u32(grid[0]), u32(grid[1]), u32(grid[2])};
   dispatch.splits = splits;
@@ -106,7 +141,7 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
     const uint64_t tiles = uint64_t(grid[0]) * uint64_t(grid[1]) * uint64_t(z);
     const uint64_t words = (tiles + 63) / 64 * 64 + tiles * splits * tiling.bm * tiling.bn;
     if (words > UINT32_MAX) {
-      return unsupported(std::string(kernel_name(dispatch.kernel)) + ": split-K's scratch of " + std::to_string(words) +
+      return unsupported(name + ": split-K's scratch of " + std::to_string(words) +
                          " words exceeds the kernels' 32-bit indices");
     }
     dispatch.scratch_bytes = words * sizeof(uint32_t);
@@ -114,6 +149,11 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   }
   // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
   if (tiling.direct) flags = 0;
+  if (tiling.coopmat) {
+    dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatF16 : Kernel::kGemmCoopmatF16;
+  } else if (device.precision == Precision::kFp16) {
+    flags |= kFlagF16Operands;
+  }
   if (epilogue.bias) flags |= kFlagBias;
   if (epilogue.residual) flags |= kFlagResidual;
   dispatch.specialization = {{0, tiling.invocations()},
@@ -134,6 +174,19 @@ Status check_range(int64_t value, int64_t max, const std::string& what) {
     return unsupported(what + " " + std::to_string(value) + " is outside [0, " + std::to_string(max) + "]");
   }
   return ok_status();
+}
+
+Result<int64_t> checked_product(std::initializer_list<int64_t> factors, int64_t max, const std::string& what) {
+  uint64_t product = 1;
+  for (int64_t f : factors) {
+    // Both below 2^32 before each step, so no step overflows 64 bits.
+    if (f < 0 || f > UINT32_MAX || product > UINT32_MAX) return unsupported(what + " is outside 32 bits");
+    product *= uint64_t(f);
+    if (product > uint64_t(max)) {
+      return unsupported(what + " " + std::to_string(product) + " exceeds " + std::to_string(max));
+    }
+  }
+  return int64_t(product);
 }
 
 Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_t, int64_t>> extent_strides,

@@ -33,6 +33,9 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
 
 // Unsupported unless 0 <= value <= max, naming `what`.
 Status check_range(int64_t value, int64_t max, const std::string& what);
+// The product of `factors` (each in [0, 2^32)), Unsupported naming `what` when it exceeds
+// `max`; never overflows.
+Result<int64_t> checked_product(std::initializer_list<int64_t> factors, int64_t max, const std::string& what);
 // Unsupported unless the last element an operand addresses (offset + sum of (extent-1)*stride)
 // is below 2^32, naming `what`.
 Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_t, int64_t>> extent_strides,
@@ -41,6 +44,6 @@ Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // FLAGS bits of gemm_tile.glsl.
-inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8;
+inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32;
 
 }  // namespace univk::kernels::detail

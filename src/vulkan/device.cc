@@ -82,7 +82,7 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   std::vector<const char*> extension_ptrs;
   for (const auto& e : extensions) extension_ptrs.push_back(e.c_str());
 
-  FeatureChain chain(caps.api_version);
+  FeatureChain chain(caps.api_version, std::set<std::string>(extensions.begin(), extensions.end()));
   for (Feature f : merged.required_features) chain.set(f);  // check() proved each is in the chain
   for (Feature f : merged.optional_features) {
     if (caps.features.contains(f)) chain.set(f);
@@ -115,6 +115,9 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   device->enabled_.extensions.insert(extensions.begin(), extensions.end());
   device->enabled_.features = chain.enabled();
   device->enabled_.queue_family_flags = {caps.queue_family_flags[family]};
+  device->enabled_.subgroup_size = caps.subgroup_size;
+  device->enabled_.cooperative_matrix_f16_16x16x16 =
+      caps.cooperative_matrix_f16_16x16x16 && device->enabled_.features.contains(Feature::kCooperativeMatrixNV);
 
   volkLoadDeviceTable(&device->table_, device->device_);
   fault_injection::instrument(device->table_);  // no-op unless a test turned it on

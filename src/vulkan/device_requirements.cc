@@ -32,8 +32,9 @@ constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
     "shaderIntegerDotProduct",
     "scalarBlockLayout",
     "robustBufferAccess",
+    "cooperativeMatrixNV",
 };
-static_assert(static_cast<int>(Feature::kRobustBufferAccess) + 1 == kFeatureCount,
+static_assert(static_cast<int>(Feature::kCooperativeMatrixNV) + 1 == kFeatureCount,
               "kFeatureCount and kFeatureNames must cover every Feature");
 
 }  // namespace

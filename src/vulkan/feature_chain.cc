@@ -2,7 +2,7 @@
 
 namespace univk::vulkan {
 
-FeatureChain::FeatureChain(uint32_t api_version) : api_version_(api_version) {
+FeatureChain::FeatureChain(uint32_t api_version, const std::set<std::string>& extensions) : api_version_(api_version) {
   features_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   v11_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   v12_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
@@ -18,6 +18,12 @@ FeatureChain::FeatureChain(uint32_t api_version) : api_version_(api_version) {
   if (api_version_ >= VK_API_VERSION_1_3) {
     *next = &v13_;
     next = &v13_.pNext;
+  }
+  if (api_version_ >= VK_API_VERSION_1_1 && extensions.contains(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    has_cooperative_matrix_nv_ = true;
+    cooperative_matrix_nv_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+    *next = &cooperative_matrix_nv_;
+    next = &cooperative_matrix_nv_.pNext;
   }
 }
 
@@ -70,6 +76,8 @@ VkBool32* FeatureChain::field(Feature feature) {
       return has13 ? &v13_.computeFullSubgroups : nullptr;
     case Feature::kShaderIntegerDotProduct:
       return has13 ? &v13_.shaderIntegerDotProduct : nullptr;
+    case Feature::kCooperativeMatrixNV:
+      return has_cooperative_matrix_nv_ ? &cooperative_matrix_nv_.cooperativeMatrix : nullptr;
   }
   return nullptr;
 }

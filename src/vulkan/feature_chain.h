@@ -1,10 +1,12 @@
 // FeatureChain: a VkPhysicalDeviceFeatures2 chain with the 1.1/1.2/1.3 feature structs, each
-// linked only when the device's API version has it. Used both to query what a physical device
-// supports and to enable features at vkCreateDevice. Holds no Vulkan objects.
+// linked only when the device's API version has it, and the extension feature structs of the
+// extensions given (only those: a struct of an extension the device lacks is invalid there). Used both to query what a
+// physical device supports and to enable features at vkCreateDevice. Holds no Vulkan objects.
 #pragma once
 
 #include <cstdint>
 #include <set>
+#include <string>
 
 #include <volk.h>
 
@@ -15,7 +17,8 @@ namespace univk::vulkan {
 class FeatureChain {
  public:
   // `api_version`: the version the device will be used at (min of instance and device).
-  explicit FeatureChain(uint32_t api_version);
+  // `extensions`: the device's (query) or the enabled (create) extensions.
+  FeatureChain(uint32_t api_version, const std::set<std::string>& extensions);
   FeatureChain(const FeatureChain&) = delete;
   FeatureChain& operator=(const FeatureChain&) = delete;
 
@@ -36,6 +39,8 @@ class FeatureChain {
   VkPhysicalDeviceVulkan11Features v11_{};
   VkPhysicalDeviceVulkan12Features v12_{};
   VkPhysicalDeviceVulkan13Features v13_{};
+  bool has_cooperative_matrix_nv_ = false;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_matrix_nv_{};
 };
 
 }  // namespace univk::vulkan

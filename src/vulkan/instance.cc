@@ -91,6 +91,37 @@ std::string lowercase(std::string s) {
   return s;
 }
 
+// The subgroup size and the cooperative-matrix shapes of `physical_device` (kernels/kernel.h
+// reads them to pick kernels).
+void query_compute_properties(const InstanceDispatch& fn, VkPhysicalDevice physical_device, DeviceCapabilities& caps) {
+  if (fn.vkGetPhysicalDeviceProperties2 != nullptr && caps.api_version >= VK_API_VERSION_1_1) {
+    VkPhysicalDeviceSubgroupProperties subgroup{};
+    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 props{};
+    props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props.pNext = &subgroup;
+    fn.vkGetPhysicalDeviceProperties2(physical_device, &props);
+    caps.subgroup_size = subgroup.subgroupSize;
+  }
+  if (fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV == nullptr ||
+      !caps.extensions.contains(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    return;
+  }
+  uint32_t count = 0;
+  if (fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical_device, &count, nullptr) != VK_SUCCESS) return;
+  VkCooperativeMatrixPropertiesNV blank{};
+  blank.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(count, blank);
+  if (fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical_device, &count, shapes.data()) != VK_SUCCESS) return;
+  for (const auto& s : shapes) {
+    if (s.MSize == 16 && s.NSize == 16 && s.KSize == 16 && s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        s.BType == VK_COMPONENT_TYPE_FLOAT16_NV && s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV) {
+      caps.cooperative_matrix_f16_16x16x16 = true;
+    }
+  }
+}
+
 }  // namespace
 
 Status Instance::load_functions() {
@@ -106,7 +137,12 @@ Status Instance::load_functions() {
   UNIVK_LOAD_INSTANCE_FN(vkCreateDevice);
   UNIVK_LOAD_INSTANCE_FN(vkCreateDebugUtilsMessengerEXT);
   UNIVK_LOAD_INSTANCE_FN(vkDestroyDebugUtilsMessengerEXT);
-  if (api_version_ >= VK_API_VERSION_1_1) UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceFeatures2);
+  if (api_version_ >= VK_API_VERSION_1_1) {
+    UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceFeatures2);
+    UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceProperties2);
+  }
+  // Null where no device has VK_NV_cooperative_matrix.
+  UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV);
 #undef UNIVK_LOAD_INSTANCE_FN
   fault_injection::instrument(fn_);  // no-op unless a test turned it on
   if (fn_.vkEnumeratePhysicalDevices == nullptr || fn_.vkGetPhysicalDeviceProperties == nullptr ||
@@ -285,13 +321,14 @@ DeviceCapabilities Instance::query_capabilities(VkPhysicalDevice physical_device
     }
   }
 
-  FeatureChain chain(caps.api_version);
+  FeatureChain chain(caps.api_version, caps.extensions);
   if (fn_.vkGetPhysicalDeviceFeatures2 != nullptr) {
     fn_.vkGetPhysicalDeviceFeatures2(physical_device, chain.head());
   } else {
     fn_.vkGetPhysicalDeviceFeatures(physical_device, &chain.head()->features);
   }
   caps.features = chain.enabled();
+  query_compute_properties(fn_, physical_device, caps);
 
   fn_.vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);

@@ -1,3 +1,4 @@
+#include "univk/kernels/kernel.h"
 #include "floors.h"
 
 #include <algorithm>
@@ -134,6 +135,23 @@ Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCount
   UNIVK_ASSIGN_OR_RETURN(floor.gpu_ns,
                          time_one_dispatch(device, counts, shaders::fma_peak_spv(), "fma floor",
                                            std::span<const vulkan::BufferRange>(&range, 1), iterations, groups));
+  return floor;
+}
+
+Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts) {
+  if (!kernels::device_traits(*device, kernels::Precision::kFp16).cooperative_matrix_f16) {
+    return unsupported("the device has no NV cooperative matrices for fp16 (16x16x16, subgroups of 32)");
+  }
+  // 8 subgroups of 32 per workgroup, each storing 4 16x16 fp32 accumulators.
+  const uint32_t groups = 2048, iterations = 4096;
+  const uint64_t out_bytes = uint64_t{groups} * 8 * 4 * 256 * sizeof(float);
+  UNIVK_ASSIGN_OR_RETURN(auto data, vulkan::Buffer::create(device, 1024, vulkan::MemoryKind::kDeviceLocal));
+  UNIVK_ASSIGN_OR_RETURN(auto out, vulkan::Buffer::create(device, out_bytes, vulkan::MemoryKind::kDeviceLocal));
+  const vulkan::BufferRange ranges[] = {{data.handle(), 0, 1024}, {out.handle(), 0, out_bytes}};
+  FmaFloor floor;
+  floor.flop = double(groups) * 8 * iterations * 4 * (2.0 * 16 * 16 * 16);
+  UNIVK_ASSIGN_OR_RETURN(floor.gpu_ns, time_one_dispatch(device, counts, shaders::coopmat_peak_spv(), "coopmat floor",
+                                                         ranges, iterations, groups));
   return floor;
 }
 

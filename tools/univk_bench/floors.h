@@ -8,6 +8,7 @@
 //               read plus the bytes written (2 x size), the same way a kernel's fewest bytes are
 //               counted; the floor is the faster of the two (on NVIDIA's driver the transfer
 //               path reached about a fifth of what a shader copy does).
+//   coopmat     fp16 cooperative-matrix peak (independent accumulator chains), where present
 //   fma         fp32 FMA peak of a compute shader (independent vec4 FMA chains), from
 //               timestamps: the floor of compute-bound kernels (univk-kernel-bench);
 //   dispatches  a command buffer of 0, 1 or 3 dispatches of a one-workgroup kernel with a full
@@ -68,6 +69,11 @@ struct FmaFloor {
 // The fp32 FMA peak: fma_peak.comp over enough workgroups to fill the device (fewer on a CPU
 // implementation, where the same count would take minutes).
 Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCounts counts);
+
+// The cooperative-matrix peak (NV, fp16 x fp16 -> fp32, 16x16x16): coopmat_peak.comp over
+// enough workgroups to fill the device. Unsupported unless the device has VK_NV_cooperative_matrix
+// and shaderFloat16 enabled, the shape listed and subgroups of 32 (kernels::DeviceTraits).
+Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts);
 
 // `bytes` is rounded down to a multiple of 16 (the shader copies 16-byte elements).
 Result<CopyFloor> measure_copy(const vulkan::DeviceLease& device, uint64_t bytes, RepeatCounts counts);

@@ -40,8 +40,9 @@ enum class Feature : uint16_t {
   kShaderIntegerDotProduct,             // Vulkan13Features
   kScalarBlockLayout,                   // Vulkan12Features
   kRobustBufferAccess,                  // Features::robustBufferAccess
+  kCooperativeMatrixNV,                 // CooperativeMatrixFeaturesNV (VK_NV_cooperative_matrix)
 };
-inline constexpr int kFeatureCount = 22;
+inline constexpr int kFeatureCount = 23;
 
 std::string_view feature_name(Feature feature);  // "shaderInt8", "timelineSemaphore", ...
 std::optional<Feature> feature_from_name(std::string_view name);
@@ -53,6 +54,10 @@ struct DeviceCapabilities {
   std::set<std::string> extensions;
   std::set<Feature> features;
   std::vector<VkQueueFlags> queue_family_flags;  // one entry per queue family
+  uint32_t subgroup_size = 0;                    // SubgroupProperties::subgroupSize; 0: unknown
+  // VK_NV_cooperative_matrix lists subgroup-scope 16x16x16 products of fp16 A and B with fp32
+  // C and D (the kernel library's cooperative-matrix kernels use that shape).
+  bool cooperative_matrix_f16_16x16x16 = false;
 };
 
 struct DeviceRequirements {

@@ -17,9 +17,9 @@ std::vector<ComputeTensorType> to_types(const std::vector<backend::TensorInfo>& 
   return out;
 }
 
-// The tensor types and the payload bytes: everything create() depends on.
-std::string sharing_key(const backend::DelegateSpec& spec) {
-  std::string key;
+// The precision, the tensor types and the payload bytes: everything create() depends on.
+std::string sharing_key(const backend::DelegateSpec& spec, kernels::Precision precision) {
+  std::string key = precision == kernels::Precision::kFp16 ? "fp16|" : "fp32|";
   auto add_types = [&](const std::vector<backend::TensorInfo>& infos) {
     for (const auto& info : infos) key += std::string(dtype_name(info.dtype)) + info.shape.to_string() + ";";
     key += "|";
@@ -66,11 +66,12 @@ Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, co
 }
 
 Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<univk::vulkan::Device>& device,
-                                                    const backend::DelegateSpec& spec, const ComputeGraph& graph) {
+                                                    const backend::DelegateSpec& spec, const ComputeGraph& graph,
+                                                    kernels::Precision precision) {
   auto prepared = std::make_shared<PreparedGraph>();
   UNIVK_ASSIGN_OR_RETURN(prepared->plan,
                          plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs), storage_alignment(*device),
-                                    kernels::device_traits(device->properties())));
+                                    kernels::device_traits(*device, precision)));
   const uint64_t max_range = device->properties().limits.maxStorageBufferRange;
   for (const PlannedDispatch& pd : prepared->plan.dispatches) {
     for (const BufferRef& ref : pd.buffers) {
@@ -93,10 +94,10 @@ uint64_t storage_alignment(const univk::vulkan::Device& device) {
 
 Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
     const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
-    const ComputeGraph& graph) {
-  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph);
-  return device->shared_objects().get_or_create<PreparedGraph>(sharing_key(spec),
-                                                               [&] { return create(device, spec, graph); });
+    const ComputeGraph& graph, kernels::Precision precision) {
+  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph, precision);
+  return device->shared_objects().get_or_create<PreparedGraph>(
+      sharing_key(spec, precision), [&] { return create(device, spec, graph, precision); });
 }
 
 }  // namespace univk::backends::vulkan

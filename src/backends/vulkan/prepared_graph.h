@@ -13,6 +13,7 @@
 #include "graph_plan.h"
 #include "pipeline_set.h"
 #include "univk/backend/backend.h"
+#include "univk/kernels/kernel.h"
 #include "univk/vulkan/buffer.h"
 
 namespace univk::backends::vulkan {
@@ -27,7 +28,7 @@ struct PreparedGraph {
   // the payload, and large payloads are rarely repeated.
   static Result<std::shared_ptr<const PreparedGraph>> get_or_create(
       const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
-      const ComputeGraph& graph);
+      const ComputeGraph& graph, kernels::Precision precision);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 

@@ -6,13 +6,18 @@
 #include <vector>
 
 #include "graph_plan.h"
+#include "univk/kernels/kernel.h"
 #include "vulkan_delegate.h"
 
 namespace univk::backends {
 namespace {
 
+// The runtime option keys the VulkanBackend reads.
+constexpr std::string_view kOptionKeys[] = {"precision"};
+
 // A parsed compute graph, checked against the call's tensors. Its requirements: every shader
-// is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore.
+// is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore; the
+// kernel library's optional extras (cooperative matrices for precision=fp16).
 class PreparedComputeGraph final : public backend::PreparedPayload {
  public:
   PreparedComputeGraph(backend::DelegateSpec spec, std::shared_ptr<const ComputeGraph> graph)
@@ -20,13 +25,22 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
     requirements_.min_api_version = VK_API_VERSION_1_2;
     requirements_.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
     requirements_.queue_flags = VK_QUEUE_COMPUTE_BIT;
+    requirements_.merge(kernels::optional_requirements());
   }
 
   const univk::vulkan::DeviceRequirements& requirements() const override { return requirements_; }
 
   Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
-                                                  const backend::BackendOptions&) const override {
-    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device));
+                                                  const backend::BackendOptions& options) const override {
+    kernels::Precision precision = kernels::Precision::kFp32;
+    for (const auto& [name, value] : options) {
+      if (name == "precision") {
+        auto parsed = kernels::parse_precision(value);
+        if (!parsed.ok()) return parsed.status().with_context("VulkanBackend");
+        precision = *parsed;
+      }
+    }
+    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device), precision);
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
   }
@@ -54,6 +68,10 @@ class VulkanBackend final : public backend::Backend {
     if (!plan.ok()) return plan.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::PreparedPayload>(
         std::make_unique<PreparedComputeGraph>(spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));
+  }
+
+  std::vector<std::string_view> option_keys() const override {
+    return {std::begin(kOptionKeys), std::end(kOptionKeys)};
   }
 };
 

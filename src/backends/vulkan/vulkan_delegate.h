@@ -26,10 +26,12 @@ namespace univk::backends::vulkan {
 
 class VulkanDelegate final : public backend::Delegate {
  public:
-  // `graph` is spec.payload parsed (VulkanBackend::prepare).
+  // `graph` is spec.payload parsed (VulkanBackend::prepare); `precision` is the library kernels'
+  // (option `precision`, kernels/kernel.h).
   static Result<std::unique_ptr<VulkanDelegate>> create(const backend::DelegateSpec& spec,
                                                         std::shared_ptr<const ComputeGraph> graph,
-                                                        univk::vulkan::DeviceLease device);
+                                                        univk::vulkan::DeviceLease device,
+                                                        kernels::Precision precision = kernels::Precision::kFp32);
   ~VulkanDelegate() override;
 
   const univk::vulkan::DeviceLease& device() const override { return device_; }

@@ -10,6 +10,16 @@
 // Load order: a loader either walks M (N) fastest across neighbouring invocations, or K
 // fastest, whichever is contiguous in memory (FLAGS bits), so global loads coalesce.
 //
+// Precision: fp32 FMAs by default. With kFlagF16Operands, every operand value is rounded to
+// fp16 as it is loaded and the products are accumulated in fp32 (the numerics of the
+// cooperative-matrix variant, for devices without it). UNIVK_COOPMAT (defined by the
+// *_coopmat_f16 shaders) keeps the staged loads but stores the slices to shared memory as fp16
+// and multiplies them with NV cooperative matrices (16x16x16, fp32 accumulators): the
+// workgroup is 8 subgroups of 32 in a 4 x 2 grid, each owning a (BM/4) x (BN/2) block of the
+// tile; after the K loop the accumulators go through shared memory into acc[][] in the FMA
+// core's layout, so split-K and the epilogues are shared. The planner runs it only on devices
+// that report that shape, with 256 invocations, subgroups of 32 and BM/4, BN/2 multiples of 16.
+//
 // DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
 // the buffers, one k at a time.
@@ -26,11 +36,17 @@
 // the dispatch: record_kernel zeroes them (vkCmdFillBuffer), and the last arrival leaves them
 // zero again.
 //
+// Tiles: workgroups (x, y) enumerate the output tiles of a batch row-major, tile y *
+// gl_NumWorkGroups.x + x, with column_tiles tiles per row (locate_tile). On the natural grid
+// (x = column tiles) that is row tile y, column tile x; when the row tiles exceed the device's
+// y limit the planner widens x to a multiple of the column tiles, and the workgroups past the
+// last tile end at once.
+//
 // The including shader defines, after including this file,
 //   float load_a(uint s, uint k0, uint kk): A at row a_row(s) of the tile, k = k0 + kk;
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
-// false for the others), and calls gemm_main_loop(K), then split_k_reduce() before its
+// false for the others), calls locate_tile() first (and ends when it returns false), then gemm_main_loop(K), then split_k_reduce() before its
 // epilogue. k0 is a multiple of BK in the staged path: slice-uniform work can hang off it.
 
 layout(local_size_x_id = 0) in;
@@ -48,6 +64,8 @@ const uint kFlagBias = 1u;      // add the bias operand
 const uint kFlagResidual = 2u;  // add the residual operand (before the activation)
 const uint kFlagAKFast = 4u;    // A slice loads walk K fastest (else M)
 const uint kFlagBNFast = 8u;    // B slice loads walk N fastest (else K)
+// 16: the including kernel's own flag.
+const uint kFlagF16Operands = 32u;  // round operands to fp16 (see Precision above)
 
 const uint THREADS_M = BM / TM;
 const uint THREADS_N = BN / TN;
@@ -58,11 +76,50 @@ const uint LOADS_B = BN * BK / WG;
 // of the staged slice.
 const uint A_SLOTS = DIRECT != 0u ? TM : LOADS_A;
 
+#ifdef UNIVK_COOPMAT
+// fp16 slices, each stored in the order its loaders walk (FLAGS), so neighbouring invocations
+// write neighbouring halves: A as [k][m] (M fastest) or [m][k] (K fastest), B as [k][n] or
+// [n][k]; the fragment loads read them column- or row-major to match. Rows are padded by 8
+// halves (16 bytes), keeping every fragment's start and stride 16-byte aligned as
+// cooperative-matrix loads require.
+const bool A_K_FAST = (FLAGS & kFlagAKFast) != 0u;
+const bool B_N_FAST = (FLAGS & kFlagBNFast) != 0u;
+const uint A_STRIDE = A_K_FAST ? BK + 8u : BM + 8u;
+const uint B_STRIDE = B_N_FAST ? BN + 8u : BK + 8u;
+// Sized for the larger layout (BM, BN >= BK): sizes chosen by a spec-constant select misplaced
+// the arrays on the H200's driver.
+shared float16_t As[BM * (BK + 8u)];
+shared float16_t Bs[BN * (BK + 8u)];
+// The accumulators on their way into acc[][], row-major.
+shared float Cs[BM * BN];
+const uint FRAG_M = BM / 64u;  // 16x16 fragments per subgroup along M (4 subgroups)
+const uint FRAG_N = BN / 32u;  // and along N (2 subgroups)
+fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> cm[2][2];
+#else
 // One column of padding: a K-fastest store then hits distinct banks.
 shared float As[BK][BM + 1];
 shared float Bs[BK][BN + 1];
+#endif
 
+// Device-scope coherence, fence and atomics on the scratch (split-K). glslang compiles the
+// cooperative-matrix variants under the Vulkan memory model, where `coherent` and the implicit
+// fences mean QueueFamily scope: there the device scope and the availability and visibility
+// operations are spelt out (the kernels need vulkanMemoryModel and its device scope there).
+#ifdef UNIVK_COOPMAT
+layout(set = 0, binding = 5) devicecoherent buffer Scratch { uint scratch[]; };
+#define SCRATCH_FENCE()                                     \
+  memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, \
+                gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+#define SCRATCH_ATOMIC_ADD(word, value) \
+  atomicAdd(word, value, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
+#define SCRATCH_ATOMIC_EXCHANGE(word, value) \
+  atomicExchange(word, value, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
+#else
 layout(set = 0, binding = 5) coherent buffer Scratch { uint scratch[]; };
+#define SCRATCH_FENCE() memoryBarrierBuffer()
+#define SCRATCH_ATOMIC_ADD(word, value) atomicAdd(word, value)
+#define SCRATCH_ATOMIC_EXCHANGE(word, value) atomicExchange(word, value)
+#endif
 
 float acc[TM][TN];
 // End of this workgroup's K range; whether the slice being loaded may reach past it.
@@ -88,6 +145,23 @@ uvec2 b_slot(uint l) {
   return (FLAGS & kFlagBNFast) != 0u ? uvec2(e / BN, e % BN) : uvec2(e % BK, e / BK);
 }
 
+uint ceil_div(uint a, uint b) { return a / b + (a % b != 0u ? 1u : 0u); }
+
+// First output row and column of this workgroup's tile (locate_tile).
+uint tile_m0;
+uint tile_n0;
+
+// Sets tile_m0 and tile_n0 for an output of rows x columns; false for a workgroup past the
+// last tile (see Tiles above). Uniform across the workgroup.
+bool locate_tile(uint rows, uint columns) {
+  const uint column_tiles = ceil_div(columns, BN);
+  const uint t = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  const uint row_tile = t / column_tiles;
+  tile_m0 = row_tile * BM;
+  tile_n0 = (t - row_tile * column_tiles) * BN;
+  return row_tile < ceil_div(rows, BM);
+}
+
 // The batch (or group) and the K range of this workgroup.
 uint batch_index() { return gl_WorkGroupID.z / SPLITS; }
 uint split_index() { return gl_WorkGroupID.z % SPLITS; }
@@ -100,25 +174,85 @@ uint a_row(uint s) { return DIRECT != 0u ? tile_row() + s * THREADS_M : a_slot(s
 float load_a(uint s, uint k0, uint kk);
 float load_b(uint k0, uint kk, uint n);
 
+// `v` as the multiply sees it: rounded to fp16 with kFlagF16Operands (Precision above).
+float operand(float v) { return (FLAGS & kFlagF16Operands) != 0u ? unpackHalf2x16(packHalf2x16(vec2(v, 0.0))).x : v; }
+
 void load_slice(uint k0, bool check) {
   k_check = check;
-  [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) ra[l] = load_a(l, k0, a_slot(l).y);
+  [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) ra[l] = operand(load_a(l, k0, a_slot(l).y));
   [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
     const uvec2 s = b_slot(l);
-    rb[l] = load_b(k0, s.x, s.y);
+    rb[l] = operand(load_b(k0, s.x, s.y));
   }
 }
 
 void store_slice() {
   [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) {
     const uvec2 s = a_slot(l);
+#ifdef UNIVK_COOPMAT
+    As[A_K_FAST ? s.x * A_STRIDE + s.y : s.y * A_STRIDE + s.x] = float16_t(ra[l]);
+#else
     As[s.y][s.x] = ra[l];
+#endif
   }
   [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
     const uvec2 s = b_slot(l);
+#ifdef UNIVK_COOPMAT
+    Bs[B_N_FAST ? s.x * B_STRIDE + s.y : s.y * B_STRIDE + s.x] = float16_t(rb[l]);
+#else
     Bs[s.x][s.y] = rb[l];
+#endif
   }
 }
+
+#ifdef UNIVK_COOPMAT
+// This subgroup's block of the tile: first row and column.
+uvec2 subgroup_block() { return uvec2((gl_SubgroupID / 2u) * (BM / 4u), (gl_SubgroupID % 2u) * (BN / 2u)); }
+
+void multiply_slice() {
+  const uvec2 at = subgroup_block();
+  [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[2];
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb[2];
+    // Fragment (m, k) of A: row-major in [m][k], column-major in [k][m]; likewise B.
+    // (The layout argument must be a literal.)
+    [[unroll]] for (uint i = 0u; i < FRAG_M; ++i) {
+      const uint m = at.x + i * 16u;
+      if (A_K_FAST) {
+        coopMatLoadNV(fa[i], As, m * A_STRIDE + kk, A_STRIDE, false);
+      } else {
+        coopMatLoadNV(fa[i], As, kk * A_STRIDE + m, A_STRIDE, true);
+      }
+    }
+    [[unroll]] for (uint j = 0u; j < FRAG_N; ++j) {
+      const uint n = at.y + j * 16u;
+      if (B_N_FAST) {
+        coopMatLoadNV(fb[j], Bs, kk * B_STRIDE + n, B_STRIDE, false);
+      } else {
+        coopMatLoadNV(fb[j], Bs, n * B_STRIDE + kk, B_STRIDE, true);
+      }
+    }
+    [[unroll]] for (uint i = 0u; i < FRAG_M; ++i) {
+      [[unroll]] for (uint j = 0u; j < FRAG_N; ++j) cm[i][j] = coopMatMulAddNV(fa[i], fb[j], cm[i][j]);
+    }
+  }
+}
+
+// acc[][] = the cooperative accumulators, through shared memory.
+void coopmat_to_acc() {
+  const uvec2 at = subgroup_block();
+  [[unroll]] for (uint i = 0u; i < FRAG_M; ++i) {
+    [[unroll]] for (uint j = 0u; j < FRAG_N; ++j) {
+      coopMatStoreNV(cm[i][j], Cs, (at.x + i * 16u) * BN + at.y + j * 16u, BN, false);
+    }
+  }
+  barrier();
+  const uint tm = tile_row(), tn = tile_col();
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = Cs[(tm + i * THREADS_M) * BN + tn + j * THREADS_N];
+  }
+}
+#else
 
 void multiply_slice() {
   const uint tm = tile_row(), tn = tile_col();
@@ -133,14 +267,16 @@ void multiply_slice() {
   }
 }
 
+#endif
+
 void direct_loop(uint k_begin) {
   const uint tn = tile_col();
   k_check = false;
   for (uint k = k_begin; k < k_end; ++k) {
     float ar[TM];
     float br[TN];
-    [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = load_a(i, k, 0u);
-    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = load_b(k, 0u, tn + j * THREADS_N);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = operand(load_a(i, k, 0u));
+    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = operand(load_b(k, 0u, tn + j * THREADS_N));
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
       [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
     }
@@ -165,19 +301,28 @@ void gemm_main_loop(uint K) {
   const uint chunk = split_chunk(K);
   const uint k_begin = min(K, split_index() * chunk);
   k_end = min(K, k_begin + chunk);
-  if (k_begin >= k_end) return;
-  if (DIRECT != 0u) {
-    direct_loop(k_begin);
-    return;
+#ifdef UNIVK_COOPMAT
+  [[unroll]] for (uint i = 0u; i < FRAG_M; ++i) {
+    [[unroll]] for (uint j = 0u; j < FRAG_N; ++j) cm[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
   }
-  load_slice_at(k_begin);
-  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-    store_slice();
-    barrier();
-    if (k0 + BK < k_end) load_slice_at(k0 + BK);
-    multiply_slice();
-    barrier();
+#endif
+  if (k_begin < k_end) {
+    if (DIRECT != 0u) {
+      direct_loop(k_begin);
+      return;
+    }
+    load_slice_at(k_begin);
+    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+      store_slice();
+      barrier();
+      if (k0 + BK < k_end) load_slice_at(k0 + BK);
+      multiply_slice();
+      barrier();
+    }
   }
+#ifdef UNIVK_COOPMAT
+  coopmat_to_acc();
+#endif
 }
 
 // Split-K's reduction (see above); call from uniform control flow. Returns whether this
@@ -192,20 +337,20 @@ bool split_k_reduce() {
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) scratch[mine + (i * TN + j) * WG] = floatBitsToUint(acc[i][j]);
   }
-  memoryBarrierBuffer();
+  SCRATCH_FENCE();
   barrier();
   if (lid == 0u) {
     // Device-scope fences in the invocation that counts: the partials this workgroup wrote are
     // visible before its arrival is, and the others' before the last arrival reads them.
-    memoryBarrierBuffer();
-    const uint arrived = atomicAdd(scratch[tile], 1u);
-    memoryBarrierBuffer();
+    SCRATCH_FENCE();
+    const uint arrived = SCRATCH_ATOMIC_ADD(scratch[tile], 1u);
+    SCRATCH_FENCE();
     last_arrival = arrived == SPLITS - 1u ? 1u : 0u;
-    if (arrived == SPLITS - 1u) atomicExchange(scratch[tile], 0u);  // zero for the next run
+    if (arrived == SPLITS - 1u) SCRATCH_ATOMIC_EXCHANGE(scratch[tile], 0u);  // zero for the next run
   }
   barrier();
   if (last_arrival == 0u) return false;
-  memoryBarrierBuffer();
+  SCRATCH_FENCE();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
   }
