@@ -99,6 +99,8 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   constexpr int64_t kMinRange = 256, kMaxSplits = 16;
   const uint64_t groups = workgroups(tiling, m, n, z);
   int64_t splits = 1;
+  // The cooperative-matrix variants are compiled without the reduction (gemm_tile.glsl).
+  if (tiling.coopmat) return 1;
   if (forced != 0) {
     splits = forced;
   } else if (!device.cpu && groups < kFewWorkgroups) {
