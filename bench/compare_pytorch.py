@@ -4,6 +4,7 @@
     python3 bench/compare_pytorch.py --bench build/tools/univk_bench/univk-bench \
         --workloads bench/out/workloads.json --out RESULTS_DIR [--iterations N] [--warmup W] \
         [--iterations-for NAME=N ...] [--skip-large] [--only NAME ...] [--no-compile] [--device cuda|cpu]
+        [--torch-threads N]
 
 Needs only torch (CUDA when available, else CPU) and the univk-bench binary: no univk Python
 module, so it runs on the GPU machine. For every workload it
@@ -303,6 +304,8 @@ def main():
     parser.add_argument("--no-tf32", action="store_true",
                         help="exact fp32 in PyTorch: TF32 off in cuDNN convolutions and CUDA matmuls "
                              "(the default allows it in convolutions)")
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch.set_num_threads for PyTorch on the CPU (1: the single-threaded baseline)")
     parser.add_argument("--device", default=None, help="torch device (default: cuda if available, else cpu)")
     parser.add_argument("--bench-args", default="",
                         help="extra univk-bench arguments, one string (e.g. --bench-args='--copy-mib 64')")
@@ -326,10 +329,13 @@ def main():
     if args.no_tf32:
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cuda.matmul.allow_tf32 = False
+    if args.torch_threads is not None:
+        torch.set_num_threads(args.torch_threads)
     os.makedirs(args.out, exist_ok=True)
     torch_device = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     device_note = (f"PyTorch {torch.__version__} on {device.type} ({torch_device}"
-                   f"{', TF32 off' if args.no_tf32 else ''}); univk-bench {args.bench}")
+                   f"{', TF32 off' if args.no_tf32 else ''}"
+                   f"{f', {torch.get_num_threads()} threads' if device.type == 'cpu' else ''}); univk-bench {args.bench}")
     print(device_note, flush=True)
 
     entries = []

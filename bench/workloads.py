@@ -38,9 +38,11 @@ def _chain(name, shape, placement, description, large=False):
 MODEL_TITLES = {"mobilenet_v2": "MobileNetV2", "resnet18": "ResNet18", "resnet50": "ResNet50"}
 
 
-def _model(model, batch):
-    return {"name": f"{model}_b{batch}", "model": model, "inputs": [[batch, 3, 224, 224]], "bandwidth_bound": False,
-            "large": False, "description": f"{MODEL_TITLES[model]}, batch {batch}, random weights (seed 0), eval",
+def _model(model, batch, size=224):
+    suffix = "" if size == 224 else f"_{size}"
+    return {"name": f"{model}_b{batch}{suffix}", "model": model, "inputs": [[batch, 3, size, size]],
+            "bandwidth_bound": False, "large": False,
+            "description": f"{MODEL_TITLES[model]}, batch {batch}, {size}x{size}, random weights (seed 0), eval",
             "partition": ["VgfBackend", "VulkanBackend"], "pin": {}}
 
 
@@ -59,6 +61,10 @@ WORKLOADS = [
     _model("resnet18", 32),
     _model("resnet50", 1),
     _model("resnet50", 32),
+    # Sized for CPU implementations (lavapipe against single-threaded PyTorch on the CPU).
+    _model("mobilenet_v2", 1, 64),
+    _model("resnet18", 1, 64),
+    _model("resnet50", 1, 64),
 ]
 
 

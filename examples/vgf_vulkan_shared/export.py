@@ -41,7 +41,7 @@ def main():
 
     program = univk.export(model, (x,), partition=["VgfBackend", "VulkanBackend"],
                            pin={"sigmoid": "VulkanBackend"}, require_no_cpu_fallback=True)
-    print("graph captured with torch.fx:")
+    print("graph captured (torch.export, or make_fx on PyTorch 1.13):")
     print(program.graph_text, end="")
     print("delegate calls chosen by the partitioner:")
     print(program.summary())

@@ -42,6 +42,8 @@ DType dtype_of(const py::dtype& dt) {
                        " has no univk equivalent (float32, float16, int8, uint8, int16, int32, int64, bool)");
 }
 
+}  // namespace
+
 py::dtype numpy_dtype(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
@@ -63,8 +65,6 @@ py::dtype numpy_dtype(DType dtype) {
   }
   throw py::type_error("univk: unknown dtype");
 }
-
-}  // namespace
 
 HostTensor tensor_from_array(const py::array& array, const std::string& what) {
   DType dtype;

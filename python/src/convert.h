@@ -29,6 +29,8 @@ DType dtype_from_string(const std::string& name);  // "float32", ...; ValueError
 // A numpy array of a univk dtype, in any layout (strided, Fortran order, read-only) and either
 // byte order, read by value into a new contiguous native-byte-order tensor. `what` names the
 // array in errors ("input 0"): TypeError for a dtype univk does not have.
+py::dtype numpy_dtype(DType dtype);  // the numpy dtype of a univk dtype
+
 HostTensor tensor_from_array(const py::array& array, const std::string& what);
 py::array array_from_tensor(const HostTensor& tensor);
 

@@ -1,4 +1,5 @@
-// Runtime bindings: Program.load / load_bytes, Program.load_method, Method.execute and the
+// Runtime bindings: Program.load / load_bytes, Program.load_method, Method.execute, zero-copy IO
+// (Method.input_array / output_array / run / io_info, host_inputs / host_outputs) and the
 // per-delegate-call report (backend, device key, VkDevice/VkQueue handles, stats).
 #include <cstdint>
 #include <optional>
@@ -34,13 +35,47 @@ py::list infos_list(const std::vector<runtime::TensorInfo>& infos) {
   return out;
 }
 
+// A numpy array over `bytes` (the Method's mapped memory or caller memory it imported) that
+// holds `owner`, the Python Method, so the memory outlives the array. Output arrays are
+// read-only.
+py::array view_array(const runtime::TensorInfo& info, const void* bytes, bool writable, py::handle owner) {
+  std::vector<py::ssize_t> shape(info.shape.dims().begin(), info.shape.dims().end());
+  py::array array(numpy_dtype(info.dtype), shape, bytes, owner);
+  if (!writable) array.attr("flags").attr("writeable") = false;
+  return array;
+}
+
+py::dict io_info_dict(const runtime::IoInfo& io) {
+  py::list inputs, outputs;
+  for (runtime::IoPath p : io.inputs) inputs.append(std::string(runtime::io_path_name(p)));
+  for (runtime::IoPath p : io.outputs) outputs.append(std::string(runtime::io_path_name(p)));
+  py::dict d;
+  d["inputs"] = inputs;
+  d["outputs"] = outputs;
+  d["zero_copy"] = io.zero_copy();
+  return d;
+}
+
+// Caller arrays imported as program IO: C-contiguous, writeable numpy arrays; their whole
+// buffer (size and alignment checked by the runtime) is imported.
+std::vector<runtime::HostMemoryBinding> host_bindings(const std::map<size_t, py::array>& arrays, bool output) {
+  std::vector<runtime::HostMemoryBinding> bindings;
+  for (const auto& [index, array] : arrays) {
+    const std::string what = std::string(output ? "host output " : "host input ") + std::to_string(index);
+    if (!(array.flags() & py::array::c_style)) throw py::value_error("univk: " + what + " is not C-contiguous");
+    if (!array.writeable()) throw py::value_error("univk: " + what + " is read-only");
+    bindings.push_back({output, index, const_cast<void*>(array.data()), static_cast<size_t>(array.nbytes())});
+  }
+  return bindings;
+}
+
 }  // namespace
 
 void bind_runtime(py::module_& m) {
   m.def(
       "validation_messages", [] { return vulkan::validation_messages_since(0); },
       "Vulkan validation layer messages recorded in this process (UNIVK_VALIDATION=1 turns the layer on).");
-  py::class_<Method, std::shared_ptr<Method>>(m, "Method")
+  py::class_<Method, std::shared_ptr<Method>>(m, "Method", py::dynamic_attr())
       .def_property_readonly("name", &Method::name)
       .def_property_readonly("mode",
                              [](const Method& me) { return std::string(runtime::execution_mode_name(me.mode())); })
@@ -64,6 +99,30 @@ void bind_runtime(py::module_& m) {
             return result;
           },
           py::arg("inputs"))
+      .def(
+          "input_array",
+          [](py::object self, size_t index) {
+            runtime::InputView view = value_or_throw(self.cast<Method&>().input_view(index));
+            return view_array(view.info, view.bytes.data(), true, self);
+          },
+          py::arg("index"))
+      .def(
+          "output_array",
+          [](py::object self, size_t index) {
+            runtime::OutputView view = value_or_throw(self.cast<Method&>().output_view(index));
+            return view_array(view.info, view.bytes.data(), false, self);
+          },
+          py::arg("index"))
+      .def("run",
+           [](Method& me) {
+             Status status;
+             {
+               py::gil_scoped_release release;
+               status = me.run();
+             }
+             throw_if_error(status);
+           })
+      .def("io_info", [](const Method& me) { return io_info_dict(me.io_info()); })
       .def("delegate_calls",
            [](const Method& me) {
              py::list out;
@@ -104,8 +163,11 @@ void bind_runtime(py::module_& m) {
           "load_method",
           [](const Program& p, const std::string& name, const std::string& mode, bool require_no_cpu_fallback,
              std::map<std::string, std::string> options,
-             std::map<std::string, std::map<std::string, std::string>> backend_options) {
+             std::map<std::string, std::map<std::string, std::string>> backend_options,
+             std::map<size_t, py::array> host_inputs, std::map<size_t, py::array> host_outputs) {
             runtime::LoadOptions lo;
+            lo.host_memory = host_bindings(host_inputs, false);
+            for (auto& b : host_bindings(host_outputs, true)) lo.host_memory.push_back(b);
             lo.mode = value_or_throw(runtime::execution_mode_from_name(mode));
             lo.require_no_cpu_fallback = require_no_cpu_fallback;
             lo.all_backends = std::move(options);
@@ -115,11 +177,19 @@ void bind_runtime(py::module_& m) {
               py::gil_scoped_release release;
               outcome.emplace(p.load_method(name, lo));
             }
-            return std::shared_ptr<Method>(value_or_throw(std::move(*outcome)));
+            py::object method = py::cast(std::shared_ptr<Method>(value_or_throw(std::move(*outcome))));
+            // The imported arrays must outlive the Method: it holds them.
+            py::list held;
+            for (auto& [index, array] : host_inputs) held.append(array);
+            for (auto& [index, array] : host_outputs) held.append(array);
+            method.attr("_host_memory") = held;
+            return method;
           },
           py::arg("name") = "forward", py::arg("mode") = "auto", py::arg("require_no_cpu_fallback") = false,
           py::arg("options") = std::map<std::string, std::string>{},
-          py::arg("backend_options") = std::map<std::string, std::map<std::string, std::string>>{});
+          py::arg("backend_options") = std::map<std::string, std::map<std::string, std::string>>{},
+          py::arg("host_inputs") = std::map<size_t, py::array>{},
+          py::arg("host_outputs") = std::map<size_t, py::array>{});
 }
 
 }  // namespace univk::python

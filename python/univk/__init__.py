@@ -11,7 +11,7 @@
 from . import _univk
 from .exporter import capture
 from .ops import ExportError
-from .runner import Method, load
+from .runner import Method, aligned_buffer, load
 
 DEFAULT_PARTITION = ("VgfBackend", "VulkanBackend")
 

@@ -1,9 +1,13 @@
-"""Mapping of ATen operators (the graphs torch.export produces) to the handlers of ops.py.
+"""Mapping of ATen operators to the handlers of ops.py.
 
-torch.export (PyTorch 2.x) records `call_function` nodes whose targets are ATen overloads
-(`aten.conv2d.default`, `aten.add.Tensor`, ...). Their arguments are bound by the overload's
-schema, renamed to the PyTorch-API names the handlers of ops.py take, and handed to them, so
-both capture paths share one set of operator semantics.
+Both capture paths (torch.export on PyTorch 2.x, make_fx on 1.13: exporter.py) record
+`call_function` nodes whose targets are ATen overloads (`aten.conv2d.default`,
+`aten.add.Tensor`, ...). Their arguments are bound by the overload's schema, renamed to the
+PyTorch-API names the handlers of ops.py take, and handed to them.
+
+A handler returns the IR value id of the node's result. Operators with several results return
+("results", pick): `pick(ctx, getitem_node, index)` gives the env entry of one result, built only
+when a getitem uses it.
 """
 
 import operator
@@ -83,6 +87,20 @@ def _addmm(ctx, node, a):
     return ctx.emit(node, "addmm", attrs, [ctx.tensor(a["input"]), ctx.tensor(a["mat1"]), ctx.tensor(a["mat2"])])
 
 
+def _baddbmm(ctx, node, a):
+    # beta * input + alpha * bmm(batch1, batch2), as PyTorch computes it (input ignored for beta 0)
+    b1, b2 = ctx.tensor(a["batch1"]), ctx.tensor(a["batch2"])
+    beta, alpha = float(a.get("beta", 1)), float(a.get("alpha", 1))
+    shape = list(ctx.node_shape(node))
+    product = ctx.emit_internal(node, "bmm", {}, [b1, b2], shape)
+    if beta == 0:
+        return ctx.emit(node, "mul", {"other": alpha}, [product])
+    bias = ctx.tensor(a["input"])
+    if beta != 1:
+        bias = ctx.emit_internal(node, "mul", {"other": beta}, [bias], list(ctx.shape(bias)))
+    return ctx.emit(node, "add", {} if alpha == 1 else {"alpha": alpha}, [bias, product])
+
+
 def _softmax(name):
     def handler(ctx, node, a):
         return FUNCTIONS[name](ctx, node, [a["input"], a["dim"]], {})
@@ -102,6 +120,94 @@ def _dropout(ctx, node, a):
     if a.get("train", a.get("training", False)):
         raise ExportError(f"node '{node.name}': dropout in training mode")
     return ctx.alias(a["input"])
+
+
+def _native_batch_norm(ctx, node, a):
+    if a["training"]:
+        raise ExportError(f"node '{node.name}': batch_norm in training mode (call module.eval())")
+    return _batch_norm_no_training(ctx, node, a)
+
+
+def _native_layer_norm(ctx, node, a):
+    return FUNCTIONS["layer_norm"](ctx, node, [], {k: a[k] for k in ("input", "normalized_shape", "weight", "bias",
+                                                                       "eps")})
+
+
+def _expand(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    if list(ctx.shape(x)) != list(ctx.node_shape(node)):
+        raise ExportError(f"node '{node.name}': expand from {ctx.shape(x)} to {ctx.node_shape(node)} is not "
+                          "supported (only to the same shape)")
+    return x
+
+
+def _as_strided(ctx, node, a):
+    # Functionalization re-creates views with as_strided; one that reads its input in place
+    # (same sizes, same strides wherever a size is above 1, no offset) is the identity.
+    source = a["input"]
+    meta = None
+    if isinstance(source, torch.fx.Node):
+        meta = source.meta.get("tensor_meta", source.meta.get("val"))
+    stride = getattr(meta, "stride", None)
+    stride = stride() if callable(stride) else stride
+    same = meta is not None and list(a["size"]) == list(meta.shape) and a.get("storage_offset") in (None, 0) and \
+        all(size == 1 or s == t for size, s, t in zip(a["size"], a["stride"], stride))
+    if not same:
+        raise ExportError(f"node '{node.name}': as_strided other than the identity is not supported")
+    return ctx.alias(source)
+
+
+def _split_results(ctx, node, x, dim, sizes):
+    """("results", pick) for split-like operators: result i is a slice of `sizes[i]` along `dim`."""
+    shape = list(ctx.shape(x))
+    dim %= len(shape)
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+
+    def pick(ctx, item, index):
+        return ("tensor", ctx.emit(item, "slice", {"dim": dim, "start": starts[index],
+                                                   "end": starts[index] + sizes[index]}, [x]))
+
+    return ("results", pick)
+
+
+def _split(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    dim = int(a.get("dim", 0))
+    length = ctx.shape(x)[dim]
+    if "split_sizes" in a:
+        sizes = [int(s) for s in a["split_sizes"]]
+    else:
+        step = int(a["split_size"])
+        sizes = [min(step, length - start) for start in range(0, length, step)]
+    return _split_results(ctx, node, x, dim, sizes)
+
+
+def _unbind(ctx, node, a):
+    x = ctx.tensor(a["input"])
+    shape = list(ctx.shape(x))
+    dim = int(a.get("dim", 0)) % len(shape)
+    sliced_shape = shape[:dim] + [1] + shape[dim + 1:]
+
+    def pick(ctx, item, index):
+        sliced = ctx.emit_internal(item, "slice", {"dim": dim, "start": index, "end": index + 1}, [x], sliced_shape)
+        return ("tensor", ctx.emit(item, "reshape", {"shape": list(ctx.node_shape(item))}, [sliced]))
+
+    return ("results", pick)
+
+
+def _stack(ctx, node, a):
+    tensors = [ctx.tensor(t) for t in a["tensors"]]
+    shape = list(ctx.shape(tensors[0]))
+    dim = int(a.get("dim", 0)) % (len(shape) + 1)
+    pieces = [ctx.emit_internal(node, "unsqueeze", {"dim": dim}, [t], shape[:dim] + [1] + shape[dim:])
+              for t in tensors]
+    return ctx.emit(node, "cat", {"dim": dim}, pieces)
+
+
+def _write_back(ctx, node, a):
+    # Functionalization writes a mutated input back at the end: univk's programs return their
+    # outputs and leave inputs alone, so the write-back has no effect on the program.
+    return ("invalid", f"node '{node.name}': the write-back of a mutated input has no value")
 
 
 _UNARY = ["sigmoid", "tanh", "exp", "log", "neg", "abs", "reciprocal", "rsqrt", "sqrt", "relu", "relu6", "silu",
@@ -124,7 +230,7 @@ ATEN.update({
     "batch_norm": _call("batch_norm", ["input", "running_mean", "running_var", "weight", "bias", "training", "eps"]),
     "_native_batch_norm_legit_no_training": _batch_norm_no_training,
     "linear": _call("linear", ["input", "weight", "bias"]),
-    "addmm": _addmm,
+    "addmm": _addmm, "baddbmm": _baddbmm,
     "mm": lambda ctx, node, a: FUNCTIONS["matmul"](ctx, node, [a["input"], a["mat2"]], {}),
     "matmul": _call("matmul", ["input", "other"]),
     "bmm": lambda ctx, node, a: FUNCTIONS["bmm"](ctx, node, [a["input"], a["mat2"]], {}),
@@ -142,12 +248,16 @@ ATEN.update({
     "permute": lambda ctx, node, a: FUNCTIONS["permute"](ctx, node, [a["input"]], {"dims": a["dims"]}),
     "transpose": _call("transpose", ["input", "dim0", "dim1"]), "t": _t,
     "squeeze": _call("squeeze", ["input", "dim"]), "unsqueeze": _call("unsqueeze", ["input", "dim"]),
-    "cat": _call("cat", ["tensors", "dim"]), "concat": _call("cat", ["tensors", "dim"]),
+    "cat": _call("cat", ["tensors", "dim"]), "stack": _stack, "concat": _call("cat", ["tensors", "dim"]),
     "slice": _slice, "select": _select,
     "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),
     "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
     "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),
-    "dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
+    "native_batch_norm": _native_batch_norm, "native_layer_norm": _native_layer_norm,
+    "_reshape_alias": _reshape, "expand": _expand, "as_strided": _as_strided,
+    "split": _split, "split_with_sizes": _split, "unsafe_split": _split, "unsafe_split_with_sizes": _split, "unbind": _unbind, "copy_": _write_back,
+    "dropout": _dropout, "native_dropout": _dropout, "feature_dropout": _dropout, "alpha_dropout": _dropout,
+    "feature_alpha_dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
     "lift_fresh_copy": _identity,
 })
 
@@ -156,17 +266,41 @@ def is_aten(target):
     return isinstance(target, torch._ops.OpOverload)
 
 
+_MULTI_RESULT = {"split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unbind", "copy_"}
+
+
 def convert_aten(ctx, node):
-    """Returns the IR value of an ATen call_function node."""
+    """Returns the env entry of an ATen call_function node: ("tensor", IR value id) for operators
+    with one result (or whose extra results are statistics), else ("results", pick) or
+    ("invalid", why)."""
     name, bound = bind_schema(node)
     handler = ATEN.get(name)
     if handler is None:
         raise ExportError(f"node '{node.name}': ATen operator '{node.target}' is not supported")
     resolved = {k: (ctx.static(v) if ctx.is_static(v) else v) for k, v in bound.items()}
-    return handler(ctx, node, resolved)
+    result = handler(ctx, node, resolved)
+    if name in _MULTI_RESULT:
+        return result
+    if len(node.target._schema.returns) > 1:
+        return ("results", _first_result(result))
+    return ("tensor", result)
 
 
-def getitem_of_multi_output(node):
-    """True for operator.getitem(x, 0) on ATen ops returning (result, extra...) tuples."""
-    return node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node) and \
-        isinstance(node.args[0].meta.get("val"), (tuple, list))
+def _first_result(vid):
+    """pick for operators returning (result, saved statistics or indices)."""
+    def pick(ctx, item, index):
+        if index == 0:
+            return ("tensor", vid)
+        # Extra results (batch norm statistics, pooling indices): an error only if used.
+        return ("invalid", f"node '{item.name}': result {index} of '{item.args[0].name}' is not supported")
+    return pick
+
+
+def is_random(node):
+    """True for operators that draw random numbers (dropout in training mode)."""
+    return node.op == "call_function" and is_aten(node.target) and \
+        torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+
+
+def is_getitem(node):
+    return node.op == "call_function" and node.target is operator.getitem

@@ -2,8 +2,8 @@
 
 Steps:
   1. capture: torch.export.export where it exists (PyTorch 2.x: a graph of ATen operators with
-     shapes in node.meta["val"]); otherwise torch.fx.symbolic_trace plus ShapeProp on the
-     example inputs (Debian's torch 1.13);
+     shapes in node.meta["val"]); otherwise make_fx on the example inputs (aten_trace.py,
+     Debian's torch 1.13: the same kind of ATen graph, shapes in node.meta["tensor_meta"]);
   2. each graph node becomes an IR operator (ops.py, aten.py); module parameters and buffers
      become constants; identity ops (eval-mode dropout, contiguous) disappear;
   3. eval-mode batch norms that directly follow a convolution are folded into its weights;
@@ -11,20 +11,21 @@ Steps:
      to VGF / VulkanBackend payloads, and the program writer.
 """
 
-import contextlib
-import io
+import inspect
+import linecache
 import os
-import sys
+import re
 import traceback
+import warnings
 
 import numpy as np
 import torch
 import torch.fx
-from torch.fx.passes.shape_prop import ShapeProp
 
 from . import _univk
 from . import aten
-from .ops import FUNCTIONS, ExportError
+from . import aten_trace
+from .ops import ExportError, ExportLimitWarning
 
 _TORCH_TO_UNIVK = {
     torch.float32: "float32", torch.float16: "float16", torch.int8: "int8", torch.uint8: "uint8",
@@ -55,8 +56,9 @@ class _Node:
 class _Context:
     """Python-side IR under construction (folded before it is handed to C++)."""
 
-    def __init__(self, module, lifted):
+    def __init__(self, module, lifted, input_names):
         self.module = module
+        self.input_names = input_names
         self.lifted = {placeholder: tensor for placeholder, (_, tensor) in lifted.items()}
         self.values = []
         self.nodes = []
@@ -88,10 +90,13 @@ class _Context:
 
     @staticmethod
     def node_meta(node):
-        """(shape, torch dtype) of a node's (first) tensor result, from ShapeProp or torch.export."""
+        """(shape, torch dtype) of a node's (first) tensor result, from make_fx or torch.export."""
         meta = node.meta.get("tensor_meta")
         if meta is None:
             meta = node.meta.get("val")
+        if meta is None:  # make_fx records a multi-result op's shapes on its getitem users
+            first = [u for u in node.users if aten.is_getitem(u) and u.args[1] == 0]
+            meta = first[0].meta.get("tensor_meta") if first else None
         if not hasattr(meta, "shape") and isinstance(meta, (tuple, list)) and meta:
             meta = meta[0]  # ATen ops returning (result, saved statistics...)
         if meta is None or not hasattr(meta, "shape") or not hasattr(meta, "dtype"):
@@ -162,54 +167,6 @@ class _Context:
         return self.tensor(arg)
 
 
-# ----- modules -------------------------------------------------------------------------------
-
-def _module_call(ctx, node, mod, args, kwargs):
-    nn = torch.nn
-    x = args[0] if args else kwargs.get("input")
-    if isinstance(mod, nn.Conv2d):
-        if mod.padding_mode != "zeros":
-            raise ExportError(f"node '{node.name}' (Conv2d): padding_mode '{mod.padding_mode}' is not supported")
-        return FUNCTIONS["conv2d"](ctx, node, [x, mod.weight, mod.bias, mod.stride, mod.padding, mod.dilation,
-                                               mod.groups], {})
-    if isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d)):
-        if mod.training:
-            raise ExportError(f"node '{node.name}' (BatchNorm): training mode (call module.eval())")
-        return FUNCTIONS["batch_norm"](ctx, node, [x, mod.running_mean, mod.running_var, mod.weight, mod.bias,
-                                                   False, 0.0, mod.eps], {})
-    if isinstance(mod, nn.Linear):
-        return FUNCTIONS["linear"](ctx, node, [x, mod.weight, mod.bias], {})
-    simple = {nn.ReLU: "relu", nn.ReLU6: "relu6", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SiLU: "silu",
-              nn.Hardswish: "hardswish", nn.Hardsigmoid: "hardsigmoid"}
-    for cls, name in simple.items():
-        if type(mod) is cls:
-            return FUNCTIONS[name](ctx, node, [x], {})
-    if type(mod) is nn.Hardtanh:
-        return FUNCTIONS["hardtanh"](ctx, node, [x, mod.min_val, mod.max_val], {})
-    if isinstance(mod, nn.GELU):
-        return FUNCTIONS["gelu"](ctx, node, [x, mod.approximate], {})
-    if isinstance(mod, nn.AvgPool2d):
-        return FUNCTIONS["avg_pool2d"](ctx, node, [x, mod.kernel_size, mod.stride, mod.padding, mod.ceil_mode,
-                                                   mod.count_include_pad, mod.divisor_override], {})
-    if isinstance(mod, nn.MaxPool2d):
-        return FUNCTIONS["max_pool2d"](ctx, node, [x, mod.kernel_size, mod.stride, mod.padding, mod.dilation,
-                                                   mod.ceil_mode, mod.return_indices], {})
-    if isinstance(mod, nn.AdaptiveAvgPool2d):
-        return FUNCTIONS["adaptive_avg_pool2d"](ctx, node, [x, mod.output_size], {})
-    if isinstance(mod, nn.Flatten):
-        return FUNCTIONS["flatten"](ctx, node, [x, mod.start_dim, mod.end_dim], {})
-    if isinstance(mod, (nn.Dropout, nn.Dropout2d)):
-        return FUNCTIONS["dropout"](ctx, node, [x, mod.p, mod.training], {})
-    if isinstance(mod, nn.Identity):
-        return ctx.alias(x)
-    if isinstance(mod, (nn.Softmax, nn.LogSoftmax)):
-        name = "softmax" if isinstance(mod, nn.Softmax) else "log_softmax"
-        return FUNCTIONS[name](ctx, node, [x, mod.dim], {})
-    if isinstance(mod, nn.LayerNorm):
-        return FUNCTIONS["layer_norm"](ctx, node, [x, mod.normalized_shape, mod.weight, mod.bias, mod.eps], {})
-    raise ExportError(f"node '{node.name}': module {type(mod).__name__} ('{node.target}') is not supported")
-
-
 def _target_name(target):
     return getattr(target, "__name__", str(target)).strip("_")
 
@@ -219,7 +176,8 @@ def _convert(ctx, gm, node):
         if node.name in ctx.lifted:  # torch.export: a parameter, buffer or constant tensor
             return ("tensor", ctx.tensor(ctx.lifted[node.name]))
         shape, dtype = ctx.node_meta(node)
-        vid = ctx.add_value(node.name, "input", _univk_dtype(dtype, f"input '{node.name}'"), shape)
+        name = ctx.input_names[len(ctx.inputs)] if len(ctx.inputs) < len(ctx.input_names) else node.name
+        vid = ctx.add_value(name, "input", _univk_dtype(dtype, f"input '{name}'"), shape)
         ctx.inputs.append(vid)
         return ("tensor", vid)
     if node.op == "get_attr":
@@ -229,44 +187,61 @@ def _convert(ctx, gm, node):
         if isinstance(obj, torch.Tensor):
             return ("tensor", ctx.tensor(obj))
         return ("static", obj)
+    if node.op != "call_function":
+        raise ExportError(f"node '{node.name}': fx op '{node.op}' is not supported")
     args = node.args
     kwargs = dict(node.kwargs)
-    # Python-level computations on static values (x.size(0) * 2, shape tuples) run now.
-    if node.op in ("call_function", "call_method") and ctx.is_static(list(args)) and ctx.is_static(
-            list(kwargs.values())):
-        sargs, skw = ctx.static(list(args)), {k: ctx.static(v) for k, v in kwargs.items()}
-        if node.op == "call_function":
-            value = node.target(*sargs, **skw)
-        else:
-            value = getattr(sargs[0], node.target)(*sargs[1:], **skw)
-        # A tensor made from Python values alone (torch.ones(3)) is a constant.
+    # Operators on Python values alone (sizes, constant factories such as aten.ones) run now.
+    if ctx.is_static(list(args)) and ctx.is_static(list(kwargs.values())):
+        value = node.target(*ctx.static(list(args)), **{k: ctx.static(v) for k, v in kwargs.items()})
         return ("tensor", ctx.tensor(value)) if isinstance(value, torch.Tensor) else ("static", value)
-    if node.op == "call_method" and node.target == "size":
-        shape = ctx.shape(ctx.tensor(args[0]))
-        dim = ctx.static(args[1]) if len(args) > 1 else kwargs.get("dim")
-        return ("static", torch.Size(shape) if dim is None else shape[dim])
-    if node.op == "call_module":
-        mod = gm.get_submodule(node.target)
-        return ("tensor", _module_call(ctx, node, mod, list(args), kwargs))
-    if node.op == "call_function" and aten.is_aten(node.target):
-        return ("tensor", aten.convert_aten(ctx, node))
-    if node.op == "call_function" and aten.getitem_of_multi_output(node):
-        if args[1] == 0:
-            return ("tensor", ctx.tensor(args[0]))
-        # Extra results (batch norm statistics, pooling indices): an error only if used.
-        return ("invalid", f"node '{node.name}': result {args[1]} of '{args[0].name}' is not supported")
-    if node.op in ("call_function", "call_method"):
-        name = node.target if node.op == "call_method" else _target_name(node.target)
-        handler = FUNCTIONS.get(name)
-        if handler is None:
-            raise ExportError(f"node '{node.name}': {node.op} '{name}' is not supported")
-        # Static arguments of tensor ops are resolved here; tensor arguments stay fx nodes.
-        def resolve(a):
-            return a if not isinstance(a, torch.fx.Node) or ctx.env[a][0] == "tensor" else ctx.static(a)
+    if aten.is_aten(node.target):
+        folded = _fold_constant(ctx, node)
+        return folded if folded is not None else aten.convert_aten(ctx, node)
+    if aten.is_getitem(node):
+        kind, value = ctx.env[args[0]]
+        if kind == "invalid":
+            raise ExportError(value)
+        if kind != "results":
+            raise ExportError(f"node '{node.name}': indexing a tensor with getitem is not supported")
+        return value(ctx, node, args[1])
+    raise ExportError(f"node '{node.name}': function '{_target_name(node.target)}' is not supported")
 
-        resolved_kwargs = {k: resolve(v) for k, v in kwargs.items()}
-        return ("tensor", handler(ctx, node, [resolve(a) for a in args], resolved_kwargs))
-    raise ExportError(f"node '{node.name}': fx op '{node.op}' is not supported")
+
+class _NotConstant(Exception):
+    pass
+
+
+def _fold_constant(ctx, node):
+    """An operator whose tensor inputs are all constants (a causal mask built in forward, a
+    weight reshaped) runs now and its result becomes a constant; None when it has other inputs
+    or does not give one tensor."""
+    found = []
+
+    def value(arg):
+        kind, v = ctx.env[arg]
+        if kind == "static":
+            return v
+        if kind != "tensor" or ctx.values[v].kind != "constant":
+            raise _NotConstant
+        found.append(v)
+        return torch.from_numpy(ctx.values[v].data)
+
+    try:
+        args = torch.fx.node.map_arg(node.args, value)
+        kwargs = torch.fx.node.map_arg(node.kwargs, value)
+    except _NotConstant:
+        return None
+    if not found:
+        return None
+    with torch.no_grad():
+        result = node.target(*args, **kwargs)
+    if not isinstance(result, torch.Tensor):
+        return None
+    data = result.detach().contiguous()
+    what = f"node '{node.name}'"
+    return ("tensor", ctx.add_value(node.name, "constant", _univk_dtype(data.dtype, what), data.shape,
+                                    data.numpy().copy()))
 
 
 def _fold_batch_norms(ctx):
@@ -328,34 +303,75 @@ def _build_graph(ctx):
     return g
 
 
-_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, np)) + (os.path.dirname(__file__) + os.sep,)
-
-
 def _user_frame(tb):
-    """The innermost traceback frame outside torch, numpy and univk: the model's own source line."""
+    """The innermost traceback frame of the model's own source (torch.nn counts as model)."""
     for frame in reversed(traceback.extract_tb(tb)):
-        if not os.path.abspath(frame.filename).startswith(_LIBRARY_DIRS):
+        if not aten_trace.is_library_file(frame.filename) and not frame.filename.startswith(_NUMPY_DIR):
             return frame
     return None
 
 
-def _capture_error(what, module, error):
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+
+
+def _source_text(filename, lineno, function):
+    text = f"{filename}:{lineno} (in {function})"
+    line = linecache.getline(filename, lineno).strip()
+    return f"{text}: {line}" if line else text
+
+
+def _module_text(name, type_name):
+    return f"module '{name}' ({type_name})" if name else f"the root module ({type_name})"
+
+
+def _capture_error(what, module, error, running=None):
     """An ExportError for a tracer failure, naming the module and the model's source line."""
     frame = _user_frame(error.__traceback__)
-    where = ""
+    where = "" if running is None or not running[0] else f" in {_module_text(*running)}"
     if frame is not None:
-        where = f" at {frame.filename}:{frame.lineno} (in {frame.name})"
-        if frame.line:
-            where += f": {frame.line.strip()}"
+        where += " at " + _source_text(frame.filename, frame.lineno, frame.name)
     return ExportError(f"{what} cannot capture module {type(module).__name__}{where}: {type(error).__name__}: {error}")
 
 
+_STACK_LINE = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def _location(node):
+    """" in module 'a.b' (Type) at file:line (in f): source" for a graph node, or ""."""
+    module = node.meta.get("univk_module")  # make_fx (aten_trace.py)
+    if module is None and node.meta.get("nn_module_stack"):  # torch.export
+        name, type_ = list(node.meta["nn_module_stack"].values())[-1]
+        module = (name, getattr(type_, "__name__", str(type_).rsplit(".", 1)[-1]))
+    source = node.meta.get("univk_source")
+    if source is None and node.meta.get("stack_trace"):
+        frames = _STACK_LINE.findall(node.meta["stack_trace"])
+        if frames:
+            source = (frames[-1][0], int(frames[-1][1]), frames[-1][2])
+    text = ""
+    if module is not None and module[0]:
+        text += f" in {_module_text(*module)}"
+    if source is not None:
+        text += " at " + _source_text(*source)
+    return text
+
+
+def _input_names(module, count):
+    """The forward parameters' names for the example inputs (make_fx names them arg0_1, ...)."""
+    try:
+        params = list(inspect.signature(module.forward).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return names[:count] if len(names) >= count else []
+
+
 def _trace(module, example_inputs):
-    """(graph module with shapes in node.meta, {placeholder name: (qualified name, lifted tensor)})."""
+    """(graph module with shapes in node.meta, {placeholder name: (qualified name, lifted tensor)},
+    names of the inputs or [] to keep the graph's)."""
     export = getattr(getattr(torch, "export", None), "export", None)
     if export is not None:
         try:
-            with torch.no_grad():
+            with aten_trace.composite_path(module):
                 program = export(module, example_inputs)
         except Exception as e:
             raise _capture_error("torch.export", module, e) from e
@@ -369,36 +385,12 @@ def _trace(module, example_inputs):
                 if name not in tensors:
                     raise ExportError(f"torch.export: no tensor for '{name}'")
                 lifted[placeholder] = (name, tensors[name])
-        return program.graph_module, lifted
+        return program.graph_module, lifted, []
     try:
-        gm = torch.fx.symbolic_trace(module)
-    except Exception as e:
-        raise _capture_error("torch.fx", module, e) from e
-    prop = _ShapeProp(gm)
-    printed = io.StringIO()
-    try:
-        # ShapeProp prints the traceback of a failing node before it re-raises; the ExportError
-        # below says the same, so that print is dropped (anything printed on success is kept).
-        with torch.no_grad(), contextlib.redirect_stderr(printed):
-            prop.propagate(*example_inputs)
-    except Exception as e:
-        cause = e.__context__ if e.__context__ is not None else e  # the model's own error
-        node = prop.current
-        at = "" if node is None else f" at node '{node.name}' ({node.op} {_target_name(node.target)})"
-        raise ExportError(f"module {type(module).__name__} fails on the example inputs{at}: "
-                          f"{type(cause).__name__}: {cause}") from e
-    sys.stderr.write(printed.getvalue())
-    return gm, {}
-
-
-class _ShapeProp(ShapeProp):
-    """ShapeProp that remembers the node it runs, to name it when the module fails."""
-
-    current = None
-
-    def run_node(self, n):
-        self.current = n
-        return super().run_node(n)
+        gm = aten_trace.trace(module, example_inputs)
+    except aten_trace.CaptureFailure as e:
+        raise _capture_error("make_fx", module, e.error, e.module) from e.error
+    return gm, {}, _input_names(module, len(example_inputs))
 
 
 def capture(module, example_inputs):
@@ -409,8 +401,12 @@ def capture(module, example_inputs):
     for i, x in enumerate(example_inputs):
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"univk.export: example input {i} is a {type(x).__name__}, not a tensor")
-    gm, lifted = _trace(module, example_inputs)
-    ctx = _Context(module, lifted)
+    gm, lifted, input_names = _trace(module, example_inputs)
+    ctx = _Context(module, lifted, input_names)
+    for node in gm.graph.nodes:
+        if aten.is_random(node):
+            raise ExportError(f"node '{node.name}': random operator '{node.target}' (a module in training mode? "
+                              f"call module.eval()){_location(node)}")
     structure = None
     for node in gm.graph.nodes:
         if node.op == "output":
@@ -418,15 +414,47 @@ def capture(module, example_inputs):
             flat = list(result) if isinstance(result, (list, tuple)) else [result]
             structure = "tuple" if isinstance(result, (list, tuple)) else "single"
             for r in flat:
+                if isinstance(r, (list, tuple)):
+                    raise ExportError(f"output {r!r} is a nested tuple: return a tensor or a flat tuple of tensors")
                 if not isinstance(r, torch.fx.Node):
                     raise ExportError(f"output {r!r} is not a tensor computed by the model")
                 ctx.outputs.append(ctx.tensor(r))
             continue
         try:
             ctx.env[node] = _convert(ctx, gm, node)
-        except ExportError:
-            raise
+        except ExportError as e:
+            named = str(e) if f"node '{node.name}'" in str(e) else f"node '{node.name}': {e}"
+            raise ExportError(f"{named}{_location(node)}") from e
         except Exception as e:  # a Python error inside a handler: name the node
-            raise ExportError(f"node '{node.name}' ({node.op} {node.target}): {e}") from e
+            raise ExportError(f"node '{node.name}' ({node.op} {node.target}){_location(node)}: {e}") from e
     _fold_batch_norms(ctx)
+    _warn_limits(ctx)
     return _build_graph(ctx), structure
+
+
+# A binding covers at most maxStorageBufferRange bytes: 4 GiB - 1 on the largest devices,
+# 128 MiB on many others (lavapipe, most mobile GPUs).
+_TENSOR_LIMIT = 2 ** 32 - 1
+_WEIGHT_LIMIT = 128 * 2 ** 20
+
+
+def _warn_limits(ctx):
+    """Warns for values over the binding limits of common devices: the backends split the
+    operators they can (docs/VGF_BACKEND.md, "Splitting"); others fail to load there."""
+    node_of = {}  # value id -> the node that computes it, else its first user
+    for n in ctx.nodes:
+        node_of[n.output] = n.name
+    for n in ctx.nodes:
+        for v in n.inputs:
+            node_of.setdefault(v, n.name)
+    for vid, node in node_of.items():
+        v = ctx.values[vid]
+        size = int(np.prod(v.shape, dtype=np.int64)) * np.dtype(v.dtype).itemsize
+        if size > _TENSOR_LIMIT:
+            warnings.warn(f"node '{node}': {v.kind} '{v.name}' {v.shape} holds {size} bytes, over 4 GiB - 1 (the "
+                          "largest maxStorageBufferRange): it runs only where the backend splits the operator",
+                          ExportLimitWarning, stacklevel=3)
+        elif size > _WEIGHT_LIMIT and v.kind == "constant":
+            warnings.warn(f"node '{node}': weight '{v.name}' {v.shape} holds {size} bytes, over the 128 MiB "
+                          "maxStorageBufferRange of many devices (lavapipe, most mobile GPUs): it runs there "
+                          "only where the backend splits the operator", ExportLimitWarning, stacklevel=3)

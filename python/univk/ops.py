@@ -1,7 +1,7 @@
-"""Mapping of torch.fx nodes to univk graph IR operators (PyTorch semantics).
+"""Handlers that turn one PyTorch operator call into univk graph IR operators (PyTorch semantics).
 
-Each handler receives the exporter context, the fx node and its bound arguments and returns
-the IR value of the node's result. Op and attribute names are those of univk's CPU reference
+Each handler receives the exporter context, the fx node and its arguments under PyTorch-API
+names (aten.py binds ATen schemas to them) and returns the IR value of the node's result. Op and attribute names are those of univk's CPU reference
 kernels (docs/OPERATORS.md): the IR keeps PyTorch's meaning, the C++ lowerings translate it.
 """
 
@@ -12,6 +12,10 @@ _NO_DEFAULT = object()
 
 class ExportError(RuntimeError):
     """A model construct univk cannot export; the message names the fx node."""
+
+
+class ExportLimitWarning(UserWarning):
+    """A tensor or weight over the binding limit of common devices (warned at export)."""
 
 
 def bind(node, signature, args, kwargs):
@@ -245,46 +249,6 @@ def _cat(ctx, node, args, kwargs):
     return ctx.emit(node, "cat", {"dim": int(a["dim"])}, [ctx.tensor(t) for t in a["tensors"]])
 
 
-def _getitem(ctx, node, args, kwargs):
-    base, index = args
-    index = index if isinstance(index, tuple) else (index,)
-    x = ctx.tensor(base)
-    shape = list(ctx.shape(x))
-    if any(i is Ellipsis or i is None for i in index):
-        raise ExportError(f"node '{node.name}': indexing with ... or None is not supported")
-    if len(index) > len(shape):
-        raise ExportError(f"node '{node.name}': too many indices")
-    current = x
-    for dim, item in enumerate(index):
-        if isinstance(item, slice):
-            if item.step not in (None, 1):
-                raise ExportError(f"node '{node.name}': slicing with step {item.step} is not supported")
-            if item.start in (None, 0) and item.stop is None:
-                continue
-            start, stop, _ = item.indices(shape[dim])
-            stop = max(start, stop)
-        elif isinstance(item, int):
-            start = item + shape[dim] if item < 0 else item
-            stop = start + 1
-        else:
-            raise ExportError(f"node '{node.name}': index of type {type(item).__name__} is not supported")
-        shape[dim] = stop - start
-        current = ctx.emit_internal(node, "slice", {"dim": dim, "start": start, "end": stop}, [current], shape)
-    # Integer indices drop their dims: the final reshape gives the node's own shape.
-    return ctx.emit(node, "reshape", {"shape": list(ctx.node_shape(node))}, [current])
-
-
-def _dropout(ctx, node, args, kwargs):
-    a = bind(node, [("input", _NO_DEFAULT), ("p", 0.5), ("training", True), ("inplace", False)], args, kwargs)
-    if a["training"]:
-        raise ExportError(f"node '{node.name}': dropout in training mode (call module.eval() or pass training=False)")
-    return ctx.alias(a["input"])
-
-
-def _identity(ctx, node, args, kwargs):
-    return ctx.alias(args[0])
-
-
 def _layer_norm(ctx, node, args, kwargs):
     a = bind(node, [("input", _NO_DEFAULT), ("normalized_shape", _NO_DEFAULT), ("weight", None), ("bias", None),
                     ("eps", 1e-5)], args, kwargs)
@@ -313,7 +277,7 @@ def _batch_norm(ctx, node, args, kwargs):
     return ctx.emit(node, "batch_norm", {"eps": float(a["eps"])}, inputs)
 
 
-# Functions and methods by name (torch.X, torch.nn.functional.X, operator.X, tensor.X()).
+# Handlers by PyTorch operator name.
 FUNCTIONS = {
     "sigmoid": _unary("sigmoid"), "tanh": _unary("tanh"), "exp": _unary("exp"), "log": _unary("log"),
     "neg": _unary("neg"), "abs": _unary("abs"), "reciprocal": _unary("reciprocal"), "rsqrt": _unary("rsqrt"),
@@ -321,17 +285,14 @@ FUNCTIONS = {
     "hardswish": _unary("hardswish"), "hardsigmoid": _unary("hardsigmoid"),
     "hardtanh": _unary("hardtanh", [("min_val", -1.0), ("max_val", 1.0)]),
     "gelu": _unary("gelu", [("approximate", "none")]),
-    "clamp": _clamp, "clip": _clamp,
-    "add": _binary("add"), "iadd": _binary("add"), "sub": _binary("sub"), "isub": _binary("sub"),
-    "mul": _binary("mul"), "imul": _binary("mul"), "div": _binary("div"), "truediv": _binary("div"),
+    "clamp": _clamp,
+    "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
     "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"),
     "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_avg_pool2d,
     "conv2d": _conv2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
     "mean": _reduce("mean"), "sum": _reduce("sum"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
-    "flatten": _flatten, "reshape": _reshape, "view": _reshape, "permute": _permute, "transpose": _transpose,
+    "flatten": _flatten, "reshape": _reshape, "permute": _permute, "transpose": _transpose,
     "squeeze": _squeeze("squeeze"), "unsqueeze": _squeeze("unsqueeze"),
-    "cat": _cat, "concat": _cat, "getitem": _getitem, "batch_norm": _batch_norm,
-    "dropout": _dropout, "contiguous": _identity, "clone": _identity, "detach": _identity,
-    "layer_norm": _layer_norm,
+    "cat": _cat, "batch_norm": _batch_norm, "layer_norm": _layer_norm,
 }

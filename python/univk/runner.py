@@ -33,10 +33,10 @@ class Method:
     method has one output, else a tuple)."""
 
     def __init__(self, program, name="forward", mode="auto", require_no_cpu_fallback=False, options=None,
-                 backend_options=None):
+                 backend_options=None, host_inputs=None, host_outputs=None):
         self._program = program  # keeps the C++ Program alive (the Method also holds it)
         self._method = program.load_method(name, mode, require_no_cpu_fallback, options or {},
-                                           backend_options or {})
+                                           backend_options or {}, host_inputs or {}, host_outputs or {})
 
     @property
     def name(self):
@@ -51,6 +51,27 @@ class Method:
         arrays = [_to_numpy(x, i) for i, x in enumerate(inputs)]
         outputs = [torch.from_numpy(a) for a in self._method.execute(arrays)]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def input_array(self, index=0):
+        """A writable numpy array over input `index`'s memory in the method (no copy): fill it,
+        then call run(). It keeps the method alive. Write into it from torch without an
+        intermediate copy with `torch.from_numpy(arr).copy_(t)`."""
+        return self._method.input_array(index)
+
+    def output_array(self, index=0):
+        """A read-only numpy array over output `index`'s memory: the outputs of the last run()
+        or call, overwritten by the next one (copy it to keep it)."""
+        return self._method.output_array(index)
+
+    def run(self):
+        """Runs the method on what the input arrays hold; the outputs land in the output arrays."""
+        self._method.run()
+
+    def io_info(self):
+        """{'inputs': [...], 'outputs': [...], 'zero_copy': bool}; each entry 'mapped',
+        'imported' (host_inputs/host_outputs), 'staged' (a GPU copy per run) or 'host'
+        (per_delegate: copies like a call)."""
+        return self._method.io_info()
 
     def delegate_calls(self):
         """Per delegate call: backend, device_key, device and queue (VkDevice/VkQueue handles as
@@ -68,11 +89,27 @@ class Method:
         return self._method.output_infos()
 
 
-def load(path, method="forward", mode="auto", require_no_cpu_fallback=False, options=None, backend_options=None):
+def load(path, method="forward", mode="auto", require_no_cpu_fallback=False, options=None, backend_options=None,
+         host_inputs=None, host_outputs=None):
     """Loads a .uvk file and returns its method `method` ready to call.
 
     mode: 'auto' (fused when possible), 'per_delegate' or 'fused'. options: runtime options
     given to every backend (e.g. {'vulkan_shared_context_mode': 'disabled'}); backend_options:
-    per backend id."""
+    per backend id. host_inputs / host_outputs: {index: numpy array} of caller memory the method
+    uses as that input's or output's buffer (VK_EXT_external_memory_host; see aligned_buffer);
+    the method keeps the arrays alive."""
     program = _univk.Program.load(str(path))
-    return Method(program, method, mode, require_no_cpu_fallback, options, backend_options)
+    return Method(program, method, mode, require_no_cpu_fallback, options, backend_options, host_inputs,
+                  host_outputs)
+
+
+def aligned_buffer(nbytes, alignment=65536):
+    """A zero-filled uint8 numpy array for host_inputs / host_outputs: its memory starts on
+    `alignment` and its length is `nbytes` rounded up to a multiple of it (the device's
+    minImportedHostPointerAlignment, 4096 on lavapipe and NVIDIA, must divide `alignment`).
+    After loading, method.input_array(i) / output_array(i) view it with the tensor's dtype and
+    shape."""
+    size = max(alignment, (int(nbytes) + alignment - 1) // alignment * alignment)
+    raw = np.zeros(size + alignment, dtype=np.uint8)
+    start = (-raw.ctypes.data) % alignment
+    return raw[start:start + size]

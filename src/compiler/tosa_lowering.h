@@ -5,7 +5,8 @@
 // convolutions) read NHWC; shape operators (reshape, permute, matmul) read natural values; the
 // others work in whichever layout their operands already have. A TRANSPOSE is added, once per
 // value and layout, only where a value is needed in a layout it does not exist in yet. Partition
-// inputs and outputs are natural, so the VGF boundary carries explicit TRANSPOSEs.
+// inputs and outputs come in the layout the caller gives (layouts.h); a natural one next to an
+// NHWC operator costs an explicit TRANSPOSE at the VGF boundary.
 //
 // Constants: IR constants (and tensors derived from them at compile time, e.g. transposed
 // weights) become inline SPIR-V constants up to kMaxInlineConstantElements elements and graph
@@ -21,26 +22,30 @@
 #include <string>
 #include <vector>
 
+#include "permute.h"
 #include "univk/base/status.h"
 #include "univk/compiler/graph.h"
+#include "univk/compiler/layouts.h"
 #include "univk/spirv/tosa_graph.h"
 
 namespace univk::compiler::detail {
 
 inline constexpr int64_t kMaxInlineConstantElements = 16;
 
-enum class Layout { kNatural, kNhwc };
+using Layout = TensorLayout;
 
 class TosaLowering {
  public:
   explicit TosaLowering(const Graph& graph) : graph_(graph) {}
 
-  // Declares `value` as graph input number `binding` (set 0), in natural layout.
-  void add_input(ValueId value, uint32_t binding);
+  // Declares `value` as graph input number `binding` (set 0), in `layout` (NHWC: rank 4 only).
+  void add_input(ValueId value, uint32_t binding, Layout layout = Layout::kNatural);
   // Lowers one node (its inputs must be inputs, constants or lowered nodes).
   Status lower_node(const Node& node);
-  // Makes `value` a graph output (natural layout) at `binding` of set 0.
-  Status add_output(ValueId value, uint32_t binding);
+  // Makes `value` a graph output at `binding` of set 0, in `layout` (NHWC: rank 4 only).
+  Status add_output(ValueId value, uint32_t binding, Layout layout = Layout::kNatural);
+  // NHWC when the value is rank 4 and already exists as NHWC, else natural.
+  Layout preferred_layout(ValueId value) const;
   // The PyTorch operators lower_node takes (some only with certain attributes), sorted.
   static std::vector<std::string> lowered_ops();
 
@@ -55,8 +60,6 @@ class TosaLowering {
   // The TOSA value of an IR value in a layout (adding a TRANSPOSE or constant when needed).
   Result<TosaId> get(ValueId value, Layout layout);
   bool has(ValueId value, Layout layout) const;
-  // NHWC when the value is rank 4 and already exists as NHWC, else natural.
-  Layout preferred_layout(ValueId value) const;
   void set(ValueId value, Layout layout, TosaId id);
 
   // A constant tensor (fp32 or other dtype), inline or as a graph constant.
@@ -101,13 +104,5 @@ class TosaLowering {
   std::map<ValueId, TosaId> nhwc_;
   uint32_t next_graph_constant_ = 0;
 };
-
-// A copy of `tensor` with its dims permuted (out dim i = in dim perms[i]); any dtype.
-HostTensor permute_tensor(const HostTensor& tensor, const std::vector<int64_t>& perms);
-std::vector<int64_t> permuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perms);
-
-// NCHW <-> NHWC permutations.
-inline const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
-inline const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
 
 }  // namespace univk::compiler::detail

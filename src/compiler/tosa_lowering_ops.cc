@@ -332,8 +332,11 @@ Status TosaLowering::lower_linear(const Node& node) {
   TosaId a = reshape(x, {1, rows, n_in});
   TosaId b;
   if (wv.kind == ValueKind::kConstant) {
-    UNIVK_ASSIGN_OR_RETURN(HostTensor wt, permute_tensor(*wv.constant, {1, 0}).reshaped(Shape{1, n_in, n_out}));
-    b = constant(wt);
+    // The weight stays [N, K] (each output feature's K values contiguous) under a TRANSPOSE that
+    // backends fold into a strided view: a GEMM can then cut a weight larger than one binding
+    // along N (kernels/split.h), where [K, N] rows would span all of it.
+    UNIVK_ASSIGN_OR_RETURN(HostTensor w3, wv.constant->reshaped(Shape{1, n_out, n_in}));
+    b = transpose(constant(w3), {0, 2, 1});
   } else {
     UNIVK_ASSIGN_OR_RETURN(TosaId w, get(node.inputs[1], Layout::kNatural));
     b = reshape(transpose(w, {1, 0}), {1, n_in, n_out});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "permute.h"
 #include "tosa_lowering.h"
 #include "univk/vgf/vgf_file.h"
 
@@ -27,23 +28,67 @@ Status vgf_supports(const Graph& graph, const Node& node) {
 
 std::vector<std::string> vgf_lowered_ops() { return detail::TosaLowering::lowered_ops(); }
 
-Result<spirv::TosaGraph> lower_to_tosa(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io) {
+namespace {
+
+// `layouts` must name every boundary value or none, and NHWC only for rank-4 values.
+Status check_layouts(const Graph& graph, const SubgraphIO& io, const BoundaryLayouts& layouts) {
+  if (!layouts.inputs.empty() && layouts.inputs.size() != io.inputs.size())
+    return invalid_argument("vgf lowering: " + std::to_string(layouts.inputs.size()) + " input layouts for " +
+                            std::to_string(io.inputs.size()) + " inputs");
+  if (!layouts.outputs.empty() && layouts.outputs.size() != io.outputs.size())
+    return invalid_argument("vgf lowering: " + std::to_string(layouts.outputs.size()) + " output layouts for " +
+                            std::to_string(io.outputs.size()) + " outputs");
+  auto check_rank = [&](ValueId v, bool nhwc) {
+    if (!nhwc || graph.value(v).shape.rank() == 4) return ok_status();
+    return invalid_argument("vgf lowering: NHWC asked for the rank-" + std::to_string(graph.value(v).shape.rank()) +
+                            " value '" + graph.value(v).name + "'");
+  };
+  for (size_t i = 0; i < layouts.inputs.size(); ++i)
+    UNIVK_RETURN_IF_ERROR(check_rank(io.inputs[i], layouts.inputs[i] == TensorLayout::kNhwc));
+  for (size_t i = 0; i < layouts.outputs.size(); ++i)
+    UNIVK_RETURN_IF_ERROR(check_rank(io.outputs[i], layouts.outputs[i] != OutputLayout::kNatural));
+  return ok_status();
+}
+
+}  // namespace
+
+Result<spirv::TosaGraph> lower_to_tosa(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io,
+                                       const BoundaryLayouts& layouts, std::vector<TensorLayout>* output_layouts) {
   if (nodes.empty()) return invalid_argument("vgf lowering: empty partition");
   if (io.outputs.empty()) return invalid_argument("vgf lowering: the partition has no outputs");
+  UNIVK_RETURN_IF_ERROR(check_layouts(graph, io, layouts));
   detail::TosaLowering lowering(graph);
   uint32_t binding = 0;
-  for (ValueId in : io.inputs) lowering.add_input(in, binding++);
+  for (size_t i = 0; i < io.inputs.size(); ++i) {
+    lowering.add_input(io.inputs[i], binding++, layouts.inputs.empty() ? TensorLayout::kNatural : layouts.inputs[i]);
+  }
   for (NodeId n : nodes) {
     const Node& node = graph.node(n);
     Status s = lowering.lower_node(node);
     if (!s.ok()) return s.with_context("vgf lowering: node '" + node.name + "' (" + node.op + ")");
   }
-  for (ValueId out : io.outputs) UNIVK_RETURN_IF_ERROR(lowering.add_output(out, binding++));
+  std::vector<TensorLayout> chosen(io.outputs.size(), TensorLayout::kNatural);
+  for (size_t i = 0; i < io.outputs.size(); ++i) {
+    const OutputLayout rule = layouts.outputs.empty() ? OutputLayout::kNatural : layouts.outputs[i];
+    if (rule == OutputLayout::kNhwc ||
+        (rule == OutputLayout::kNhwcIfProduced && lowering.preferred_layout(io.outputs[i]) == TensorLayout::kNhwc)) {
+      chosen[i] = TensorLayout::kNhwc;
+    }
+    UNIVK_RETURN_IF_ERROR(lowering.add_output(io.outputs[i], binding++, chosen[i]));
+  }
+  if (output_layouts) *output_layouts = std::move(chosen);
   return std::move(lowering.tosa());
 }
 
 Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io) {
-  UNIVK_ASSIGN_OR_RETURN(spirv::TosaGraph tosa, lower_to_tosa(graph, nodes, io));
+  UNIVK_ASSIGN_OR_RETURN(VgfPartition part, lower_to_vgf(graph, nodes, io, BoundaryLayouts{}));
+  return std::move(part.bytes);
+}
+
+Result<VgfPartition> lower_to_vgf(const Graph& graph, std::span<const NodeId> nodes, const SubgraphIO& io,
+                                  const BoundaryLayouts& layouts) {
+  VgfPartition result;
+  UNIVK_ASSIGN_OR_RETURN(spirv::TosaGraph tosa, lower_to_tosa(graph, nodes, io, layouts, &result.output_layouts));
   auto words = spirv::write_tosa_graph(tosa);
   if (!words.ok()) return words.status().with_context("vgf lowering: SPIR-V");
 
@@ -64,7 +109,7 @@ Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const No
   vgf::DescriptorSetInfo set;
   set.set_index = 0;
 
-  auto add_tensor = [&](ValueId id, vgf::ResourceCategory category, uint32_t binding) -> Status {
+  auto add_tensor = [&](ValueId id, vgf::ResourceCategory category, uint32_t binding, TensorLayout layout) -> Status {
     const Value& v = graph.value(id);
     auto format = vgf::vk_format_from_dtype(v.dtype);
     if (!format)
@@ -73,7 +118,7 @@ Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const No
     r.category = category;
     r.vk_descriptor_type = vgf::vk::kDescriptorTypeTensorArm;
     r.vk_format = *format;
-    r.shape = v.shape.dims();
+    r.shape = layout == TensorLayout::kNhwc ? detail::permuted(v.shape.dims(), detail::kToNhwc) : v.shape.dims();
     const vgf::BindingSlot slot{binding, static_cast<uint32_t>(file.resources.size())};
     file.resources.push_back(std::move(r));
     set.bindings.push_back(slot);
@@ -89,8 +134,14 @@ Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const No
     return ok_status();
   };
   uint32_t binding = 0;
-  for (ValueId in : io.inputs) UNIVK_RETURN_IF_ERROR(add_tensor(in, vgf::ResourceCategory::kInput, binding++));
-  for (ValueId out : io.outputs) UNIVK_RETURN_IF_ERROR(add_tensor(out, vgf::ResourceCategory::kOutput, binding++));
+  for (size_t i = 0; i < io.inputs.size(); ++i) {
+    const TensorLayout layout = layouts.inputs.empty() ? TensorLayout::kNatural : layouts.inputs[i];
+    UNIVK_RETURN_IF_ERROR(add_tensor(io.inputs[i], vgf::ResourceCategory::kInput, binding++, layout));
+  }
+  for (size_t i = 0; i < io.outputs.size(); ++i) {
+    UNIVK_RETURN_IF_ERROR(
+        add_tensor(io.outputs[i], vgf::ResourceCategory::kOutput, binding++, result.output_layouts[i]));
+  }
   segment.set_infos.push_back(std::move(set));
 
   // Graph constants in id order: id i is constant table entry i (the 0.4.x convention).
@@ -119,7 +170,8 @@ Result<std::vector<uint8_t>> lower_to_vgf(const Graph& graph, std::span<const No
   file.segments.push_back(std::move(segment));
   auto bytes = vgf::encode_vgf(file, vgf::k0_4_3);
   if (!bytes.ok()) return bytes.status().with_context("vgf lowering: encode");
-  return bytes;
+  result.bytes = std::move(bytes).value();
+  return result;
 }
 
 }  // namespace univk::compiler

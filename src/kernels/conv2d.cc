@@ -85,11 +85,8 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   if (icg % chosen.bk == 0) flags |= kFlagAlignedK;
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, k, p.groups, p.epilogue, flags, p.split_k, device));
   d.push.assign(kConvPushWords, 0);
-  d.push[0] = u32(p.input_offset);
-  d.push[1] = u32(p.weight_offset);
-  d.push[2] = u32(p.bias_offset);
-  d.push[3] = u32(p.output_offset);
-  d.push[4] = u32(p.residual_offset);
+  detail::set_binding_offsets(d.push,
+                              {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, p.residual_offset});
   d.push[kConvM] = u32(m);
   d.push[kConvOCg] = u32(ocg);
   d.push[kConvK] = u32(k);
@@ -98,20 +95,14 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   d.push[kConvOW] = u32(p.out_w);
   d.push[kConvIH] = u32(p.in_h);
   d.push[kConvIW] = u32(p.in_w);
-  const ActivationStrides* act[] = {&p.input, &p.output};
-  for (uint32_t i = 0; i < 2; ++i) {
-    d.push[kConvInStrides + 4 * i] = u32(act[i]->n);
-    d.push[kConvInStrides + 4 * i + 1] = u32(act[i]->c);
-    d.push[kConvInStrides + 4 * i + 2] = u32(act[i]->h);
-    d.push[kConvInStrides + 4 * i + 3] = u32(act[i]->w);
-  }
+  detail::set_activation_strides(d.push, kConvInStrides, p.input, p.output);
   d.push[kConvWeightStrides] = u32(p.weight.oc);
   d.push[kConvWeightStrides + 1] = u32(p.weight.ic);
   d.push[kConvWeightStrides + 2] = u32(p.weight.tap);
   d.push[kConvKW] = u32(p.kernel_w);
-  d.push[kConvStride] = u32(p.stride_h | (p.stride_w << 16));
-  d.push[kConvDilation] = u32(p.dilation_h | (p.dilation_w << 16));
-  d.push[kConvPad] = u32(p.pad_top | (p.pad_left << 16));
+  d.push[kConvStride] = detail::pack_yx(p.stride_h, p.stride_w);
+  d.push[kConvDilation] = detail::pack_yx(p.dilation_h, p.dilation_w);
+  d.push[kConvPad] = detail::pack_yx(p.pad_top, p.pad_left);
   d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
   d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
   d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);

@@ -38,11 +38,7 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
   if (p.b.col == 1) flags |= detail::kFlagBNFast;
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));
   d.push.assign(kGemmPushWords, 0);
-  d.push[0] = u32(p.a.offset);
-  d.push[1] = u32(p.b.offset);
-  d.push[2] = u32(p.bias.offset);
-  d.push[3] = u32(p.out.offset);
-  d.push[4] = u32(p.residual_offset);
+  detail::set_binding_offsets(d.push, {p.a.offset, p.b.offset, p.bias.offset, p.out.offset, p.residual_offset});
   d.push[kGemmM] = u32(p.m);
   d.push[kGemmN] = u32(p.n);
   d.push[kGemmK] = u32(p.k);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
 #include "univk/vulkan/command.h"
 #include "univk_kernels_shaders.h"
@@ -20,6 +21,8 @@ const char* kernel_name(Kernel kernel) {
       return "gemm_coopmat_f16";
     case Kernel::kConv2dCoopmatF16:
       return "conv2d_coopmat_f16";
+    case Kernel::kDepthwiseF32:
+      return "depthwise_f32";
   }
   return "?";
 }
@@ -30,7 +33,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dF32:
     case Kernel::kGemmCoopmatF16:
     case Kernel::kConv2dCoopmatF16:
-      return 6;  // A/input, B/weight, bias, out, residual, scratch
+    case Kernel::kDepthwiseF32:
+      return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise)
   }
   return 0;
 }
@@ -43,6 +47,8 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kConv2dF32:
     case Kernel::kConv2dCoopmatF16:
       return kConvPushWords * 4;
+    case Kernel::kDepthwiseF32:
+      return kDwPushWords * 4;
   }
   return 0;
 }
@@ -57,6 +63,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::gemm_coopmat_f16_spv();
     case Kernel::kConv2dCoopmatF16:
       return shaders::conv2d_coopmat_f16_spv();
+    case Kernel::kDepthwiseF32:
+      return shaders::depthwise_f32_spv();
   }
   return {};
 }
@@ -69,17 +77,18 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
       std::min(properties.limits.maxComputeWorkGroupInvocations, properties.limits.maxComputeWorkGroupSize[0]);
   for (int i = 0; i < 3; ++i) traits.max_group_count[i] = properties.limits.maxComputeWorkGroupCount[i];
   traits.cpu = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  traits.max_binding_bytes = properties.limits.maxStorageBufferRange;
+  traits.binding_alignment = std::max<uint64_t>(properties.limits.minStorageBufferOffsetAlignment, 4);
   return traits;
 }
 
 DeviceTraits device_traits(const vulkan::Device& device, Precision precision) {
   DeviceTraits traits = device_traits(device.properties());
   // The cooperative-matrix kernels compile under the Vulkan memory model (gemm_tile.glsl).
-  traits.cooperative_matrix_f16 = device.enabled().cooperative_matrix_f16_16x16x16 &&
-                                  device.has(vulkan::Feature::kShaderFloat16) &&
-                                  device.has(vulkan::Feature::kVulkanMemoryModel) &&
-                                  device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
-                                  device.enabled().subgroup_size == 32;
+  traits.cooperative_matrix_f16 =
+      device.enabled().cooperative_matrix_f16_16x16x16 && device.has(vulkan::Feature::kShaderFloat16) &&
+      device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
+      device.enabled().subgroup_size == 32;
   traits.precision = precision;
   return traits;
 }
@@ -107,6 +116,16 @@ Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> e
                             ", which has " + std::to_string(operands) + " operand bindings");
   }
   for (size_t i = 0; i < extra.size(); ++i) dispatch.push[i] += extra[i];
+  for (const KernelDispatch::VectorAccess& access : dispatch.vector_access) {
+    bool aligned = true;
+    for (uint32_t i = 0; i < operands; ++i) {
+      if ((access.bindings >> i & 1u) != 0 && dispatch.push[i] % 4 != 0) aligned = false;
+    }
+    if (aligned) continue;
+    for (auto& [id, value] : dispatch.specialization) {
+      if (id == access.constant_id) value &= ~access.flag;
+    }
+  }
   return ok_status();
 }
 

@@ -5,6 +5,7 @@ namespace univk::kernels {
 Result<KernelDispatch> plan(const Problem& problem, const DeviceTraits& device) {
   if (const auto* gemm = std::get_if<GemmProblem>(&problem)) return plan_gemm(*gemm, device);
   if (const auto* conv = std::get_if<Conv2dProblem>(&problem)) return plan_conv2d(*conv, device);
+  if (const auto* dw = std::get_if<DepthwiseProblem>(&problem)) return plan_depthwise(*dw, device);
   return invalid_argument("no kernel problem to plan");
 }
 

@@ -11,9 +11,13 @@ namespace {
 // one uses 128 invocations, the guaranteed maxComputeWorkGroupInvocations, so every device has
 // one. Then direct (CPU implementations).
 constexpr Tiling kTilings[] = {
-    {128, 128, 8, 8, 4}, {128, 64, 8, 8, 4},       {64, 64, 16, 4, 4},       {32, 32, 16, 2, 2},
-    {32, 32, 16, 4, 2},  {64, 64, 16, 4, 4, true}, {32, 64, 16, 4, 4, true}, {32, 32, 16, 4, 4, true},
+    {128, 128, 8, 8, 4},      {128, 64, 8, 8, 4},       {64, 64, 16, 4, 4},
+    {32, 32, 16, 2, 2},       {32, 32, 16, 4, 2},       {64, 64, 16, 4, 4, true},
+    {32, 64, 16, 4, 4, true}, {32, 32, 16, 4, 4, true}, {8, 128, 16, 2, 4, true},
 };
+// The last direct tiling, 8 rows tall, serves CPU problems of at most 8 rows (batch-1 linear
+// layers), where most of a 64-row tile would idle.
+constexpr const Tiling& kSkinnyDirect = kTilings[std::size(kTilings) - 1];
 
 // 256 invocations (8 subgroups of 32 in gemm_tile.glsl's 4 x 2 grid), BK a multiple of 16.
 constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64, 32, 4, 4, false, true}};
@@ -68,9 +72,12 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
     if (!fits(*forced, device)) return unsupported("the tiling does not fit the device's workgroup limits");
     return *forced;
   }
-  // A CPU implementation gets one direct tiling for every problem: the tile hardly matters
-  // there, and each distinct pipeline costs a second or more of shader compilation.
+  // A CPU implementation gets one direct tiling for every problem but the few-row ones: the
+  // tile hardly matters there, and each distinct pipeline costs a second or more of shader
+  // compilation. With at most 8 rows, the skinny one (a 64-row tile would idle 63 of 64 rows
+  // of invocations for a batch-1 linear layer).
   if (device.cpu) {
+    if (m <= int64_t{kSkinnyDirect.bm} && fits(kSkinnyDirect, device)) return kSkinnyDirect;
     for (const Tiling& t : kTilings) {
       if (t.direct && fits(t, device)) return t;
     }

@@ -1,12 +1,16 @@
-// Tiling choice and limit checks shared by the GEMM-shaped planners (gemm.cc, conv2d.cc).
-// Internal to univk_kernels.
+// Tiling choice, limit checks and push-constant packing shared by the planners (gemm.cc,
+// conv2d.cc, depthwise.cc). Internal to univk_kernels.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include <array>
+#include <vector>
+
 #include "univk/base/status.h"
+#include "univk/kernels/conv2d.h"
 #include "univk/kernels/gemm.h"
 
 namespace univk::kernels::detail {
@@ -42,6 +46,26 @@ Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_
                          const std::string& what);
 
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// Push words 0..4: the element offsets of the operand bindings (kernel.h's interface), in
+// binding order: A/input, B/weight, bias, output, residual.
+inline void set_binding_offsets(std::vector<uint32_t>& push, const std::array<uint64_t, 5>& offsets) {
+  for (size_t i = 0; i < offsets.size(); ++i) push[i] = static_cast<uint32_t>(offsets[i]);
+}
+
+// Push words at..at+7: the (n, c, h, w) element strides of the input, then of the output.
+inline void set_activation_strides(std::vector<uint32_t>& push, size_t at, const ActivationStrides& input,
+                                   const ActivationStrides& output) {
+  for (const ActivationStrides* s : {&input, &output}) {
+    push[at++] = u32(s->n);
+    push[at++] = u32(s->c);
+    push[at++] = u32(s->h);
+    push[at++] = u32(s->w);
+  }
+}
+
+// A (y, x) pair of 16-bit values in one push word, y in the low half (the shaders unpack it).
+inline uint32_t pack_yx(int64_t y, int64_t x) { return u32(y | (x << 16)); }
 
 // FLAGS bits of gemm_tile.glsl.
 inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32;

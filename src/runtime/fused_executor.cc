@@ -29,13 +29,14 @@ Result<FusedIo> fused_io_from_name(std::string_view name) {
 
 Result<std::unique_ptr<FusedExecutor>> FusedExecutor::create(const MethodDesc& method,
                                                              std::span<DelegateSlot> delegates,
-                                                             vulkan::DeviceLease device, FusedIo io) {
+                                                             vulkan::DeviceLease device, FusedIo io,
+                                                             std::span<const HostMemoryBinding> host_memory) {
   std::unique_ptr<FusedExecutor> executor(new FusedExecutor());
   executor->device_ = std::move(device);
   executor->method_ = &method;
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(executor->device_));
   executor->pool_.emplace(std::move(pool));
-  UNIVK_RETURN_IF_ERROR(executor->allocate(method, io));
+  UNIVK_RETURN_IF_ERROR(executor->allocate(method, io, host_memory));
   UNIVK_RETURN_IF_ERROR(executor->record(method, delegates));
   return executor;
 }
@@ -54,9 +55,23 @@ void FusedExecutor::release_commands() {
   pool_.reset();
 }
 
-Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
+Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io, std::span<const HostMemoryBinding> host_memory) {
   const size_t value_count = method.values.size();
   locations_.assign(value_count, {});
+  // Caller memory first: the loader checked indices, sizes and that no value is bound twice.
+  std::vector<bool> imported(value_count, false);
+  for (const HostMemoryBinding& binding : host_memory) {
+    const uint32_t v = binding.output ? method.outputs[binding.index] : method.inputs[binding.index];
+    const std::string what = std::string(binding.output ? "output " : "input ") + std::to_string(binding.index);
+    auto buffer = vulkan::Buffer::import_host(device_, binding.data, binding.bytes);
+    if (!buffer.ok()) return buffer.status().with_context("host memory for " + what);
+    locations_[v].range = {buffer->handle(), 0, device_size(method.values[v].info)};
+    locations_[v].host = buffer->mapped();
+    locations_[v].path = IoPath::kImported;
+    imported[v] = true;
+    imported_.push_back(buffers_.size());
+    buffers_.push_back(std::move(buffer).value());
+  }
   std::vector<bool> is_input(value_count, false), is_output(value_count, false);
   for (uint32_t v : method.inputs) is_input[v] = true;
   for (uint32_t v : method.outputs) is_output[v] = true;
@@ -109,6 +124,7 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
     UNIVK_ASSIGN_OR_RETURN(auto host, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kHostVisible));
     UNIVK_ASSIGN_OR_RETURN(auto local, vulkan::Buffer::create(device_, size, vulkan::MemoryKind::kDeviceLocal));
     loc.staged = true;
+    loc.path = IoPath::kStaged;
     loc.staging = {host.handle(), 0, size};
     loc.host = host.mapped();
     loc.range = {local.handle(), 0, size};
@@ -135,6 +151,8 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io) {
       if (!value.constant_bytes.empty())
         std::memcpy(locations_[v].host, value.constant_bytes.data(), value.constant_bytes.size());
       if (locations_[v].staged) staged_constants.push_back(v);
+    } else if (imported[v]) {
+      continue;
     } else if (is_input[v] || is_output[v]) {
       UNIVK_RETURN_IF_ERROR(make_io(v, /*host_reads=*/!is_input[v]));
     } else if (writer[v] != kNeverRead) {
@@ -237,13 +255,9 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
   return vulkan::end_command_buffer(*device_, cmd_);
 }
 
-Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTensor> inputs) {
+Status FusedExecutor::run() {
   if (cmd_ == VK_NULL_HANDLE) return internal_error("fused method: executed after release");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].byte_size() != 0) {
-      parallel_memcpy(locations_[method_->inputs[i]].host, inputs[i].bytes().data(), inputs[i].byte_size());
-    }
-  }
+  for (size_t b : imported_) UNIVK_RETURN_IF_ERROR(buffers_[b].flush_host_writes());
   vulkan::Queue& queue = device_->queue();
   // Waiting (on the GPU) for this executor's previous submission orders this one after it.
   UNIVK_ASSIGN_OR_RETURN(const uint64_t value,
@@ -251,6 +265,18 @@ Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTenso
   last_submitted_ = value;
   UNIVK_RETURN_IF_ERROR(queue.wait(value));
   last_completed_ = value;
+  for (size_t b : imported_) UNIVK_RETURN_IF_ERROR(buffers_[b].invalidate_for_host_reads());
+  return ok_status();
+}
+
+Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTensor> inputs) {
+  if (cmd_ == VK_NULL_HANDLE) return internal_error("fused method: executed after release");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].byte_size() != 0) {
+      parallel_memcpy(locations_[method_->inputs[i]].host, inputs[i].bytes().data(), inputs[i].byte_size());
+    }
+  }
+  UNIVK_RETURN_IF_ERROR(run());
 
   std::vector<HostTensor> outputs;
   outputs.reserve(method_->outputs.size());

@@ -9,8 +9,11 @@
 // write: one global barrier before a call that reads a value written since the last barrier
 // (read-after-write) or writes arena bytes an earlier call still pending read or wrote (reused
 // memory); staged copies are ordered the same way; one host-read barrier ends the buffer.
-// execute() copies inputs into the mapped buffers, submits once, waits once on its timeline
-// value and copies the outputs out.
+// run() submits once and waits once on its timeline value, on whatever the mapped input buffers
+// hold; execute() copies inputs into them, runs, and copies the outputs out. Program inputs and
+// outputs bound to caller memory (HostMemoryBinding) are imported buffers in place of the
+// method's own mapped ones; they are flushed before and invalidated after each submission when
+// their memory is not HOST_COHERENT.
 //
 // Ownership: owns its buffers and its command pool (and so the command buffer). Borrows the
 // delegates only during create() (record). The Method destroys it in two steps:
@@ -48,11 +51,17 @@ class FusedExecutor {
   // `delegates` are the method's initialised delegates in instruction order, all on `device`;
   // the method has no KernelCall.
   static Result<std::unique_ptr<FusedExecutor>> create(const MethodDesc& method, std::span<DelegateSlot> delegates,
-                                                       vulkan::DeviceLease device, FusedIo io);
+                                                       vulkan::DeviceLease device, FusedIo io,
+                                                       std::span<const HostMemoryBinding> host_memory);
   ~FusedExecutor();
 
   // Inputs were checked by the Method, which serialises calls (one execute at a time per Method).
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
+  // Submits on what the mapped input buffers hold; outputs land in their mapped buffers.
+  Status run();
+  // The mapped bytes of a program input or output value and how they reach the delegates.
+  void* host(uint32_t value) const { return locations_[value].host; }
+  IoPath path(uint32_t value) const { return locations_[value].path; }
   // Waits for this executor's last submission (errors are logged: destroy never fails) and
   // frees the command buffer. execute() must not be called afterwards.
   void release_commands();
@@ -69,16 +78,18 @@ class FusedExecutor {
     void* host = nullptr;         // mapped pointer for program inputs/outputs
     vulkan::BufferRange staging;  // host-visible copy when staging
     bool staged = false;
+    IoPath path = IoPath::kMapped;
   };
 
   FusedExecutor() = default;
-  Status allocate(const MethodDesc& method, FusedIo io);
+  Status allocate(const MethodDesc& method, FusedIo io, std::span<const HostMemoryBinding> host_memory);
   Status record(const MethodDesc& method, std::span<DelegateSlot> delegates);
 
   vulkan::DeviceLease device_;
   const MethodDesc* method_ = nullptr;
   std::vector<vulkan::Buffer> buffers_;  // arena, IO buffers, staging buffers, constants
   std::vector<Location> locations_;      // per value id
+  std::vector<size_t> imported_;         // indices into buffers_ of imported caller memory
   uint64_t arena_bytes_ = 0;
   bool staging_ = false;
   bool host_outputs_ = false;

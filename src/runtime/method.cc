@@ -123,6 +123,52 @@ Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<con
   return outputs;
 }
 
+Status Method::Impl::ensure_host_views() {
+  if (!view_inputs.empty() || !view_outputs.empty()) return ok_status();
+  std::vector<HostTensor> in, out;
+  for (uint32_t v : desc->inputs) {
+    UNIVK_ASSIGN_OR_RETURN(auto t, HostTensor::allocate(desc->values[v].info.dtype, desc->values[v].info.shape));
+    in.push_back(std::move(t));
+  }
+  for (uint32_t v : desc->outputs) {
+    UNIVK_ASSIGN_OR_RETURN(auto t, HostTensor::allocate(desc->values[v].info.dtype, desc->values[v].info.shape));
+    out.push_back(std::move(t));
+  }
+  view_inputs = std::move(in);
+  view_outputs = std::move(out);
+  return ok_status();
+}
+
+Status Method::Impl::run() {
+  if (mode == ExecutionMode::kFused) return fused->run();
+  UNIVK_RETURN_IF_ERROR(ensure_host_views());
+  UNIVK_ASSIGN_OR_RETURN(auto outputs, execute_per_delegate(view_inputs));
+  // Copied into the views' own storage: the views' pointers must not move.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::memcpy(view_outputs[i].bytes().data(), outputs[i].bytes().data(), view_outputs[i].byte_size());
+  }
+  return ok_status();
+}
+
+std::string_view io_path_name(IoPath path) {
+  switch (path) {
+    case IoPath::kMapped:
+      return "mapped";
+    case IoPath::kImported:
+      return "imported";
+    case IoPath::kStaged:
+      return "staged";
+    case IoPath::kHost:
+      return "host";
+  }
+  return "unknown";
+}
+
+bool IoInfo::zero_copy() const {
+  auto direct = [](IoPath p) { return p == IoPath::kMapped || p == IoPath::kImported; };
+  return std::all_of(inputs.begin(), inputs.end(), direct) && std::all_of(outputs.begin(), outputs.end(), direct);
+}
+
 Method::Method(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Method::~Method() = default;
 
@@ -144,6 +190,55 @@ std::vector<TensorInfo> Method::output_infos() const {
 Result<std::vector<HostTensor>> Method::execute(std::span<const HostTensor> inputs) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return catch_out_of_memory([&] { return impl_->execute(inputs); });
+}
+
+Result<InputView> Method::input_view(size_t index) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const MethodDesc& desc = *impl_->desc;
+  if (index >= desc.inputs.size()) {
+    return invalid_argument("method '" + desc.name + "' has " + std::to_string(desc.inputs.size()) + " inputs, input " +
+                            std::to_string(index) + " asked for");
+  }
+  const TensorInfo& info = desc.values[desc.inputs[index]].info;
+  if (impl_->fused) {
+    return InputView{info, {static_cast<uint8_t*>(impl_->fused->host(desc.inputs[index])), info.byte_size()}};
+  }
+  UNIVK_RETURN_IF_ERROR(impl_->ensure_host_views());
+  return InputView{info, impl_->view_inputs[index].bytes()};
+}
+
+Result<OutputView> Method::output_view(size_t index) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const MethodDesc& desc = *impl_->desc;
+  if (index >= desc.outputs.size()) {
+    return invalid_argument("method '" + desc.name + "' has " + std::to_string(desc.outputs.size()) +
+                            " outputs, output " + std::to_string(index) + " asked for");
+  }
+  const TensorInfo& info = desc.values[desc.outputs[index]].info;
+  if (impl_->fused) {
+    return OutputView{info, {static_cast<const uint8_t*>(impl_->fused->host(desc.outputs[index])), info.byte_size()}};
+  }
+  UNIVK_RETURN_IF_ERROR(impl_->ensure_host_views());
+  // An output that is also an input shows the input's bytes, as in fused mode.
+  const auto input = std::find(desc.inputs.begin(), desc.inputs.end(), desc.outputs[index]);
+  if (input != desc.inputs.end()) {
+    return OutputView{info, impl_->view_inputs[static_cast<size_t>(input - desc.inputs.begin())].bytes()};
+  }
+  return OutputView{info, impl_->view_outputs[index].bytes()};
+}
+
+Status Method::run() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return catch_out_of_memory([&] { return impl_->run(); });
+}
+
+IoInfo Method::io_info() const {
+  IoInfo info;
+  const MethodDesc& desc = *impl_->desc;
+  auto path = [&](uint32_t v) { return impl_->fused ? impl_->fused->path(v) : IoPath::kHost; };
+  for (uint32_t v : desc.inputs) info.inputs.push_back(path(v));
+  for (uint32_t v : desc.outputs) info.outputs.push_back(path(v));
+  return info;
 }
 
 std::vector<DelegateCallInfo> Method::delegate_calls() const {

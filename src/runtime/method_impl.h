@@ -40,6 +40,9 @@ class Method::Impl {
   Status check_inputs(std::span<const HostTensor> inputs) const;
   Result<std::vector<HostTensor>> execute_per_delegate(std::span<const HostTensor> inputs);
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
+  // per_delegate mode: allocates the view tensors on first use.
+  Status ensure_host_views();
+  Status run();
 
   std::shared_ptr<const Program> program;
   const MethodDesc* desc = nullptr;
@@ -54,6 +57,8 @@ class Method::Impl {
   std::vector<int> slot_of_instruction;
   std::vector<DelegateSlot> delegates;
   std::unique_ptr<FusedExecutor> fused;  // fused mode only
+  // per_delegate mode: the tensors behind input_view/output_view (empty until the first view).
+  std::vector<HostTensor> view_inputs, view_outputs;
 
   // Serialises execute() and the introspection that reads delegate counters: a Method may be
   // called from many threads, and its buffers, command buffers and delegates serve one call at

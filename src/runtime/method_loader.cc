@@ -13,6 +13,7 @@
 #include "method_impl.h"
 #include "univk/base/logging.h"
 #include "univk/reference/kernels.h"
+#include "univk/vulkan/buffer.h"
 #include "univk/vulkan/device.h"
 
 namespace univk::runtime {
@@ -128,10 +129,41 @@ Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pend
       groups[group].shared = p.shared;
     }
     groups[group].requirements.merge(p.prepared->requirements());
+    // The method's own optional need: caller memory imported as program IO (LoadOptions::host_memory).
+    groups[group].requirements.optional_extensions.insert(vulkan::kExternalMemoryHostExtension);
     groups[group].members.push_back(i);
     p.group = group;
   }
   return groups;
+}
+
+// Index, size and uniqueness of each caller memory binding (alignment needs the device and is
+// checked by the import).
+Status check_host_memory(const MethodDesc& method, std::span<const HostMemoryBinding> host_memory) {
+  std::vector<bool> bound(method.values.size(), false);
+  for (const HostMemoryBinding& b : host_memory) {
+    const std::vector<uint32_t>& ids = b.output ? method.outputs : method.inputs;
+    const std::string what = std::string(b.output ? "output " : "input ") + std::to_string(b.index);
+    if (b.index >= ids.size()) {
+      return invalid_argument("host memory for " + what + ": method '" + method.name + "' has " +
+                              std::to_string(ids.size()) + (b.output ? " outputs" : " inputs"));
+    }
+    const uint32_t v = ids[b.index];
+    const TensorInfo& info = method.values[v].info;
+    if (b.data == nullptr) return invalid_argument("host memory for " + what + ": null pointer");
+    if (b.bytes < info.byte_size()) {
+      return invalid_argument("host memory for " + what + ": " + std::to_string(b.bytes) + " bytes for " +
+                              std::string(dtype_name(info.dtype)) + info.shape.to_string() + " (" +
+                              std::to_string(info.byte_size()) + " bytes)");
+    }
+    if (method.values[v].is_constant()) return invalid_argument("host memory for " + what + ": it is a constant");
+    if (bound[v]) {
+      return invalid_argument("host memory for " + what +
+                              ": its value is already bound (an output that is an input, or bound twice)");
+    }
+    bound[v] = true;
+  }
+  return ok_status();
 }
 
 // Why the method cannot run fused (empty when it can): fused mode needs at least one delegate,
@@ -163,6 +195,7 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
   if (options.registry == nullptr) return invalid_argument("LoadOptions::registry is null");
   UNIVK_RETURN_IF_ERROR(options.check_keys());
   UNIVK_RETURN_IF_ERROR(check_cpu_kernels(*method, options.require_no_cpu_fallback));
+  UNIVK_RETURN_IF_ERROR(check_host_memory(*method, options.host_memory));
 
   auto impl = std::make_unique<Method::Impl>();
   impl->program = shared_from_this();
@@ -213,17 +246,24 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
     const char* io_name = std::getenv("UNIVK_FUSED_IO");
     auto io = fused_io_from_name(io_name != nullptr && *io_name != '\0' ? io_name : "auto");
     if (!io.ok()) return io.status().with_context("UNIVK_FUSED_IO");
-    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease, *io);
+    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease, *io, options.host_memory);
     if (fused.ok()) {
       impl->fused = std::move(fused).value();
       impl->mode = ExecutionMode::kFused;
       return std::make_unique<Method>(std::move(impl));
     }
     // In auto mode, a delegate that cannot record (Unsupported) means per_delegate instead.
-    if (options.mode == ExecutionMode::kFused || fused.status().code() != StatusCode::kUnsupported) {
+    // Host memory bindings need fused mode: their error (e.g. no VK_EXT_external_memory_host) stands.
+    if (options.mode == ExecutionMode::kFused || fused.status().code() != StatusCode::kUnsupported ||
+        !options.host_memory.empty()) {
       return fused.status().with_context("method '" + method->name + "' (fused)");
     }
     UNIVK_LOG(kInfo) << "method '" << method->name << "' runs per_delegate: " << fused.status().to_string();
+  }
+  if (!options.host_memory.empty()) {
+    return unsupported("method '" + method->name + "' runs per_delegate" +
+                       (not_fusable.empty() ? std::string() : " (" + not_fusable + ")") +
+                       ": host memory bindings need fused mode");
   }
   impl->mode = ExecutionMode::kPerDelegate;
   for (DelegateSlot& slot : impl->delegates) {

@@ -28,7 +28,7 @@ class Lambda(nn.Module):
 
 class DataDependentBranch(nn.Module):
     def forward(self, x):
-        if x.sum() > 0:  # symbolic tracing cannot decide this
+        if x.sum() > 0:  # depends on the input's values: no static graph
             return x + 1
         return x - 1
 
@@ -72,7 +72,7 @@ class BoundaryErrorsTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, r"InvalidArgument.*input 'x' has the zero-size shape \[0,3\]"):
             univk.export(Lambda(lambda x: x + 1.0), (torch.zeros(0, 3),))
         with self.assertRaisesRegex(RuntimeError,
-                                    r"InvalidArgument.*node 'getitem_slice' \(slice\) result has the zero-size shape"):
+                                    r"InvalidArgument.*node 'slice\w*' \(slice\) result has the zero-size shape"):
             univk.export(Lambda(lambda x: x[:, 3:] * 2.0), (torch.zeros(2, 3),))
 
     def test_untraceable_module_is_an_export_error_with_its_source_line(self):
@@ -80,13 +80,13 @@ class BoundaryErrorsTest(unittest.TestCase):
         with self.assertRaises(univk.ExportError) as caught:
             univk.export(DataDependentBranch(), (torch.randn(2, 3),))
         message = str(caught.exception)
-        self.assertIn("torch.fx cannot capture module DataDependentBranch", message)
+        self.assertRegex(message, "(make_fx|torch.export) cannot capture module DataDependentBranch")
         self.assertIn(f"{__file__}:{line} (in forward): if x.sum() > 0:", message)
-        self.assertIn("TraceError", message)
+        self.assertIn("data-dependent", message)
 
     def test_module_failing_on_the_example_inputs_is_an_export_error(self):
-        with self.assertRaisesRegex(univk.ExportError, "module Linear fails on the example inputs at node 'linear' "
-                                                       r"\(call_function linear\): RuntimeError: mat1 and mat2"):
+        with self.assertRaisesRegex(univk.ExportError, r"cannot capture module Linear at .*linear.py:\d+ \(in forward\): "
+                                                       r"return F.linear\(.*\): RuntimeError: mat1 and mat2"):
             univk.export(nn.Linear(4, 2).eval(), (torch.randn(3, 5),))
 
     def test_pin_key_matching_no_node_or_op_type_is_an_error_listing_the_known_ones(self):

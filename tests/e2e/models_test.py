@@ -12,7 +12,8 @@ and from batch norms folded into the convolution weights.
 
 Each model runs with the default partition (VgfBackend first: one VGF delegate); MobileNetV2
 also runs mixed, with its residual adds pinned to the VulkanBackend (21 alternating delegate
-calls in fused mode).
+calls in fused mode), and VulkanBackend first with its convolutions pinned to the VgfBackend (90
+calls in per_delegate mode; values between calls travel channels-last).
 
 Run with PYTHONPATH=<build>/python (ctest sets it).
 """
@@ -86,6 +87,14 @@ class ModelsTest(unittest.TestCase):
         backends = [c["backend"] for c in program.calls]
         self.assertEqual(backends.count("VulkanBackend"), 10)
         self.assertEqual(len(backends), 21)
+
+    def test_mobilenet_v2_convs_on_vgf(self):
+        # VulkanBackend first with every convolution pinned to the VgfBackend: 90 calls, the
+        # VGF convolutions and the elementwise VulkanBackend calls between them pass NHWC
+        # values (docs/ARCHITECTURE.md, "Layouts between delegate calls"), per_delegate here.
+        program = self.check_model("mobilenet_v2", partition=("VulkanBackend", "VgfBackend"),
+                                   pin={"conv2d": "VgfBackend"}, mode="per_delegate")
+        self.assertEqual(len(program.calls), 90)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   const bool fp16 = precision == Precision::kFp16;
   auto ref = reference::run_op(
       "conv2d", attrs({{"stride", c.stride}, {"padding", c.pad}, {"dilation", c.dilation}, {"groups", c.groups}}),
-      std::vector<HostTensor>{fp16 ? univk::testing::rounded_to_fp16(x) : x, fp16 ? univk::testing::rounded_to_fp16(w) : w, b});
+      std::vector<HostTensor>{fp16 ? univk::testing::rounded_to_fp16(x) : x,
+                              fp16 ? univk::testing::rounded_to_fp16(w) : w, b});
   ASSERT_TRUE(ref.ok()) << ref.status().to_string();
   const HostTensor& conv = (*ref)[0];
   const int64_t oh = conv.shape()[2], ow = conv.shape()[3];
@@ -66,6 +67,7 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   if (max_groups_y != 0) traits.max_group_count[1] = max_groups_y;
   auto dispatch = plan_conv2d(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+  EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
   if (split_k > 1 && icg * c.k * c.k > int64_t{tiling.bk}) {
     EXPECT_GT(dispatch->splits, 1u);
   }

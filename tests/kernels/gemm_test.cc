@@ -101,7 +101,8 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
 
   // alpha * (A @ B) + beta * bias + residual, from the reference product.
   const bool fp16 = precision == Precision::kFp16;
-  HostTensor want = reference("matmul", {fp16 ? univk::testing::rounded_to_fp16(a) : a, fp16 ? univk::testing::rounded_to_fp16(b) : b});
+  HostTensor want = reference(
+      "matmul", {fp16 ? univk::testing::rounded_to_fp16(a) : a, fp16 ? univk::testing::rounded_to_fp16(b) : b});
   float* w = want.data<float>().data();
   for (int64_t i = 0; i < c.batch * c.m * c.n; ++i) {
     w[i] *= 0.5f;
@@ -285,6 +286,28 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   EXPECT_TRUE(rounded);
   // A cooperative-matrix tiling forced on a device without them does not fit.
   EXPECT_EQ(plan_gemm(big, device, coopmat_tilings()[0]).status().code(), StatusCode::kUnsupported);
+
+  // The cooperative-matrix kernels have no split-K: a batch-1 linear layer (few tiles, long K)
+  // that the FMA kernel splits is not split on them, even when forced.
+  GemmProblem linear;
+  linear.m = 1, linear.n = 1000, linear.k = 1280;
+  linear.a = {0, 0, 1280, 1};
+  linear.b = {0, 0, 1, 1280};
+  linear.out = {0, 0, 1000, 1};
+  device.precision = Precision::kFp32;
+  d = plan_gemm(linear, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_GT(d->splits, 1u);
+  device.cooperative_matrix_f16 = true;
+  device.precision = Precision::kFp16;
+  for (uint32_t forced : {0u, 4u}) {
+    linear.split_k = forced;
+    d = plan_gemm(linear, device);
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
+    EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatF16);
+    EXPECT_EQ(d->splits, 1u) << "forced " << forced;
+    EXPECT_EQ(d->scratch_bytes, 0u);
+  }
 }
 
 TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
@@ -378,6 +401,11 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   EXPECT_EQ(d->splits, 1u);
   EXPECT_EQ(d->scratch_bytes, 0u);
   EXPECT_EQ(d->used_bindings & 0b100000u, 0u);
+  // One row: the CPU's 8-row direct tiling; more rows: its general one.
+  EXPECT_EQ(d->tiling, gemm_tilings().back());
+  auto rows = plan_gemm(row_major(9, 1000, 1280), cpu);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->tiling, gemm_tilings()[5]);
   d = plan_gemm(row_major(4096, 4096, 4096), gpu());
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->splits, 1u);

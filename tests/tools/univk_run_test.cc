@@ -203,7 +203,8 @@ TEST_F(UnivkRun, BadCommandLinesExitTwo) {
 
 #ifdef UNIVK_BENCH_PATH
 // univk-bench on the same program: every floor is in the JSON report (0, 1 and 3 dispatches, the
-// transfer and the shader copy), the fused method's IO placement is reported, and a bad
+// transfer and the shader copy), the fused method's IO placement and its in-place (zero-copy)
+// latency are reported, and a bad
 // --gpu-warmup-ms is a command-line error. No timing is checked.
 TEST_F(UnivkRun, BenchReportsEveryFloor) {
   RunResult r = run_tool(path("model.uvk") +
@@ -213,7 +214,8 @@ TEST_F(UnivkRun, BenchReportsEveryFloor) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* field :
        {"\"dispatches\": [{\"dispatches\": 0", "{\"dispatches\": 1", "{\"dispatches\": 3", "\"transfer_gb_s\"",
-        "\"shader_bytes\": 1048576", "\"shader_gb_s\"", "\"host_outputs\"", "\"mode\": \"fused\""}) {
+        "\"shader_bytes\": 1048576", "\"shader_gb_s\"", "\"host_outputs\"", "\"mode\": \"fused\"",
+        "\"zero_copy_latency_us\": {\"count\": 2", "\"io\": {\"zero_copy\": true"}) {
     EXPECT_NE(r.output.find(field), std::string::npos) << field << " missing in " << r.output;
   }
   EXPECT_EQ(run_tool(path("model.uvk") + " --gpu-warmup-ms soon", UNIVK_BENCH_PATH).exit_code, 2);

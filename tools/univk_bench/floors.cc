@@ -138,8 +138,21 @@ Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCount
   return floor;
 }
 
+vulkan::DeviceRequirements coopmat_floor_requirements() {
+  vulkan::DeviceRequirements r;
+  r.optional_extensions.insert(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  for (vulkan::Feature f : {vulkan::Feature::kCooperativeMatrixNV, vulkan::Feature::kShaderFloat16,
+                            vulkan::Feature::kStorageBuffer16BitAccess, vulkan::Feature::kVulkanMemoryModel}) {
+    r.optional_features.insert(f);
+  }
+  return r;
+}
+
 Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts) {
-  if (!kernels::device_traits(*device, kernels::Precision::kFp16).cooperative_matrix_f16) {
+  const auto& enabled = device->enabled();
+  if (!enabled.cooperative_matrix_f16_16x16x16 || enabled.subgroup_size != 32 ||
+      !device->has(vulkan::Feature::kShaderFloat16) || !device->has(vulkan::Feature::kStorageBuffer16BitAccess) ||
+      !device->has(vulkan::Feature::kVulkanMemoryModel)) {
     return unsupported("the device has no NV cooperative matrices for fp16 (16x16x16, subgroups of 32)");
   }
   // 8 subgroups of 32 per workgroup, each storing 4 16x16 fp32 accumulators.

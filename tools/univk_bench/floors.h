@@ -70,9 +70,14 @@ struct FmaFloor {
 // implementation, where the same count would take minutes).
 Result<FmaFloor> measure_fma_peak(const vulkan::DeviceLease& device, RepeatCounts counts);
 
+// What coopmat_peak.comp needs, all optional: VK_NV_cooperative_matrix with its feature,
+// shaderFloat16, storageBuffer16BitAccess and vulkanMemoryModel (glslang compiles cooperative
+// matrices under the Vulkan memory model).
+vulkan::DeviceRequirements coopmat_floor_requirements();
+
 // The cooperative-matrix peak (NV, fp16 x fp16 -> fp32, 16x16x16): coopmat_peak.comp over
-// enough workgroups to fill the device. Unsupported unless the device has VK_NV_cooperative_matrix
-// and shaderFloat16 enabled, the shape listed and subgroups of 32 (kernels::DeviceTraits).
+// enough workgroups to fill the device, created with coopmat_floor_requirements(). Unsupported
+// unless those are enabled, the shape is listed and subgroups are 32 wide.
 Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts);
 
 // `bytes` is rounded down to a multiple of 16 (the shader copies 16-byte elements).

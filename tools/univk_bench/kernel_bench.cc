@@ -1,19 +1,22 @@
-// univk-kernel-bench: the kernel library's GEMM and convolution kernels beside the device's
-// floors, measured in one run on one device.
+// univk-kernel-bench: the kernel library's GEMM, convolution and depthwise kernels beside the
+// device's floors, measured in one run on one device.
 //
 //   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME]
 //                      [--precision fp32|fp16] [--json]
 //
 // Floors: fp32 FMA peak (fma_peak.comp), the fp16 cooperative-matrix peak where the device has
 // it (coopmat_peak.comp), and copy bandwidth (floors.h). --precision plans every workload with
-// that precision (kernels/kernel.h: fp16 takes the cooperative-matrix kernels where present);
-// a cooperative-matrix kernel's fraction is of the cooperative-matrix floor. Then each workload
+// that precision (kernels/kernel.h: fp16 takes the cooperative-matrix kernels where present).
+// Then each workload
 // (GEMM 4096^3, a batch-1 linear layer, ResNet-shaped convolutions at batch 1 and 32, NHWC with
 // TOSA weights as the VgfBackend lowers them and NCHW with PyTorch weights as the
-// VulkanBackend does) with the planner's tiling, or with every tiling under --tilings: GPU time
-// (p50 of N timestamped runs), achieved FLOP/s and its fraction of the FMA floor. The tiling
-// column ends in " sS" when the dispatch splits K into S ranges (kernel.h); --split-k forces S
-// (1: no split) for every workload.
+// VulkanBackend does; MobileNetV2's depthwise convolutions the same two ways) with the
+// planner's tiling, or with every tiling under --tilings: GPU time (p50 of N timestamped runs),
+// achieved FLOP/s and its fraction of the FMA floor (of the cooperative-matrix floor for a
+// cooperative-matrix kernel); for the memory-bound depthwise kernel also its input and output
+// bytes per second as a fraction of the copy floor. The tiling column ends in "c" for a
+// cooperative-matrix tiling and in " sS" when the dispatch splits K into S ranges (kernel.h);
+// --split-k forces S (1: no split) for every workload.
 // Exit status: 0 ok, 2 bad command line, 3 a measurement failed.
 #include <algorithm>
 #include <cstdio>
@@ -27,6 +30,7 @@
 #include "gpu_timing.h"
 #include "univk/base/json.h"
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/dispatch_recorder.h"
@@ -44,6 +48,7 @@ struct Workload {
   std::string name;
   std::optional<kernels::GemmProblem> gemm;
   std::optional<kernels::Conv2dProblem> conv;
+  std::optional<kernels::DepthwiseProblem> depthwise = {};
 };
 
 kernels::GemmProblem gemm(int64_t m, int64_t n, int64_t k, bool transposed_b) {
@@ -70,6 +75,21 @@ kernels::Conv2dProblem conv(int64_t batch, int64_t c, int64_t hw, int64_t oc, in
   return p;
 }
 
+// A 3x3 depthwise convolution with relu6, as MobileNetV2's: NHWC with TOSA weights (the
+// VgfBackend's lowering) or NCHW with PyTorch's (the VulkanBackend's).
+kernels::DepthwiseProblem depthwise(int64_t batch, int64_t c, int64_t hw, int64_t stride, bool nhwc) {
+  kernels::DepthwiseProblem p;
+  p.batch = batch, p.channels = c, p.in_h = p.in_w = hw;
+  p.kernel_h = p.kernel_w = 3, p.stride_h = p.stride_w = stride, p.pad_top = p.pad_left = 1;
+  p.out_h = p.out_w = (hw - 1) / stride + 1;
+  const std::array<int64_t, 4> in = {batch, c, hw, hw}, out = {batch, c, p.out_h, p.out_w};
+  p.input = nhwc ? kernels::ActivationStrides::nhwc(in) : kernels::ActivationStrides::nchw(in);
+  p.output = nhwc ? kernels::ActivationStrides::nhwc(out) : kernels::ActivationStrides::nchw(out);
+  p.weight = nhwc ? kernels::DepthwiseWeightStrides::hwcm(c) : kernels::DepthwiseWeightStrides::oihw(3, 3);
+  p.epilogue = {true, false, kernels::Activation::kClamp, 0.0f, 6.0f};
+  return p;
+}
+
 std::vector<Workload> workloads() {
   std::vector<Workload> w;
   w.push_back({"gemm_4096", gemm(4096, 4096, 4096, false), {}});
@@ -84,6 +104,14 @@ std::vector<Workload> workloads() {
     w.push_back({"conv1x1_64_256_56_b1" + layout, {}, conv(1, 64, 56, 256, 1, 1, nhwc)});
     w.push_back({"conv3x3_64_56_b32" + layout, {}, conv(32, 64, 56, 64, 3, 1, nhwc)});
   }
+  for (bool nhwc : {true, false}) {
+    const std::string layout = nhwc ? "_nhwc" : "_nchw";
+    w.push_back({"dw3x3_32_112_b1" + layout, {}, {}, depthwise(1, 32, 112, 1, nhwc)});
+    w.push_back({"dw3x3s2_96_112_b1" + layout, {}, {}, depthwise(1, 96, 112, 2, nhwc)});
+    w.push_back({"dw3x3_144_56_b1" + layout, {}, {}, depthwise(1, 144, 56, 1, nhwc)});
+    w.push_back({"dw3x3_960_7_b1" + layout, {}, {}, depthwise(1, 960, 7, 1, nhwc)});
+    w.push_back({"dw3x3_144_56_b32" + layout, {}, {}, depthwise(32, 144, 56, 1, nhwc)});
+  }
   return w;
 }
 
@@ -93,6 +121,16 @@ std::vector<uint64_t> binding_elements(const Workload& w) {
   if (w.gemm) {
     const auto& p = *w.gemm;
     return {uint64_t(p.m * p.k), uint64_t(p.k * p.n), uint64_t(p.n), uint64_t(p.m * p.n), 1, 1};
+  }
+  if (w.depthwise) {
+    const auto& p = *w.depthwise;
+    const int64_t oc = p.channels * p.multiplier;
+    return {uint64_t(p.batch * p.channels * p.in_h * p.in_w),
+            uint64_t(oc * p.kernel_h * p.kernel_w),
+            uint64_t(oc),
+            uint64_t(p.batch * oc * p.out_h * p.out_w),
+            1,
+            1};
   }
   const auto& p = *w.conv;
   return {uint64_t(p.batch * p.in_channels * p.in_h * p.in_w),
@@ -108,6 +146,7 @@ struct Measurement {
   kernels::KernelDispatch dispatch;
   bool planner_choice = false;
   bench::Summary gpu_ns;
+  uint64_t bytes = 0;  // input and output bytes of a memory-bound kernel (depthwise); 0 otherwise
 };
 
 Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, std::optional<kernels::Tiling> tiling,
@@ -118,6 +157,10 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
   m.planner_choice = !tiling;
   if (w.gemm) {
     UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_gemm(*w.gemm, traits, tiling));
+  } else if (w.depthwise) {
+    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_depthwise(*w.depthwise, traits));
+    const std::vector<uint64_t> elements = binding_elements(w);
+    m.bytes = (elements[0] + elements[3]) * sizeof(float);
   } else {
     UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_conv2d(*w.conv, traits, tiling));
   }
@@ -143,9 +186,23 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
 }
 
 std::string tiling_name(const kernels::KernelDispatch& d) {
+  if (d.kernel == kernels::Kernel::kDepthwiseF32) {
+    // Output channels x columns per invocation.
+    for (auto [id, value] : d.specialization) {
+      if (id == kernels::kDwColumnsConstant) return "4x" + std::to_string(value);
+    }
+  }
   const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
-         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") +
+         (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+}
+
+// A memory-bound kernel's input and output bytes per second as a fraction of the copy floor
+// (which reads and writes each byte once: its bytes_per_second counts both); 0 for the others.
+double copy_fraction(const Measurement& r, double copy_bytes_per_second) {
+  if (r.bytes == 0 || r.gpu_ns.p50 <= 0 || copy_bytes_per_second <= 0) return 0;
+  return double(r.bytes) / (r.gpu_ns.p50 * 1e-9) / copy_bytes_per_second;
 }
 
 int run(int argc, char** argv) {
@@ -176,7 +233,10 @@ int run(int argc, char** argv) {
     }
   }
   if (iterations < 1) iterations = 1;
-  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), kernels::optional_requirements());
+  // The floors' requirements and the library kernels' (cooperative matrices for --precision fp16).
+  vulkan::DeviceRequirements requirements = bench::coopmat_floor_requirements();
+  requirements.merge(kernels::optional_requirements());
+  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), requirements);
   if (!device.ok()) {
     std::fprintf(stderr, "univk-kernel-bench: %s\n", device.status().to_string().c_str());
     return 3;
@@ -200,7 +260,7 @@ int run(int argc, char** argv) {
     if (w.gemm) w.gemm->split_k = split_k;
     if (w.conv) w.conv->split_k = split_k;
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
-    if (all_tilings) {
+    if (all_tilings && !w.depthwise) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
       if (precision == kernels::Precision::kFp16) {
         for (const kernels::Tiling& t : kernels::coopmat_tilings()) tilings.push_back(t);
@@ -229,27 +289,31 @@ int run(int argc, char** argv) {
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
       std::printf(
           "%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
-          "\"flops\": %s, \"fraction_of_floor\": %s}",
+          "\"flops\": %s, \"fraction_of_floor\": %s, \"fraction_of_copy\": %s}",
           i ? ", " : "", univk::json_quote(r.workload).c_str(),
           univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
           univk::json_quote(tiling_name(r.dispatch)).c_str(), r.planner_choice ? "true" : "false",
           univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
-          univk::json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0, 4).c_str());
+          univk::json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0, 4).c_str(),
+          univk::json_number(copy_fraction(r, copy->bytes_per_second()), 4).c_str());
     }
     std::printf("]}\n");
     return 0;
   }
-  std::printf("device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %s; copy floor: %.1f GB/s\n",
-              props.deviceName, peak * 1e-9,
-              coopmat.ok() ? (std::to_string(coopmat_peak * 1e-9) + " GFLOP/s").c_str() : "none",
-              copy->bytes_per_second() * 1e-9);
-  std::printf("%-28s %-18s %-18s %5s %12s %12s %9s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
-              "GFLOP/s", "of floor");
+  std::printf(
+      "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
+      "copy floor: %.1f GB/s\n",
+      props.deviceName, peak * 1e-9, coopmat_peak * 1e-9, copy->bytes_per_second() * 1e-9);
+  std::printf("%-28s %-18s %-18s %5s %12s %12s %8s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
+              "GFLOP/s", "of floor", "of copy");
   for (const Measurement& r : results) {
     const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
-    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %8.1f%%\n", r.workload.c_str(),
+    const std::string of_copy =
+        r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
+    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
                 kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
-                r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0);
+                r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
+                of_copy.c_str());
   }
   return 0;
 }

@@ -6,7 +6,9 @@
 //
 // In one run, on the device and queue the method's delegates use:
 //   1. the method: random inputs (fixed seed), W warm-up runs, N timed runs of Method::execute
-//      (host-in to host-out): p50/p90;
+//      (host-in to host-out): p50/p90; then the same with Method::run on the IO views (inputs
+//      already in place, outputs read where they are: zero-copy IO where io_info() says so),
+//      checked against execute()'s outputs;
 //   2. the floors: an empty submit-and-wait round trip, device-local copy bandwidth
 //      (vkCmdCopyBuffer timed with timestamp queries), and submissions of 0, 1 and 3 one-workgroup
 //      dispatches (host and GPU time);
@@ -23,8 +25,10 @@
 // --option key included), 3 the program failed to load or run, a measurement failed, or
 // stdout could not be written.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -203,6 +207,40 @@ Result<std::vector<double>> time_method(runtime::Method& method, const std::vect
   return samples;
 }
 
+// Method::run on the IO views, `inputs` copied into them once before timing. The outputs of the
+// first run must match `expected` (what execute() returned for the same inputs) within 1e-5.
+Result<std::vector<double>> time_in_place(runtime::Method& method, const std::vector<univk::HostTensor>& inputs,
+                                          const std::vector<univk::HostTensor>& expected, int warmup, int iterations) {
+  using Clock = std::chrono::steady_clock;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    UNIVK_ASSIGN_OR_RETURN(runtime::InputView view, method.input_view(i));
+    std::memcpy(view.bytes.data(), inputs[i].bytes().data(), view.bytes.size());
+  }
+  std::vector<double> samples;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    const auto start = Clock::now();
+    const Status ran = method.run();
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    if (!ran.ok()) return ran.with_context("in-place run " + std::to_string(i));
+    if (i == 0) {
+      for (size_t k = 0; k < expected.size(); ++k) {
+        UNIVK_ASSIGN_OR_RETURN(runtime::OutputView view, method.output_view(k));
+        univk::HostTensor got(view.info.dtype, view.info.shape);
+        std::memcpy(got.bytes().data(), view.bytes.data(), view.bytes.size());
+        for (size_t e = 0; e < static_cast<size_t>(got.numel()); ++e) {
+          const double a = got.element_as_double(e), b = expected[k].element_as_double(e);
+          if (!(std::fabs(a - b) <= 1e-5 + 1e-5 * std::fabs(b)) && !(std::isnan(a) && std::isnan(b))) {
+            return univk::internal_error("output " + std::to_string(k) + " element " + std::to_string(e) +
+                                         " of run() is " + std::to_string(a) + ", execute() gave " + std::to_string(b));
+          }
+        }
+      }
+    }
+    if (i >= warmup) samples.push_back(ns);
+  }
+  return samples;
+}
+
 Result<bench::BenchResult> run(const Options& o) {
   bench::BenchResult r;
   r.program = o.program;
@@ -238,6 +276,10 @@ Result<bench::BenchResult> run(const Options& o) {
   const auto inputs = bench::random_inputs(r.inputs, o.seed);
   UNIVK_ASSIGN_OR_RETURN(auto samples, time_method(*method, inputs, o.warmup, o.iterations));
   r.latency_ns = bench::summarize(std::move(samples));
+  UNIVK_ASSIGN_OR_RETURN(auto expected, method->execute(inputs));
+  UNIVK_ASSIGN_OR_RETURN(auto in_place, time_in_place(*method, inputs, expected, o.warmup, o.iterations));
+  r.zero_copy_latency_ns = bench::summarize(std::move(in_place));
+  r.io = method->io_info();
   r.calls = method->delegate_calls();
 
   auto round_trip = bench::measure_round_trip(device, {std::min(o.round_trips, 100), o.round_trips});

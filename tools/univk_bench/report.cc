@@ -46,6 +46,23 @@ std::string quote(const std::string& s) { return json_quote(s); }
 std::string number(double value) { return json_number(value, 6); }
 
 // Microseconds, the unit of every time in the JSON object.
+// "inputs mapped, outputs mapped"
+std::string io_paths(const runtime::IoInfo& io) {
+  auto list = [](const std::vector<runtime::IoPath>& paths) {
+    std::string out;
+    for (runtime::IoPath p : paths) out += (out.empty() ? "" : "/") + std::string(runtime::io_path_name(p));
+    return out.empty() ? std::string("none") : out;
+  };
+  return "inputs " + list(io.inputs) + ", outputs " + list(io.outputs);
+}
+
+std::string io_paths_json(const std::vector<runtime::IoPath>& paths) {
+  std::string out = "[";
+  for (size_t i = 0; i < paths.size(); ++i)
+    out += (i ? ", \"" : "\"") + std::string(runtime::io_path_name(paths[i])) + "\"";
+  return out + "]";
+}
+
 std::string summary_us(const Summary& s) {
   return "{\"count\": " + std::to_string(s.count) + ", \"min\": " + number(s.min / 1e3) +
          ", \"p50\": " + number(s.p50 / 1e3) + ", \"p90\": " + number(s.p90 / 1e3) +
@@ -97,6 +114,9 @@ std::string format_text(const BenchResult& r) {
   }
   o << "latency    host-in to host-out, " << r.iterations << " runs after " << r.warmup << " warm-up: p50 "
     << us(r.latency_ns.p50) << "  p90 " << us(r.latency_ns.p90) << "  min " << us(r.latency_ns.min) << "\n";
+  o << "in place   run() on the IO views (" << (r.io.zero_copy() ? "zero-copy" : "not zero-copy") << ": "
+    << io_paths(r.io) << "): p50 " << us(r.zero_copy_latency_ns.p50) << "  p90 " << us(r.zero_copy_latency_ns.p90)
+    << "  min " << us(r.zero_copy_latency_ns.min) << "\n";
   o << "floor      empty submit+wait (" << r.round_trip_ns.count << " runs): p50 " << us(r.round_trip_ns.p50)
     << "  p90 " << us(r.round_trip_ns.p90) << "\n";
   o << "floor      device-local copy of " << bytes_text(r.copy.bytes) << " (" << r.copy.gpu_ns.count
@@ -145,6 +165,9 @@ std::string format_json(const BenchResult& r) {
   o << ", \"inputs\": " << tensors_json(r.inputs) << ", \"outputs\": " << tensors_json(r.outputs);
   o << ", \"min_bytes\": " << r.min_bytes;
   o << ", \"latency_us\": " << summary_us(r.latency_ns);
+  o << ", \"zero_copy_latency_us\": " << summary_us(r.zero_copy_latency_ns);
+  o << ", \"io\": {\"zero_copy\": " << (r.io.zero_copy() ? "true" : "false")
+    << ", \"inputs\": " << io_paths_json(r.io.inputs) << ", \"outputs\": " << io_paths_json(r.io.outputs) << "}";
   o << ", \"delegate_calls\": [";
   for (size_t i = 0; i < r.calls.size(); ++i) {
     o << (i ? ", " : "") << "{\"instruction\": " << r.calls[i].instruction

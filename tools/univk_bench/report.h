@@ -37,6 +37,10 @@ struct BenchResult {
   // Program inputs + outputs + constants: the fewest bytes one forward must move.
   uint64_t min_bytes = 0;
   Summary latency_ns;  // Method::execute, host-in to host-out
+  // Method::run on inputs already in the input views, outputs left in the output views
+  // (zero-copy IO when io.zero_copy(); io says per input and output).
+  Summary zero_copy_latency_ns;
+  runtime::IoInfo io;
   std::vector<runtime::DelegateCallInfo> calls;
   runtime::FusedInfo fused;
   Summary round_trip_ns;

@@ -1,6 +1,6 @@
 // The kernel library (src/kernels): tensor kernels that both backends lower to, compiled to
 // SPIR-V at build time, with pure-data planners that pick a kernel's tiling and fill its
-// push constants for one problem (gemm.h, conv2d.h). A backend turns a KernelDispatch into a
+// push constants for one problem (gemm.h, conv2d.h, depthwise.h). A backend turns a KernelDispatch into a
 // vulkan::DispatchDesc and records it through the one DispatchRecorder.
 //
 // Interface of every library kernel: set 0 binds kernel_binding_count() storage buffers at
@@ -37,6 +37,7 @@ namespace univk::kernels {
 enum class Kernel : uint8_t {
   kGemmF32,           // gemm.h
   kConv2dF32,         // conv2d.h
+  kDepthwiseF32,      // depthwise.h
   kGemmCoopmatF16,    // gemm.h, Precision::kFp16 on a device with cooperative matrices
   kConv2dCoopmatF16,  // conv2d.h, likewise
 };
@@ -87,6 +88,11 @@ struct DeviceTraits {
   // requirements).
   bool cooperative_matrix_f16 = false;
   Precision precision = Precision::kFp32;
+  // What one descriptor may cover (split.h): maxStorageBufferRange (or less, a backend's
+  // `max_binding_bytes` option) and the offset alignment the backend binds with. The defaults
+  // are the spec's minimum range and maximum minStorageBufferOffsetAlignment.
+  uint64_t max_binding_bytes = uint64_t{1} << 27;
+  uint64_t binding_alignment = 256;
 };
 // The traits of a Vulkan device from its properties (no cooperative matrices).
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
@@ -95,7 +101,8 @@ DeviceTraits device_traits(const vulkan::Device& device, Precision precision);
 // "fp32" / "fp16" (the load option's values); InvalidArgument naming `value` otherwise.
 Result<Precision> parse_precision(std::string_view value);
 // What the library's kernels can use when present: VK_NV_cooperative_matrix with its feature,
-// shaderFloat16 and vulkanMemoryModel with device scope. Both backends merge these into their payloads' requirements, all optional.
+// shaderFloat16 and vulkanMemoryModel with device scope. Both backends merge these into their
+// payloads' requirements, all optional.
 vulkan::DeviceRequirements optional_requirements();
 
 // Output tile of a workgroup (bm x bn), K slice (bk), accumulators per invocation (tm x tn).
@@ -125,7 +132,8 @@ std::span<const Tiling> coopmat_tilings();
 // TRANSFER_DST usage, as vulkan::kDefaultBufferUsage has) through recorder.before_command, so
 // the hazards stay tracked. The planner chooses splits > 1 only on GPUs (not DeviceTraits::cpu)
 // when the natural grid has fewer than 128 workgroups and each range keeps >= 256 of K, at most
-// 16; GemmProblem::split_k / Conv2dProblem::split_k force it.
+// 16; GemmProblem::split_k / Conv2dProblem::split_k force it. The cooperative-matrix tilings
+// never split (their kernels are compiled without the reduction, gemm_tile.glsl), forced or not.
 
 // One dispatch of a library kernel.
 struct KernelDispatch {
@@ -140,10 +148,20 @@ struct KernelDispatch {
   uint32_t used_bindings = 0;       // bit i: binding i is read or written
   uint32_t output_binding = 0;      // the binding the kernel writes
   uint64_t flops = 0;               // 2 * multiply-adds, for benchmarks
+  // 4-element vector accesses the planner chose (their bindings' offsets were multiples of 4):
+  // bit `flag` of specialization constant `constant_id` turns on vector access to the
+  // bindings in `bindings` (bit i: binding i). add_binding_offsets turns it off again when an
+  // added offset leaves one of them unaligned.
+  struct VectorAccess {
+    uint32_t bindings = 0, constant_id = 0, flag = 0;
+  };
+  std::vector<VectorAccess> vector_access;
 };
 
-// Adds `extra[i]` to the element offset of operand binding i (push word i); `extra` has one
-// entry per operand binding (kernel_binding_count - 1). InvalidArgument for another count.
+// Adds `extra[i]` to the element offset of operand binding i (push word i), turning off the
+// vector accesses (KernelDispatch::vector_access) whose bindings are then not 4-aligned;
+// `extra` has one entry per operand binding (kernel_binding_count - 1). InvalidArgument for
+// another count.
 Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra);
 
 // The pipeline of `dispatch`: SPIR-V, layout and specialization constants.

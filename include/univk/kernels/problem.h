@@ -6,13 +6,14 @@
 
 #include "univk/base/status.h"
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
 
 namespace univk::kernels {
 
-using Problem = std::variant<std::monostate, GemmProblem, Conv2dProblem>;
+using Problem = std::variant<std::monostate, GemmProblem, Conv2dProblem, DepthwiseProblem>;
 
-// plan_gemm / plan_conv2d of the problem held; InvalidArgument for none.
+// plan_gemm / plan_conv2d / plan_depthwise of the problem held; InvalidArgument for none.
 Result<KernelDispatch> plan(const Problem& problem, const DeviceTraits& device);
 
 }  // namespace univk::kernels

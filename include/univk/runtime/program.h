@@ -56,6 +56,18 @@ enum class ExecutionMode {
 std::string_view execution_mode_name(ExecutionMode mode);  // "auto", "per_delegate", "fused"
 Result<ExecutionMode> execution_mode_from_name(std::string_view name);
 
+// Caller memory that a fused method uses as one program input's or output's buffer, imported
+// with VK_EXT_external_memory_host (docs/USER_GUIDE.md, "Zero-copy IO"). `data` must be aligned
+// to the device's minImportedHostPointerAlignment and `bytes` a multiple of it, at least the
+// tensor's size. The caller keeps the memory allocated and does not free or unmap it until the
+// Method is destroyed.
+struct HostMemoryBinding {
+  bool output = false;  // output `index` instead of input `index`
+  size_t index = 0;
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
 struct LoadOptions {
   // Runtime options per backend id (e.g. "VulkanBackend" -> {vulkan_shared_context_mode:
   // disabled}). They override `all_backends` key by key.
@@ -71,6 +83,10 @@ struct LoadOptions {
   vulkan::DeviceRegistry* registry = &vulkan::DeviceRegistry::process_default();
   // Borrowed; must outlive the load_method call.
   const BackendRegistry* backends = &builtin_backends();
+  // Caller memory imported as program input/output buffers (fused mode only; Unsupported in
+  // per_delegate mode or without VK_EXT_external_memory_host, InvalidArgument for a bad index,
+  // alignment or size, each naming the input or output). The memory must outlive the Method.
+  std::vector<HostMemoryBinding> host_memory;
 
   // The options one backend gets: all_backends overridden by backend_options[backend_id].
   BackendOptions options_for(const std::string& backend_id) const;
@@ -107,6 +123,42 @@ struct FusedInfo {
   bool host_outputs = false;  // outputs live in host-cached memory the delegates write directly
 };
 
+// Where the bytes of one program input or output live, as seen through Method's views.
+enum class IoPath {
+  kMapped,    // the method's persistently mapped buffer that the delegates read or write: no copy
+  kImported,  // caller memory given in LoadOptions::host_memory, imported: no copy
+  kStaged,    // a mapped staging buffer; the submission copies it to or from device-local memory
+  kHost,      // per_delegate mode: a host tensor the method owns; each delegate uploads and
+              // downloads its own IO, so run() copies like execute()
+};
+std::string_view io_path_name(IoPath path);  // "mapped", "imported", "staged", "host"
+
+struct IoInfo {
+  std::vector<IoPath> inputs, outputs;
+  // True when every input and output is kMapped or kImported: run() then moves no program IO
+  // byte on the host or the GPU beyond what the delegates' own kernels read and write.
+  bool zero_copy() const;
+};
+
+// A view of one program input (writable) or output (read-only) in memory the Method owns or
+// imported; it owns nothing. See Method::input_view for how long it stays valid.
+struct InputView {
+  TensorInfo info;
+  std::span<uint8_t> bytes;  // exactly info.byte_size() bytes
+  template <typename T>
+  std::span<T> data() const {
+    return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};
+  }
+};
+struct OutputView {
+  TensorInfo info;
+  std::span<const uint8_t> bytes;  // exactly info.byte_size() bytes
+  template <typename T>
+  std::span<const T> data() const {
+    return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
+  }
+};
+
 class Method {
  public:
   class Impl;
@@ -125,7 +177,32 @@ class Method {
   // owned by the caller). Host memory running out is OutOfMemory naming the size; GPU work that
   // makes no progress for RuntimeConfig::execute_timeout_ms is Timeout, and the device is then
   // unusable.
+  // In fused mode this passes through the same mapped memory that input_view/output_view show:
+  // afterwards the input views hold `inputs` and the output views the outputs. In per_delegate
+  // mode it leaves the views alone.
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
+
+  // Zero-copy IO (docs/USER_GUIDE.md, "Zero-copy IO"): write inputs into input_view(i), call
+  // run(), read outputs from output_view(i). io_info() says per input and output whether this
+  // copies anything (IoPath); only kMapped and kImported are zero-copy.
+  //
+  // Lifetime: a view's pointer stays valid until the Method is destroyed (the memory never
+  // moves). An output view's contents are those of the last completed run()/execute() and are
+  // overwritten by the next one; before the first they are unspecified. An output that is also
+  // a program input shows the input's bytes.
+  // Coherency: the method's mapped memory is HOST_COHERENT; imported memory that is not is
+  // flushed before each submission and invalidated after it by run()/execute().
+  // Threading: the views are plain memory the Method does not lock. The caller must not write an
+  // input view or read an output view while a run() or execute() of this Method is in progress
+  // on any thread; between calls, any thread may use them.
+  // InvalidArgument naming the index and the count for an index past the inputs or outputs.
+  // per_delegate mode: the views are host tensors the Method allocates on the first view call.
+  Result<InputView> input_view(size_t index);
+  Result<OutputView> output_view(size_t index);
+  // Runs the method on the bytes in the input views; outputs go to the output views. Errors as
+  // execute() (Timeout, DeviceLost, OutOfMemory), never a check of the inputs' bytes.
+  Status run();
+  IoInfo io_info() const;
 
   std::vector<DelegateCallInfo> delegate_calls() const;
   std::vector<InstructionInfo> instructions() const;

@@ -30,6 +30,13 @@ class Buffer {
   // keep the buffer alive until the GPU work using it has completed.
   static Result<Buffer> create(std::shared_ptr<Device> device, VkDeviceSize size, MemoryKind kind,
                                VkBufferUsageFlags usage = kDefaultBufferUsage);
+  // A buffer over caller memory, imported with VK_EXT_external_memory_host (the device must have
+  // enabled it: Unsupported otherwise). `host` must be aligned to
+  // host_import_alignment(device) and `size` a multiple of it (InvalidArgument naming both);
+  // a pointer the driver cannot import is InvalidArgument too. mapped() is `host`. The caller
+  // keeps the memory allocated until the buffer is destroyed; the buffer never frees it.
+  static Result<Buffer> import_host(std::shared_ptr<Device> device, void* host, VkDeviceSize size,
+                                    VkBufferUsageFlags usage = kDefaultBufferUsage);
   Buffer() = default;
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -44,7 +51,14 @@ class Buffer {
   bool device_local() const { return device_local_; }
   // Mapped memory the CPU reads through its caches (a discrete GPU's BAR is not).
   bool host_cached() const { return host_cached_; }
+  bool host_coherent() const { return host_coherent_; }
   explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
+
+  // For mapped memory that is not HOST_COHERENT (only imported memory can be): makes host writes
+  // visible to the device before a submission, and device writes visible to the host after the
+  // submission completed. No-ops on coherent memory.
+  Status flush_host_writes() const;
+  Status invalidate_for_host_reads() const;
 
  private:
   void release();
@@ -55,8 +69,15 @@ class Buffer {
   void* mapped_ = nullptr;
   bool device_local_ = false;
   bool host_cached_ = false;
+  bool host_coherent_ = false;
   VkDeviceSize allocated_bytes_ = 0;  // the allocation's size (>= size_), for the device's counters
 };
+
+// The alignment VK_EXT_external_memory_host needs of an imported pointer and size
+// (minImportedHostPointerAlignment); Unsupported when the device has not enabled the extension.
+Result<VkDeviceSize> host_import_alignment(const Device& device);
+
+inline constexpr const char* kExternalMemoryHostExtension = "VK_EXT_external_memory_host";
 
 // A range of a buffer (a planned slice of an arena, or a whole buffer). Borrowed handle.
 struct BufferRange {

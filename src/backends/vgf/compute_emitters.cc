@@ -1,9 +1,10 @@
-// Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D
-// and MATMUL on the kernel library; DEPTHWISE_CONV2D and int8 on shaders/conv2d_*.comp) and the
-// reductions (shaders/reduce_f32.comp), whose parameter layouts they match.
+// Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D,
+// DEPTHWISE_CONV2D and MATMUL on the kernel library; int8 convolutions on
+// shaders/conv2d_i8.comp) and the reductions (shaders/reduce_f32.comp), whose parameter layouts
+// they match.
 #include <string>
 
-#include "dispatch_emitters.h"
+#include "emitter_internal.h"
 #include "univk/ops/tosa_ops.h"
 
 namespace univk::backends::vgf {
@@ -41,8 +42,20 @@ kernels::ActivationStrides nhwc_strides(const TensorView& v) {
   return {v.strides[0], v.strides[3], v.strides[1], v.strides[2]};
 }
 
-// CONV2D (fp32) on the kernel library's implicit GEMM, planned for the minimum device limits
-// (lower_graph plans it again for the device).
+// A kernel-library dispatch of `problem` over `inputs` and `output`, planned for the minimum
+// device limits (lower_graph plans it again for the device).
+Result<Dispatch> library_dispatch(const kernels::Problem& problem, std::vector<TensorView> inputs,
+                                  const TensorView& output) {
+  Dispatch k;
+  k.outputs = {output};
+  k.inputs = std::move(inputs);
+  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(problem, kernels::DeviceTraits{}));
+  k.problem = problem;
+  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
+  return k;
+}
+
+// CONV2D (fp32) on the kernel library's implicit GEMM.
 Result<Dispatch> library_conv(const TensorView& in, const TensorView& w, const TensorView& bias,
                               const TensorView& output, const ops::TosaConv2d& window) {
   kernels::Conv2dProblem p;
@@ -57,13 +70,26 @@ Result<Dispatch> library_conv(const TensorView& in, const TensorView& w, const T
   p.weight = kernels::WeightStrides::ohwi(p.in_channels, p.kernel_h, p.kernel_w);
   p.bias_broadcast = bias.shape[0] == 1;
   p.epilogue.bias = true;
-  Dispatch k;
-  k.outputs = {output};
-  k.inputs = {in, w, bias};
-  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
-  k.problem = p;
-  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
-  return k;
+  return library_dispatch(p, {in, w, bias}, output);
+}
+
+// DEPTHWISE_CONV2D (fp32, weight [KH, KW, C, M]) on the kernel library's depthwise kernel.
+Result<Dispatch> library_depthwise(const TensorView& in, const TensorView& w, const TensorView& bias,
+                                   const TensorView& output, const ops::TosaConv2d& window) {
+  kernels::DepthwiseProblem p;
+  p.batch = in.shape[0], p.in_h = in.shape[1], p.in_w = in.shape[2], p.channels = in.shape[3];
+  p.multiplier = w.shape[3];
+  p.out_h = output.shape[1], p.out_w = output.shape[2];
+  p.kernel_h = w.shape[0], p.kernel_w = w.shape[1];
+  p.stride_h = window.stride[0], p.stride_w = window.stride[1];
+  p.dilation_h = window.dilation[0], p.dilation_w = window.dilation[1];
+  p.pad_top = window.pad[0], p.pad_left = window.pad[2];
+  p.input = nhwc_strides(in);
+  p.output = nhwc_strides(output);
+  p.weight = kernels::DepthwiseWeightStrides::hwcm(output.shape[3]);
+  p.bias_broadcast = bias.shape[0] == 1;
+  p.epilogue.bias = true;
+  return library_dispatch(p, {in, w, bias}, output);
 }
 
 Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
@@ -98,12 +124,14 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
                             " does not follow the TOSA convolution rule (" + std::to_string(window.out_h) + "x" +
                             std::to_string(window.out_w) + ")");
   }
+  if (!is_int8) {
+    return depthwise ? library_depthwise(in, w, bias, output, window) : library_conv(in, w, bias, output, window);
+  }
   const int64_t* pad = window.pad;
   const int64_t* stride = window.stride;
   const int64_t* dilation = window.dilation;
-  if (!is_int8 && !depthwise) return library_conv(in, w, bias, output, window);
   Dispatch k;
-  k.shader = is_int8 ? Shader::kConv2dI8 : Shader::kConv2dF32;
+  k.shader = Shader::kConv2dI8;
   k.outputs = {output};
   k.inputs = inputs;
   UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
@@ -113,10 +141,8 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   UNIVK_RETURN_IF_ERROR(
       push(k.params, {in.shape[1], in.shape[2], ic, kh, kw, stride[0], stride[1], dilation[0], dilation[1], pad[0],
                       pad[2], depthwise ? w.shape[3] : 1, bias.shape[0] == 1 ? 1 : 0}));
-  if (is_int8) {
-    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
-    k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(w_zp)));
-  }
+  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
+  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(w_zp)));
   k.specialization = {{0u, depthwise ? 1u : 0u}};
   k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
   return k;
@@ -129,20 +155,13 @@ Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorVi
   const TensorView &a = inputs[0], &b = inputs[1];
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
-  // On the kernel library's GEMM, planned for the minimum device limits (lower_graph plans it
-  // again for the device).
+  // On the kernel library's GEMM.
   kernels::GemmProblem p;
   p.batch = a.shape[0], p.m = a.shape[1], p.k = a.shape[2], p.n = b.shape[2];
   p.a = {0, a.strides[0], a.strides[1], a.strides[2]};
   p.b = {0, b.strides[0], b.strides[1], b.strides[2]};
   p.out = {0, output.strides[0], output.strides[1], output.strides[2]};
-  Dispatch k;
-  k.outputs = {output};
-  k.inputs = inputs;
-  UNIVK_ASSIGN_OR_RETURN(k.kernel, kernels::plan(p, kernels::DeviceTraits{}));
-  k.problem = p;
-  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
-  return k;
+  return library_dispatch(p, inputs, output);
 }
 
 Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
@@ -303,6 +322,50 @@ Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorV
 }
 
 }  // namespace
+
+bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue) {
+  if (!k.kernel || k.outputs.size() != 1) return false;
+  const TensorView& out = k.outputs[0];
+  kernels::Problem problem = k.problem;
+  std::vector<TensorView> inputs = k.inputs;
+  kernels::Epilogue* e = nullptr;
+  if (auto* gemm = std::get_if<kernels::GemmProblem>(&problem)) {
+    e = &gemm->epilogue;
+    if (epilogue.addend) {
+      // The bias binding (input 2), read through its broadcast strides.
+      const TensorView& bias = *epilogue.addend;
+      if (bias.dtype != DType::kFloat32 || bias.shape.size() != 3 || inputs.size() != 2) return false;
+      auto strides = broadcast_strides(bias, out.shape);
+      if (!strides.ok()) return false;
+      gemm->bias = {0, (*strides)[0], (*strides)[1], (*strides)[2]};
+      gemm->beta = 1.0f;
+      e->bias = true;
+      inputs.push_back(bias);
+    }
+  } else {
+    auto* conv = std::get_if<kernels::Conv2dProblem>(&problem);
+    auto* dw = std::get_if<kernels::DepthwiseProblem>(&problem);
+    if (!conv && !dw) return false;
+    e = conv ? &conv->epilogue : &dw->epilogue;
+    if (epilogue.addend) {
+      // The residual binding (input 3), read through the output's strides.
+      const TensorView& residual = *epilogue.addend;
+      if (residual.dtype != DType::kFloat32 || residual.shape != out.shape || residual.strides != out.strides ||
+          inputs.size() != 3)
+        return false;
+      e->residual = true;
+      inputs.push_back(residual);
+    }
+  }
+  if (epilogue.clamp) {
+    e->activation = kernels::Activation::kClamp;
+    e->lo = epilogue.clamp->first;
+    e->hi = epilogue.clamp->second;
+  }
+  k.problem = std::move(problem);
+  k.inputs = std::move(inputs);
+  return true;
+}
 
 Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output) {

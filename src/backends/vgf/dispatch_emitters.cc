@@ -28,8 +28,8 @@ Status check_declared_output(const char* op, const Shape& computed, const Tensor
 namespace {
 
 // Operators whose work is independent along dim 0 of the output and of the inputs marked in
-// `sliced` (batch of CONV2D/MATMUL, rows of CAST/TABLE): split along it when a view exceeds
-// `limit`.
+// `sliced` (batch of DEPTHWISE_CONV2D and int8 CONV2D, rows of CAST/TABLE): split along it when
+// a view exceeds `limit`.
 Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                                const TensorView& output, const std::vector<bool>& sliced,
                                                const BindingLimit& limit) {
@@ -107,10 +107,14 @@ Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std
       // Pools the fusion pass did not take as an anchor (int8), without an epilogue.
       return emit_pool(op, {inputs[0]}, output, EwProgram{}, limit);
     case TosaOp::kConv2d:
+      // fp32 CONV2D and MATMUL run kernel-library kernels, which lower_graph cuts into pieces
+      // that fit the binding limit (kernels/split.h: batch, groups, output channels / columns).
+      if (inputs[0].dtype == DType::kFloat32) return emit_compute(op, inputs, output);
+      [[fallthrough]];
     case TosaOp::kDepthwiseConv2d:  // input, weight, bias
       return emit_batch_split(op, inputs, output, {true, false, false}, limit);
-    case TosaOp::kMatmul:  // A [B,M,K], B [B,K,N]
-      return emit_batch_split(op, inputs, output, {true, true}, limit);
+    case TosaOp::kMatmul:
+      return emit_compute(op, inputs, output);
     case TosaOp::kCast:
     case TosaOp::kTable:  // input (and the 256-entry table)
       return emit_batch_split(op, inputs, output, {true, false}, limit);

@@ -5,7 +5,9 @@
 // emitter_internal.h.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "elementwise_program.h"
@@ -49,6 +51,19 @@ Result<std::vector<Dispatch>> emit_copy(const TensorView& input, const TensorVie
 // DEPTHWISE_CONV2D and MATMUL along the batch, CAST and TABLE along dim 0).
 Result<std::vector<Dispatch>> emit_compute(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output);
+// What a kernel-library dispatch's epilogue takes over from the operators after it
+// (fusion.h's EpilogueChain): an addend (a convolution's residual or a MATMUL's bias) and a
+// clamp {lo, hi} as its activation.
+struct KernelEpilogue {
+  std::optional<TensorView> addend;
+  std::optional<std::pair<float, float>> clamp;
+};
+// Applies `epilogue` to `k`, one kernel-library dispatch of CONV2D, DEPTHWISE_CONV2D or
+// MATMUL (emit_compute's, unsplit), and returns true; false, leaving `k` unchanged, when the
+// kernel cannot take it: a convolution's residual must have the output's shape and strides
+// (the kernels read it through the output's), a MATMUL's bias must broadcast to the output.
+// The dispatch is then labelled by its caller and planned for the device again.
+bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue);
 // Every operation that is not part of a fused group.
 Result<std::vector<Dispatch>> emit_dispatches(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                               const TensorView& output, const BindingLimit& limit);

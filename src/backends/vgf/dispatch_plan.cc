@@ -6,7 +6,13 @@
 
 namespace univk::backends::vgf {
 
-bool TensorView::contiguous() const { return offset == 0 && strides == Shape(shape).contiguous_strides(); }
+bool TensorView::contiguous() const {
+  if (offset != 0 || strides.size() != shape.size()) return false;
+  const std::vector<int64_t> packed = Shape(shape).contiguous_strides();
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1 && strides[d] != packed[d]) return false;
+  return true;
+}
 
 std::vector<int64_t> TensorView::padded_shape() const {
   std::vector<int64_t> out(kMaxRank - std::min(kMaxRank, shape.size()), 1);
@@ -70,8 +76,6 @@ const char* shader_name(Shader id) {
       return "copy16";
     case Shader::kCopy8:
       return "copy8";
-    case Shader::kConv2dF32:
-      return "conv2d_f32";
     case Shader::kReduceF32:
       return "reduce_f32";
     case Shader::kCast:
@@ -99,7 +103,6 @@ uint32_t shader_tensor_bindings(Shader id) {
     case Shader::kElementwiseF32:
     case Shader::kElementwiseI32:
     case Shader::kPoolF32:
-    case Shader::kConv2dF32:
     case Shader::kElementwiseF16:
     case Shader::kPoolF16:
       return 5;  // output + 4 inputs

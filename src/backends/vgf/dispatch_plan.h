@@ -40,7 +40,8 @@ struct TensorView {
   std::vector<int64_t> strides;  // elements per step of each logical dim (0 = broadcast)
   int64_t offset = 0;            // elements from the start of the storage
 
-  bool contiguous() const;  // row-major packed with offset 0 strides
+  // Row-major packed at offset 0 (the strides of size-1 dims, never stepped, do not matter).
+  bool contiguous() const;
   // Left-pads shape (with 1) and strides (with 0) to kMaxRank.
   std::vector<int64_t> padded_shape() const;
   std::vector<int64_t> padded_strides() const;
@@ -78,13 +79,13 @@ enum class Shader : uint8_t {
   kCopy32,          // strided copy / pad / tile of 32-bit elements
   kCopy16,
   kCopy8,
-  kConv2dF32,       // DEPTHWISE_CONV2D (CONV2D and MATMUL run the kernel library's kernels)
   kReduceF32,       // REDUCE_SUM / REDUCE_MAX / ARGMAX
   kCast,            // CAST between int8/uint8/bool/int32/fp32 (8-bit storage)
   kRescale,         // RESCALE between int8/uint8/int32 (8-bit storage)
   kTableI8,         // int8 TABLE (8-bit storage)
   kPoolI8,          // int8 AVG/MAX_POOL2D
-  kConv2dI8,        // int8 CONV2D / DEPTHWISE_CONV2D, int32 accumulator and output
+  kConv2dI8,        // int8 CONV2D / DEPTHWISE_CONV2D, int32 accumulator and output (fp32
+                    // convolutions and MATMUL run the kernel library's kernels)
   kElementwiseF16,  // fused elementwise program over fp16 tensors (fp32 registers)
   kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
   kCast16,          // CAST between fp32 and fp16

@@ -111,8 +111,82 @@ std::optional<EwProgram> fusion_group_program(const TosaGraph& g, const FusionGr
   return builder.build(group.output);
 }
 
+namespace {
+
+bool is_f32(const TosaGraph& g, ValueId v) { return type_of(g, v).dtype == DType::kFloat32; }
+
+// An fp32 operation the VgfBackend lowers to a kernel-library kernel with an epilogue.
+bool is_kernel_anchor(const TosaGraph& g, const TosaOperation& op) {
+  if (op.op != TosaOp::kConv2d && op.op != TosaOp::kDepthwiseConv2d && op.op != TosaOp::kMatmul) return false;
+  for (ValueId v : op.inputs)
+    if (!is_f32(g, v)) return false;
+  return is_f32(g, op.outputs[0]);
+}
+
+// Whether `from` (broadcast) can be added to a value of shape `to` in place.
+bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (from.size() != to.size()) return false;
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] != to[d] && from[d] != 1) return false;
+  return true;
+}
+
+}  // namespace
+
+EpiloguePlan form_epilogue_chains(const TosaGraph& g, const std::vector<std::vector<size_t>>& consumers,
+                                  const std::vector<bool>& is_output) {
+  EpiloguePlan plan;
+  plan.chain_of_op.assign(g.operations.size(), std::nullopt);
+  // The one operation reading `v`, when `v` is an intermediate value of that one reader and
+  // no earlier chain took that reader (an ADD of two convolutions joins the first one's chain).
+  auto only_reader = [&](ValueId v) -> std::optional<size_t> {
+    if (is_output[v] || consumers[v].size() != 1 || plan.chain_of_op[consumers[v][0]]) return std::nullopt;
+    return consumers[v][0];
+  };
+  for (size_t i = 0; i < g.operations.size(); ++i) {
+    const TosaOperation& op = g.operations[i];
+    if (plan.chain_of_op[i] || !is_kernel_anchor(g, op)) continue;
+    EpilogueChain chain;
+    chain.anchor = i;
+    chain.output = op.outputs[0];
+    const auto& out_shape = type_of(g, chain.output).shape;
+    auto next = only_reader(chain.output);
+    if (next && g.operations[*next].op == TosaOp::kAdd) {
+      const TosaOperation& add = g.operations[*next];
+      const ValueId a = add.inputs[0], b = add.inputs.size() == 2 ? add.inputs[1] : a;
+      const ValueId other = a == chain.output ? b : a;
+      const bool matmul = op.op == TosaOp::kMatmul;
+      const auto& other_shape = type_of(g, other).shape;
+      if (add.inputs.size() == 2 && a != b && is_f32(g, other) && is_f32(g, add.outputs[0]) &&
+          type_of(g, add.outputs[0]).shape == out_shape &&
+          (matmul ? broadcasts_to(other_shape, out_shape) : other_shape == out_shape)) {
+        chain.add = *next;
+        chain.addend = other;
+        chain.output = add.outputs[0];
+        next = only_reader(chain.output);
+      }
+    }
+    if (next && g.operations[*next].op == TosaOp::kClamp) {
+      const TosaOperation& clamp = g.operations[*next];
+      auto lo = clamp.attrs.get_float_or("min_val", -INFINITY);
+      auto hi = clamp.attrs.get_float_or("max_val", INFINITY);
+      if (lo.ok() && hi.ok() && is_f32(g, clamp.outputs[0]) && type_of(g, clamp.outputs[0]).shape == out_shape) {
+        chain.clamp = *next;
+        chain.lo = static_cast<float>(*lo);
+        chain.hi = static_cast<float>(*hi);
+        chain.output = clamp.outputs[0];
+      }
+    }
+    if (!chain.add && !chain.clamp) continue;
+    for (auto member : {std::optional<size_t>(chain.anchor), chain.add, chain.clamp})
+      if (member) plan.chain_of_op[*member] = plan.chains.size();
+    plan.chains.push_back(chain);
+  }
+  return plan;
+}
+
 FusionPlan form_fusion_groups(const TosaGraph& g, const std::vector<std::vector<size_t>>& consumers,
-                              const std::vector<bool>& is_output) {
+                              const std::vector<bool>& is_output, const std::vector<bool>& taken) {
   FusionPlan plan;
   plan.group_of_op.assign(g.operations.size(), std::nullopt);
   std::vector<std::optional<size_t>> group_of_value(g.values.size());
@@ -122,6 +196,7 @@ FusionPlan form_fusion_groups(const TosaGraph& g, const std::vector<std::vector<
     plan.groups.push_back(group);
   };
   for (size_t i = 0; i < g.operations.size(); ++i) {
+    if (taken[i]) continue;
     const TosaOperation& op = g.operations[i];
     const ValueId out = op.outputs[0];
     if (is_anchor(g, i)) {

@@ -1,8 +1,11 @@
-// Elementwise fusion of a TOSA graph: chains of elementwise operators, optionally behind an
-// AVG/MAX_POOL2D (the anchor), become one group that runs as one dispatch of an elementwise
-// program (elementwise_program.h). A value joins its consumer's group only when that consumer is
-// its only reader, it is not a graph output, the shapes and storage types match and the program
-// still fits the shader's input slots. Pure data.
+// Fusion of a TOSA graph, two passes. Epilogue chains (first): a kernel-library operator (fp32
+// CONV2D, DEPTHWISE_CONV2D, MATMUL) takes the ADD and CLAMP after it into its kernel's
+// epilogue. Elementwise groups (then, over the operators left): chains of elementwise
+// operators, optionally behind an AVG/MAX_POOL2D (the anchor), become one group that runs as one
+// dispatch of an elementwise program (elementwise_program.h). A value joins its consumer's chain
+// or group only when that consumer is its only reader, it is not a graph output, the shapes and
+// storage types match (and, for a group, the program still fits the shader's input slots).
+// Pure data.
 #pragma once
 
 #include <cstddef>
@@ -28,9 +31,32 @@ struct FusionPlan {
   std::vector<std::optional<size_t>> group_of_op;  // per operation: its group, if any
 };
 
+// A kernel-library operator and the operators its epilogue takes, in the kernels' order
+// act(acc + bias + residual): an fp32 ADD of the anchor's result and another value (`addend`,
+// the residual of a convolution, which must have the output's shape, or the bias of a MATMUL,
+// broadcast to its output), then an fp32 CLAMP of the result (the activation).
+struct EpilogueChain {
+  size_t anchor = 0;
+  std::optional<size_t> add;
+  spirv::ValueId addend = 0;
+  std::optional<size_t> clamp;
+  float lo = 0.0f, hi = 0.0f;  // the CLAMP's bounds
+  spirv::ValueId output = 0;   // the chain's last value
+  size_t last_op() const { return clamp ? *clamp : (add ? *add : anchor); }
+};
+
+struct EpiloguePlan {
+  std::vector<EpilogueChain> chains;               // only those that take at least one operator
+  std::vector<std::optional<size_t>> chain_of_op;  // per operation: its chain, if any
+};
+
 // `consumers[v]`: the operations reading value v; `is_output[v]`: v is a graph output.
+EpiloguePlan form_epilogue_chains(const spirv::TosaGraph& graph, const std::vector<std::vector<size_t>>& consumers,
+                                  const std::vector<bool>& is_output);
+
+// Elementwise groups over the operations that no epilogue chain took (`taken[i]`).
 FusionPlan form_fusion_groups(const spirv::TosaGraph& graph, const std::vector<std::vector<size_t>>& consumers,
-                              const std::vector<bool>& is_output);
+                              const std::vector<bool>& is_output, const std::vector<bool>& taken);
 
 // The program of a group, with scalar constants as immediates where the program has room
 // (`immediates`) or all through input slots; fills `inputs` with the values read through input

@@ -11,6 +11,7 @@
 #include "elementwise_program.h"
 #include "fusion.h"
 #include "dispatch_emitters.h"
+#include "univk/kernels/split.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/vulkan/arena_plan.h"
 
@@ -83,7 +84,10 @@ class Lowering {
   Result<SegmentPlan> run() {
     UNIVK_RETURN_IF_ERROR(index_graph());
     UNIVK_RETURN_IF_ERROR(bind_interface());
-    fusion_ = form_fusion_groups(g_, consumers_, is_output_);
+    epilogues_ = form_epilogue_chains(g_, consumers_, is_output_);
+    std::vector<bool> taken(g_.operations.size());
+    for (size_t i = 0; i < taken.size(); ++i) taken[i] = epilogues_.chain_of_op[i].has_value();
+    fusion_ = form_fusion_groups(g_, consumers_, is_output_, taken);
     plan_write_through();
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       Status s = lower_operation(i);
@@ -209,20 +213,27 @@ class Lowering {
     return ok_status();
   }
 
-  // A TRANSPOSE whose result is a graph output and whose input is written by one dispatch that
-  // nothing else reads: that dispatch writes through the inverse permutation instead.
+  // A TRANSPOSE or RESHAPE whose result is a graph output and whose input is written by one
+  // dispatch that nothing else reads: that dispatch writes the output resource directly,
+  // through the inverse permutation, or under the input's shape when the resource is packed.
   void plan_write_through() {
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       const TosaOperation& op = g_.operations[i];
-      if (op.op != TosaOp::kTranspose) continue;
+      if (op.op != TosaOp::kTranspose && op.op != TosaOp::kReshape) continue;
       const ValueId x = op.inputs[0], z = op.outputs[0];
-      if (!is_output_[z] || is_output_[x] || consumers_[x].size() != 1 || !producer_[x]) continue;
+      if (!is_output_[z] || is_output_[x] || consumers_[x].size() != 1 || !producer_[x] || !views_[z]) continue;
       if (is_view_op(g_.operations[*producer_[x]].op)) continue;
-      auto t = ops::tosa_transpose(op.attrs, Shape(type(x).shape));
-      if (!t.ok() || !views_[z]) continue;
       TensorView view = *views_[z];
       view.shape = type(x).shape;
-      for (size_t d = 0; d < t->perms.size(); ++d) view.strides[t->perms[d]] = views_[z]->strides[d];
+      if (op.op == TosaOp::kReshape) {
+        auto reshaped = ops::tosa_reshape(op.attrs, Shape(type(x).shape));
+        if (!reshaped.ok() || *reshaped != Shape(type(z).shape) || !views_[z]->contiguous()) continue;
+        view.strides = Shape(view.shape).contiguous_strides();
+      } else {
+        auto t = ops::tosa_transpose(op.attrs, Shape(type(x).shape));
+        if (!t.ok()) continue;
+        for (size_t d = 0; d < t->perms.size(); ++d) view.strides[t->perms[d]] = views_[z]->strides[d];
+      }
       views_[x] = view;
       write_through_.insert(i);
     }
@@ -241,6 +252,11 @@ class Lowering {
 
   Status lower_operation(size_t i) {
     const TosaOperation& op = g_.operations[i];
+    if (epilogues_.chain_of_op[i]) {
+      const EpilogueChain& chain = epilogues_.chains[*epilogues_.chain_of_op[i]];
+      if (i != chain.last_op()) return ok_status();  // emitted with the chain's last op
+      return emit_chain(chain);
+    }
     if (fusion_.group_of_op[i]) {
       const FusionGroup& grp = fusion_.groups[*fusion_.group_of_op[i]];
       if (g_.operations[i].outputs[0] != grp.output) return ok_status();  // emitted with the group's last op
@@ -263,18 +279,107 @@ class Lowering {
     }
     TensorView output = output_view(out);
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_dispatches(op, inputs, output, ctx_.binding_limit));
+    return add_dispatches(std::move(dispatches), op_label(op));
+  }
+
+  // Appends dispatches (kernel-library ones planned for the device); `label` names the
+  // unlabelled ones.
+  Status add_dispatches(std::vector<Dispatch> dispatches, const std::string& label) {
     for (auto& k : dispatches) {
-      if (k.label.empty()) k.label = op_label(op);
-      if (k.kernel) UNIVK_RETURN_IF_ERROR(plan_kernel(k));
-      plan_.dispatches.push_back(std::move(k));
+      if (k.label.empty()) k.label = label;
+      if (k.kernel) {
+        UNIVK_RETURN_IF_ERROR(plan_kernel_pieces(std::move(k)));
+      } else {
+        plan_.dispatches.push_back(std::move(k));
+      }
     }
     return ok_status();
   }
 
+  // An epilogue chain: one kernel-library dispatch writing the chain's last value when the
+  // kernel takes the epilogue (one dispatch, a residual with the output's strides); else the
+  // anchor on its own and the ADD/CLAMP as one elementwise group.
+  Status emit_chain(const EpilogueChain& chain) {
+    const TosaOperation& anchor = g_.operations[chain.anchor];
+    std::vector<TensorView> inputs;
+    for (ValueId v : anchor.inputs) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
+      inputs.push_back(view);
+    }
+    std::string label = op_label(anchor);
+    for (auto member : {chain.add, chain.clamp})
+      if (member) label += "+" + op_label(g_.operations[*member]);
+    KernelEpilogue epilogue;
+    if (chain.add) {
+      UNIVK_ASSIGN_OR_RETURN(epilogue.addend, input_view(chain.addend));
+    }
+    if (chain.clamp) epilogue.clamp = std::pair{chain.lo, chain.hi};
+    {
+      TensorView output = output_view(chain.output);
+      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_dispatches(anchor, inputs, output, ctx_.binding_limit));
+      if (fused.size() == 1 && fuse_kernel_epilogue(fused[0], epilogue)) return add_dispatches(std::move(fused), label);
+    }
+    TensorView output = output_view(anchor.outputs[0]);
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches,
+                           emit_dispatches(anchor, inputs, output, ctx_.binding_limit));
+    UNIVK_RETURN_IF_ERROR(add_dispatches(std::move(dispatches), op_label(anchor)));
+    FusionGroup rest;
+    for (auto member : {chain.add, chain.clamp})
+      if (member) rest.ops.push_back(*member);
+    rest.output = chain.output;
+    return emit_group(rest);
+  }
+
+  // A kernel-library dispatch cut into pieces whose operand windows fit the binding limit
+  // (kernels/split.h), each over 1-d views of its windows; one piece keeps the views whole.
+  Status plan_kernel_pieces(Dispatch k) {
+    kernels::DeviceTraits traits = ctx_.device;
+    traits.max_binding_bytes = std::min(traits.max_binding_bytes, ctx_.binding_limit.max_bytes);
+    traits.binding_alignment = std::max(traits.binding_alignment, ctx_.binding_limit.offset_alignment);
+    auto pieces = kernels::split_problem(k.problem, traits);
+    if (!pieces.ok()) return pieces.status().with_context(k.label);
+    if (pieces->size() == 1) {
+      UNIVK_RETURN_IF_ERROR(plan_kernel(k, traits));
+      plan_.dispatches.push_back(std::move(k));
+      return ok_status();
+    }
+    auto window = [](const TensorView& whole, const kernels::ElementWindow& w) {
+      TensorView v = whole;
+      v.shape = {static_cast<int64_t>(w.end - w.begin)};
+      v.strides = {1};
+      v.offset = whole.offset + static_cast<int64_t>(w.begin);
+      return v;
+    };
+    for (kernels::ProblemPiece& piece : *pieces) {
+      Dispatch d = k;
+      d.problem = std::move(piece.problem);
+      // The recorder's binding order: inputs 0, 1, 2 (bias) and 3 (residual) are kernel
+      // bindings 0, 1, 2 and 4; the output is binding 3.
+      const uint32_t binding_of_input[] = {0, 1, 2, 4};
+      for (size_t i = 0; i < d.inputs.size() && i < 4; ++i) {
+        d.inputs[i] = window(k.inputs[i], piece.windows[binding_of_input[i]]);
+      }
+      d.outputs = {window(k.outputs[0], piece.windows[3])};
+      d.work_items = output_elements(d.problem);
+      UNIVK_RETURN_IF_ERROR(plan_kernel(d, traits));
+      plan_.dispatches.push_back(std::move(d));
+    }
+    return ok_status();
+  }
+
+  static uint64_t output_elements(const kernels::Problem& problem) {
+    if (const auto* g = std::get_if<kernels::GemmProblem>(&problem)) return uint64_t(g->batch * g->m * g->n);
+    if (const auto* c = std::get_if<kernels::Conv2dProblem>(&problem)) {
+      return uint64_t(c->batch * c->out_channels * c->out_h * c->out_w);
+    }
+    const auto& d = std::get<kernels::DepthwiseProblem>(problem);
+    return uint64_t(d.batch * d.channels * d.multiplier * d.out_h * d.out_w);
+  }
+
   // A kernel-library dispatch planned for the device, with a scratch region of its own when it
   // needs one (ids above every value's, so plan_scratch gives it bytes of its own while it runs).
-  Status plan_kernel(Dispatch& k) {
-    auto planned = kernels::plan(k.problem, ctx_.device);
+  Status plan_kernel(Dispatch& k, const kernels::DeviceTraits& traits) {
+    auto planned = kernels::plan(k.problem, traits);
     if (!planned.ok()) return planned.status().with_context(k.label);
     k.kernel = std::move(planned).value();
     if (k.kernel->scratch_bytes == 0) return ok_status();
@@ -413,6 +518,7 @@ class Lowering {
   std::vector<bool> is_output_;
   std::vector<std::optional<TensorView>> views_;
   std::vector<TensorView> out_views_;
+  EpiloguePlan epilogues_;
   FusionPlan fusion_;
   std::set<size_t> write_through_;
 };

@@ -18,8 +18,6 @@ std::span<const uint32_t> shader_spirv(Shader id) {
       return shaders::copy16_spv();
     case Shader::kCopy8:
       return shaders::copy8_spv();
-    case Shader::kConv2dF32:
-      return shaders::conv2d_f32_spv();
     case Shader::kReduceF32:
       return shaders::reduce_f32_spv();
     case Shader::kCast:

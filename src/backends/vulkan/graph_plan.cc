@@ -1,6 +1,7 @@
 #include "graph_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <optional>
 #include <string>
@@ -43,6 +44,28 @@ Result<Dispatch> whole_value_copy(const ComputeValue& v, uint32_t id) {
   return contiguous_copy(static_cast<uint32_t>(bytes / 4));
 }
 
+// A kernel piece's operand regions narrowed to its element windows (kernels/split.h): each
+// starts at its window's first element aligned down to `alignment`, and the slack goes into the
+// piece's offset words. A scratch binding that stands in for absent scratch (the output, see
+// below) follows the narrowed output.
+Status narrow_to_windows(Dispatch& d, std::vector<BufferRef>& buffers, uint64_t alignment) {
+  std::array<uint32_t, kernels::kOperandBindings> slack{};
+  for (uint32_t b = 0; b < kernels::kOperandBindings; ++b) {
+    BufferRef& ref = buffers[b];
+    const uint64_t begin = d.windows[b].begin * sizeof(float), end = d.windows[b].end * sizeof(float);
+    if (end > ref.size || begin >= end) {
+      return internal_error("kernel piece window [" + std::to_string(begin) + ", " + std::to_string(end) +
+                            ") outside its operand of " + std::to_string(ref.size) + " bytes");
+    }
+    const uint64_t aligned = begin / alignment * alignment;
+    ref.offset += aligned;
+    ref.size = end - aligned;
+    slack[b] = static_cast<uint32_t>((begin - aligned) / sizeof(float));
+  }
+  if (d.kernel->scratch_bytes == 0) buffers[kernels::kOperandBindings] = buffers[3];
+  return kernels::add_binding_offsets(*d.kernel, slack);
+}
+
 // Where a value's bytes live, before the arena is laid out.
 struct Storage {
   BufferKind kind = BufferKind::kArena;
@@ -55,6 +78,9 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
                              std::span<const ComputeTensorType> outputs, uint64_t alignment,
                              const kernels::DeviceTraits& traits) {
   UNIVK_RETURN_IF_ERROR(validate_compute_graph(graph));
+  // Kernel pieces bind their windows at this alignment: the split counts its slack.
+  kernels::DeviceTraits device = traits;
+  device.binding_alignment = std::max(device.binding_alignment, alignment);
   UNIVK_RETURN_IF_ERROR(check_io(graph, graph.inputs, inputs, "input"));
   UNIVK_RETURN_IF_ERROR(check_io(graph, graph.outputs, outputs, "output"));
   const size_t value_count = graph.values.size();
@@ -71,13 +97,19 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
     for (uint32_t id : op.inputs) types.push_back({graph.values[id].dtype, graph.values[id].shape});
     auto result = lower_op(op.name, op.attrs, types);
     if (!result.ok()) return result.status().with_context(where);
-    // Kernel-library dispatches were planned for the minimum limits; plan them for the device.
+    // Kernel-library dispatches were planned for the minimum limits; cut them into pieces for
+    // the device's binding limit and plan those for the device.
+    std::vector<Dispatch> dispatches;
     for (Dispatch& d : result->dispatches) {
-      if (!d.kernel) continue;
-      auto planned = kernel_dispatch(d.problem, d.bindings, traits);
-      if (!planned.ok()) return planned.status().with_context(where);
-      d = std::move(planned).value();
+      if (!d.kernel) {
+        dispatches.push_back(std::move(d));
+        continue;
+      }
+      auto pieces = kernel_pieces(d, device);
+      if (!pieces.ok()) return pieces.status().with_context(where);
+      for (Dispatch& piece : *pieces) dispatches.push_back(std::move(piece));
     }
+    result->dispatches = std::move(dispatches);
     const ComputeValue& out = graph.values[op.outputs[0]];
     if (result->output.dtype != out.dtype || result->output.shape != out.shape) {
       return invalid_argument(where + " produces " + type_string(result->output.dtype, result->output.shape) +
@@ -234,6 +266,7 @@ Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeT
       }
     }
     if (step.dispatch.kernel) {
+      UNIVK_RETURN_IF_ERROR(narrow_to_windows(step.dispatch, pd.buffers, alignment));
       pd.dispatch = std::move(step.dispatch);
       pd.op_index = step.op_index;
       plan.dispatches.push_back(std::move(pd));

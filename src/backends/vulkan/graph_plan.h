@@ -52,7 +52,9 @@ struct GraphPlan {
 
 // `inputs`/`outputs` are the DelegateCall's tensor types; they must equal the graph's.
 // `alignment` (a power of two) applies to every arena and constant offset. Kernel-library
-// dispatches are planned for `traits` (the device's limits; the default is the spec's minimum).
+// dispatches are cut into pieces for traits.max_binding_bytes (kernels/split.h), each binding its
+// operands' windows, and planned for `traits` (the device's limits; the default is the spec's
+// minimum).
 Result<GraphPlan> plan_graph(const ComputeGraph& graph, std::span<const ComputeTensorType> inputs,
                              std::span<const ComputeTensorType> outputs, uint64_t alignment,
                              const kernels::DeviceTraits& traits = {});

@@ -1,5 +1,5 @@
-// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d (pool2d.comp) and conv2d
-// (conv2d.comp), NCHW or unbatched CHW.
+// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d (pool2d.comp) and conv2d (the kernel
+// library's conv2d_f32 and depthwise_f32), NCHW or unbatched CHW.
 #include "lowering_common.h"
 
 namespace univk::backends::vulkan {
@@ -64,59 +64,40 @@ Result<LoweredOp> lower_conv2d(std::string_view, const Attributes& attrs, Inputs
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, cv.output));
   const int64_t n = cv.n, oh = cv.out_h, ow = cv.out_w, groups = cv.groups;
   const bool has_bias = cv.has_bias;
-  const int64_t ocg = cv.oc / groups;
-  if (cv.icg > 1 || ocg > 4) {
-    // The kernel library's implicit GEMM, over NCHW activations and PyTorch's weight layout.
-    kernels::Conv2dProblem p;
-    p.batch = n, p.in_channels = cv.c, p.in_h = cv.h, p.in_w = cv.w;
-    p.out_channels = cv.oc, p.out_h = oh, p.out_w = ow;
+  const std::vector<Operand> bindings = {Operand::input(0), Operand::input(1), Operand::input(has_bias ? 2 : 0),
+                                         Operand::output(), Operand::input(0), Operand::scratch()};
+  if (cv.icg == 1 && groups > 1) {
+    // Depthwise (one input channel per group, any channel multiplier): the kernel library's
+    // depthwise kernel over NCHW activations and PyTorch's weight layout.
+    kernels::DepthwiseProblem p;
+    p.batch = n, p.channels = cv.c, p.multiplier = cv.oc / groups, p.in_h = cv.h, p.in_w = cv.w;
+    p.out_h = oh, p.out_w = ow;
     p.kernel_h = cv.kh, p.kernel_w = cv.kw;
     p.stride_h = cv.stride[0], p.stride_w = cv.stride[1];
     p.dilation_h = cv.dilation[0], p.dilation_w = cv.dilation[1];
     p.pad_top = cv.pad_top, p.pad_left = cv.pad_left;
-    p.groups = groups;
     p.input = kernels::ActivationStrides::nchw({n, cv.c, cv.h, cv.w});
     p.output = kernels::ActivationStrides::nchw({n, cv.oc, oh, ow});
-    p.weight = kernels::WeightStrides::oihw(cv.icg, cv.kh, cv.kw);
+    p.weight = kernels::DepthwiseWeightStrides::oihw(cv.kh, cv.kw);
     p.epilogue.bias = has_bias;
-    UNIVK_ASSIGN_OR_RETURN(Dispatch d,
-                           kernel_dispatch(p, {Operand::input(0), Operand::input(1), Operand::input(has_bias ? 2 : 0),
-                                               Operand::output(), Operand::input(0), Operand::scratch()}));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch d, kernel_dispatch(p, bindings));
     lowered.dispatches.push_back(std::move(d));
     return lowered;
   }
-  // Depthwise-shaped (one input channel and at most 4 output channels per group): conv2d.comp,
-  // up to 4 output channels per invocation (each loaded input element feeds all of them).
-  const int64_t ocb = ocg >= 4 ? 4 : 1;
-  const int64_t blocks = (ocg + ocb - 1) / ocb;
-  const int64_t invocations = n * groups * blocks * oh * ow;
-  if (invocations > int64_t{UINT32_MAX}) return unsupported("conv2d output is too large");
-  Dispatch d;
-  d.shader = Shader::kConv2d;
-  d.variant = static_cast<uint32_t>(ocb);
-  // Params { n, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, groups, has_bias, blocks }
-  d.push = {u32(invocations),
-            u32(n),
-            u32(cv.c),
-            u32(cv.h),
-            u32(cv.w),
-            u32(cv.oc),
-            u32(oh),
-            u32(ow),
-            u32(cv.kh),
-            u32(cv.kw),
-            u32(cv.stride[0]),
-            u32(cv.stride[1]),
-            u32(cv.pad_top),
-            u32(cv.pad_left),
-            u32(cv.dilation[0]),
-            u32(cv.dilation[1]),
-            u32(groups),
-            has_bias,
-            u32(blocks)};
-  // Without a bias the weight is bound in its place; the shader does not read it.
-  d.bindings = {Operand::input(0), Operand::input(1), Operand::input(has_bias ? 2 : 1), Operand::output()};
-  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(invocations)));
+  // The kernel library's implicit GEMM, over NCHW activations and PyTorch's weight layout.
+  kernels::Conv2dProblem p;
+  p.batch = n, p.in_channels = cv.c, p.in_h = cv.h, p.in_w = cv.w;
+  p.out_channels = cv.oc, p.out_h = oh, p.out_w = ow;
+  p.kernel_h = cv.kh, p.kernel_w = cv.kw;
+  p.stride_h = cv.stride[0], p.stride_w = cv.stride[1];
+  p.dilation_h = cv.dilation[0], p.dilation_w = cv.dilation[1];
+  p.pad_top = cv.pad_top, p.pad_left = cv.pad_left;
+  p.groups = groups;
+  p.input = kernels::ActivationStrides::nchw({n, cv.c, cv.h, cv.w});
+  p.output = kernels::ActivationStrides::nchw({n, cv.oc, oh, ow});
+  p.weight = kernels::WeightStrides::oihw(cv.icg, cv.kh, cv.kw);
+  p.epilogue.bias = has_bias;
+  UNIVK_ASSIGN_OR_RETURN(Dispatch d, kernel_dispatch(p, bindings));
   lowered.dispatches.push_back(std::move(d));
   return lowered;
 }

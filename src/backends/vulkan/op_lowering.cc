@@ -35,8 +35,6 @@ const char* shader_name(Shader shader) {
       return "strided_copy";
     case Shader::kPool2d:
       return "pool2d";
-    case Shader::kConv2d:
-      return "conv2d";
     case Shader::kSoftmax:
       return "softmax";
     case Shader::kReduce:
@@ -59,7 +57,6 @@ uint32_t shader_binding_count(Shader shader) {
       return 2;
     case Shader::kBinary:
       return 3;
-    case Shader::kConv2d:
     case Shader::kLayerNorm:
       return 4;
     case Shader::kBatchNorm:
@@ -96,11 +93,25 @@ const std::vector<std::string>& lowered_op_names() {
 Result<Dispatch> kernel_dispatch(kernels::Problem problem, std::vector<Operand> bindings,
                                  const kernels::DeviceTraits& traits) {
   Dispatch d;
-  UNIVK_ASSIGN_OR_RETURN(d.kernel, kernels::plan(problem, traits));
   d.problem = std::move(problem);
   d.bindings = std::move(bindings);
-  d.groups = d.kernel->groups;
-  return d;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> pieces, kernel_pieces(d, traits));
+  return std::move(pieces.front());
+}
+
+Result<std::vector<Dispatch>> kernel_pieces(const Dispatch& whole, const kernels::DeviceTraits& traits) {
+  UNIVK_ASSIGN_OR_RETURN(std::vector<kernels::KernelPiece> planned, kernels::plan_pieces(whole.problem, traits));
+  std::vector<Dispatch> pieces;
+  for (kernels::KernelPiece& piece : planned) {
+    Dispatch d;
+    d.problem = whole.problem;
+    d.bindings = whole.bindings;
+    d.groups = piece.dispatch.groups;
+    d.kernel = std::move(piece.dispatch);
+    d.windows = piece.windows;
+    pieces.push_back(std::move(d));
+  }
+  return pieces;
 }
 
 Dispatch contiguous_copy(uint32_t words) {

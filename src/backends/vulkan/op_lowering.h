@@ -16,22 +16,23 @@
 
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/kernels/problem.h"
+#include "univk/kernels/split.h"
 
 namespace univk::backends::vulkan {
 
-// One shader of the library (src/backends/vulkan/shaders/<name>.comp).
+// One shader of the library (src/backends/vulkan/shaders/<name>.comp); convolutions and matrix
+// products run the kernel library's kernels.
 enum class Shader : uint8_t {
   kUnary,
   kBinary,
   kStridedCopy,
   kPool2d,
-  kConv2d,  // depthwise-shaped convolutions; the others run the kernel library's conv2d
   kSoftmax,
   kReduce,
   kLayerNorm,
   kBatchNorm,
 };
-inline constexpr int kShaderCount = 9;
+inline constexpr int kShaderCount = 8;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 
@@ -96,16 +97,24 @@ struct Dispatch {
   // Writes a part of the output that no other dispatch of the same op writes (cat), so no
   // write-after-write barrier is needed between them.
   bool disjoint_write = false;
-  kernels::Problem problem;  // a kernel-library dispatch's, planned for the device by plan_graph
-  // `problem` planned for the device the graph runs on (lowering plans it for the spec's
-  // minimum limits, which every device meets, so "supported" does not depend on the device).
+  // A kernel-library dispatch: the whole problem, which plan_graph cuts into pieces for the
+  // device's binding limit (kernels/split.h) and plans for the device; lowering plans it for the
+  // spec's minimum limits, which every device meets, so "supported" does not depend on the
+  // device.
+  kernels::Problem problem;
+  // One piece of `problem` planned (after lowering: the first piece at the minimum limits; after
+  // plan_graph: its own piece for the device), and the element windows of the operands its
+  // bindings 0..4 cover.
   std::optional<kernels::KernelDispatch> kernel;
+  std::array<kernels::ElementWindow, kernels::kOperandBindings> windows{};
 };
 
-// A kernel-library dispatch of `problem` (planned with `traits`); bindings follow the library's
-// order (input/A, weight/B, bias, output, residual, scratch).
+// A kernel-library dispatch of `problem` (its pieces planned with `traits`, the first kept);
+// bindings follow the library's order (input/A, weight/B, bias, output, residual, scratch).
 Result<Dispatch> kernel_dispatch(kernels::Problem problem, std::vector<Operand> bindings,
                                  const kernels::DeviceTraits& traits = {});
+// One dispatch per piece of `whole`'s problem, planned with `traits`.
+Result<std::vector<Dispatch>> kernel_pieces(const Dispatch& whole, const kernels::DeviceTraits& traits);
 
 struct LoweredOp {
   ComputeTensorType output;

@@ -21,8 +21,6 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::strided_copy_spv();
     case Shader::kPool2d:
       return shaders::pool2d_spv();
-    case Shader::kConv2d:
-      return shaders::conv2d_spv();
     case Shader::kSoftmax:
       return shaders::softmax_spv();
     case Shader::kReduce:

@@ -17,9 +17,10 @@ std::vector<ComputeTensorType> to_types(const std::vector<backend::TensorInfo>& 
   return out;
 }
 
-// The precision, the tensor types and the payload bytes: everything create() depends on.
-std::string sharing_key(const backend::DelegateSpec& spec, kernels::Precision precision) {
-  std::string key = precision == kernels::Precision::kFp16 ? "fp16|" : "fp32|";
+// The binding limit, the precision, the tensor types and the payload bytes: everything create()
+// depends on.
+std::string sharing_key(const backend::DelegateSpec& spec, uint64_t binding_limit, kernels::Precision precision) {
+  std::string key = std::to_string(binding_limit) + (precision == kernels::Precision::kFp16 ? "|fp16|" : "|fp32|");
   auto add_types = [&](const std::vector<backend::TensorInfo>& infos) {
     for (const auto& info : infos) key += std::string(dtype_name(info.dtype)) + info.shape.to_string() + ";";
     key += "|";
@@ -33,8 +34,10 @@ std::string sharing_key(const backend::DelegateSpec& spec, kernels::Precision pr
 Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, const ComputeGraph& graph,
                         PreparedGraph& prepared) {
   const GraphPlan& plan = prepared.plan;
-  UNIVK_ASSIGN_OR_RETURN(prepared.constants, univk::vulkan::Buffer::create(device, plan.constant_bytes,
-                                                                           univk::vulkan::MemoryKind::kDeviceLocal));
+  // One allocation for every constant: beyond maxMemoryAllocationSize the driver may refuse it.
+  auto buffer = univk::vulkan::Buffer::create(device, plan.constant_bytes, univk::vulkan::MemoryKind::kDeviceLocal);
+  if (!buffer.ok()) return buffer.status().with_context("VulkanBackend constant buffer (one allocation)");
+  prepared.constants = std::move(buffer).value();
   if (plan.constants.empty()) return ok_status();
   UNIVK_ASSIGN_OR_RETURN(
       univk::vulkan::Buffer staging,
@@ -67,17 +70,22 @@ Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, co
 
 Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<univk::vulkan::Device>& device,
                                                     const backend::DelegateSpec& spec, const ComputeGraph& graph,
-                                                    kernels::Precision precision) {
+                                                    uint64_t binding_limit, kernels::Precision precision) {
   auto prepared = std::make_shared<PreparedGraph>();
-  UNIVK_ASSIGN_OR_RETURN(prepared->plan,
-                         plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs), storage_alignment(*device),
-                                    kernels::device_traits(*device, precision)));
-  const uint64_t max_range = device->properties().limits.maxStorageBufferRange;
+  kernels::DeviceTraits traits = kernels::device_traits(*device, precision);
+  traits.max_binding_bytes = binding_limit;
+  UNIVK_ASSIGN_OR_RETURN(prepared->plan, plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs),
+                                                    storage_alignment(*device), traits));
   for (const PlannedDispatch& pd : prepared->plan.dispatches) {
     for (const BufferRef& ref : pd.buffers) {
-      if (ref.size > max_range) {
-        return unsupported("a tensor of " + std::to_string(ref.size) + " bytes exceeds the device's " +
-                           "maxStorageBufferRange of " + std::to_string(max_range));
+      if (ref.size > binding_limit) {
+        const Dispatch& d = pd.dispatch;
+        return unsupported("ops[" + std::to_string(pd.op_index) + "]: a " +
+                           (d.kernel ? kernels::kernel_name(d.kernel->kernel) : shader_name(d.shader)) +
+                           " dispatch binds a tensor of " + std::to_string(ref.size) +
+                           " bytes, over the binding limit of " + std::to_string(binding_limit) +
+                           " bytes (maxStorageBufferRange, or the max_binding_bytes option); only kernel-library "
+                           "dispatches (linear, matmul, bmm, addmm, conv2d but depthwise) are split");
       }
     }
   }
@@ -93,11 +101,12 @@ uint64_t storage_alignment(const univk::vulkan::Device& device) {
 }
 
 Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
-    const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
-    const ComputeGraph& graph, kernels::Precision precision) {
-  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph, precision);
+    const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec, const ComputeGraph& graph,
+    uint64_t max_binding_bytes, kernels::Precision precision) {
+  const uint64_t limit = std::min<uint64_t>(device->properties().limits.maxStorageBufferRange, max_binding_bytes);
+  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph, limit, precision);
   return device->shared_objects().get_or_create<PreparedGraph>(
-      sharing_key(spec, precision), [&] { return create(device, spec, graph, precision); });
+      sharing_key(spec, limit, precision), [&] { return create(device, spec, graph, limit, precision); });
 }
 
 }  // namespace univk::backends::vulkan

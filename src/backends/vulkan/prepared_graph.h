@@ -23,12 +23,16 @@ struct PreparedGraph {
   PipelineSet pipelines;
   univk::vulkan::Buffer constants;  // device-local, plan.constant_bytes, written before create returns
 
-  // Shared when the device already holds one for the same payload bytes and tensor types.
-  // Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of
-  // the payload, and large payloads are rarely repeated.
+  // Shared when the device already holds one for the same payload bytes, tensor types, binding
+  // limit and precision (the library kernels', kernels/kernel.h). Payloads over
+  // kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of the payload,
+  // and large payloads are rarely repeated.
+  // The binding limit is min(maxStorageBufferRange, `max_binding_bytes`): kernel-library
+  // dispatches are split to fit it (kernels/split.h); any other dispatch over it is Unsupported.
   static Result<std::shared_ptr<const PreparedGraph>> get_or_create(
       const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
-      const ComputeGraph& graph, kernels::Precision precision);
+      const ComputeGraph& graph, uint64_t max_binding_bytes = UINT64_MAX,
+      kernels::Precision precision = kernels::Precision::kFp32);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 

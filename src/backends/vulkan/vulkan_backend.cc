@@ -2,7 +2,9 @@
 // the parsed graph.
 #include "univk/backends/vulkan/vulkan_backend.h"
 
+#include <charconv>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "graph_plan.h"
@@ -12,8 +14,32 @@
 namespace univk::backends {
 namespace {
 
-// The runtime option keys the VulkanBackend reads.
-constexpr std::string_view kOptionKeys[] = {"precision"};
+// The runtime option keys the VulkanBackend reads (LoadOptions::check_keys refuses others).
+constexpr std::string_view kOptionKeys[] = {"max_binding_bytes", "precision"};
+
+// The VulkanBackend's runtime options; options of other backends and of the runtime pass
+// through. `max_binding_bytes` (a test and tuning option, shared with the VgfBackend) lowers the
+// binding limit below maxStorageBufferRange, so kernel-library dispatches split on small
+// tensors; `precision` (shared with the VgfBackend) is the library kernels' multiply precision.
+Result<vulkan::DelegateOptions> parse_options(const backend::BackendOptions& options) {
+  vulkan::DelegateOptions parsed;
+  for (const auto& [name, value] : options) {
+    if (name == "max_binding_bytes") {
+      uint64_t bytes = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+      if (ec != std::errc() || end != value.data() + value.size() || bytes == 0) {
+        return invalid_argument("VulkanBackend: max_binding_bytes '" + value + "' is not a positive byte count");
+      }
+      parsed.max_binding_bytes = bytes;
+    }
+    if (name == "precision") {
+      auto precision = kernels::parse_precision(value);
+      if (!precision.ok()) return precision.status().with_context("VulkanBackend");
+      parsed.precision = *precision;
+    }
+  }
+  return parsed;
+}
 
 // A parsed compute graph, checked against the call's tensors. Its requirements: every shader
 // is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore; the
@@ -32,15 +58,9 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
 
   Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
                                                   const backend::BackendOptions& options) const override {
-    kernels::Precision precision = kernels::Precision::kFp32;
-    for (const auto& [name, value] : options) {
-      if (name == "precision") {
-        auto parsed = kernels::parse_precision(value);
-        if (!parsed.ok()) return parsed.status().with_context("VulkanBackend");
-        precision = *parsed;
-      }
-    }
-    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device), precision);
+    auto parsed = parse_options(options);
+    if (!parsed.ok()) return parsed.status();
+    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device), *parsed);
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
   }

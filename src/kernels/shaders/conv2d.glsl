@@ -1,7 +1,7 @@
 // 2-d convolution of fp32 tensors as an implicit GEMM (the multiply's precision: the variant's
-// core), for any input/output layout (NCHW, NHWC or other
-// element strides), weight layout (per-element strides of output channel, input channel and
-// tap), stride, dilation, padding and groups:
+// core), for any input/output layout (NCHW, NHWC or other element strides), weight layout
+// (per-element strides of output channel, input channel and tap), stride, dilation, padding and
+// groups:
 //   out = act(conv(in, w) + bias + residual)
 // GEMM view per group g (workgroup z = g * SPLITS + split, gemm_tile.glsl): M = N*OH*OW output positions, N = OC/groups output
 // channels, K = KH*KW*(C/groups), walked tap-major (k = tap * ICg + ic) whatever the weight

@@ -17,8 +17,9 @@
 // and multiplies them with NV cooperative matrices (16x16x16, fp32 accumulators): the
 // workgroup is 8 subgroups of 32 in a 4 x 2 grid, each owning a (BM/4) x (BN/2) block of the
 // tile; after the K loop the accumulators go through shared memory into acc[][] in the FMA
-// core's layout, so split-K and the epilogues are shared. The planner runs it only on devices
-// that report that shape, with 256 invocations, subgroups of 32 and BM/4, BN/2 multiples of 16.
+// core's layout, so the epilogues are shared; it has no split-K (split_k_reduce). The planner
+// runs it only on devices that report that shape, with 256 invocations, subgroups of 32, BM/4
+// and BN/2 multiples of 16, and never splits it.
 //
 // DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
@@ -46,8 +47,9 @@
 //   float load_a(uint s, uint k0, uint kk): A at row a_row(s) of the tile, k = k0 + kk;
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
-// false for the others), calls locate_tile() first (and ends when it returns false), then gemm_main_loop(K), then split_k_reduce() before its
-// epilogue. k0 is a multiple of BK in the staged path: slice-uniform work can hang off it.
+// false for the others), calls locate_tile() first (and ends when it returns false), then
+// gemm_main_loop(K), then split_k_reduce() before its epilogue. k0 is a multiple of BK in the
+// staged path: slice-uniform work can hang off it.
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 64;
@@ -107,9 +109,6 @@ shared float Bs[BK][BN + 1];
 layout(set = 0, binding = 5) buffer Scratch { uint scratch[]; };
 #else
 layout(set = 0, binding = 5) coherent buffer Scratch { uint scratch[]; };
-#define SCRATCH_FENCE() memoryBarrierBuffer()
-#define SCRATCH_ATOMIC_ADD(word, value) atomicAdd(word, value)
-#define SCRATCH_ATOMIC_EXCHANGE(word, value) atomicExchange(word, value)
 #endif
 
 float acc[TM][TN];
@@ -334,20 +333,20 @@ bool split_k_reduce() {
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) scratch[mine + (i * TN + j) * WG] = floatBitsToUint(acc[i][j]);
   }
-  SCRATCH_FENCE();
+  memoryBarrierBuffer();
   barrier();
   if (lid == 0u) {
     // Device-scope fences in the invocation that counts: the partials this workgroup wrote are
     // visible before its arrival is, and the others' before the last arrival reads them.
-    SCRATCH_FENCE();
-    const uint arrived = SCRATCH_ATOMIC_ADD(scratch[tile], 1u);
-    SCRATCH_FENCE();
+    memoryBarrierBuffer();
+    const uint arrived = atomicAdd(scratch[tile], 1u);
+    memoryBarrierBuffer();
     last_arrival = arrived == SPLITS - 1u ? 1u : 0u;
-    if (arrived == SPLITS - 1u) SCRATCH_ATOMIC_EXCHANGE(scratch[tile], 0u);  // zero for the next run
+    if (arrived == SPLITS - 1u) atomicExchange(scratch[tile], 0u);  // zero for the next run
   }
   barrier();
   if (last_arrival == 0u) return false;
-  SCRATCH_FENCE();
+  memoryBarrierBuffer();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
   }

@@ -605,6 +605,42 @@ TEST(VgfSplit, ConvolutionAndMatmulSplitAlongTheBatch) {
       {5, 3, 2}, 100, 3, "MATMUL");
 }
 
+// A linear layer as the compiler writes it: MATMUL of x [1, M, K] by the constant weight
+// [1, N, K] under a TRANSPOSE (a strided view), with K rows of the weight bytes apart.
+TosaGraph linear_matmul(int64_t m, int64_t k, int64_t n, const HostTensor& w) {
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {1, m, k}}, 0, 0);
+  ValueId c = g.add_constant({DType::kFloat32, {1, n, k}},
+                             floats_bytes(std::vector<float>(w.data<float>().begin(), w.data<float>().end())));
+  ValueId b = g.add_operation(TosaOp::kTranspose, {c}, perms({0, 2, 1}), {DType::kFloat32, {1, k, n}});
+  Attributes mm;
+  mm.set("a_zp", 0.0);
+  mm.set("b_zp", 0.0);
+  g.add_output(g.add_operation(TosaOp::kMatmul, {x, b}, mm, {DType::kFloat32, {1, m, n}}), 0, 1);
+  return g;
+}
+
+TEST(VgfSplit, MatmulWeightSplitsAlongItsColumns) {
+  // The weight is 48 x 64 floats (12288 bytes): 4096-byte bindings hold 16 of its columns.
+  const int64_t m = 4, k = 64, n = 48;
+  const HostTensor w = random_tensor(DType::kFloat32, Shape({1, n, k}), 91);
+  const HostTensor x = random_tensor(DType::kFloat32, Shape({1, m, k}), 92);
+  HostTensor want(DType::kFloat32, Shape({1, m, n}));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t t = 0; t < k; ++t) sum += double(x.data<float>()[i * k + t]) * w.data<float>()[j * k + t];
+      want.data<float>()[i * n + j] = static_cast<float>(sum);
+    }
+  }
+  check_split(linear_matmul(m, k, n, w), {x}, want, 4096, 3, 1e-5f, "MATMUL columns");
+  // One row of x (256 bytes) does not fit 200 bytes: the reduction is never split.
+  auto loaded = load(single_graph_model(linear_matmul(m, k, n, w)), {{"max_binding_bytes", "200"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kUnsupported) << loaded.status().to_string();
+  EXPECT_NE(loaded.status().message().find("gemm A"), std::string::npos) << loaded.status().to_string();
+}
+
 TEST(VgfSplit, LimitThatCannotBeMetIsAClearError) {
   // NCHW memory: one output row band of the pool still spans every channel plane.
   TosaGraph g;

@@ -3,8 +3,12 @@
 // CONV2D and DEPTHWISE_CONV2D (TOSA 1.0, int8 x int8 -> int32 accumulator, int32 bias):
 // acc = sum (in - input_zp) * (w - weight_zp) over in-bounds taps, + bias.
 // Bindings: 1 output (int32), 2 input (int8), 3 weight (int8), 4 bias (int32).
-// Params after 4 base words: as conv2d_f32.comp shifted by -1 (P[4] output count ...
-// P[29] bias broadcast), then P[30] input_zp, P[31] weight_zp.
+// Input and output are read through NHWC-logical strides (folded TRANSPOSEs); weight
+// ([OC,KH,KW,IC], or [KH,KW,C,M] for DEPTHWISE) and bias are packed.
+// Params after 4 base words: P[4] output count, P[5..8] output dims, P[9..12] output strides,
+// P[13..16] input strides, P[17..18] IH,IW, P[19] input channels, P[20..21] KH,KW,
+// P[22..23] stride, P[24..25] dilation, P[26..27] pad top,left, P[28] depth multiplier,
+// P[29] 1 when the bias has a single element, P[30] input_zp, P[31] weight_zp.
 layout(local_size_x = 256) in;
 #include "shaders/common.glsl"
 #include "shaders/int8_io.glsl"

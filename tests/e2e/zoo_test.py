@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""End-to-end: models whose code the torch.fx symbolic tracer could not capture (shape
+unpacking, library modules with Python checks, eval-mode stochastic depth, recurrent layers), exported with
+univk.export, run through the C++ runtime on the Vulkan device (lavapipe in CI) with the
+validation layer and compared with PyTorch.
+
+Models: random weights from torch.manual_seed(0), eval mode; batch norm parameters and statistics
+and zero-initialised classifier heads are drawn at random too, so that outputs are of a meaningful
+size. Inputs are small (64x64 images, ViT at 32x32, 5-token sequences) to keep the test quick on a
+2-core lavapipe machine. Tolerance: atol 1e-4, rtol 1e-4 (fp32 summation order).
+
+Each model runs under both partition orders with require_no_cpu_fallback=True (VgfBackend first:
+the operators the VgfBackend lacks, softmax and layer_norm among them, go to the VulkanBackend;
+VulkanBackend first: one VulkanBackend delegate).
+
+Run with PYTHONPATH=<build>/python (ctest sets it).
+"""
+
+import time
+import unittest
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torchvision
+
+import univk
+
+ATOL = 1e-4
+RTOL = 1e-4
+BOTH_ORDERS = (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend"))
+
+
+def randomize(model):
+    """Draws batch norm statistics and zero-initialised weights at random (seeded)."""
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 1.5)
+            elif isinstance(m, nn.Linear) and not m.weight.abs().sum():
+                m.weight.normal_(0, 0.2)
+    return model.eval()
+
+
+def torchvision_model(name, **kwargs):
+    torch.manual_seed(0)
+    return randomize(getattr(torchvision.models, name)(weights=None, **kwargs))
+
+
+def small_vit():
+    torch.manual_seed(0)
+    return randomize(torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
+                                                          hidden_dim=32, mlp_dim=64, num_classes=10))
+
+
+class RecurrentOutput(nn.Module):
+    """A recurrent layer's output sequence (univk programs return tensors, not nested tuples)."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)[0]
+
+
+class ZooTest(unittest.TestCase):
+    def check(self, name, model, inputs, delegate_calls=None):
+        with torch.no_grad():
+            expected = model(*inputs)
+        self.assertGreater(float(expected.abs().max()), 0.1)  # outputs of a meaningful size
+        for partition in BOTH_ORDERS:
+            with self.subTest(partition=partition):
+                start = time.time()
+                program = univk.export(model, inputs, partition=partition, require_no_cpu_fallback=True)
+                exported = time.time()
+                method = program.load_method()
+                actual = method(*inputs)
+                backends = [c["backend"] for c in program.calls]
+                print(f"{name} {list(partition)} ({method.mode}): {len(backends)} delegate call(s), "
+                      f"{backends.count('VgfBackend')} on VgfBackend, export {exported - start:.1f}s, "
+                      f"load+run {time.time() - exported:.1f}s, "
+                      f"max abs error {float((actual - expected).abs().max()):.3g}", flush=True)
+                self.assertEqual(program.warnings, [])
+                self.assertTrue(all(not i["on_cpu"] for i in method.instructions()))
+                if delegate_calls is not None and partition == BOTH_ORDERS[0]:
+                    self.assertEqual(len(backends), delegate_calls, program.summary())
+                np.testing.assert_allclose(actual.numpy(), expected.numpy(), atol=ATOL, rtol=RTOL)
+                self.assertEqual(univk._univk.validation_messages(), [])
+
+    def test_shufflenet_v2_shape_unpacking_and_channel_shuffle(self):
+        # channel_shuffle: `batchsize, num_channels, height, width = x.size()`, view, transpose;
+        # chunk(2, dim=1) becomes two slices. One VGF delegate.
+        torch.manual_seed(1)
+        self.check("shufflenet_v2_x0_5", torchvision_model("shufflenet_v2_x0_5"), (torch.randn(1, 3, 64, 64),),
+                   delegate_calls=1)
+
+    def test_vision_transformer(self):
+        # `n, c, h, w = x.shape`, the class token expand, nn.MultiheadAttention's composite path.
+        torch.manual_seed(1)
+        self.check("vit (2 layers, dim 32)", small_vit(), (torch.randn(1, 3, 32, 32),))
+
+    def test_transformer_encoder_stack(self):
+        torch.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+        model = nn.TransformerEncoder(layer, 2).eval()
+        torch.manual_seed(1)
+        self.check("TransformerEncoder (2 layers, dim 16)", model, (torch.randn(1, 5, 16),))
+
+    def test_transformer_layers_norm_first_gelu_and_decoder(self):
+        torch.manual_seed(0)
+        encoder = nn.TransformerEncoderLayer(16, 2, 32, activation="gelu", norm_first=True).eval()
+        decoder = nn.TransformerDecoderLayer(16, 2, 32, batch_first=True).eval()
+        torch.manual_seed(1)
+        self.check("TransformerEncoderLayer (norm_first, gelu)", encoder, (torch.randn(5, 1, 16),))
+        self.check("TransformerDecoderLayer", decoder, (torch.randn(1, 5, 16), torch.randn(1, 7, 16)))
+
+    def test_lstm_and_gru_unrolled_over_the_sequence(self):
+        # PyTorch's CPU recurrent kernels are composite: the capture records each time step.
+        torch.manual_seed(0)
+        lstm = RecurrentOutput(nn.LSTM(8, 16, batch_first=True)).eval()
+        gru = RecurrentOutput(nn.GRU(8, 16, 2, batch_first=True)).eval()
+        torch.manual_seed(1)
+        x = torch.randn(1, 5, 8)
+        self.check("LSTM (8 -> 16, 5 steps)", lstm, (x,), delegate_calls=1)
+        self.check("GRU (2 layers, 8 -> 16, 5 steps)", gru, (x,), delegate_calls=1)
+
+    def test_efficientnet_b0_stochastic_depth_in_eval(self):
+        torch.manual_seed(1)
+        self.check("efficientnet_b0", torchvision_model("efficientnet_b0"), (torch.randn(1, 3, 64, 64),))
+
+    def test_convnext_tiny_stochastic_depth_in_eval(self):
+        # 32x32: the smallest input its four stride-2 stages take (1x1 at the last stage).
+        torch.manual_seed(1)
+        self.check("convnext_tiny", torchvision_model("convnext_tiny"), (torch.randn(1, 3, 32, 32),))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
