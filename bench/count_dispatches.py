@@ -28,21 +28,14 @@ def main():
     import torch
     import torch.nn.functional as F
     import torchvision
+    import workloads as W
     import univk
 
     dump_tool = os.path.join(args.build_dir, "tools", "univk_dump", "univk-dump")
 
     def make_model(name):
         torch.manual_seed(0)
-        model = getattr(torchvision.models, name)(weights=None).eval()
-        with torch.no_grad():
-            for m in model.modules():
-                if isinstance(m, torch.nn.BatchNorm2d):
-                    m.weight.uniform_(0.5, 1.5)
-                    m.bias.uniform_(-0.2, 0.2)
-                    m.running_mean.uniform_(-0.2, 0.2)
-                    m.running_var.uniform_(0.5, 1.5)
-        return model
+        return W.randomize(getattr(torchvision.models, name)(weights=None))
 
     class Chain(torch.nn.Module):  # examples/vgf_vulkan_shared/export.py
         def forward(self, x):

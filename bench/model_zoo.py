@@ -16,6 +16,7 @@ import torch.nn as nn
 import torchvision
 
 import univk
+from workloads import randomize
 from univk.ops import ExportLimitWarning
 
 CLASSIFIERS = ["resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large", "squeezenet1_0",
@@ -32,20 +33,6 @@ class RecurrentOutput(nn.Module):
 
     def forward(self, x):
         return self.layer(x)[0]
-
-
-def randomize(model):
-    torch.manual_seed(0)
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.uniform_(-0.2, 0.2)
-                m.running_mean.uniform_(-0.2, 0.2)
-                m.running_var.uniform_(0.5, 1.5)
-            elif isinstance(m, nn.Linear) and not m.weight.abs().sum():
-                m.weight.normal_(0, 0.2)
-    return model.eval()
 
 
 def models(size):

@@ -109,6 +109,23 @@ def torchvision_model(name):
         return constructor(pretrained=False)
 
 
+def randomize(model):
+    """Draws batch norm parameters and statistics, and zero-initialised linear weights, at random
+    (seed 0; torchvision initialises them to the identity and zero, which makes logits vanish);
+    returns the model in eval mode."""
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 1.5)
+            elif isinstance(m, torch.nn.Linear) and not m.weight.abs().sum():
+                m.weight.normal_(0, 0.2)
+    return model.eval()
+
+
 def build_model(workload, weights_path=None):
     """The eval-mode module of a workload. Models get random weights from seed 0, or the weights
     saved at export time when `weights_path` is given (so both sides use the same)."""

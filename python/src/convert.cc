@@ -6,8 +6,26 @@
 
 namespace univk::python {
 
+void register_status_errors() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      // The package imports univk.errors before this extension, so the import is a lookup in
+      // sys.modules. Should it fail (the extension loaded outside its package), the error
+      // still reaches Python, as a RuntimeError.
+      try {
+        py::object cls = py::module_::import("univk.errors").attr("_error_class")(status_code_name(e.code()));
+        PyErr_SetString(cls.ptr(), e.what());
+      } catch (const py::error_already_set&) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+      }
+    }
+  });
+}
+
 void throw_if_error(const Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.to_string());
+  if (!status.ok()) throw StatusError(status);
 }
 
 DType dtype_from_string(const std::string& name) {

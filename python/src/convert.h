@@ -1,8 +1,10 @@
 // Conversions between Python objects and univk types for the _univk extension.
 // Every function that fails raises a Python exception (pybind11::error_already_set or a
-// std::exception translated by pybind11); univk Status errors become RuntimeError.
+// std::exception translated by pybind11); univk Status errors become univk.Error subclasses
+// (python/univk/errors.py).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 #include <pybind11/numpy.h>
@@ -16,7 +18,21 @@ namespace univk::python {
 
 namespace py = pybind11;
 
-// Raises RuntimeError("<code>: <message>") when `status` is not ok.
+// A failed Status on its way to Python: the translator that register_status_errors installs
+// raises it as the univk.errors class named after its code, with str() "<Code>: <message>".
+class StatusError : public std::runtime_error {
+ public:
+  explicit StatusError(const Status& status) : std::runtime_error(status.to_string()), code_(status.code()) {}
+  StatusCode code() const { return code_; }
+
+ private:
+  StatusCode code_;
+};
+
+// Installs the StatusError translator (once, from the module's init).
+void register_status_errors();
+
+// Throws StatusError when `status` is not ok.
 void throw_if_error(const Status& status);
 template <typename T>
 T value_or_throw(Result<T> result) {

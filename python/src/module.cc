@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "convert.h"
+#include "univk/config.h"
 #include "univk/compiler/compiler.h"
 #include "univk/compiler/vgf_lowering.h"
 #include "univk/compiler/vulkan_lowering.h"
@@ -135,6 +136,8 @@ void bind_compile(py::module_& m) {
 
 PYBIND11_MODULE(_univk, m) {
   m.doc() = "univk: C++ compiler and runtime bindings (use the `univk` package)";
+  m.attr("__version__") = UNIVK_VERSION_STRING;
+  univk::python::register_status_errors();
   univk::python::bind_graph(m);
   univk::python::bind_compile(m);
   univk::python::bind_runtime(m);

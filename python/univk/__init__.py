@@ -8,10 +8,16 @@
     y = forward(x)
 """
 
-from . import _univk
-from .exporter import capture
-from .ops import ExportError
-from .runner import Method, aligned_buffer, load
+from .errors import (AlreadyExists, DeviceLost, Error, Incompatible, Internal, InvalidArgument, NotFound,
+                     OutOfMemory, Timeout, Unsupported)
+from ._extension import load_extension
+
+_univk = load_extension()
+__version__ = _univk.__version__
+
+from .exporter import capture  # noqa: E402  (needs the extension loaded first)
+from .ops import ExportError  # noqa: E402
+from .runner import Method, aligned_buffer, load  # noqa: E402
 
 DEFAULT_PARTITION = ("VgfBackend", "VulkanBackend")
 
@@ -54,4 +60,6 @@ def export(module, example_inputs, partition=DEFAULT_PARTITION, pin=None, requir
     return Program(result["bytes"], result["calls"], result["warnings"], graph.describe())
 
 
-__all__ = ["export", "load", "capture", "Program", "Method", "ExportError", "DEFAULT_PARTITION"]
+__all__ = ["export", "load", "capture", "Program", "Method", "ExportError", "DEFAULT_PARTITION", "__version__", "Error",
+           "InvalidArgument", "NotFound", "AlreadyExists", "Incompatible", "OutOfMemory", "DeviceLost", "Unsupported",
+           "Internal", "Timeout"]

@@ -7,10 +7,12 @@ kernels (docs/OPERATORS.md): the IR keeps PyTorch's meaning, the C++ lowerings t
 
 import torch
 
+from .errors import Error
+
 _NO_DEFAULT = object()
 
 
-class ExportError(RuntimeError):
+class ExportError(Error):
     """A model construct univk cannot export; the message names the fx node."""
 
 

@@ -23,31 +23,18 @@ import unittest
 
 import numpy as np
 import torch
-import torchvision
 
 import univk
+from random_models import torchvision_model
 
 ATOL = 1e-4
 RTOL = 1e-4
 INPUT_SHAPE = (1, 3, 224, 224)
 
 
-def make_model(name):
-    torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.uniform_(-0.2, 0.2)
-                m.running_mean.uniform_(-0.2, 0.2)
-                m.running_var.uniform_(0.5, 1.5)
-    return model
-
-
 class ModelsTest(unittest.TestCase):
     def check_model(self, name, partition=univk.DEFAULT_PARTITION, pin=None, mode="auto"):
-        model = make_model(name)
+        model = torchvision_model(name)
         torch.manual_seed(1)
         x = torch.randn(*INPUT_SHAPE)
         with torch.no_grad():

@@ -25,30 +25,11 @@ import torch.nn as nn
 import torchvision
 
 import univk
+from random_models import randomize, torchvision_model
 
 ATOL = 1e-4
 RTOL = 1e-4
 BOTH_ORDERS = (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend"))
-
-
-def randomize(model):
-    """Draws batch norm statistics and zero-initialised weights at random (seeded)."""
-    torch.manual_seed(0)
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.uniform_(-0.2, 0.2)
-                m.running_mean.uniform_(-0.2, 0.2)
-                m.running_var.uniform_(0.5, 1.5)
-            elif isinstance(m, nn.Linear) and not m.weight.abs().sum():
-                m.weight.normal_(0, 0.2)
-    return model.eval()
-
-
-def torchvision_model(name, **kwargs):
-    torch.manual_seed(0)
-    return randomize(getattr(torchvision.models, name)(weights=None, **kwargs))
 
 
 def small_vit():
