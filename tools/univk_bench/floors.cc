@@ -1,4 +1,3 @@
-#include "univk/kernels/kernel.h"
 #include "floors.h"
 
 #include <algorithm>
