@@ -39,19 +39,28 @@ bool fits(const Tiling& t, const DeviceTraits& device) {
   return t.invocations() <= device.max_workgroup_invocations && shared_bytes(t) <= device.max_shared_bytes;
 }
 
-// The tilings a problem may take: the cooperative-matrix ones for fp16 where one runs, else
-// the FMA ones.
-std::span<const Tiling> candidates(const DeviceTraits& device, uint32_t max_invocations) {
-  if (device.precision == Precision::kFp16) {
+uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
+  return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
+}
+
+// The tilings a problem may take: for fp16 the cooperative-matrix ones where one runs and the
+// problem is large enough for them, else the FMA ones (with kFlagF16Operands, the same
+// rounding). The variants cannot split K, and staging fp16 slices costs more than the FMA
+// kernel's loads, so on the H200 they lost on every batch-1 problem and on a batch-32 3x3
+// convolution with K = 576, and won 2.2x on a 4096^3 GEMM (docs/PERFORMANCE.md): they are
+// taken when the grid fills the GPU without splitting (>= 256 workgroups at the largest) and K
+// is long (>= 1024).
+std::span<const Tiling> candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
+                                   uint32_t max_invocations) {
+  constexpr uint64_t kFillingWorkgroups = 256;
+  constexpr int64_t kLongK = 1024;
+  if (device.precision == Precision::kFp16 && k >= kLongK &&
+      workgroups(kCoopmatTilings[0], m, n, batch) >= kFillingWorkgroups) {
     for (const Tiling& t : kCoopmatTilings) {
       if (fits(t, device) && t.invocations() <= max_invocations) return kCoopmatTilings;
     }
   }
   return kTilings;
-}
-
-uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
-  return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
 }
 
 }  // namespace
@@ -61,7 +70,7 @@ std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }
 
 namespace detail {
 
-Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const DeviceTraits& device,
+Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced, uint32_t max_invocations) {
   if (forced) {
     if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings) &&
@@ -85,7 +94,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
   // Enough workgroups to fill the device; else the tiling with the most.
   const uint64_t wanted = 256;
   std::optional<Tiling> best;
-  for (const Tiling& t : candidates(device, max_invocations)) {
+  for (const Tiling& t : candidates(m, n, k, batch, device, max_invocations)) {
     if (!fits(t, device) || t.direct || t.invocations() > max_invocations) continue;
     if (workgroups(t, m, n, batch) >= wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;

@@ -79,10 +79,11 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   auto dispatch = plan_gemm(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
-  // A forced split holds when K has the slices for it.
+  // A forced split holds when K has the slices for it; the cooperative-matrix variants never
+  // split (tiling.cc).
   if (split_k > 1 && c.k > int64_t{tiling.bk}) {
-    EXPECT_GT(dispatch->splits, 1u);
-    EXPECT_GT(dispatch->scratch_bytes, 0u);
+    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
+    EXPECT_EQ(dispatch->scratch_bytes > 0u, !tiling.coopmat);
   }
   if (split_k == 1) {
     EXPECT_EQ(dispatch->splits, 1u);
@@ -287,22 +288,27 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   // A cooperative-matrix tiling forced on a device without them does not fit.
   EXPECT_EQ(plan_gemm(big, device, coopmat_tilings()[0]).status().code(), StatusCode::kUnsupported);
 
-  // The cooperative-matrix kernels have no split-K: a batch-1 linear layer (few tiles, long K)
-  // that the FMA kernel splits is not split on them, even when forced.
+  // Problems too small to fill the GPU without split-K, or with K under 1024, keep the FMA
+  // kernel (operands rounded) and its split-K: a batch-1 linear layer, a short-K GEMM.
   GemmProblem linear;
   linear.m = 1, linear.n = 1000, linear.k = 1280;
   linear.a = {0, 0, 1280, 1};
   linear.b = {0, 0, 1, 1280};
   linear.out = {0, 0, 1000, 1};
-  device.precision = Precision::kFp32;
+  device.cooperative_matrix_f16 = true;
   d = plan_gemm(linear, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
   EXPECT_GT(d->splits, 1u);
-  device.cooperative_matrix_f16 = true;
-  device.precision = Precision::kFp16;
+  GemmProblem short_k = big;
+  short_k.k = 576;
+  d = plan_gemm(short_k, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  // A cooperative-matrix tiling (forced) never splits K, even when a split is forced too.
   for (uint32_t forced : {0u, 4u}) {
     linear.split_k = forced;
-    d = plan_gemm(linear, device);
+    d = plan_gemm(linear, device, coopmat_tilings()[0]);
     ASSERT_TRUE(d.ok()) << d.status().to_string();
     EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatF16);
     EXPECT_EQ(d->splits, 1u) << "forced " << forced;
