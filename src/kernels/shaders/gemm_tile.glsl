@@ -165,7 +165,22 @@ float load_a(uint s, uint k0, uint kk);
 float load_b(uint k0, uint kk, uint n);
 
 // `v` as the multiply sees it: rounded to fp16 with kFlagF16Operands (Precision above).
-float operand(float v) { return (FLAGS & kFlagF16Operands) != 0u ? unpackHalf2x16(packHalf2x16(vec2(v, 0.0))).x : v; }
+// The rounding is spelt out (to nearest, ties to even, as the cooperative-matrix variants'
+// conversion and the tests' reference round): packHalf2x16's rounding mode is the
+// implementation's, and the H200's driver did not round to nearest there. The quantum is the
+// fp16 spacing at v's exponent (2^-24 below fp16's normal range); dividing and multiplying by a
+// power of two is exact, so roundEven does all the rounding. Past 65504 it gives 65536 or more:
+// infinity, as the conversion would.
+float round_to_fp16(float v) {
+  if (isnan(v) || isinf(v)) return v;
+  int e;
+  frexp(v, e);
+  const float quantum = ldexp(1.0, max(e - 1, -14) - 10);
+  const float r = roundEven(v / quantum) * quantum;
+  return abs(r) > 65504.0 ? sign(r) * uintBitsToFloat(0x7f800000u) : r;
+}
+
+float operand(float v) { return (FLAGS & kFlagF16Operands) != 0u ? round_to_fp16(v) : v; }
 
 void load_slice(uint k0, bool check) {
   k_check = check;
