@@ -17,6 +17,10 @@ const char* kernel_name(Kernel kernel) {
       return "gemm_f32";
     case Kernel::kConv2dF32:
       return "conv2d_f32";
+    case Kernel::kGemmCoopmatF16:
+      return "gemm_coopmat_f16";
+    case Kernel::kConv2dCoopmatF16:
+      return "conv2d_coopmat_f16";
     case Kernel::kDepthwiseF32:
       return "depthwise_f32";
   }
@@ -27,6 +31,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
   switch (kernel) {
     case Kernel::kGemmF32:
     case Kernel::kConv2dF32:
+    case Kernel::kGemmCoopmatF16:
+    case Kernel::kConv2dCoopmatF16:
     case Kernel::kDepthwiseF32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise)
   }
@@ -36,8 +42,10 @@ uint32_t kernel_binding_count(Kernel kernel) {
 uint32_t kernel_push_bytes(Kernel kernel) {
   switch (kernel) {
     case Kernel::kGemmF32:
+    case Kernel::kGemmCoopmatF16:
       return kGemmPushWords * 4;
     case Kernel::kConv2dF32:
+    case Kernel::kConv2dCoopmatF16:
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
@@ -51,6 +59,10 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::gemm_f32_spv();
     case Kernel::kConv2dF32:
       return shaders::conv2d_f32_spv();
+    case Kernel::kGemmCoopmatF16:
+      return shaders::gemm_coopmat_f16_spv();
+    case Kernel::kConv2dCoopmatF16:
+      return shaders::conv2d_coopmat_f16_spv();
     case Kernel::kDepthwiseF32:
       return shaders::depthwise_f32_spv();
   }
@@ -68,6 +80,33 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
   traits.max_binding_bytes = properties.limits.maxStorageBufferRange;
   traits.binding_alignment = std::max<uint64_t>(properties.limits.minStorageBufferOffsetAlignment, 4);
   return traits;
+}
+
+DeviceTraits device_traits(const vulkan::Device& device, Precision precision) {
+  DeviceTraits traits = device_traits(device.properties());
+  // The cooperative-matrix kernels compile under the Vulkan memory model (gemm_tile.glsl).
+  traits.cooperative_matrix_f16 =
+      device.enabled().cooperative_matrix_f16_16x16x16 && device.has(vulkan::Feature::kShaderFloat16) &&
+      device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
+      device.enabled().subgroup_size == 32;
+  traits.precision = precision;
+  return traits;
+}
+
+Result<Precision> parse_precision(std::string_view value) {
+  if (value == "fp32") return Precision::kFp32;
+  if (value == "fp16") return Precision::kFp16;
+  return invalid_argument("precision '" + std::string(value) + "' (fp32 or fp16)");
+}
+
+vulkan::DeviceRequirements optional_requirements() {
+  vulkan::DeviceRequirements r;
+  r.optional_extensions.insert(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  r.optional_features.insert(vulkan::Feature::kCooperativeMatrixNV);
+  r.optional_features.insert(vulkan::Feature::kShaderFloat16);
+  r.optional_features.insert(vulkan::Feature::kVulkanMemoryModel);
+  r.optional_features.insert(vulkan::Feature::kVulkanMemoryModelDeviceScope);
+  return r;
 }
 
 Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra) {

@@ -19,9 +19,23 @@ constexpr Tiling kTilings[] = {
 // layers), where most of a 64-row tile would idle.
 constexpr const Tiling& kSkinnyDirect = kTilings[std::size(kTilings) - 1];
 
-uint64_t shared_bytes(const Tiling& t) { return uint64_t{t.bk} * ((t.bm + 1) + (t.bn + 1)) * sizeof(float); }
+// 256 invocations (8 subgroups of 32 in gemm_tile.glsl's 4 x 2 grid), BK a multiple of 16.
+constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64, 32, 4, 4, false, true}};
+
+// gemm_tile.glsl's shared arrays.
+uint64_t shared_bytes(const Tiling& t) {
+  if (t.coopmat) {
+    // fp16 slices padded by 8 halves along whichever dim the loads walk (the larger of the two
+    // layouts), then the fp32 accumulator tile.
+    const uint64_t a = std::max(uint64_t{t.bk} * (t.bm + 8), uint64_t{t.bm} * (t.bk + 8));
+    const uint64_t b = std::max(uint64_t{t.bk} * (t.bn + 8), uint64_t{t.bn} * (t.bk + 8));
+    return (a + b) * 2 + uint64_t{t.bm} * t.bn * sizeof(float);
+  }
+  return uint64_t{t.bk} * ((t.bm + 1) + (t.bn + 1)) * sizeof(float);
+}
 
 bool fits(const Tiling& t, const DeviceTraits& device) {
+  if (t.coopmat && !device.cooperative_matrix_f16) return false;
   return t.invocations() <= device.max_workgroup_invocations && shared_bytes(t) <= device.max_shared_bytes;
 }
 
@@ -29,16 +43,38 @@ uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
   return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
 }
 
+// The tilings a problem may take: for fp16 the cooperative-matrix ones where one runs and the
+// problem is large enough for them, else the FMA ones (with kFlagF16Operands, the same
+// rounding). The variants cannot split K, and staging fp16 slices costs more than the FMA
+// kernel's loads, so on the H200 they lost on every batch-1 problem and on a batch-32 3x3
+// convolution with K = 576, and won 2.2x on a 4096^3 GEMM (docs/PERFORMANCE.md): they are
+// taken when the grid fills the GPU without splitting (>= 256 workgroups at the largest) and K
+// is long (>= 1024).
+std::span<const Tiling> candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
+                                   uint32_t max_invocations) {
+  constexpr uint64_t kFillingWorkgroups = 256;
+  constexpr int64_t kLongK = 1024;
+  if (device.precision == Precision::kFp16 && k >= kLongK &&
+      workgroups(kCoopmatTilings[0], m, n, batch) >= kFillingWorkgroups) {
+    for (const Tiling& t : kCoopmatTilings) {
+      if (fits(t, device) && t.invocations() <= max_invocations) return kCoopmatTilings;
+    }
+  }
+  return kTilings;
+}
+
 }  // namespace
 
 std::span<const Tiling> gemm_tilings() { return kTilings; }
+std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }
 
 namespace detail {
 
-Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const DeviceTraits& device,
+Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced, uint32_t max_invocations) {
   if (forced) {
-    if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings)) {
+    if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings) &&
+        std::find(std::begin(kCoopmatTilings), std::end(kCoopmatTilings), *forced) == std::end(kCoopmatTilings)) {
       return invalid_argument("tiling " + std::to_string(forced->bm) + "x" + std::to_string(forced->bn) +
                               " is not one of the library's");
     }
@@ -58,7 +94,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t, int64_t batch, const
   // Enough workgroups to fill the device; else the tiling with the most.
   const uint64_t wanted = 256;
   std::optional<Tiling> best;
-  for (const Tiling& t : kTilings) {
+  for (const Tiling& t : candidates(m, n, k, batch, device, max_invocations)) {
     if (!fits(t, device) || t.direct || t.invocations() > max_invocations) continue;
     if (workgroups(t, m, n, batch) >= wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
@@ -79,6 +115,8 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   constexpr int64_t kMinRange = 256, kMaxSplits = 16;
   const uint64_t groups = workgroups(tiling, m, n, z);
   int64_t splits = 1;
+  // The cooperative-matrix variants are compiled without the reduction (gemm_tile.glsl).
+  if (tiling.coopmat) return 1;
   if (forced != 0) {
     splits = forced;
   } else if (!device.cpu && groups < kFewWorkgroups) {
@@ -129,6 +167,11 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   }
   // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
   if (tiling.direct) flags = 0;
+  if (tiling.coopmat) {
+    dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatF16 : Kernel::kGemmCoopmatF16;
+  } else if (device.precision == Precision::kFp16) {
+    flags |= kFlagF16Operands;
+  }
   if (epilogue.bias) flags |= kFlagBias;
   if (epilogue.residual) flags |= kFlagResidual;
   dispatch.specialization = {{0, tiling.invocations()},

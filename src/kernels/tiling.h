@@ -68,6 +68,6 @@ inline void set_activation_strides(std::vector<uint32_t>& push, size_t at, const
 inline uint32_t pack_yx(int64_t y, int64_t x) { return u32(y | (x << 16)); }
 
 // FLAGS bits of gemm_tile.glsl.
-inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8;
+inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32;
 
 }  // namespace univk::kernels::detail

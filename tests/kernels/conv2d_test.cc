@@ -3,6 +3,7 @@
 // same way (each recording run twice); the planner's split-K choices for ResNet's batch-1 shapes.
 #include <gtest/gtest.h>
 
+#include "fp16_rounding.h"
 #include "kernel_runner.h"
 #include "univk/kernels/conv2d.h"
 #include "univk/reference/kernels.h"
@@ -25,19 +26,23 @@ int64_t at(const ActivationStrides& s, int64_t n, int64_t c, int64_t y, int64_t 
   return n * s.n + c * s.c + y * s.h + x * s.w;
 }
 
-// With `split_k` forced (0: the planner's choice), the recording submitted `runs` times, and
-// the device's workgroup count limit on y lowered to `max_groups_y` when nonzero.
+// With `split_k` forced (0: the planner's choice), the recording submitted `runs` times, the
+// device's workgroup count limit on y lowered to `max_groups_y` when nonzero, and `precision`
+// (fp16: the reference convolves the input and weight rounded to fp16).
 void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tiling& tiling, const Epilogue& epilogue,
-                 uint32_t seed, uint32_t split_k = 0, int runs = 1, uint32_t max_groups_y = 0) {
+                 uint32_t seed, uint32_t split_k = 0, int runs = 1, uint32_t max_groups_y = 0,
+                 Precision precision = Precision::kFp32) {
   const auto device = testing::test_device();
   ASSERT_NE(device, nullptr);
   const int64_t icg = c.c / c.groups;
   const HostTensor x = random_tensor(DType::kFloat32, Shape{c.n, c.c, c.h, c.w}, seed);
   const HostTensor w = random_tensor(DType::kFloat32, Shape{c.oc, icg, c.k, c.k}, seed + 1);
   const HostTensor b = random_tensor(DType::kFloat32, Shape{c.oc}, seed + 2);
+  const bool fp16 = precision == Precision::kFp16;
   auto ref = reference::run_op(
       "conv2d", attrs({{"stride", c.stride}, {"padding", c.pad}, {"dilation", c.dilation}, {"groups", c.groups}}),
-      std::vector<HostTensor>{x, w, b});
+      std::vector<HostTensor>{fp16 ? univk::testing::rounded_to_fp16(x) : x,
+                              fp16 ? univk::testing::rounded_to_fp16(w) : w, b});
   ASSERT_TRUE(ref.ok()) << ref.status().to_string();
   const HostTensor& conv = (*ref)[0];
   const int64_t oh = conv.shape()[2], ow = conv.shape()[3];
@@ -58,13 +63,15 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   p.input_offset = 2, p.output_offset = 1, p.residual_offset = 3;
   p.epilogue = epilogue;
   p.split_k = split_k;
-  DeviceTraits traits = device_traits(device->properties());
+  DeviceTraits traits = device_traits(*device, precision);
   if (max_groups_y != 0) traits.max_group_count[1] = max_groups_y;
   auto dispatch = plan_conv2d(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
+  // A forced split holds when K has the slices for it; the cooperative-matrix variants never
+  // split (tiling.cc).
   if (split_k > 1 && icg * c.k * c.k > int64_t{tiling.bk}) {
-    EXPECT_GT(dispatch->splits, 1u);
+    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
   }
 
   std::vector<float> in(2 + x.shape().numel()), weight(w.shape().numel()), res(3 + conv.shape().numel());
@@ -117,11 +124,11 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     }
   }
   // Rounding grows with K (and another summation order): the tolerance with it.
-  const double atol = 1e-5 * std::max<double>(1.0, double(icg * c.k * c.k) / 128);
+  const double atol = (tiling.coopmat ? 1e-4 : 1e-5) * std::max<double>(1.0, double(icg * c.k * c.k) / 128);
   EXPECT_TRUE(univk::testing::tensors_close(gathered, want, {atol, 1e-4}))
       << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups << " nhwc "
       << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x" << tiling.bn
-      << (tiling.direct ? "d" : "") << " splits " << dispatch->splits;
+      << (tiling.direct ? "d" : "") << (tiling.coopmat ? "c" : "") << " splits " << dispatch->splits;
 }
 
 const ConvCase kCases[] = {
@@ -147,6 +154,28 @@ TEST(Conv2dKernel, EpilogueBiasResidualRelu) {
   expect_conv({2, 16, 9, 9, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {false, false}, 501);
   expect_conv({2, 16, 9, 9, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {true, true, Activation::kRelu}, 502);
   expect_conv({1, 8, 9, 9, 20, 1, 1, 0, 1, 1}, Layout::kNchw, false, tiling, {true, true, Activation::kRelu}, 503);
+}
+
+TEST(Conv2dKernel, Fp16RoundsOperandsAndAccumulatesInFp32) {
+  // The cooperative-matrix tilings where the device has them, else a staged and a direct FMA
+  // tiling with the same rounding.
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  std::vector<Tiling> tilings = {gemm_tilings()[2], gemm_tilings()[5]};
+  if (device_traits(*device, Precision::kFp16).cooperative_matrix_f16) {
+    tilings.assign(coopmat_tilings().begin(), coopmat_tilings().end());
+  }
+  uint32_t seed = 700;
+  for (const Tiling& tiling : tilings) {
+    for (const ConvCase& c : {kCases[0], kCases[3], kCases[4]}) {
+      for (Layout layout : {Layout::kNchw, Layout::kNhwc}) {
+        expect_conv(c, layout, layout == Layout::kNhwc, tiling, {true, true, Activation::kRelu}, seed += 10, 0, 1, 0,
+                    Precision::kFp16);
+      }
+    }
+    expect_conv({1, 64, 5, 5, 20, 3, 1, 1, 1, 1}, Layout::kNhwc, true, tiling, {true}, seed += 10, 3, 2, 0,
+                Precision::kFp16);
+  }
 }
 
 TEST(Conv2dKernel, RowTilesPastTheYLimitFoldIntoX) {

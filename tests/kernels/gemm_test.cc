@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "fp16_rounding.h"
 #include "kernel_runner.h"
 #include "univk/kernels/gemm.h"
 #include "univk/reference/kernels.h"
@@ -48,10 +49,11 @@ HostTensor reference(std::string_view op, std::vector<HostTensor> inputs, const 
   return out.ok() ? std::move((*out)[0]) : HostTensor();
 }
 
-// With `split_k` forced (0: the planner's choice), the recording submitted `runs` times, and
-// the device's workgroup count limit on y lowered to `max_groups_y` when nonzero.
+// With `split_k` forced (0: the planner's choice), the recording submitted `runs` times, the
+// device's workgroup count limit on y lowered to `max_groups_y` when nonzero, and `precision`
+// (fp16: the reference multiplies the operands rounded to fp16).
 void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilogue, uint32_t seed, uint32_t split_k = 0,
-                 int runs = 1, uint32_t max_groups_y = 0) {
+                 int runs = 1, uint32_t max_groups_y = 0, Precision precision = Precision::kFp32) {
   const auto device = testing::test_device();
   ASSERT_NE(device, nullptr);
   const HostTensor a = random_tensor(DType::kFloat32, Shape{c.batch, c.m, c.k}, seed);
@@ -72,15 +74,16 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   p.beta = 2.0f;
   p.epilogue = epilogue;
   p.split_k = split_k;
-  DeviceTraits traits = device_traits(device->properties());
+  DeviceTraits traits = device_traits(*device, precision);
   if (max_groups_y != 0) traits.max_group_count[1] = max_groups_y;
   auto dispatch = plan_gemm(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
-  // A forced split holds when K has the slices for it.
+  // A forced split holds when K has the slices for it; the cooperative-matrix variants never
+  // split (tiling.cc).
   if (split_k > 1 && c.k > int64_t{tiling.bk}) {
-    EXPECT_GT(dispatch->splits, 1u);
-    EXPECT_GT(dispatch->scratch_bytes, 0u);
+    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
+    EXPECT_EQ(dispatch->scratch_bytes > 0u, !tiling.coopmat);
   }
   if (split_k == 1) {
     EXPECT_EQ(dispatch->splits, 1u);
@@ -98,7 +101,9 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
 
   // alpha * (A @ B) + beta * bias + residual, from the reference product.
-  HostTensor want = reference("matmul", {a, b});
+  const bool fp16 = precision == Precision::kFp16;
+  HostTensor want = reference(
+      "matmul", {fp16 ? univk::testing::rounded_to_fp16(a) : a, fp16 ? univk::testing::rounded_to_fp16(b) : b});
   float* w = want.data<float>().data();
   for (int64_t i = 0; i < c.batch * c.m * c.n; ++i) {
     w[i] *= 0.5f;
@@ -124,11 +129,20 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   }
   HostTensor out(DType::kFloat32, want.shape());
   std::copy(got->begin() + 1, got->end(), out.data<float>().begin());
-  // Rounding grows with K (and another summation order): the tolerance with it.
-  const double atol = 1e-5 * std::max<double>(1.0, double(c.k) / 128);
+  // Rounding grows with K (and another summation order): the tolerance with it. Cooperative
+  // matrices may add in another order and precision inside a 16-wide step.
+  const double atol = (tiling.coopmat ? 1e-4 : 1e-5) * std::max<double>(1.0, double(c.k) / 128);
   EXPECT_TRUE(univk::testing::tensors_close(out, want, {atol, 1e-4}))
       << "batch " << c.batch << " m " << c.m << " n " << c.n << " k " << c.k << " tiling " << tiling.bm << "x"
-      << tiling.bn << (tiling.direct ? "d" : "") << " splits " << dispatch->splits;
+      << tiling.bn << (tiling.direct ? "d" : "") << (tiling.coopmat ? "c" : "") << " splits " << dispatch->splits;
+}
+
+// The tilings precision=fp16 runs on the test device: the cooperative-matrix ones where it has
+// them, else a staged and a direct FMA tiling (operands rounded the same way).
+std::vector<Tiling> fp16_tilings() {
+  const DeviceTraits traits = device_traits(*testing::test_device(), Precision::kFp16);
+  if (traits.cooperative_matrix_f16) return {coopmat_tilings().begin(), coopmat_tilings().end()};
+  return {gemm_tilings()[2], gemm_tilings()[5]};
 }
 
 const GemmCase kCases[] = {
@@ -203,6 +217,103 @@ TEST(GemmKernel, RowTilesPastTheYLimitFoldIntoX) {
   const Tiling tiling = {32, 32, 16, 2, 2};
   expect_gemm({2, 130, 70, 40}, tiling, {true, true, Activation::kRelu}, 71, 1, 1, 2);
   expect_gemm({1, 130, 33, 600}, tiling, {true, false, Activation::kNone}, 72, 3, 2, 2);
+}
+
+TEST(GemmKernel, Fp16RoundsOperandsAndAccumulatesInFp32) {
+  ASSERT_NE(testing::test_device(), nullptr);
+  uint32_t seed = 800;
+  for (const Tiling& tiling : fp16_tilings()) {
+    for (const GemmCase& c : {kCases[1], kCases[3], kCases[5]}) {
+      expect_gemm(c, tiling, {true}, seed += 10, 0, 1, 0, Precision::kFp16);
+    }
+    expect_gemm({1, 130, 129, 300}, tiling, {true, true, Activation::kRelu}, seed += 10, 3, 2, 0, Precision::kFp16);
+  }
+}
+
+TEST(GemmKernel, Fp16IsNotFp32) {
+  // 1 + 2^-12 is between two fp16 values and rounds to 1: the product shows whether the
+  // kernel rounded its operands.
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  for (Precision precision : {Precision::kFp32, Precision::kFp16}) {
+    GemmProblem p;
+    p.m = p.n = 1, p.k = 16;
+    p.a = {0, 0, 16, 1};
+    p.b = {0, 0, 1, 1};
+    p.out = {0, 0, 1, 1};
+    auto dispatch = plan_gemm(p, device_traits(*device, precision));
+    ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+    std::vector<float> a(16, 0.0f), b(16, 0.0f);
+    a[0] = 1.0f + 1.0f / 4096, b[0] = 1.0f;
+    auto got = testing::run_kernel(device, *dispatch, {a, b, {}, {0.0f}, {}, {}});
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    EXPECT_EQ((*got)[0], precision == Precision::kFp16 ? 1.0f : a[0]);
+  }
+}
+
+TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
+  GemmProblem big;
+  big.m = big.n = big.k = 4096;
+  big.a = {0, 0, 4096, 1};
+  big.b = {0, 0, 4096, 1};
+  big.out = {0, 0, 4096, 1};
+  DeviceTraits device;
+  device.max_shared_bytes = 49152;
+  device.max_workgroup_invocations = 1024;
+  device.cooperative_matrix_f16 = true;
+  // fp32 (the default) never takes them.
+  auto d = plan_gemm(big, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  device.precision = Precision::kFp16;
+  d = plan_gemm(big, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatF16);
+  EXPECT_EQ(d->tiling, coopmat_tilings()[0]);
+  // With 16 KiB of shared memory neither cooperative-matrix tiling fits (47 and 26 KiB): the
+  // rounded FMA kernel runs.
+  device.max_shared_bytes = 16384;
+  d = plan_gemm(big, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  // Without cooperative matrices: the FMA kernel, operands rounded (flag 32 of constant 7).
+  device.max_shared_bytes = 49152;
+  device.cooperative_matrix_f16 = false;
+  d = plan_gemm(big, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  bool rounded = false;
+  for (auto [id, value] : d->specialization) rounded |= id == 7 && (value & 32u) != 0;
+  EXPECT_TRUE(rounded);
+  // A cooperative-matrix tiling forced on a device without them does not fit.
+  EXPECT_EQ(plan_gemm(big, device, coopmat_tilings()[0]).status().code(), StatusCode::kUnsupported);
+
+  // Problems too small to fill the GPU without split-K, or with K under 1024, keep the FMA
+  // kernel (operands rounded) and its split-K: a batch-1 linear layer, a short-K GEMM.
+  GemmProblem linear;
+  linear.m = 1, linear.n = 1000, linear.k = 1280;
+  linear.a = {0, 0, 1280, 1};
+  linear.b = {0, 0, 1, 1280};
+  linear.out = {0, 0, 1000, 1};
+  device.cooperative_matrix_f16 = true;
+  d = plan_gemm(linear, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  EXPECT_GT(d->splits, 1u);
+  GemmProblem short_k = big;
+  short_k.k = 576;
+  d = plan_gemm(short_k, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  // A cooperative-matrix tiling (forced) never splits K, even when a split is forced too.
+  for (uint32_t forced : {0u, 4u}) {
+    linear.split_k = forced;
+    d = plan_gemm(linear, device, coopmat_tilings()[0]);
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
+    EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatF16);
+    EXPECT_EQ(d->splits, 1u) << "forced " << forced;
+    EXPECT_EQ(d->scratch_bytes, 0u);
+  }
 }
 
 TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {

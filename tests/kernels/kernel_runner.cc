@@ -14,7 +14,7 @@ namespace univk::kernels::testing {
 
 const std::shared_ptr<vulkan::Device>& test_device() {
   static const std::shared_ptr<vulkan::Device> device = [] {
-    auto created = vulkan::Device::create(vulkan::testing::test_config(), {});
+    auto created = vulkan::Device::create(vulkan::testing::test_config(), optional_requirements());
     return created.ok() ? *created : nullptr;
   }();
   return device;

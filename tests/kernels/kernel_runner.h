@@ -20,7 +20,8 @@ namespace univk::kernels::testing {
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
                                       const std::vector<std::vector<float>>& bindings, int runs = 1);
 
-// The test device (validation on), created once per process.
+// The test device (validation on), created once per process with the kernel library's optional
+// requirements (cooperative matrices where the device has them).
 const std::shared_ptr<vulkan::Device>& test_device();
 
 }  // namespace univk::kernels::testing

@@ -77,8 +77,7 @@ vulkan::DeviceRequirements coopmat_floor_requirements();
 
 // The cooperative-matrix peak (NV, fp16 x fp16 -> fp32, 16x16x16): coopmat_peak.comp over
 // enough workgroups to fill the device, created with coopmat_floor_requirements(). Unsupported
-// unless those are enabled, the shape is listed and subgroups are 32 wide. (No library kernel
-// uses cooperative matrices yet: the floor says what they could reach.)
+// unless those are enabled, the shape is listed and subgroups are 32 wide.
 Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts);
 
 // `bytes` is rounded down to a multiple of 16 (the shader copies 16-byte elements).

@@ -1,19 +1,22 @@
 // univk-kernel-bench: the kernel library's GEMM, convolution and depthwise kernels beside the
 // device's floors, measured in one run on one device.
 //
-//   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] [--json]
+//   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME]
+//                      [--precision fp32|fp16] [--json]
 //
 // Floors: fp32 FMA peak (fma_peak.comp), the fp16 cooperative-matrix peak where the device has
-// NV cooperative matrices (coopmat_peak.comp; printed for reference, no kernel uses them yet) and
-// copy bandwidth (floors.h). Then each workload
+// it (coopmat_peak.comp), and copy bandwidth (floors.h). --precision plans every workload with
+// that precision (kernels/kernel.h: fp16 takes the cooperative-matrix kernels where present).
+// Then each workload
 // (GEMM 4096^3, a batch-1 linear layer, ResNet-shaped convolutions at batch 1 and 32, NHWC with
 // TOSA weights as the VgfBackend lowers them and NCHW with PyTorch weights as the
 // VulkanBackend does; MobileNetV2's depthwise convolutions the same two ways) with the
 // planner's tiling, or with every tiling under --tilings: GPU time (p50 of N timestamped runs),
-// achieved FLOP/s and its fraction of the FMA floor; for the memory-bound depthwise kernel also
-// its input and output bytes per second as a fraction of the copy floor. The tiling
-// column ends in " sS" when the dispatch splits K into S ranges (kernel.h); --split-k forces S
-// (1: no split) for every workload.
+// achieved FLOP/s and its fraction of the FMA floor (of the cooperative-matrix floor for a
+// cooperative-matrix kernel); for the memory-bound depthwise kernel also its input and output
+// bytes per second as a fraction of the copy floor. The tiling column ends in "c" for a
+// cooperative-matrix tiling and in " sS" when the dispatch splits K into S ranges (kernel.h);
+// --split-k forces S (1: no split) for every workload.
 // Exit status: 0 ok, 2 bad command line, 3 a measurement failed.
 #include <algorithm>
 #include <cstdio>
@@ -147,8 +150,8 @@ struct Measurement {
 };
 
 Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, std::optional<kernels::Tiling> tiling,
-                            bench::RepeatCounts counts) {
-  const kernels::DeviceTraits traits = kernels::device_traits(device->properties());
+                            kernels::Precision precision, bench::RepeatCounts counts) {
+  const kernels::DeviceTraits traits = kernels::device_traits(*device, precision);
   Measurement m;
   m.workload = w.name;
   m.planner_choice = !tiling;
@@ -191,7 +194,8 @@ std::string tiling_name(const kernels::KernelDispatch& d) {
   }
   const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
-         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") +
+         (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
 // A memory-bound kernel's input and output bytes per second as a fraction of the copy floor
@@ -206,6 +210,7 @@ int run(int argc, char** argv) {
   bool all_tilings = false, json = false;
   uint32_t split_k = 0;
   std::string only;
+  kernels::Precision precision = kernels::Precision::kFp32;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--iterations" && i + 1 < argc) {
@@ -218,14 +223,20 @@ int run(int argc, char** argv) {
       only = argv[++i];
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--precision" && i + 1 < argc && kernels::parse_precision(argv[i + 1]).ok()) {
+      precision = *kernels::parse_precision(argv[++i]);
     } else {
       std::fprintf(stderr,
-                   "usage: univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] [--json]\n");
+                   "usage: univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] "
+                   "[--precision fp32|fp16] [--json]\n");
       return 2;
     }
   }
   if (iterations < 1) iterations = 1;
-  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), bench::coopmat_floor_requirements());
+  // The floors' requirements and the library kernels' (cooperative matrices for --precision fp16).
+  vulkan::DeviceRequirements requirements = bench::coopmat_floor_requirements();
+  requirements.merge(kernels::optional_requirements());
+  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), requirements);
   if (!device.ok()) {
     std::fprintf(stderr, "univk-kernel-bench: %s\n", device.status().to_string().c_str());
     return 3;
@@ -239,8 +250,10 @@ int run(int argc, char** argv) {
     return 3;
   }
   const double peak = fma->flops_per_second();
-  auto coopmat = bench::measure_coopmat_peak(*device, counts);  // absent (0) without them
+  // Absent (0) without cooperative matrices.
+  auto coopmat = bench::measure_coopmat_peak(*device, counts);
   const double coopmat_peak = coopmat.ok() ? coopmat->flops_per_second() : 0.0;
+  auto floor_of = [&](const kernels::KernelDispatch& d) { return d.tiling.coopmat ? coopmat_peak : peak; };
   std::vector<Measurement> results;
   for (Workload w : workloads()) {
     if (!only.empty() && w.name.find(only) == std::string::npos) continue;
@@ -249,9 +262,12 @@ int run(int argc, char** argv) {
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
     if (all_tilings && !w.depthwise) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
+      if (precision == kernels::Precision::kFp16) {
+        for (const kernels::Tiling& t : kernels::coopmat_tilings()) tilings.push_back(t);
+      }
     }
     for (const auto& t : tilings) {
-      auto m = measure(*device, w, t, counts);
+      auto m = measure(*device, w, t, precision, counts);
       if (!m.ok()) {
         if (t) continue;  // a forced tiling the device cannot run
         std::fprintf(stderr, "univk-kernel-bench: %s: %s\n", w.name.c_str(), m.status().to_string().c_str());
@@ -263,21 +279,22 @@ int run(int argc, char** argv) {
   const auto& props = (*device)->properties();
   if (json) {
     std::printf(
-        "{\"device\": %s, \"fma_flops\": %s, \"coopmat_flops\": %s, \"copy_bytes_per_second\": %s, "
-        "\"kernels\": [",
-        univk::json_quote(props.deviceName).c_str(), univk::json_number(peak, 6).c_str(),
-        univk::json_number(coopmat_peak, 6).c_str(), univk::json_number(copy->bytes_per_second(), 6).c_str());
+        "{\"device\": %s, \"precision\": %s, \"fma_flops\": %s, \"coopmat_flops\": %s, "
+        "\"copy_bytes_per_second\": %s, \"kernels\": [",
+        univk::json_quote(props.deviceName).c_str(), precision == kernels::Precision::kFp16 ? "\"fp16\"" : "\"fp32\"",
+        univk::json_number(peak, 6).c_str(), univk::json_number(coopmat_peak, 6).c_str(),
+        univk::json_number(copy->bytes_per_second(), 6).c_str());
     for (size_t i = 0; i < results.size(); ++i) {
       const Measurement& r = results[i];
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
       std::printf(
           "%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
-          "\"flops\": %s, \"fraction_of_fma_peak\": %s, \"fraction_of_copy\": %s}",
+          "\"flops\": %s, \"fraction_of_floor\": %s, \"fraction_of_copy\": %s}",
           i ? ", " : "", univk::json_quote(r.workload).c_str(),
           univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
           univk::json_quote(tiling_name(r.dispatch)).c_str(), r.planner_choice ? "true" : "false",
           univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
-          univk::json_number(peak > 0 ? flops / peak : 0, 4).c_str(),
+          univk::json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0, 4).c_str(),
           univk::json_number(copy_fraction(r, copy->bytes_per_second()), 4).c_str());
     }
     std::printf("]}\n");
@@ -287,15 +304,16 @@ int run(int argc, char** argv) {
       "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
       "copy floor: %.1f GB/s\n",
       props.deviceName, peak * 1e-9, coopmat_peak * 1e-9, copy->bytes_per_second() * 1e-9);
-  std::printf("%-28s %-13s %-18s %5s %12s %12s %8s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
-              "GFLOP/s", "of FMA", "of copy");
+  std::printf("%-28s %-18s %-18s %5s %12s %12s %8s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
+              "GFLOP/s", "of floor", "of copy");
   for (const Measurement& r : results) {
     const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
     const std::string of_copy =
         r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
-    std::printf("%-28s %-13s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
+    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
                 kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
-                r.gpu_ns.p50 * 1e-3, flops * 1e-9, peak > 0 ? 100 * flops / peak : 0, of_copy.c_str());
+                r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
+                of_copy.c_str());
   }
   return 0;
 }

@@ -25,15 +25,21 @@
 #include <vector>
 
 #include "univk/base/status.h"
+#include "univk/vulkan/device.h"
+#include "univk/vulkan/device_requirements.h"
 #include "univk/vulkan/dispatch_recorder.h"
 #include "univk/vulkan/pipeline.h"
 
 namespace univk::kernels {
 
+// The *CoopmatF16 variants are the same kernels with the multiply on NV cooperative matrices
+// (operands rounded to fp16, fp32 accumulation; Precision below).
 enum class Kernel : uint8_t {
-  kGemmF32,       // gemm.h
-  kConv2dF32,     // conv2d.h
-  kDepthwiseF32,  // depthwise.h
+  kGemmF32,           // gemm.h
+  kConv2dF32,         // conv2d.h
+  kDepthwiseF32,      // depthwise.h
+  kGemmCoopmatF16,    // gemm.h, Precision::kFp16 on a device with cooperative matrices
+  kConv2dCoopmatF16,  // conv2d.h, likewise
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -64,20 +70,40 @@ struct Epilogue {
   float lo = 0.0f, hi = 0.0f;  // kClamp's bounds
 };
 
-// What the planners need to know about the device.
+// The multiply's precision, the `precision` load option of both backends. Tensors in memory
+// stay fp32 either way; kFp16 rounds each operand value (activations and weights) to fp16 and
+// accumulates the products in fp32: on NV cooperative matrices where the device has them
+// (DeviceTraits::cooperative_matrix_f16), else with the same rounding on the fp32 FMA kernels
+// (same numerics, no speed-up: it lets such devices run and test the mode).
+enum class Precision : uint8_t { kFp32, kFp16 };
+
+// What the planners need to know about the device, and the precision asked for.
 struct DeviceTraits {
   uint32_t max_shared_bytes = 16384;         // maxComputeSharedMemorySize
   uint32_t max_workgroup_invocations = 128;  // maxComputeWorkGroupInvocations
   std::array<uint32_t, 3> max_group_count = {65535, 65535, 65535};
   bool cpu = false;  // a CPU implementation (lavapipe): fewer, larger workgroups win
+  // VK_NV_cooperative_matrix, shaderFloat16 and vulkanMemoryModel (with device scope) enabled,
+  // the 16x16x16 fp16 -> fp32 subgroup shape listed, subgroups of 32 (the *CoopmatF16 kernels'
+  // requirements).
+  bool cooperative_matrix_f16 = false;
+  Precision precision = Precision::kFp32;
   // What one descriptor may cover (split.h): maxStorageBufferRange (or less, a backend's
   // `max_binding_bytes` option) and the offset alignment the backend binds with. The defaults
   // are the spec's minimum range and maximum minStorageBufferOffsetAlignment.
   uint64_t max_binding_bytes = uint64_t{1} << 27;
   uint64_t binding_alignment = 256;
 };
-// The traits of a Vulkan device from its properties.
+// The traits of a Vulkan device from its properties (no cooperative matrices).
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
+// The traits of a created device, cooperative matrices included, with `precision`.
+DeviceTraits device_traits(const vulkan::Device& device, Precision precision);
+// "fp32" / "fp16" (the load option's values); InvalidArgument naming `value` otherwise.
+Result<Precision> parse_precision(std::string_view value);
+// What the library's kernels can use when present: VK_NV_cooperative_matrix with its feature,
+// shaderFloat16 and vulkanMemoryModel with device scope. Both backends merge these into their
+// payloads' requirements, all optional.
+vulkan::DeviceRequirements optional_requirements();
 
 // Output tile of a workgroup (bm x bn), K slice (bk), accumulators per invocation (tm x tn).
 // Staged tilings go through shared memory; direct ones read the operands straight from the
@@ -85,11 +111,15 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
 struct Tiling {
   uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
   bool direct = false;
+  bool coopmat = false;  // the *CoopmatF16 kernels' core (gemm_tile.glsl)
   uint32_t invocations() const { return (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
 // The tilings the GEMM-shaped planners choose from, largest first (tests run every one).
 std::span<const Tiling> gemm_tilings();
+// The cooperative-matrix tilings, chosen instead for Precision::kFp16 on devices with
+// DeviceTraits::cooperative_matrix_f16.
+std::span<const Tiling> coopmat_tilings();
 
 // Split-K (GEMM-shaped kernels): when the output has too few tiles to fill a GPU and K is long,
 // the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split). Each
@@ -102,7 +132,8 @@ std::span<const Tiling> gemm_tilings();
 // TRANSFER_DST usage, as vulkan::kDefaultBufferUsage has) through recorder.before_command, so
 // the hazards stay tracked. The planner chooses splits > 1 only on GPUs (not DeviceTraits::cpu)
 // when the natural grid has fewer than 128 workgroups and each range keeps >= 256 of K, at most
-// 16; GemmProblem::split_k / Conv2dProblem::split_k force it.
+// 16; GemmProblem::split_k / Conv2dProblem::split_k force it. The cooperative-matrix tilings
+// never split (their kernels are compiled without the reduction, gemm_tile.glsl), forced or not.
 
 // One dispatch of a library kernel.
 struct KernelDispatch {

@@ -6,6 +6,7 @@
 
 #include "requirements.h"
 #include "vgf_delegate.h"
+#include "univk/kernels/kernel.h"
 #include "univk/vgf/vgf_file.h"
 
 namespace univk::backends {
@@ -14,7 +15,7 @@ namespace {
 
 // The runtime option keys the VgfBackend reads (LoadOptions::check_keys refuses others).
 constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_bytes", "vgf_output_staging",
-                                            "vgf_robust_buffer_access"};
+                                            "vgf_robust_buffer_access", "precision"};
 
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
 Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& options) {
@@ -37,6 +38,11 @@ Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& option
       if (value != "auto" && value != "always")
         return invalid_argument("VgfBackend: vgf_output_staging '" + value + "' (auto or always)");
       parsed.always_stage_outputs = value == "always";
+    }
+    if (name == "precision") {
+      auto precision = kernels::parse_precision(value);
+      if (!precision.ok()) return precision.status().with_context("VgfBackend");
+      parsed.precision = *precision;
     }
     if (name == "vgf_robust_buffer_access") {
       if (value != "on" && value != "off")
@@ -79,6 +85,7 @@ class VgfBackend final : public backend::Backend {
     if (!file.ok()) return file.status().with_context("VgfBackend");
     auto requirements = vgf::vgf_requirements(*file);
     if (!requirements.ok()) return requirements.status().with_context("VgfBackend");
+    requirements->merge(kernels::optional_requirements());
     return std::unique_ptr<backend::PreparedPayload>(
         std::make_unique<PreparedVgf>(spec, std::move(file).value(), std::move(requirements).value()));
   }

@@ -161,7 +161,7 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
       context.segment = &seg;
       context.constant_offsets = constant_offsets_;
       context.constant_blob = &constant_bytes_;
-      context.device = kernels::device_traits(device_->properties());
+      context.device = kernels::device_traits(*device_, options_.precision);
       auto plan = lower_graph(*graph, context);
       if (!plan.ok()) return plan.status().with_context(where);
       scratch_bytes = std::max(scratch_bytes, plan->scratch_bytes);

@@ -34,6 +34,7 @@
 
 #include "dispatch_plan.h"
 #include "univk/backend/backend.h"
+#include "univk/kernels/kernel.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
@@ -54,6 +55,8 @@ struct DelegateOptions {
   // enabled, so they cannot touch memory outside their bindings (option
   // `vgf_robust_buffer_access=on|off`; default on).
   bool robust_buffer_access = true;
+  // The library kernels' multiply precision (option `precision=fp32|fp16`, kernels/kernel.h).
+  kernels::Precision precision = kernels::Precision::kFp32;
 };
 
 class VgfDelegate final : public backend::Delegate {

@@ -17,9 +17,10 @@ std::vector<ComputeTensorType> to_types(const std::vector<backend::TensorInfo>& 
   return out;
 }
 
-// The tensor types and the payload bytes: everything create() depends on.
-std::string sharing_key(const backend::DelegateSpec& spec, uint64_t binding_limit) {
-  std::string key = std::to_string(binding_limit) + "|";
+// The binding limit, the precision, the tensor types and the payload bytes: everything create()
+// depends on.
+std::string sharing_key(const backend::DelegateSpec& spec, uint64_t binding_limit, kernels::Precision precision) {
+  std::string key = std::to_string(binding_limit) + (precision == kernels::Precision::kFp16 ? "|fp16|" : "|fp32|");
   auto add_types = [&](const std::vector<backend::TensorInfo>& infos) {
     for (const auto& info : infos) key += std::string(dtype_name(info.dtype)) + info.shape.to_string() + ";";
     key += "|";
@@ -69,9 +70,9 @@ Status upload_constants(const std::shared_ptr<univk::vulkan::Device>& device, co
 
 Result<std::shared_ptr<const PreparedGraph>> create(const std::shared_ptr<univk::vulkan::Device>& device,
                                                     const backend::DelegateSpec& spec, const ComputeGraph& graph,
-                                                    uint64_t binding_limit) {
+                                                    uint64_t binding_limit, kernels::Precision precision) {
   auto prepared = std::make_shared<PreparedGraph>();
-  kernels::DeviceTraits traits = kernels::device_traits(device->properties());
+  kernels::DeviceTraits traits = kernels::device_traits(*device, precision);
   traits.max_binding_bytes = binding_limit;
   UNIVK_ASSIGN_OR_RETURN(prepared->plan, plan_graph(graph, to_types(spec.inputs), to_types(spec.outputs),
                                                     storage_alignment(*device), traits));
@@ -101,11 +102,11 @@ uint64_t storage_alignment(const univk::vulkan::Device& device) {
 
 Result<std::shared_ptr<const PreparedGraph>> PreparedGraph::get_or_create(
     const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec, const ComputeGraph& graph,
-    uint64_t max_binding_bytes) {
+    uint64_t max_binding_bytes, kernels::Precision precision) {
   const uint64_t limit = std::min<uint64_t>(device->properties().limits.maxStorageBufferRange, max_binding_bytes);
-  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph, limit);
-  return device->shared_objects().get_or_create<PreparedGraph>(sharing_key(spec, limit),
-                                                               [&] { return create(device, spec, graph, limit); });
+  if (spec.payload.size() > kMaxSharedPayloadBytes) return create(device, spec, graph, limit, precision);
+  return device->shared_objects().get_or_create<PreparedGraph>(
+      sharing_key(spec, limit, precision), [&] { return create(device, spec, graph, limit, precision); });
 }
 
 }  // namespace univk::backends::vulkan

@@ -13,6 +13,7 @@
 #include "graph_plan.h"
 #include "pipeline_set.h"
 #include "univk/backend/backend.h"
+#include "univk/kernels/kernel.h"
 #include "univk/vulkan/buffer.h"
 
 namespace univk::backends::vulkan {
@@ -22,14 +23,16 @@ struct PreparedGraph {
   PipelineSet pipelines;
   univk::vulkan::Buffer constants;  // device-local, plan.constant_bytes, written before create returns
 
-  // Shared when the device already holds one for the same payload bytes, tensor types and
-  // binding limit. Payloads over kMaxSharedPayloadBytes are prepared per delegate: sharing keys
-  // hold a copy of the payload, and large payloads are rarely repeated.
+  // Shared when the device already holds one for the same payload bytes, tensor types, binding
+  // limit and precision (the library kernels', kernels/kernel.h). Payloads over
+  // kMaxSharedPayloadBytes are prepared per delegate: sharing keys hold a copy of the payload,
+  // and large payloads are rarely repeated.
   // The binding limit is min(maxStorageBufferRange, `max_binding_bytes`): kernel-library
   // dispatches are split to fit it (kernels/split.h); any other dispatch over it is Unsupported.
   static Result<std::shared_ptr<const PreparedGraph>> get_or_create(
       const std::shared_ptr<univk::vulkan::Device>& device, const backend::DelegateSpec& spec,
-      const ComputeGraph& graph, uint64_t max_binding_bytes = UINT64_MAX);
+      const ComputeGraph& graph, uint64_t max_binding_bytes = UINT64_MAX,
+      kernels::Precision precision = kernels::Precision::kFp32);
   static constexpr size_t kMaxSharedPayloadBytes = 1 << 20;
 };
 

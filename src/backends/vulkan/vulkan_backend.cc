@@ -8,28 +8,42 @@
 #include <vector>
 
 #include "graph_plan.h"
+#include "univk/kernels/kernel.h"
 #include "vulkan_delegate.h"
 
 namespace univk::backends {
 namespace {
 
-// Option `max_binding_bytes` (a test and tuning option, shared with the VgfBackend): lowers the
+// The runtime option keys the VulkanBackend reads (LoadOptions::check_keys refuses others).
+constexpr std::string_view kOptionKeys[] = {"max_binding_bytes", "precision"};
+
+// The VulkanBackend's runtime options; options of other backends and of the runtime pass
+// through. `max_binding_bytes` (a test and tuning option, shared with the VgfBackend) lowers the
 // binding limit below maxStorageBufferRange, so kernel-library dispatches split on small
-// tensors. UINT64_MAX when absent.
-Result<uint64_t> parse_max_binding_bytes(const backend::BackendOptions& options) {
-  uint64_t bytes = UINT64_MAX;
+// tensors; `precision` (shared with the VgfBackend) is the library kernels' multiply precision.
+Result<vulkan::DelegateOptions> parse_options(const backend::BackendOptions& options) {
+  vulkan::DelegateOptions parsed;
   for (const auto& [name, value] : options) {
-    if (name != "max_binding_bytes") continue;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
-    if (ec != std::errc() || end != value.data() + value.size() || bytes == 0) {
-      return invalid_argument("VulkanBackend: max_binding_bytes '" + value + "' is not a positive byte count");
+    if (name == "max_binding_bytes") {
+      uint64_t bytes = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+      if (ec != std::errc() || end != value.data() + value.size() || bytes == 0) {
+        return invalid_argument("VulkanBackend: max_binding_bytes '" + value + "' is not a positive byte count");
+      }
+      parsed.max_binding_bytes = bytes;
+    }
+    if (name == "precision") {
+      auto precision = kernels::parse_precision(value);
+      if (!precision.ok()) return precision.status().with_context("VulkanBackend");
+      parsed.precision = *precision;
     }
   }
-  return bytes;
+  return parsed;
 }
 
 // A parsed compute graph, checked against the call's tensors. Its requirements: every shader
-// is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore.
+// is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore; the
+// kernel library's optional extras (cooperative matrices for precision=fp16).
 class PreparedComputeGraph final : public backend::PreparedPayload {
  public:
   PreparedComputeGraph(backend::DelegateSpec spec, std::shared_ptr<const ComputeGraph> graph)
@@ -37,15 +51,16 @@ class PreparedComputeGraph final : public backend::PreparedPayload {
     requirements_.min_api_version = VK_API_VERSION_1_2;
     requirements_.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
     requirements_.queue_flags = VK_QUEUE_COMPUTE_BIT;
+    requirements_.merge(kernels::optional_requirements());
   }
 
   const univk::vulkan::DeviceRequirements& requirements() const override { return requirements_; }
 
   Result<std::unique_ptr<backend::Delegate>> init(univk::vulkan::DeviceLease device,
                                                   const backend::BackendOptions& options) const override {
-    auto max_binding_bytes = parse_max_binding_bytes(options);
-    if (!max_binding_bytes.ok()) return max_binding_bytes.status();
-    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device), *max_binding_bytes);
+    auto parsed = parse_options(options);
+    if (!parsed.ok()) return parsed.status();
+    auto delegate = vulkan::VulkanDelegate::create(spec_, graph_, std::move(device), *parsed);
     if (!delegate.ok()) return delegate.status().with_context("VulkanBackend");
     return std::unique_ptr<backend::Delegate>(std::move(delegate).value());
   }
@@ -75,7 +90,9 @@ class VulkanBackend final : public backend::Backend {
         std::make_unique<PreparedComputeGraph>(spec, std::make_shared<const ComputeGraph>(std::move(graph).value())));
   }
 
-  std::vector<std::string_view> option_keys() const override { return {"max_binding_bytes"}; }
+  std::vector<std::string_view> option_keys() const override {
+    return {std::begin(kOptionKeys), std::end(kOptionKeys)};
+  }
 };
 
 }  // namespace

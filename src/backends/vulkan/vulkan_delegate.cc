@@ -20,12 +20,13 @@ univk::vulkan::BufferRange whole(const univk::vulkan::Buffer& buffer) { return {
 Result<std::unique_ptr<VulkanDelegate>> VulkanDelegate::create(const backend::DelegateSpec& spec,
                                                                std::shared_ptr<const ComputeGraph> graph,
                                                                univk::vulkan::DeviceLease device,
-                                                               uint64_t max_binding_bytes) {
+                                                               const DelegateOptions& options) {
   if (!device) return invalid_argument("VulkanBackend: no device");
   std::unique_ptr<VulkanDelegate> d(new VulkanDelegate(std::move(device)));
   d->input_infos_ = spec.inputs;
   d->output_infos_ = spec.outputs;
-  UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec, *graph, max_binding_bytes));
+  UNIVK_ASSIGN_OR_RETURN(d->prepared_, PreparedGraph::get_or_create(d->device_, spec, *graph, options.max_binding_bytes,
+                                                                    options.precision));
   auto arena =
       univk::vulkan::Buffer::create(d->device_, d->plan().arena_bytes, univk::vulkan::MemoryKind::kDeviceLocal);
   if (!arena.ok()) return arena.status().with_context("VulkanBackend arena (one allocation)");

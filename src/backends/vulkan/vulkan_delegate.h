@@ -24,14 +24,21 @@
 
 namespace univk::backends::vulkan {
 
+// The VulkanBackend's runtime options (vulkan_backend.cc parses them).
+struct DelegateOptions {
+  // Caps the device's maxStorageBufferRange (option `max_binding_bytes`).
+  uint64_t max_binding_bytes = UINT64_MAX;
+  // The library kernels' multiply precision (option `precision=fp32|fp16`, kernels/kernel.h).
+  kernels::Precision precision = kernels::Precision::kFp32;
+};
+
 class VulkanDelegate final : public backend::Delegate {
  public:
-  // `graph` is spec.payload parsed (VulkanBackend::prepare); `max_binding_bytes` caps the
-  // device's maxStorageBufferRange (option max_binding_bytes).
+  // `graph` is spec.payload parsed (VulkanBackend::prepare).
   static Result<std::unique_ptr<VulkanDelegate>> create(const backend::DelegateSpec& spec,
                                                         std::shared_ptr<const ComputeGraph> graph,
                                                         univk::vulkan::DeviceLease device,
-                                                        uint64_t max_binding_bytes = UINT64_MAX);
+                                                        const DelegateOptions& options = {});
   ~VulkanDelegate() override;
 
   const univk::vulkan::DeviceLease& device() const override { return device_; }

@@ -12,6 +12,7 @@
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/backends/vulkan/vulkan_backend.h"
 #include "univk/backend/backend.h"
+#include "univk/kernels/kernel.h"
 #include "univk/tensor/tensor.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/runtime_config.h"
@@ -22,14 +23,15 @@ namespace univk::backends::testing {
 using ::univk::testing::random_tensor;
 using ::univk::testing::tensors_close;
 
-// A device with the backend's requirements, created once per process (lavapipe device
-// creation with validation is slow) and kept until exit.
+// A device with the backend's requirements (the kernel library's optional ones included, so
+// precision=fp16 takes cooperative matrices where the device has them), created once per
+// process (lavapipe device creation with validation is slow) and kept until exit.
 inline std::shared_ptr<univk::vulkan::Device> shared_device() {
   static std::shared_ptr<univk::vulkan::Device> device = [] {
-    auto backend = make_vulkan_backend();
     univk::vulkan::DeviceRequirements r;
     r.min_api_version = VK_API_VERSION_1_2;
     r.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
+    r.merge(kernels::optional_requirements());
     auto d = univk::vulkan::Device::create(univk::vulkan::RuntimeConfig::from_environment(), r);
     if (!d.ok()) ADD_FAILURE() << "device creation failed: " << d.status().to_string();
     return d.ok() ? *d : nullptr;

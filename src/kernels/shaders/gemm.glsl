@@ -1,0 +1,57 @@
+// Batched strided GEMM of fp32 tensors (the multiply's precision: the variant's core):
+//   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
+// Every operand is addressed through (batch, row, column) element strides plus a base offset,
+// so transposed and broadcast operands need no copy. Workgroup (x, y) picks the output tile
+// (locate_tile, gemm_tile.glsl), z = batch * SPLITS + split. Bindings: 0 A, 1 B, 2 bias, 3 out,
+// 4 residual (same strides as out), 5 scratch (split-K, gemm_tile.glsl); unused ones are bound
+// to any buffer. The push-constant layout is kernels::GemmPush.
+#include "kernels/shaders/gemm_tile.glsl"
+#include "kernels/shaders/activation.glsl"
+
+layout(set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
+layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
+layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
+layout(push_constant) uniform Params {
+  uint off_a, off_b, off_bias, off_out, off_res;
+  uint M, N, K;
+  uint a_bs, a_rs, a_cs;
+  uint b_bs, b_rs, b_cs;
+  uint bias_bs, bias_rs, bias_cs;
+  uint o_bs, o_rs, o_cs;
+  float alpha, beta, lo, hi;
+} p;
+
+float load_a(uint s, uint k0, uint kk) {
+  const uint m = tile_m0 + a_row(s), k = k0 + kk;
+  if (m >= p.M || (k_check && k >= k_end)) return 0.0;
+  return a[p.off_a + batch_index() * p.a_bs + m * p.a_rs + k * p.a_cs];
+}
+
+float load_b(uint k0, uint kk, uint n_local) {
+  const uint k = k0 + kk, n = tile_n0 + n_local;
+  if ((k_check && k >= k_end) || n >= p.N) return 0.0;
+  return b[p.off_b + batch_index() * p.b_bs + k * p.b_rs + n * p.b_cs];
+}
+
+void main() {
+  if (!locate_tile(p.M, p.N)) return;
+  gemm_main_loop(p.K);
+  if (!split_k_reduce()) return;
+  const uint bi = batch_index();
+  const uint tm = tile_row(), tn = tile_col();
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    const uint m = tile_m0 + tm + i * THREADS_M;
+    if (m >= p.M) continue;
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
+      const uint n = tile_n0 + tn + j * THREADS_N;
+      if (n >= p.N) continue;
+      float v = p.alpha * acc[i][j];
+      if ((FLAGS & kFlagBias) != 0u) v += p.beta * bias[p.off_bias + bi * p.bias_bs + m * p.bias_rs + n * p.bias_cs];
+      const uint o = bi * p.o_bs + m * p.o_rs + n * p.o_cs;
+      if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
+      y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
+    }
+  }
+}
