@@ -140,7 +140,19 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
     ASSERT_NE(vulkan, std::string::npos);
     EXPECT_LT(vgf, vulkan);
     EXPECT_NE(report->find("\"backend\": \"VgfBackend\"", vulkan), std::string::npos);
+    // --repeat 2: the cold first run apart from the one steady-state run after it.
+    EXPECT_NE(r.output.find("the 1 run(s) after it: p50 "), std::string::npos) << r.output;
+    EXPECT_NE(report->find("\"repeat\": 2, \"steady_runs\": 1, \"steady_p50\": "), std::string::npos) << *report;
   }
+}
+
+TEST_F(UnivkRun, OneRunReportsItAsCold) {
+  RunResult r = run_tool(model_args() + " --json " + path("one_run.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(one cold run; --repeat N adds steady-state runs)"), std::string::npos) << r.output;
+  auto report = read_file(path("one_run.json"));
+  UNIVK_ASSERT_OK(report);
+  EXPECT_EQ(report->find("steady"), std::string::npos) << *report;
 }
 
 TEST_F(UnivkRun, MismatchExitsOne) {

@@ -253,18 +253,19 @@ int run(const Options& o) {
   }
 
   std::vector<HostTensor> outputs;
-  double total_ms = 0.0;
   for (int r = 0; r < o.repeat; ++r) {
     start = clock::now();
     auto result = (*method)->execute(inputs);
     const double ms = ms_since(start);
     if (!result.ok()) return fail(report, o, "execute: " + result.status().to_string());
-    if (r == 0) report.first_execute_ms = ms;
-    total_ms += ms;
+    if (r == 0) {
+      report.first_execute_ms = ms;
+    } else {
+      report.steady_execute_ms.push_back(ms);
+    }
     outputs = std::move(result).value();
   }
   report.repeat = o.repeat;
-  report.mean_execute_ms = total_ms / o.repeat;
   report.instructions = (*method)->instructions();
   report.delegate_calls = (*method)->delegate_calls();
 

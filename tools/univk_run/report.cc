@@ -1,8 +1,10 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <sstream>
 
 #include "univk/base/json.h"
@@ -21,6 +23,16 @@ std::string json_string(const std::string& s) { return json_quote(s); }
 const char* json_bool(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
+
+Report::SteadyTimes Report::steady_times() const {
+  std::vector<double> sorted = steady_execute_ms;
+  std::sort(sorted.begin(), sorted.end());
+  SteadyTimes t;
+  t.p50 = sorted[(sorted.size() - 1) / 2];
+  t.min = sorted.front();
+  t.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(sorted.size());
+  return t;
+}
 
 size_t Report::cpu_operators() const {
   size_t n = 0;
@@ -67,8 +79,16 @@ void Report::print_text(FILE* out) const {
   }
   std::fprintf(out, "delegate calls: %zu, CPU operators: %zu, one VkDevice and VkQueue: %s\n", delegate_calls.size(),
                cpu_operators(), single_device_and_queue() ? "yes" : "no");
-  std::fprintf(out, "time: load %.3f ms, first execute %.3f ms, mean execute %.3f ms over %d run(s)\n", load_ms,
-               first_execute_ms, mean_execute_ms, repeat);
+  if (steady_execute_ms.empty()) {
+    std::fprintf(out, "time: load %.3f ms, execute %.3f ms (one cold run; --repeat N adds steady-state runs)\n",
+                 load_ms, first_execute_ms);
+  } else {
+    const SteadyTimes t = steady_times();
+    std::fprintf(out,
+                 "time: load %.3f ms, first execute %.3f ms; the %zu run(s) after it: p50 %.3f ms, min %.3f ms, "
+                 "mean %.3f ms\n",
+                 load_ms, first_execute_ms, steady_execute_ms.size(), t.p50, t.min, t.mean);
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];
     std::fprintf(out, "output %zu: %s%s%s\n", i, o.tensor.c_str(), o.file.empty() ? "" : " -> ", o.file.c_str());
@@ -111,8 +131,13 @@ bool Report::write_json(const std::string& path) const {
   j << "\n  ],\n  \"cpu_operators\": " << cpu_operators()
     << ",\n  \"single_device_and_queue\": " << json_bool(single_device_and_queue())
     << ",\n  \"timings_ms\": {\"load\": " << json_number(load_ms)
-    << ", \"first_execute\": " << json_number(first_execute_ms)
-    << ", \"mean_execute\": " << json_number(mean_execute_ms) << ", \"repeat\": " << repeat << "}"
+    << ", \"first_execute\": " << json_number(first_execute_ms) << ", \"repeat\": " << repeat;
+  if (!steady_execute_ms.empty()) {
+    const SteadyTimes t = steady_times();
+    j << ", \"steady_runs\": " << steady_execute_ms.size() << ", \"steady_p50\": " << json_number(t.p50)
+      << ", \"steady_min\": " << json_number(t.min) << ", \"steady_mean\": " << json_number(t.mean);
+  }
+  j << "}"
     << ",\n  \"atol\": " << json_number(atol) << ",\n  \"rtol\": " << json_number(rtol) << ",\n  \"outputs\": [";
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];

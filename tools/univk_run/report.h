@@ -26,11 +26,19 @@ struct Report {
   std::string error;  // set when loading or running failed
   std::vector<runtime::InstructionInfo> instructions;
   std::vector<runtime::DelegateCallInfo> delegate_calls;
-  double load_ms = 0.0, first_execute_ms = 0.0, mean_execute_ms = 0.0;
+  // The first execute (cold: first submission, lazily touched memory) apart from the runs after
+  // it (--repeat N: N - 1 steady-state runs, summarized when there are any).
+  double load_ms = 0.0, first_execute_ms = 0.0;
+  std::vector<double> steady_execute_ms;
   int repeat = 0;
   double atol = 0.0, rtol = 0.0;
   std::vector<OutputReport> outputs;
 
+  struct SteadyTimes {
+    double p50 = 0.0, min = 0.0, mean = 0.0;
+  };
+  // p50 (the lower middle of an even count), min and mean of steady_execute_ms (not empty).
+  SteadyTimes steady_times() const;
   size_t cpu_operators() const;
   // True when there is at least one delegate call and all of them ran on one VkDevice and VkQueue.
   bool single_device_and_queue() const;
