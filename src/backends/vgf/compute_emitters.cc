@@ -212,6 +212,12 @@ Result<Dispatch> emit_resize(const TosaOperation& op, const std::vector<TensorVi
   // Attributes and shapes were checked by emit_dispatches (ops::tosa_resize).
   UNIVK_ASSIGN_OR_RETURN(ops::TosaResize r, ops::tosa_resize(op.attrs, Shape(inputs[0].shape)));
   const TensorView& in = inputs[0];
+  // The shader forms dst * d + offset + n in int32.
+  for (int axis = 0; axis < 2; ++axis) {
+    const int64_t n = r.scale[2 * axis], d = r.scale[2 * axis + 1];
+    if ((r.output[1 + axis] - 1) * d + r.offset[axis] + n > INT32_MAX)
+      return unsupported("RESIZE source positions over int32 (output " + r.output.to_string() + ")");
+  }
   Dispatch k;
   k.shader = Shader::kResizeF32;
   k.outputs = {output};
