@@ -119,6 +119,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["cat"] = &TosaLowering::lower_cat;
     t["slice"] = &TosaLowering::lower_slice;
     t["pad"] = &TosaLowering::lower_pad;
+    t["upsample_nearest2d"] = t["upsample_bilinear2d"] = &TosaLowering::lower_upsample;
     return t;
   }();
   return table;

@@ -87,6 +87,7 @@ class TosaLowering {
   Status lower_cat(const Node& node);
   Status lower_slice(const Node& node);
   Status lower_pad(const Node& node);
+  Status lower_upsample(const Node& node);
 
   // Elementwise helpers: an operand brought to the output's rank and layout.
   Result<TosaId> operand(ValueId value, size_t rank, Layout layout);

@@ -6,6 +6,7 @@
 #include "tosa_lowering.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/ops/torch_ops.h"
+#include "univk/ops/upsample_resize.h"
 
 namespace univk::compiler::detail {
 namespace {
@@ -518,6 +519,20 @@ Status TosaLowering::lower_pad(const Node& node) {
   a.set("padding", padding);
   a.set("pad_const", p.value);
   set(node.outputs[0], layout, op(spirv::TosaOp::kPad, {x}, std::move(a), dims));
+  return ok_status();
+}
+
+// RESIZE only where it reads PyTorch's exact source positions and weights
+// (ops::resize_for_upsample); the rest stays with the VulkanBackend.
+Status TosaLowering::lower_upsample(const Node& node) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Upsample2d u, ops::upsample2d(node.op, node.attrs, input_shapes(graph_, node)));
+  if (graph_.value(node.inputs[0]).shape.rank() != 4) return unsupported(node.op + " on an unbatched input");
+  UNIVK_ASSIGN_OR_RETURN(Attributes a, ops::resize_for_upsample(u));
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNhwc));
+  std::vector<int64_t> dims = shape_of(x);
+  dims[1] = u.out_h;
+  dims[2] = u.out_w;
+  set(node.outputs[0], Layout::kNhwc, op(TosaOp::kResize, {x}, std::move(a), dims));
   return ok_status();
 }
 

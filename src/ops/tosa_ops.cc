@@ -1,5 +1,5 @@
 // TOSA 1.0 shape rules (tosa_ops.h): pooling and convolution windows (attributes, limits and the
-// exact output-size rule), MATMUL, the reductions and the data-movement operators.
+// exact output-size rule), MATMUL, the reductions, the data-movement operators and RESIZE.
 #include "univk/ops/tosa_ops.h"
 
 #include <limits>
@@ -113,6 +113,41 @@ Result<TosaPad> tosa_pad(const Attributes& attrs, const Shape& input) {
   UNIVK_ASSIGN_OR_RETURN(r.padding, int_list(attrs, "padding", 2 * rank, {}, 0));
   std::vector<int64_t> dims(rank);
   for (size_t d = 0; d < rank; ++d) dims[d] = input[d] + r.padding[2 * d] + r.padding[2 * d + 1];
+  UNIVK_ASSIGN_OR_RETURN(r.output, Shape::checked(std::move(dims)));
+  return r;
+}
+
+Result<TosaResize> tosa_resize(const Attributes& attrs, const Shape& input) {
+  UNIVK_RETURN_IF_ERROR(check_nhwc(input));
+  TosaResize r;
+  UNIVK_ASSIGN_OR_RETURN(r.mode, attrs.get_int("mode"));
+  if (r.mode != kTosaResizeNearest && r.mode != kTosaResizeBilinear) {
+    return invalid_argument("attribute 'mode'=" + std::to_string(r.mode) + " is not 1 (NEAREST) or 2 (BILINEAR)");
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> scale, int_list(attrs, "scale", 4, {}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> offset, int_list(attrs, "offset", 2, {}, -kMaxWindowAttr));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> border, int_list(attrs, "border", 2, {}, -kMaxWindowAttr));
+  std::vector<int64_t> dims = input.dims();
+  for (int a = 0; a < 2; ++a) {
+    const char* axis = a == 0 ? "y" : "x";
+    const int64_t n = scale[2 * a], d = scale[2 * a + 1];
+    r.scale[2 * a] = n, r.scale[2 * a + 1] = d, r.offset[a] = offset[a], r.border[a] = border[a];
+    if (n > (int64_t{1} << 11) || d >= 16 * n) {
+      return invalid_argument(std::string("scale_") + axis + " " + std::to_string(n) + "/" + std::to_string(d) +
+                              " needs n <= 2048 and d < 16 n");
+    }
+    if (offset[a] < -n || offset[a] >= 16 * n || border[a] < -16 * n || border[a] >= n) {
+      return invalid_argument(std::string("offset_") + axis + "=" + std::to_string(offset[a]) + " / border_" + axis +
+                              "=" + std::to_string(border[a]) +
+                              " out of [-n, 16 n) / [-16 n, n) for n=" + std::to_string(n));
+    }
+    const int64_t span = (input[1 + a] - 1) * n - offset[a] + border[a];
+    if (span < 0 || span % d != 0) {
+      return invalid_argument(std::string("the ") + axis + " output size is not exact: ((in-1) n - offset + border) " +
+                              std::to_string(span) + " is not a multiple of d=" + std::to_string(d));
+    }
+    dims[1 + a] = span / d + 1;
+  }
   UNIVK_ASSIGN_OR_RETURN(r.output, Shape::checked(std::move(dims)));
   return r;
 }

@@ -41,6 +41,7 @@ OpTable upsample_ops();
 OpTable tosa_elementwise_ops();
 OpTable tosa_tensor_ops();  // pools, convolutions, matmul
 OpTable tosa_data_ops();    // reshape, transpose, concat, slice, pad, tile, reductions, argmax
+OpTable tosa_resize_ops();  // RESIZE (fp32)
 OpTable tosa_quant_ops();   // cast, rescale, table
 
 // InvalidArgument unless min <= inputs.size() <= max.

@@ -30,8 +30,8 @@ const OpMap& torch_ops() {
 }
 
 const OpMap& tosa_ops() {
-  static const OpMap map = build(
-      {detail::tosa_elementwise_ops(), detail::tosa_tensor_ops(), detail::tosa_data_ops(), detail::tosa_quant_ops()});
+  static const OpMap map = build({detail::tosa_elementwise_ops(), detail::tosa_tensor_ops(), detail::tosa_data_ops(),
+                                  detail::tosa_resize_ops(), detail::tosa_quant_ops()});
   return map;
 }
 

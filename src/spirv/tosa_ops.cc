@@ -143,6 +143,8 @@ constexpr OperandSpec kPad[] = {
 constexpr OperandSpec kReshape[] = {{"input1", K::kData}, {"shape", K::kI32List}};
 constexpr OperandSpec kSlice[] = {{"input1", K::kData}, {"start", K::kI32List}, {"size", K::kI32List}};
 constexpr OperandSpec kTile[] = {{"input1", K::kData}, {"multiples", K::kI32List}};
+constexpr OperandSpec kResize[] = {
+    {"mode", K::kI32}, {"input", K::kData}, {"scale", K::kI32List}, {"offset", K::kI32List}, {"border", K::kI32List}};
 constexpr OperandSpec kTranspose[] = {{"perms", K::kI32List}, {"input1", K::kData}};
 constexpr OperandSpec kRescale[] = {{"scale32", K::kBool},
                                     {"rounding_mode", K::kI32},
@@ -186,6 +188,7 @@ const OpSpec kSpecs[] = {
     {TosaOp::kSlice, kSlice},
     {TosaOp::kPad, kPad},
     {TosaOp::kTile, kTile},
+    {TosaOp::kResize, kResize},
     {TosaOp::kCast, kUnary},
     {TosaOp::kRescale, kRescale},
     {TosaOp::kTable, kTable},

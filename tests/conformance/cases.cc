@@ -150,9 +150,12 @@ void pool_cases(Table& t) {
           attrs({{"output_size", ints({4, 7})}, {"scales", AttrValue(std::vector<double>{1.5, 2.5})}}),
           {in(Shape{1, 3, 3, 3})});
     t.add(op, "downsample_chw", attrs({{"output_size", ints({3, 2})}}), {in(Shape{2, 7, 5})});
+    t.add(op, "downsample_by_2_3", attrs({{"output_size", ints({3, 2})}}), {in(Shape{2, 2, 6, 6})});
   }
   t.add("upsample_bilinear2d", "align_corners", attrs({{"output_size", ints({9, 7})}, {"align_corners", i64(1)}}),
         {in(Shape{1, 3, 4, 3})});
+  t.add("upsample_bilinear2d", "align_corners_half_steps",
+        attrs({{"output_size", ints({7, 5})}, {"align_corners", i64(1)}}), {in(Shape{1, 3, 4, 3})});
   t.add("upsample_bilinear2d", "align_corners_to_one",
         attrs({{"output_size", ints({1, 6})}, {"align_corners", i64(1)}}), {in(Shape{1, 2, 3, 3})});
   t.add("adaptive_avg_pool2d", "global", attrs({{"output_size", i64(1)}}), {in(Shape{2, 4, 8, 8})});

@@ -6,6 +6,7 @@
 
 #include "univk/ops/tosa_ops.h"
 #include "univk/ops/torch_ops.h"
+#include "univk/ops/upsample_resize.h"
 #include "univk_test.h"
 
 namespace univk::ops {
@@ -119,6 +120,57 @@ TEST(TosaOps, ReshapeKeepsTheElementCount) {
   EXPECT_EQ(count.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(count.status().message().find("24 elements"), std::string::npos) << count.status().to_string();
   EXPECT_FALSE(tosa_reshape({}, in).ok());  // shape is required
+}
+
+TEST(TosaOps, ResizeOutputAndRefusals) {
+  const Shape in{1, 4, 5, 2};
+  auto r = tosa_resize(
+      attrs({{"mode", int64_t{2}}, {"scale", Ints{16, 8, 10, 5}}, {"offset", Ints{-4, 0}}, {"border", Ints{4, 0}}}),
+      in);
+  UNIVK_ASSERT_OK(r);
+  EXPECT_EQ(r->output, (Shape{1, 8, 9, 2}));  // (3*16+4+4)/8+1, (4*10)/5+1
+  auto inexact = tosa_resize(
+      attrs({{"mode", int64_t{1}}, {"scale", Ints{16, 8, 10, 5}}, {"offset", Ints{-4, 0}}, {"border", Ints{3, 0}}}),
+      in);
+  EXPECT_NE(inexact.status().message().find("not exact"), std::string::npos) << inexact.status().to_string();
+  for (const Attributes& bad : {
+           attrs({{"mode", int64_t{3}}, {"scale", Ints{1, 1, 1, 1}}, {"offset", Ints{0, 0}}, {"border", Ints{0, 0}}}),
+           attrs({{"mode", int64_t{1}}, {"scale", Ints{0, 1, 1, 1}}, {"offset", Ints{0, 0}}, {"border", Ints{0, 0}}}),
+           attrs({{"mode", int64_t{1}}, {"scale", Ints{1, 16, 1, 1}}, {"offset", Ints{0, 0}}, {"border", Ints{0, 0}}}),
+           attrs(
+               {{"mode", int64_t{1}}, {"scale", Ints{4096, 1, 1, 1}}, {"offset", Ints{0, 0}}, {"border", Ints{0, 0}}}),
+           attrs({{"mode", int64_t{1}}, {"scale", Ints{2, 1, 1, 1}}, {"offset", Ints{-3, 0}}, {"border", Ints{0, 0}}}),
+           attrs({{"mode", int64_t{1}}, {"scale", Ints{2, 1, 1, 1}}, {"offset", Ints{0, 0}}, {"border", Ints{2, 0}}}),
+           attrs({{"mode", int64_t{1}}, {"scale", Ints{1, 1}}, {"offset", Ints{0, 0}}, {"border", Ints{0, 0}}}),
+           attrs({{"mode", int64_t{1}}, {"scale", Ints{1, 1, 1, 1}}}),
+       }) {
+    EXPECT_FALSE(tosa_resize(bad, in).ok()) << bad.to_string();
+  }
+  EXPECT_FALSE(tosa_resize(attrs({{"mode", int64_t{1}}, {"scale", Ints{1, 1, 1, 1}}}), Shape{4, 5, 2}).ok());
+}
+
+TEST(TosaOps, ResizeForUpsampleDeclinesInexactSteps) {
+  auto up = [](const char* op, Ints in, Ints out, bool align, double sf) {
+    Attributes a = attrs({{"output_size", out}});
+    if (align) a.set("align_corners", int64_t{1});
+    if (sf > 0) a.set("scales", std::vector<double>{sf, sf});
+    const std::vector<Shape> shapes{Shape(std::move(in))};
+    auto u = upsample2d(op, a, shapes);
+    EXPECT_TRUE(u.ok()) << u.status().to_string();
+    return resize_for_upsample(*u);
+  };
+  auto nearest = up("upsample_nearest2d", {1, 3, 4, 6}, {8, 12}, false, 0);
+  UNIVK_ASSERT_OK(nearest);
+  EXPECT_EQ(nearest->get_ints("scale").value(), (Ints{2, 1, 2, 1}));  // 16/8 reduced
+  EXPECT_EQ(nearest->get_ints("offset").value(), (Ints{-1, -1}));
+  EXPECT_EQ(nearest->get_ints("border").value(), (Ints{0, 0}));
+  UNIVK_ASSERT_OK(up("upsample_bilinear2d", {1, 3, 4, 6}, {8, 12}, false, 2.0));
+  UNIVK_ASSERT_OK(up("upsample_bilinear2d", {1, 3, 4, 6}, {7, 11}, true, 0));
+  // A 1.5 scale factor: PyTorch steps by fp32 0.6666667, RESIZE by exactly 2/3.
+  auto third = up("upsample_bilinear2d", {1, 3, 4, 4}, {6, 6}, false, 1.5);
+  EXPECT_EQ(third.status().code(), StatusCode::kUnsupported) << third.status().to_string();
+  // align_corners 5 -> 10: PyTorch steps by fp32 4/9.
+  EXPECT_EQ(up("upsample_bilinear2d", {1, 1, 5, 5}, {10, 10}, true, 0).status().code(), StatusCode::kUnsupported);
 }
 
 }  // namespace

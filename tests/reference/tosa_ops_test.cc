@@ -1,6 +1,7 @@
 // TOSA 1.0 kernels: hand-computed values (padding exclusion, integer rounding, RESCALE,
 // TABLE, CAST), identities with the PyTorch kernels (NHWC vs NCHW), and errors.
 #include "test_util.h"
+#include "univk/ops/upsample_resize.h"
 
 namespace univk::reference::testing {
 namespace {
@@ -16,7 +17,7 @@ TEST(TosaOps, SupportedList) {
                          "MINIMUM",    "REDUCE_SUM", "REDUCE_MAX", "ARGMAX",
                          "RESHAPE",    "TRANSPOSE",  "CONCAT",     "SLICE",
                          "PAD",        "TILE",       "CAST",       "RESCALE",
-                         "TABLE"}) {
+                         "TABLE",      "RESIZE"}) {
     EXPECT_TRUE(is_supported_tosa_op(op)) << op;
   }
   EXPECT_FALSE(is_supported_tosa_op("avg_pool2d"));
@@ -316,6 +317,48 @@ TEST(TosaOps, ErrorsNameTheProblem) {
   r = run_tosa("AVG_POOL2D", attrs({{"kernel", I{1, 1}}, {"stride", I{1, 1}}, {"input_zp", int64_t{3}}}),
                std::vector<HostTensor>{x});
   EXPECT_NE(r.status().message().find("input_zp"), std::string::npos) << r.status().to_string();
+}
+
+TEST(TosaOps, ResizeByHand) {
+  // 2x2 -> 3x3 with align-corners steps (n=2, d=1): the centre row/column is the midpoint.
+  HostTensor x = tensor({1, 2, 2, 1}, {0, 2, 4, 6});
+  Attributes a = attrs({{"mode", int64_t{2}}, {"scale", I{2, 1, 2, 1}}, {"offset", I{0, 0}}, {"border", I{0, 0}}});
+  EXPECT_EQ(values(tosa1("RESIZE", a, {x})), (std::vector<float>{0, 1, 2, 2, 3, 4, 4, 5, 6}));
+  // Nearest rounds a half position up: 0 -> 0, 0.5 -> 1, 1 -> 1.
+  a.set("mode", int64_t{1});
+  EXPECT_EQ(values(tosa1("RESIZE", a, {x})), (std::vector<float>{0, 2, 2, 4, 6, 6, 4, 6, 6}));
+  // Positions -0.25, 0.25, 0.75, 1.25: the outer two clamp to the edges.
+  Attributes h = attrs({{"mode", int64_t{2}}, {"scale", I{1, 1, 4, 2}}, {"offset", I{0, -1}}, {"border", I{0, 1}}});
+  EXPECT_EQ(values(tosa1("RESIZE", h, {tensor({1, 1, 2, 1}, {0, 4})})), (std::vector<float>{0, 1, 3, 4}));
+  EXPECT_FALSE(
+      run_tosa("RESIZE", a, std::vector<HostTensor>{typed<int32_t>(DType::kInt32, {1, 2, 2, 1}, {0, 1, 2, 3})}).ok());
+}
+
+// RESIZE with ops::resize_for_upsample's attributes is PyTorch's upsample (whose reference
+// kernel is golden-checked against PyTorch) on the NHWC form.
+TEST(TosaOps, ResizeMatchesUpsample) {
+  struct Case {
+    const char* op;
+    I out;
+    bool align;
+    double scale;
+  };
+  const HostTensor x = random_tensor({2, 3, 5, 4}, 7);
+  const std::vector<Shape> shapes{x.shape()};
+  for (const Case& c : {Case{"upsample_nearest2d", {10, 8}, false, 0}, Case{"upsample_nearest2d", {15, 12}, false, 3},
+                        Case{"upsample_nearest2d", {5, 2}, false, 0}, Case{"upsample_bilinear2d", {10, 8}, false, 2},
+                        Case{"upsample_bilinear2d", {20, 16}, false, 0}, Case{"upsample_bilinear2d", {9, 7}, true, 0},
+                        Case{"upsample_bilinear2d", {17, 13}, true, 0}, Case{"upsample_bilinear2d", {5, 1}, true, 0}}) {
+    Attributes a = attrs({{"output_size", c.out}});
+    if (c.align) a.set("align_corners", int64_t{1});
+    if (c.scale > 0) a.set("scales", std::vector<double>{c.scale, c.scale});
+    auto u = ops::upsample2d(c.op, a, shapes);
+    UNIVK_ASSERT_OK(u);
+    auto resize = ops::resize_for_upsample(*u);
+    UNIVK_ASSERT_OK(resize);
+    const HostTensor want = nchw_to_nhwc(run1(c.op, a, {x}));
+    expect_near(tosa1("RESIZE", *resize, {nchw_to_nhwc(x)}), want, 1e-6f);
+  }
 }
 
 }  // namespace

@@ -161,6 +161,13 @@ inline TosaGraph graph_for(TosaOp op) {
       a.set("multiples", std::vector<int64_t>{1, 2, 1, 3});
       unary(f4, {DType::kFloat32, {1, 8, 4, 9}}, a);
       break;
+    case TosaOp::kResize:
+      a.set("mode", int64_t{2});
+      a.set("scale", std::vector<int64_t>{16, 8, 14, 8});
+      a.set("offset", std::vector<int64_t>{-4, -3});
+      a.set("border", std::vector<int64_t>{4, 3});
+      unary(f4, {DType::kFloat32, {1, 8, 7, 3}}, a);
+      break;
     case TosaOp::kCast:
       unary(f4, {DType::kFloat16, {1, 4, 4, 3}}, a);
       break;

@@ -2,7 +2,7 @@
 // pooling and convolution operators (NHWC: kernel, stride, pad, dilation, their validation and
 // the spec's output-size rule, an exact division), the operand and result shapes of MATMUL and
 // the reductions, and the attributes and result shapes of the data-movement operators (RESHAPE,
-// TRANSPOSE, SLICE, PAD, TILE, CONCAT). Used by the TOSA reference kernels
+// TRANSPOSE, SLICE, PAD, TILE, CONCAT) and RESIZE. Used by the TOSA reference kernels
 // (src/reference/tosa_tensor.cc, tosa_data.cc), the VgfBackend (dispatch emitters and view
 // folding in src/backends/vgf) and the compiler's TOSA lowering, so a graph the oracle accepts is
 // the graph the backend runs. Zero points, accumulator types and dtypes stay with their users.
@@ -87,5 +87,18 @@ struct TosaConcat {
   Shape output;
 };
 Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> inputs);
+
+// RESIZE on an input [N,IH,IW,C]: mode (1 NEAREST_NEIGHBOR, 2 BILINEAR), scale [y_n, y_d, x_n,
+// x_d] (each >= 1, n <= 2^11, d < 16 n), offset [y, x] in [-n, 16 n), border [y, x] in [-16 n, n),
+// and the spec's output size (OH-1) = ((IH-1) y_n - offset_y + border_y) / y_d, which must
+// divide exactly (likewise OW).
+struct TosaResize {
+  int64_t mode = 1;
+  int64_t scale[4] = {1, 1, 1, 1};
+  int64_t offset[2] = {0, 0}, border[2] = {0, 0};
+  Shape output;  // [N, OH, OW, C]
+};
+inline constexpr int64_t kTosaResizeNearest = 1, kTosaResizeBilinear = 2;
+Result<TosaResize> tosa_resize(const Attributes& attrs, const Shape& input);
 
 }  // namespace univk::ops

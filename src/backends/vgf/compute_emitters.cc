@@ -1,7 +1,7 @@
 // Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D,
 // DEPTHWISE_CONV2D and MATMUL on the kernel library; int8 convolutions on
-// shaders/conv2d_i8.comp) and the reductions (shaders/reduce_f32.comp), whose parameter layouts
-// they match.
+// shaders/conv2d_i8.comp), the reductions (shaders/reduce_f32.comp) and RESIZE
+// (shaders/resize_f32.comp), whose parameter layouts they match.
 #include <string>
 
 #include "emitter_internal.h"
@@ -207,6 +207,33 @@ Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorVi
   return k;
 }
 
+Result<Dispatch> emit_resize(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
+  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
+  // Attributes and shapes were checked by emit_dispatches (ops::tosa_resize).
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaResize r, ops::tosa_resize(op.attrs, Shape(inputs[0].shape)));
+  const TensorView& in = inputs[0];
+  // The shader forms dst * d + offset + n in int32.
+  for (int axis = 0; axis < 2; ++axis) {
+    const int64_t n = r.scale[2 * axis], d = r.scale[2 * axis + 1];
+    if ((r.output[1 + axis] - 1) * d + r.offset[axis] + n > INT32_MAX)
+      return unsupported("RESIZE source positions over int32 (output " + r.output.to_string() + ")");
+  }
+  Dispatch k;
+  k.shader = Shader::kResizeF32;
+  k.outputs = {output};
+  k.inputs = {in};
+  const int64_t total = Shape(output.shape).numel();
+  UNIVK_RETURN_IF_ERROR(push(k.params, {total, r.mode}));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.shape));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.strides));
+  UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[1], in.shape[2]}));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, in.strides));
+  UNIVK_RETURN_IF_ERROR(push(k.params, {r.scale[0], r.scale[1], r.scale[2], r.scale[3]}));
+  UNIVK_RETURN_IF_ERROR(push(k.params, {r.offset[0] + r.scale[0], r.offset[1] + r.scale[2]}));
+  k.work_items = static_cast<uint64_t>(total);
+  return k;
+}
+
 // Kind constants of shaders/int8_io.glsl.
 Result<uint32_t> int8_io_kind(DType t) {
   switch (t) {
@@ -391,6 +418,9 @@ Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::v
       break;
     case TosaOp::kTable:
       dispatch = emit_table(inputs, output);
+      break;
+    case TosaOp::kResize:
+      dispatch = emit_resize(op, inputs, output);
       break;
     default: {
       std::string types;

@@ -59,7 +59,7 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
   return dispatches;
 }
 
-// MATMUL and the reductions: the declared output against univk_ops' rule (tosa_ops.h), before
+// MATMUL, the reductions and RESIZE: the declared output against univk_ops' rule (tosa_ops.h), before
 // their emitters (compute_emitters.cc) take the views.
 Status check_compute_shapes(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   const std::string name(spirv::tosa_op_name(op.op));
@@ -77,6 +77,11 @@ Status check_compute_shapes(const TosaOperation& op, const std::vector<TensorVie
     }
     case TosaOp::kArgmax: {
       auto r = ops::tosa_argmax(op.attrs, Shape(inputs[0].shape));
+      computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
+      break;
+    }
+    case TosaOp::kResize: {
+      auto r = ops::tosa_resize(op.attrs, Shape(inputs[0].shape));
       computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
       break;
     }

@@ -94,6 +94,8 @@ const char* shader_name(Shader id) {
       return "pool_f16";
     case Shader::kCast16:
       return "cast16";
+    case Shader::kResizeF32:
+      return "resize_f32";
   }
   return "?";
 }
@@ -114,6 +116,7 @@ uint32_t shader_tensor_bindings(Shader id) {
     case Shader::kRescale:
     case Shader::kPoolI8:
     case Shader::kCast16:
+    case Shader::kResizeF32:
       return 2;
     case Shader::kConv2dI8:
       return 4;

@@ -89,6 +89,7 @@ enum class Shader : uint8_t {
   kElementwiseF16,  // fused elementwise program over fp16 tensors (fp32 registers)
   kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
   kCast16,          // CAST between fp32 and fp16
+  kResizeF32,       // fp32 RESIZE (nearest, bilinear)
 };
 const char* shader_name(Shader id);
 // Bindings after params: outputs + inputs.

@@ -36,6 +36,8 @@ std::span<const uint32_t> shader_spirv(Shader id) {
       return shaders::pool_f16_spv();
     case Shader::kCast16:
       return shaders::cast16_spv();
+    case Shader::kResizeF32:
+      return shaders::resize_f32_spv();
   }
   return {};
 }

@@ -212,6 +212,26 @@ TEST(VgfOps, DataMovement) {
   run_case({TosaOp::kConcat, cc, {f32(Shape({2, 3, 4}), 27), f32(Shape({2, 1, 4}), 28)}, {2, 4, 4}}, "CONCAT");
 }
 
+TEST(VgfOps, ResizeMatchesReference) {
+  // Half-pixel bilinear 4x5 -> 8x10 (offset in - out), nearest 4x5 -> 8x3 (down along x), and
+  // align-corners bilinear 4x5 -> 7x9.
+  auto resize = [](int64_t mode, std::vector<int64_t> scale, std::vector<int64_t> offset, std::vector<int64_t> border) {
+    Attributes a;
+    a.set("mode", mode);
+    a.set("scale", std::move(scale));
+    a.set("offset", std::move(offset));
+    a.set("border", std::move(border));
+    return a;
+  };
+  run_case(
+      {TosaOp::kResize, resize(2, {16, 8, 20, 10}, {-4, -5}, {4, 5}), {f32(Shape({2, 4, 5, 3}), 30)}, {2, 8, 10, 3}},
+      "RESIZE bilinear");
+  run_case({TosaOp::kResize, resize(1, {16, 8, 3, 5}, {-8, -1}, {0, -3}), {f32(Shape({2, 4, 5, 3}), 31)}, {2, 8, 3, 3}},
+           "RESIZE nearest");
+  run_case({TosaOp::kResize, resize(2, {2, 1, 2, 1}, {0, 0}, {0, 0}), {f32(Shape({1, 4, 5, 2}), 32)}, {1, 7, 9, 2}},
+           "RESIZE align corners");
+}
+
 Attributes rescale_attrs(bool per_channel, std::vector<int64_t> multiplier, std::vector<int64_t> shift, int64_t in_zp,
                          int64_t out_zp, int64_t rounding = spirv::kRoundingSingle) {
   Attributes a;
