@@ -13,5 +13,5 @@ function(univk_add_test)
     set(ARG_TIMEOUT 600)
   endif()
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "UNIVK_VALIDATION=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/lsan.supp;TSAN_OPTIONS=halt_on_error=1:suppressions=${PROJECT_SOURCE_DIR}/tests/support/tsan.supp;UNIVK_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/testdata;${ARG_ENV}")
+    ENVIRONMENT "UNIVK_VALIDATION=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/lsan.supp;TSAN_OPTIONS=halt_on_error=1:suppressions=${PROJECT_SOURCE_DIR}/tests/support/tsan.supp;UNIVK_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/testdata;${UNIVK_THIRD_PARTY_TEST_ENV};${ARG_ENV}")
 endfunction()
