@@ -146,6 +146,38 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
   }
 }
 
+// The mode says why it was chosen, and a private device (vulkan_shared_context_mode=disabled)
+// is shown as such, not as the key default/0 that no registry entry holds.
+TEST_F(UnivkRun, ReportsTheModeReasonAndPrivateDevices) {
+  RunResult shared = run_tool(model_args() + " --json " + path("shared.json"));
+  EXPECT_EQ(shared.exit_code, 0) << shared.output;
+  EXPECT_NE(
+      shared.output.find(", mode fused (auto: every delegate is on one device and no operator runs on the CPU)\n"),
+      std::string::npos)
+      << shared.output;
+  EXPECT_NE(shared.output.find(" device default/0  VkDevice "), std::string::npos) << shared.output;
+  auto shared_report = read_file(path("shared.json"));
+  UNIVK_ASSERT_OK(shared_report);
+  EXPECT_NE(shared_report->find("\"device_key\": \"default/0\", \"standalone_device\": false"), std::string::npos)
+      << *shared_report;
+
+  RunResult own = run_tool(model_args() + " --shared-mode disabled --json " + path("private.json"));
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  // Each delegate has its own device, so auto cannot fuse, and says so.
+  EXPECT_NE(own.output.find(", mode per_delegate (auto: its delegates use more than one device)\n"), std::string::npos)
+      << own.output;
+  EXPECT_NE(own.output.find(" device private  VkDevice "), std::string::npos) << own.output;
+  EXPECT_EQ(own.output.find("default/0"), std::string::npos) << own.output;
+  auto own_report = read_file(path("private.json"));
+  UNIVK_ASSERT_OK(own_report);
+  EXPECT_NE(own_report->find("\"device_key\": null, \"standalone_device\": true"), std::string::npos) << *own_report;
+  EXPECT_NE(own_report->find("\"mode_reason\": \"auto: its delegates use more than one device\""), std::string::npos)
+      << *own_report;
+
+  RunResult requested = run_tool(model_args() + " --mode per_delegate");
+  EXPECT_NE(requested.output.find(", mode per_delegate (requested)\n"), std::string::npos) << requested.output;
+}
+
 TEST_F(UnivkRun, OneRunReportsItAsCold) {
   RunResult r = run_tool(model_args() + " --json " + path("one_run.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -57,7 +57,9 @@ bool Report::all_match() const {
 }
 
 void Report::print_text(FILE* out) const {
-  std::fprintf(out, "program %s, method %s, mode %s\n", program.c_str(), method.c_str(), mode.c_str());
+  std::fprintf(out, "program %s, method %s, mode %s", program.c_str(), method.c_str(), mode.c_str());
+  if (!mode_reason.empty()) std::fprintf(out, " (%s)", mode_reason.c_str());
+  std::fprintf(out, "\n");
   size_t call = 0;
   for (size_t i = 0; i < instructions.size(); ++i) {
     const auto& ins = instructions[i];
@@ -68,11 +70,9 @@ void Report::print_text(FILE* out) const {
     while (call < delegate_calls.size() && delegate_calls[call].instruction < i) ++call;
     if (call < delegate_calls.size() && delegate_calls[call].instruction == i) {
       const auto& c = delegate_calls[call];
-      std::fprintf(out,
-                   "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n", i,
-                   c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
-                   hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers,
-                   c.stats.submissions);
+      std::fprintf(out, "  [%zu] %-13s device %s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n",
+                   i, c.backend_id.c_str(), c.device_name().c_str(), hex_handle(c.device).c_str(),
+                   hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers, c.stats.submissions);
     } else {
       std::fprintf(out, "  [%zu] %s\n", i, ins.name.c_str());
     }
@@ -109,7 +109,8 @@ void Report::print_text(FILE* out) const {
 bool Report::write_json(const std::string& path) const {
   std::ostringstream j;
   j << "{\n  \"program\": " << json_string(program) << ",\n  \"method\": " << json_string(method)
-    << ",\n  \"mode\": " << json_string(mode) << ",\n  \"ok\": " << json_bool(all_match());
+    << ",\n  \"mode\": " << json_string(mode) << ",\n  \"mode_reason\": " << json_string(mode_reason)
+    << ",\n  \"ok\": " << json_bool(all_match());
   if (!error.empty()) j << ",\n  \"error\": " << json_string(error);
   j << ",\n  \"instructions\": [";
   for (size_t i = 0; i < instructions.size(); ++i) {
@@ -120,8 +121,10 @@ bool Report::write_json(const std::string& path) const {
   for (size_t i = 0; i < delegate_calls.size(); ++i) {
     const auto& c = delegate_calls[i];
     j << (i ? "," : "") << "\n    {\"instruction\": " << c.instruction << ", \"delegate\": " << c.delegate
-      << ", \"backend\": " << json_string(c.backend_id) << ", \"device_key\": " << json_string(c.device_key.to_string())
-      << ", \"standalone_device\": " << json_bool(c.standalone_device)
+      << ", \"backend\": " << json_string(c.backend_id)
+      << ", \"device_key\": " << (c.standalone_device ? "null" : json_string(c.device_key.to_string()))
+      << ", \"standalone_device\": " << json_bool(c.standalone_device) << ", \"load_ms\": " << json_number(c.load_ms)
+      << ", \"pipelines_compiled\": " << c.pipelines_compiled << ", \"pipelines_reused\": " << c.pipelines_reused
       << ", \"vk_device\": " << json_string(hex_handle(c.device))
       << ", \"vk_queue\": " << json_string(hex_handle(c.queue))
       << ", \"stats\": {\"dispatches\": " << c.stats.dispatches << ", \"barriers\": " << c.stats.barriers
