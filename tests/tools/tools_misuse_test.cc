@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "child_process.h"
-#include "npy.h"
+#include "univk/npy/npy.h"
 #include "univk/base/file_map.h"
 #include "univk/compiler/compiler.h"
 #include "univk_test.h"

@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "npy.h"
+#include "univk/npy/npy.h"
 #include "univk/base/file_map.h"
 #include "univk/compiler/compiler.h"
 #include "univk/reference/kernels.h"

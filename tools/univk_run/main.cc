@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "compare.h"
-#include "npy.h"
+#include "univk/npy/npy.h"
 #include "report.h"
 #include "stdout_check.h"
 #include "univk/runtime/program.h"
