@@ -262,5 +262,34 @@ TEST_F(UnivkDumpProgram, DotShowsTheDelegateBoundaries) {
   std::filesystem::remove(dot_path);
 }
 
+#if UNIVK_BUILD_VULKAN_BACKEND
+// A VulkanBackend payload that is not a compute graph: the JSON says why, the summary and the
+// graph mark the call as not decoded, and the exit status is 1.
+TEST(UnivkDump, UndecodablePayloadIsReported) {
+  runtime::ProgramBuilder pb;
+  const std::vector<uint8_t> garbage(64, 0x5a);
+  const uint32_t d = pb.add_delegate("VulkanBackend", garbage);
+  runtime::MethodBuilder& m = pb.add_method("forward");
+  const auto x = m.add_value(DType::kFloat32, Shape{4});
+  const auto y = m.add_value(DType::kFloat32, Shape{4});
+  m.add_delegate_call(d, {x}, {y});
+  m.set_inputs({x});
+  m.set_outputs({y});
+  const std::string path = temp_path("garbage.uvk");
+  UNIVK_ASSERT_OK(pb.write(path));
+  DumpRun r = run_dump(path);
+  EXPECT_EQ(r.rc, 1);
+  const nlohmann::json dump = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(dump["delegates"][0]["compute_graph_error"].is_string()) << r.out;
+  r = run_dump(path + " --summary");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "0: VulkanBackend: (payload not decoded)\n");
+  r = run_dump(path + " --dot -");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("[label=\"(payload not decoded)\"]"), std::string::npos) << r.out;
+  std::filesystem::remove(path);
+}
+#endif
+
 }  // namespace
 }  // namespace univk::vgf

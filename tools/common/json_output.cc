@@ -9,10 +9,8 @@ namespace univk::tools {
 
 std::string json_text(const Json& json) { return json.dump(2, ' ', false, Json::error_handler_t::replace); }
 
-bool write_json(const Json& json, const std::string& path, const char* tool) {
-  const std::string text = json_text(json) + "\n";
+bool write_output(const std::string& text, const std::string& path, const char* tool) {
   if (path == "-") {
-    // Errors show in stdout_written() at the end of the tool, like every other stdout write.
     std::fwrite(text.data(), 1, text.size(), stdout);
     return true;
   }
@@ -24,6 +22,10 @@ bool write_json(const Json& json, const std::string& path, const char* tool) {
     std::fprintf(stderr, "%s: cannot write %s: %s\n", tool, path.c_str(), errno != 0 ? std::strerror(errno) : "failed");
   }
   return ok;
+}
+
+bool write_json(const Json& json, const std::string& path, const char* tool) {
+  return write_output(json_text(json) + "\n", path, tool);
 }
 
 Json json_number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }

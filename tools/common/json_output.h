@@ -1,4 +1,5 @@
-// JSON output of the tools (nlohmann::json; the runtime library has no JSON dependency).
+// The tools' outputs: JSON (nlohmann::json; the runtime library has no JSON dependency) and
+// text, into a file or onto standard output.
 #pragma once
 
 #include <string>
@@ -14,8 +15,11 @@ using Json = nlohmann::ordered_json;
 // instead of an exception.
 std::string json_text(const Json& json);
 
-// Writes json_text(json) and a newline to `path` ("-": standard output). On failure prints
-// "<tool>: cannot write <path>: <reason>" on stderr and returns false.
+// Writes `text` to `path` ("-": standard output, whose errors stdout_written() reports at the
+// end of the tool). On failure prints "<tool>: cannot write <path>: <reason>" on stderr and
+// returns false.
+bool write_output(const std::string& text, const std::string& path, const char* tool);
+// write_output of json_text(json) and a newline.
 bool write_json(const Json& json, const std::string& path, const char* tool);
 
 // A finite double, or null for nan and inf (JSON has no such numbers).

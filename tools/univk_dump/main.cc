@@ -39,19 +39,6 @@ bool is_vgf(std::span<const uint8_t> bytes) {
   return bytes.size() >= 4 && (std::memcmp(bytes.data(), kMagic, 4) == 0 || std::memcmp(bytes.data(), kLegacy, 4) == 0);
 }
 
-// Writes `text` to `path` ("-": stdout).
-bool write_text(const std::string& text, const std::string& path) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return true;
-  }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
-  if (!ok) std::fprintf(stderr, "%s: cannot write %s\n", kTool, path.c_str());
-  return ok;
-}
-
 int dump_vgf(const Options& o, std::span<const uint8_t> bytes, univk::tools::ToolApp& app) {
   if (o.summary || !o.dot_path.empty())
     return app.usage_error("--summary and --dot need a program (.uvk), " + o.file + " is a VGF file");
@@ -82,19 +69,17 @@ int dump_program(const Options& o, std::span<const uint8_t> file) {
     return kBadFile;
   }
   const std::vector<univk::dump::DecodedDelegate> delegates = univk::dump::decode_delegates(*program);
+  // The JSON is made even when not written: it finds every payload that does not decode.
   std::vector<std::string> errors;
+  const Json json = univk::dump::program_json(*program, delegates, errors);
   bool ok = true;
-  const bool json_wanted = !o.json_path.empty() || (!o.summary && o.dot_path.empty());
-  if (json_wanted) {
-    const Json json = univk::dump::program_json(*program, delegates, errors);
-    ok = univk::tools::write_json(json, o.json_path.empty() ? "-" : o.json_path, kTool) && ok;
-  } else {
-    for (const auto& d : delegates) {
-      if (!d.error.empty()) errors.push_back(d.error);
-    }
+  if (!o.json_path.empty() || (!o.summary && o.dot_path.empty())) {
+    ok = univk::tools::write_json(json, o.json_path.empty() ? "-" : o.json_path, kTool);
   }
-  if (o.summary) ok = write_text(univk::dump::partition_summary(*program, delegates), "-") && ok;
-  if (!o.dot_path.empty()) ok = write_text(univk::dump::partition_dot(*program, delegates), o.dot_path) && ok;
+  if (o.summary) ok = univk::tools::write_output(univk::dump::partition_summary(*program, delegates), "-", kTool) && ok;
+  if (!o.dot_path.empty()) {
+    ok = univk::tools::write_output(univk::dump::partition_dot(*program, delegates), o.dot_path, kTool) && ok;
+  }
   for (const std::string& e : errors) std::fprintf(stderr, "%s: %s: %s\n", kTool, o.file.c_str(), e.c_str());
   ok = univk::tools::stdout_written(kTool) && ok;
   return ok && errors.empty() ? kOk : kBadFile;
