@@ -23,8 +23,6 @@
 // failed or an output could not be written.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>

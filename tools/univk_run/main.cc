@@ -15,10 +15,7 @@
 // could not be read or written (FIFOs and devices are refused unread, .npy files are checked
 // against their header before their data is read), or the program failed to load or run.
 #include <chrono>
-#include <cinttypes>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
