@@ -9,6 +9,7 @@
 #include "univk/compiler/vgf_lowering.h"
 
 #include <gtest/gtest.h>
+#include <vulkan/vulkan_core.h>
 
 #include <functional>
 
@@ -111,6 +112,7 @@ TEST(VgfLowering, ExamplePayloadDecodesWithBoundaryTransposes) {
   UNIVK_ASSERT_OK(bytes);
   auto file = vgf::decode_vgf(*bytes);
   UNIVK_ASSERT_OK(file);
+  EXPECT_EQ(file->vk_header_version, VK_HEADER_VERSION);
   ASSERT_EQ(file->modules.size(), 1u);
   ASSERT_EQ(file->segments.size(), 1u);
   EXPECT_EQ(file->modules[0].type, vgf::ModuleType::kGraph);
