@@ -70,12 +70,14 @@ class UnivkRun : public ::testing::Test {
     UNIVK_ASSERT_OK(compiled);
     UNIVK_ASSERT_OK(write_file(path("model.uvk"), compiled->bytes));
 
-    // A program with a CPU kernel call (softmax, with only the VgfBackend in the order).
+    // A program with a CPU kernel call (a reflect pad, which TOSA's constant PAD cannot express,
+    // with only the VgfBackend in the order).
     compiler::Graph h;
     const compiler::ValueId hx = h.add_input("x", DType::kFloat32, Shape{2, 3}).value();
-    Attributes dim;
-    dim.set("dim", int64_t{1});
-    const compiler::ValueId hs = h.add_node_inferred("softmax", "softmax", dim, {hx}).value();
+    Attributes reflect;
+    reflect.set("pad", std::vector<int64_t>{1, 1});
+    reflect.set("mode", std::string("reflect"));
+    const compiler::ValueId hs = h.add_node_inferred("pad", "pad", reflect, {hx}).value();
     UNIVK_ASSERT_OK(h.add_output(h.add_node_inferred("relu", "relu", {}, {hs}).value()));
     compiler::CompileOptions vgf_only;
     vgf_only.partition.order = {"VgfBackend"};
@@ -200,10 +202,10 @@ TEST_F(UnivkRun, RandomInputsAndOutputFiles) {
 TEST_F(UnivkRun, CpuOperatorsAreReportedOrRefused) {
   RunResult r = run_tool(path("cpu.uvk") + " --random-inputs 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("CPU operator softmax"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CPU operator pad"), std::string::npos) << r.output;
   r = run_tool(path("cpu.uvk") + " --random-inputs 1 --require-no-cpu-fallback");
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("softmax"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pad"), std::string::npos) << r.output;
 }
 
 TEST_F(UnivkRun, BadCommandLinesExitTwo) {
