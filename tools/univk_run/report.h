@@ -48,8 +48,9 @@ struct Report {
   bool all_match() const;
 
   void print_text(FILE* out) const;
-  // `path` "-" is stdout. Returns false when the file cannot be written.
-  bool write_json(const std::string& path) const;
+  // `path` "-" is stdout. Returns false (after saying why on stderr, as `tool`) when the file
+  // cannot be written.
+  bool write_json(const std::string& path, const char* tool) const;
 };
 
 }  // namespace univk::tools
