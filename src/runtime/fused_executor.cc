@@ -224,7 +224,11 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
     std::vector<backend::DeviceTensor> inputs, outputs;
     for (uint32_t v : call.inputs) inputs.push_back({locations_[v].range, method.values[v].info});
     for (uint32_t v : call.outputs) outputs.push_back({locations_[v].range, method.values[v].info});
-    Status recorded = delegate.delegate->record(cmd_, inputs, outputs);
+    Status recorded;
+    {
+      DelegateLoadStep step(delegate);
+      recorded = delegate.delegate->record(cmd_, inputs, outputs);
+    }
     if (!recorded.ok()) {
       return recorded.with_context("instruction " + std::to_string(k) + " (" + delegate.backend_id + ") record");
     }

@@ -177,7 +177,7 @@ class ExportTest(unittest.TestCase):
         self.assertEqual([c["backend"] for c in program.calls], ["cpu", "VgfBackend"])
         self.assertEqual(len(program.warnings), 1)
         method = program.load_method()
-        self.assertTrue(method.instructions()[0]["on_cpu"])
+        self.assertTrue(method.instructions[0]["on_cpu"])
         np.testing.assert_allclose(method(x).numpy(), (F.pad(x, (1, 1), mode="reflect") * 2.0).numpy(), atol=1e-6,
                                    rtol=1e-5)
 

@@ -108,7 +108,7 @@ class ZooTest(unittest.TestCase):
                       f"load+run {time.time() - exported:.1f}s, "
                       f"max abs error {float((actual - expected).abs().max()):.3g}", flush=True)
                 self.assertEqual(program.warnings, [])
-                self.assertTrue(all(not i["on_cpu"] for i in method.instructions()))
+                self.assertTrue(all(not i["on_cpu"] for i in method.instructions))
                 if delegate_calls is not None and partition == BOTH_ORDERS[0]:
                     self.assertEqual(len(backends), delegate_calls, program.summary())
                 np.testing.assert_allclose(actual.numpy(), expected.numpy(), atol=ATOL, rtol=RTOL)

@@ -151,6 +151,46 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
   }
 }
 
+// The mode says why it was chosen, and a private device (vulkan_shared_context_mode=disabled)
+// is shown as such, not as the key default/0 that no registry entry holds.
+TEST_F(UnivkRun, ReportsTheModeReasonAndPrivateDevices) {
+  RunResult shared = run_tool(model_args() + " --json " + path("shared.json"));
+  EXPECT_EQ(shared.exit_code, 0) << shared.output;
+  EXPECT_NE(
+      shared.output.find(", mode fused (auto: every delegate is on one device and no operator runs on the CPU)\n"),
+      std::string::npos)
+      << shared.output;
+  EXPECT_NE(shared.output.find(" device default/0  VkDevice "), std::string::npos) << shared.output;
+  auto shared_text = read_file(path("shared.json"));
+  UNIVK_ASSERT_OK(shared_text);
+  const nlohmann::json shared_report = nlohmann::json::parse(*shared_text);
+  for (const auto& call : shared_report["delegate_calls"]) {
+    EXPECT_EQ(call["device_key"], "default/0") << *shared_text;
+    EXPECT_EQ(call["standalone_device"], false);
+    EXPECT_TRUE(call["load_ms"].is_number());
+    EXPECT_TRUE(call["pipelines_compiled"].is_number_unsigned());
+  }
+
+  RunResult own = run_tool(model_args() + " --shared-mode disabled --json " + path("private.json"));
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  // Each delegate has its own device, so auto cannot fuse, and says so.
+  EXPECT_NE(own.output.find(", mode per_delegate (auto: its delegates use more than one device)\n"), std::string::npos)
+      << own.output;
+  EXPECT_NE(own.output.find(" device private  VkDevice "), std::string::npos) << own.output;
+  EXPECT_EQ(own.output.find("default/0"), std::string::npos) << own.output;
+  auto own_text = read_file(path("private.json"));
+  UNIVK_ASSERT_OK(own_text);
+  const nlohmann::json own_report = nlohmann::json::parse(*own_text);
+  EXPECT_EQ(own_report["mode_reason"], "auto: its delegates use more than one device") << *own_text;
+  for (const auto& call : own_report["delegate_calls"]) {
+    EXPECT_TRUE(call["device_key"].is_null()) << *own_text;
+    EXPECT_EQ(call["standalone_device"], true);
+  }
+
+  RunResult requested = run_tool(model_args() + " --mode per_delegate");
+  EXPECT_NE(requested.output.find(", mode per_delegate (requested)\n"), std::string::npos) << requested.output;
+}
+
 TEST_F(UnivkRun, OneRunReportsItAsCold) {
   RunResult r = run_tool(model_args() + " --json " + path("one_run.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;

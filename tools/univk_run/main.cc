@@ -190,6 +190,7 @@ int run(const Options& o) {
   if (!method.ok()) return fail(report, o, "loading method '" + o.method + "': " + method.status().to_string());
   report.load_ms = ms_since(start);
   report.mode = std::string(univk::runtime::execution_mode_name((*method)->mode()));
+  report.mode_reason = (*method)->mode_reason();
 
   const std::vector<univk::runtime::TensorInfo> infos = (*method)->input_infos();
   std::vector<HostTensor> inputs;

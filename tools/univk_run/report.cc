@@ -52,7 +52,9 @@ bool Report::all_match() const {
 }
 
 void Report::print_text(FILE* out) const {
-  std::fprintf(out, "program %s, method %s, mode %s\n", program.c_str(), method.c_str(), mode.c_str());
+  std::fprintf(out, "program %s, method %s, mode %s", program.c_str(), method.c_str(), mode.c_str());
+  if (!mode_reason.empty()) std::fprintf(out, " (%s)", mode_reason.c_str());
+  std::fprintf(out, "\n");
   size_t call = 0;
   for (size_t i = 0; i < instructions.size(); ++i) {
     const auto& ins = instructions[i];
@@ -63,11 +65,9 @@ void Report::print_text(FILE* out) const {
     while (call < delegate_calls.size() && delegate_calls[call].instruction < i) ++call;
     if (call < delegate_calls.size() && delegate_calls[call].instruction == i) {
       const auto& c = delegate_calls[call];
-      std::fprintf(out,
-                   "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n", i,
-                   c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
-                   hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers,
-                   c.stats.submissions);
+      std::fprintf(out, "  [%zu] %-13s device %s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n",
+                   i, c.backend_id.c_str(), c.device_name().c_str(), hex_handle(c.device).c_str(),
+                   hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers, c.stats.submissions);
     } else {
       std::fprintf(out, "  [%zu] %s\n", i, ins.name.c_str());
     }
@@ -106,6 +106,7 @@ bool Report::write_json(const std::string& path, const char* tool) const {
   j["program"] = program;
   j["method"] = method;
   j["mode"] = mode;
+  j["mode_reason"] = mode_reason;
   j["ok"] = all_match();
   if (!error.empty()) j["error"] = error;
   Json instruction_list = Json::array();
@@ -118,8 +119,11 @@ bool Report::write_json(const std::string& path, const char* tool) const {
     calls.push_back({{"instruction", c.instruction},
                      {"delegate", c.delegate},
                      {"backend", c.backend_id},
-                     {"device_key", c.device_key.to_string()},
+                     {"device_key", c.standalone_device ? Json() : Json(c.device_key.to_string())},
                      {"standalone_device", c.standalone_device},
+                     {"load_ms", json_number(c.load_ms)},
+                     {"pipelines_compiled", c.pipelines_compiled},
+                     {"pipelines_reused", c.pipelines_reused},
                      {"vk_device", hex_handle(c.device)},
                      {"vk_queue", hex_handle(c.queue)},
                      {"stats",

@@ -23,7 +23,8 @@ struct Report {
   std::string program;
   std::string method;
   std::string mode;
-  std::string error;  // set when loading or running failed
+  std::string mode_reason;  // Method::mode_reason()
+  std::string error;        // set when loading or running failed
   std::vector<runtime::InstructionInfo> instructions;
   std::vector<runtime::DelegateCallInfo> delegate_calls;
   // The first execute (cold: first submission, lazily touched memory) apart from the runs after
