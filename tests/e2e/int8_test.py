@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""PyTorch FX post-training-quantized models (prepare_fx -> calibration on random data ->
+convert_to_reference_fx) exported with univk.export to the VgfBackend's TOSA INT operators,
+with the default `x86` (per-channel weights) and `qnnpack` (per-tensor weights) qconfig
+mappings. The program is one VgfBackend call; its outputs are compared with PyTorch's quantized
+reference model in output quantization steps: at most 2 steps on any element and 0.5 steps on
+average (docs/USER_GUIDE.md, "Quantized models", says where the two round differently). The
+program's VGF is decoded by univk-dump (when UNIVK_DUMP_PATH names it): int8 CONV2D, RESCALE,
+CLAMP and pools. Unsupported quantized patterns are ExportErrors naming the node.
+Run with PYTHONPATH=<build>/python (ctest sets it)."""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.quantize_fx import convert_to_reference_fx, prepare_fx
+
+import univk
+
+MAX_STEPS = 2.0
+MEAN_STEPS = 0.5
+
+
+class SmallCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.relu1 = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=2)
+        self.relu2 = nn.ReLU()
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.pool(self.relu1(self.conv1(x)))
+        x = self.gap(self.relu2(self.conv2(x)))
+        return self.fc(torch.flatten(x, 1))
+
+
+def sequential_cnn():
+    """nn.Flatten has its own observer: a RESCALE follows the reshape."""
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 16, 3), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+
+
+class WithSigmoid(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return torch.sigmoid(self.conv(x))
+
+
+def quantize(model, qconfig_backend, shape, seed=0):
+    torch.manual_seed(seed)
+    model = model.eval()
+    prepared = prepare_fx(model, get_default_qconfig_mapping(qconfig_backend), (torch.randn(shape),))
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn(shape))
+    return convert_to_reference_fx(prepared)
+
+
+def output_scale(gm):
+    """The scale of the quantize_per_tensor whose dequantize is the graph output."""
+    (out,) = [n for n in gm.graph.nodes if n.op == "output"]
+    quant = out.args[0].args[0]
+    return float(getattr(gm, quant.args[1].target))
+
+
+class Int8Export(unittest.TestCase):
+    def check_cnn(self, qconfig_backend, per_channel, float_model=None):
+        shape = (8, 3, 16, 16)
+        model = quantize(float_model or SmallCnn(), qconfig_backend, shape)
+        conv = [m for m in model.modules() if isinstance(m, torch.ao.nn.quantized.reference.Conv2d)][0]
+        weight = conv.get_quantized_weight()
+        self.assertEqual(weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric), per_channel)
+        example = torch.randn(shape)
+        program = univk.export(model, (example,), require_no_cpu_fallback=True)
+        self.assertEqual([c["backend"] for c in program.calls], ["VgfBackend"], program.summary())
+        method = program.load_method()
+        scale = output_scale(model)
+        steps = []
+        for seed in range(3):
+            torch.manual_seed(100 + seed)
+            x = torch.randn(shape)
+            with torch.no_grad():
+                expected = model(x).numpy()
+            actual = method(x).numpy()
+            steps.append(np.abs(actual - expected) / scale)
+        steps = np.concatenate([s.ravel() for s in steps])
+        print(f"{qconfig_backend}: {steps.size} outputs, max {steps.max():.3f} steps, mean {steps.mean():.4f} steps")
+        self.assertLessEqual(steps.max(), MAX_STEPS + 1e-3, f"max {steps.max()} steps")
+        self.assertLessEqual(steps.mean(), MEAN_STEPS, f"mean {steps.mean()} steps")
+        self.check_dump(program, per_channel)
+
+    def check_dump(self, program, per_channel):
+        dump = os.environ.get("UNIVK_DUMP_PATH")
+        if not dump:
+            self.skipTest("UNIVK_DUMP_PATH is not set (univk-dump is not built)")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "int8.uvk")
+            program.save(path)
+            text = subprocess.run([dump, path], check=True, capture_output=True, text=True).stdout
+        for op in ("CONV2D", "RESCALE", "CLAMP", "MAX_POOL2D", "AVG_POOL2D", "CAST"):
+            self.assertIn(op, text)
+        self.assertIn("int8", text)
+
+    def test_x86_per_channel_weights(self):
+        self.check_cnn("x86", per_channel=True)
+
+    def test_qnnpack_per_tensor_weights(self):
+        self.check_cnn("qnnpack", per_channel=False)
+
+    def test_sequential_with_flatten_module(self):
+        self.check_cnn("fbgemm", per_channel=True, float_model=sequential_cnn())
+
+    def test_unsupported_pattern_names_the_node(self):
+        model = quantize(WithSigmoid(), "x86", (1, 3, 8, 8))
+        with self.assertRaisesRegex(univk.ExportError, "node 'sigmoid'"):
+            univk.export(model, (torch.randn(1, 3, 8, 8),))
+
+
+if __name__ == "__main__":
+    unittest.main()
