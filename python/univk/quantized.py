@@ -1,12 +1,18 @@
 """Capture of PyTorch FX post-training-quantized models (torch.ao.quantization.quantize_fx).
 
-`convert_to_reference_fx` gives a torch.fx GraphModule in the reference "Q/DQ" form, the shape
-PT2E quantization gives too: float values pass through quantize_per_tensor -> dequantize pairs,
-and each operator between a dequantize and the next quantize_per_tensor runs in float (reference
-modules hold the float weight with its quantization parameters). make_fx cannot trace quantized
-tensors, so this module reads that graph directly: each "dequantize -> op -> quantize" pattern
-becomes one int8 IR operator (docs/OPERATORS.md, "Quantized operators"), whose attributes keep
-PyTorch's scales and zero points; the compiler derives TOSA's RESCALE multipliers and shifts.
+make_fx cannot trace quantized tensors, so this module reads quantize_fx's torch.fx graph
+directly, in either of its forms:
+  - `convert_to_reference_fx` (the "Q/DQ" form, PT2E's shape too): float values pass through
+    quantize_per_tensor -> dequantize pairs, and each operator between a dequantize and the next
+    quantize_per_tensor runs in float (reference modules hold the float weight with its
+    quantization parameters): each "dequantize -> op -> quantize" pattern becomes one int8 IR
+    operator;
+  - `convert_fx` (the quantized-kernel form): quantized modules (nnq.Conv2d, nniq.ConvReLU2d,
+    nnq.Linear, nniq.LinearReLU, with their output scale and zero point) and pools/reshapes run
+    on quantized values; each becomes the same int8 IR operator. Float islands inside it
+    (nn.Flatten) take the Q/DQ path above.
+The int8 IR operators (docs/OPERATORS.md, "Quantized int8 operators") keep PyTorch's scales and
+zero points as attributes; the compiler derives TOSA's RESCALE multipliers and shifts.
 
 Activations are int8: PyTorch's quint8 values become int8 by subtracting 128 from the values
 and the zero point, which leaves every real value unchanged. Weights must be symmetric qint8
@@ -28,10 +34,18 @@ _ReferenceConv2d = torch.ao.nn.quantized.reference.Conv2d
 _ReferenceLinear = torch.ao.nn.quantized.reference.Linear
 _ConvReLU2d = torch.ao.nn.intrinsic.ConvReLU2d
 _LinearReLU = torch.ao.nn.intrinsic.LinearReLU
+_QuantizedConv2d = torch.ao.nn.quantized.Conv2d
+_QuantizedLinear = torch.ao.nn.quantized.Linear
+try:
+    from torch.ao.nn.intrinsic import quantized as _intrinsic_quantized  # PyTorch 2.x
+except ImportError:
+    from torch.nn.intrinsic import quantized as _intrinsic_quantized  # PyTorch 1.13
+_QuantizedConvReLU2d = _intrinsic_quantized.ConvReLU2d
+_QuantizedLinearReLU = _intrinsic_quantized.LinearReLU
 
 
 def is_quantized(module):
-    """True for a GraphModule with a quantize_per_tensor node (quantize_fx's reference form)."""
+    """True for a GraphModule with a quantize_per_tensor node (quantize_fx's graphs)."""
     return isinstance(module, torch.fx.GraphModule) and any(
         n.op == "call_function" and n.target is torch.quantize_per_tensor for n in module.graph.nodes)
 
@@ -76,11 +90,10 @@ def _pair(v):
     return [int(x) for x in v] if isinstance(v, (list, tuple)) else [int(v), int(v)]
 
 
-def _weight(node, module):
-    """(int8 weight tensor, list of weight scales) of a reference conv/linear module."""
-    if module.weight_dtype != torch.qint8:
-        raise ExportError(f"node '{node.name}': weights quantized to {module.weight_dtype} (qint8 only)")
-    wq = module.get_quantized_weight()
+def _weight(node, wq):
+    """(int8 weight tensor, list of weight scales) of a quantized weight tensor."""
+    if wq.dtype != torch.qint8:
+        raise ExportError(f"node '{node.name}': weights quantized to {wq.dtype} (qint8 only)")
     if wq.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
         scales, zero_points = [float(wq.q_scale())], [int(wq.q_zero_point())]
     elif wq.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric) and wq.q_per_channel_axis() == 0:
@@ -94,12 +107,12 @@ def _weight(node, module):
     return wq.int_repr().contiguous(), scales
 
 
-def _bias(module, input_scale, weight_scales):
+def _bias(bias, input_scale, weight_scales):
     """The float bias in the int32 accumulator's scale, rounded to nearest even."""
-    if module.bias is None:
+    if bias is None:
         return None
     scale = torch.tensor(weight_scales, dtype=torch.float64) * input_scale
-    q = torch.round(module.bias.detach().double() / scale)
+    q = torch.round(bias.detach().double() / scale)
     return q.clamp(-2 ** 31, 2 ** 31 - 1).to(torch.int32)
 
 
@@ -160,6 +173,8 @@ class _Capture:
         values = [self.value(a, node) for a in inputs]
         if values and all(isinstance(v, _Dequantized) for v in values):
             return ("value", _Pending(node, [v.q for v in values]))
+        if values and all(isinstance(v, _Quantized) for v in values):
+            return ("value", self.kernel_op(node, values))
         raise ExportError(f"node '{node.name}': {_describe(self, node)} on values that are not dequantized int8 "
                           "is not supported (univk exports the int8 region of a quantized model)")
 
@@ -181,27 +196,12 @@ class _Capture:
     def quantized_op(self, pending, out, qnode, shape):
         node, inputs = pending.node, pending.inputs
         module = self.modules.get(node.target) if node.op == "call_module" else None
-        relu = False
-        if isinstance(module, (_ConvReLU2d, _LinearReLU)):
-            module, relu = module[0], True
+        relu = isinstance(module, (_ConvReLU2d, _LinearReLU))
+        if relu:
+            module = module[0]
         if isinstance(module, (_ReferenceConv2d, _ReferenceLinear)):
             (x,) = inputs
-            weight, scales = _weight(node, module)
-            attrs = {"input_scale": x.scale, "input_zero_point": x.zero_point, "weight_scale": scales,
-                     "output_scale": out.scale, "output_zero_point": out.zero_point, "relu": relu}
-            op = "quantized_linear"
-            if isinstance(module, _ReferenceConv2d):
-                if module.padding_mode != "zeros" or isinstance(module.padding, str):
-                    raise ExportError(f"node '{node.name}': quantized conv2d with padding "
-                                      f"{module.padding!r}/{module.padding_mode} is not supported")
-                attrs.update({"stride": _pair(module.stride), "padding": _pair(module.padding),
-                              "dilation": _pair(module.dilation), "groups": int(module.groups)})
-                op = "quantized_conv2d"
-            args = [x.vid, self.constant(f"{node.name}_weight", weight)]
-            bias = _bias(module, x.scale, scales)
-            if bias is not None:
-                args.append(self.constant(f"{node.name}_bias", bias))
-            return self.emit(node, op, attrs, args, "int8", shape)
+            return self.weighted_op(node, module, x, out, module.get_quantized_weight(), module.bias, relu, shape)
         op, attrs = self.shared_params_op(node, module)
         (x,) = inputs
         if (x.scale, x.zero_point) == (out.scale, out.zero_point):
@@ -212,6 +212,39 @@ class _Capture:
         attrs = {"input_scale": x.scale, "input_zero_point": x.zero_point, "output_scale": out.scale,
                  "output_zero_point": out.zero_point}
         return self.emit(node, "requantize", attrs, [vid], "int8", shape)
+
+    def weighted_op(self, node, module, x, out, wq, bias, relu, shape):
+        """quantized_conv2d or quantized_linear of `module` (a conv or linear, float reference or
+        quantized kernel) on x with output parameters `out`."""
+        weight, scales = _weight(node, wq)
+        attrs = {"input_scale": x.scale, "input_zero_point": x.zero_point, "weight_scale": scales,
+                 "output_scale": out.scale, "output_zero_point": out.zero_point, "relu": relu}
+        op = "quantized_linear"
+        if isinstance(module, (_ReferenceConv2d, _QuantizedConv2d)):
+            if module.padding_mode != "zeros" or isinstance(module.padding, str):
+                raise ExportError(f"node '{node.name}': quantized conv2d with padding "
+                                  f"{module.padding!r}/{module.padding_mode} is not supported")
+            attrs.update({"stride": _pair(module.stride), "padding": _pair(module.padding),
+                          "dilation": _pair(module.dilation), "groups": int(module.groups)})
+            op = "quantized_conv2d"
+        args = [x.vid, self.constant(f"{node.name}_weight", weight)]
+        bias = _bias(bias, x.scale, scales)
+        if bias is not None:
+            args.append(self.constant(f"{node.name}_bias", bias))
+        return self.emit(node, op, attrs, args, "int8", shape)
+
+    def kernel_op(self, node, inputs):
+        """A quantized-kernel module or a shape op of convert_fx's graph on int8 values."""
+        module = self.modules.get(node.target) if node.op == "call_module" else None
+        shape, dtype = _meta(node)
+        (x,) = inputs
+        if isinstance(module, (_QuantizedConv2d, _QuantizedLinear)):
+            out = _Quantized(None, float(module.scale), _int8_zero_point(node, dtype, module.zero_point))
+            relu = isinstance(module, (_QuantizedConvReLU2d, _QuantizedLinearReLU))
+            out.vid = self.weighted_op(node, module, x, out, module.weight(), module.bias(), relu, shape)
+            return out
+        op, attrs = self.shared_params_op(node, module)
+        return _Quantized(self.emit(node, op, attrs, [x.vid], "int8", shape), x.scale, x.zero_point)
 
     def shared_params_op(self, node, module):
         """(IR op, attributes) of ops computed on the int8 values directly, on the input's

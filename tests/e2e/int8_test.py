@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """PyTorch FX post-training-quantized models (prepare_fx -> calibration on random data ->
-convert_to_reference_fx) exported with univk.export to the VgfBackend's TOSA INT operators,
-with the default `x86` (per-channel weights) and `qnnpack` (per-tensor weights) qconfig
-mappings. The program is one VgfBackend call; its outputs are compared with PyTorch's quantized
-reference model in output quantization steps: at most 2 steps on any element and 0.5 steps on
-average (docs/USER_GUIDE.md, "Quantized models", says where the two round differently). The
+convert_to_reference_fx, the Q/DQ form, or convert_fx, the quantized-kernel form) exported with
+univk.export to the VgfBackend's TOSA INT operators, with the default `x86`/`fbgemm`
+(per-channel weights) and `qnnpack` (per-tensor weights) qconfig mappings. The program is one
+VgfBackend call; its outputs are compared with PyTorch's quantized model (the reference model,
+or the quantized CPU kernels of convert_fx) in output quantization steps: at most 2 steps on
+any element and 0.5 steps on average (docs/USER_GUIDE.md, "Quantized models", says where the two round differently). The
 program's VGF is decoded by univk-dump (when UNIVK_DUMP_PATH names it): int8 CONV2D, RESCALE,
 CLAMP and pools. Unsupported quantized patterns are ExportErrors naming the node.
 Run with PYTHONPATH=<build>/python (ctest sets it)."""
@@ -18,7 +19,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from torch.ao.quantization import get_default_qconfig_mapping
-from torch.ao.quantization.quantize_fx import convert_to_reference_fx, prepare_fx
+from torch.ao.quantization.quantize_fx import convert_fx, convert_to_reference_fx, prepare_fx
 
 import univk
 
@@ -58,29 +59,53 @@ class WithSigmoid(nn.Module):
         return torch.sigmoid(self.conv(x))
 
 
-def quantize(model, qconfig_backend, shape, seed=0):
+def quantize(model, qconfig_backend, shape, convert=convert_to_reference_fx, seed=0):
     torch.manual_seed(seed)
     model = model.eval()
     prepared = prepare_fx(model, get_default_qconfig_mapping(qconfig_backend), (torch.randn(shape),))
     with torch.no_grad():
         for _ in range(8):
             prepared(torch.randn(shape))
-    return convert_to_reference_fx(prepared)
+    return convert(prepared)
 
 
 def output_scale(gm):
-    """The scale of the quantize_per_tensor whose dequantize is the graph output."""
+    """The scale of the int8 value whose dequantize is the graph output: a quantize_per_tensor's
+    (reference form) or a quantized module's (convert_fx)."""
     (out,) = [n for n in gm.graph.nodes if n.op == "output"]
     quant = out.args[0].args[0]
+    if quant.op == "call_module":
+        return float(gm.get_submodule(quant.target).scale)
     return float(getattr(gm, quant.args[1].target))
 
 
+def kernel_engine(qconfig_backend):
+    """The quantized CPU engine that runs convert_fx's modules: Debian's PyTorch has no fbgemm,
+    so x86/fbgemm models run on onednn there (same per-channel int8 arithmetic)."""
+    engines = torch.backends.quantized.supported_engines
+    if qconfig_backend in engines:
+        return qconfig_backend
+    return "onednn" if "onednn" in engines else None
+
+
 class Int8Export(unittest.TestCase):
-    def check_cnn(self, qconfig_backend, per_channel, float_model=None):
+    def check_cnn(self, qconfig_backend, per_channel, float_model=None, kernels=False):
         shape = (8, 3, 16, 16)
-        model = quantize(float_model or SmallCnn(), qconfig_backend, shape)
-        conv = [m for m in model.modules() if isinstance(m, torch.ao.nn.quantized.reference.Conv2d)][0]
-        weight = conv.get_quantized_weight()
+        torch.manual_seed(0)  # the float model's weights
+        float_model = float_model() if float_model else SmallCnn()
+        if kernels:
+            engine = kernel_engine(qconfig_backend)
+            if engine is None:
+                self.skipTest(f"no quantized CPU engine for {qconfig_backend}")
+            previous = torch.backends.quantized.engine
+            torch.backends.quantized.engine = engine
+            self.addCleanup(setattr, torch.backends.quantized, "engine", previous)
+            model = quantize(float_model, qconfig_backend, shape, convert_fx)
+            weight = [m for m in model.modules() if isinstance(m, torch.ao.nn.quantized.Conv2d)][0].weight()
+        else:
+            model = quantize(float_model, qconfig_backend, shape)
+            conv = [m for m in model.modules() if isinstance(m, torch.ao.nn.quantized.reference.Conv2d)][0]
+            weight = conv.get_quantized_weight()
         self.assertEqual(weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric), per_channel)
         example = torch.randn(shape)
         program = univk.export(model, (example,), require_no_cpu_fallback=True)
@@ -96,7 +121,8 @@ class Int8Export(unittest.TestCase):
             actual = method(x).numpy()
             steps.append(np.abs(actual - expected) / scale)
         steps = np.concatenate([s.ravel() for s in steps])
-        print(f"{qconfig_backend}: {steps.size} outputs, max {steps.max():.3f} steps, mean {steps.mean():.4f} steps")
+        form = "convert_fx" if kernels else "reference"
+        print(f"{qconfig_backend} {form}: {steps.size} outputs, max {steps.max():.3f} steps, mean {steps.mean():.4f} steps")
         self.assertLessEqual(steps.max(), MAX_STEPS + 1e-3, f"max {steps.max()} steps")
         self.assertLessEqual(steps.mean(), MEAN_STEPS, f"mean {steps.mean()} steps")
         self.check_dump(program, per_channel)
@@ -120,7 +146,16 @@ class Int8Export(unittest.TestCase):
         self.check_cnn("qnnpack", per_channel=False)
 
     def test_sequential_with_flatten_module(self):
-        self.check_cnn("fbgemm", per_channel=True, float_model=sequential_cnn())
+        self.check_cnn("fbgemm", per_channel=True, float_model=sequential_cnn)
+
+    def test_x86_quantized_kernels(self):
+        self.check_cnn("x86", per_channel=True, kernels=True)
+
+    def test_qnnpack_quantized_kernels(self):
+        self.check_cnn("qnnpack", per_channel=False, kernels=True)
+
+    def test_qnnpack_quantized_kernels_sequential(self):
+        self.check_cnn("qnnpack", per_channel=False, float_model=sequential_cnn, kernels=True)
 
     def test_unsupported_pattern_names_the_node(self):
         model = quantize(WithSigmoid(), "x86", (1, 3, 8, 8))
