@@ -5,11 +5,12 @@ directly, in either of its forms:
   - `convert_to_reference_fx` (the "Q/DQ" form, PT2E's shape too): float values pass through
     quantize_per_tensor -> dequantize pairs, and each operator between a dequantize and the next
     quantize_per_tensor runs in float (reference modules hold the float weight with its
-    quantization parameters): each "dequantize -> op -> quantize" pattern becomes one int8 IR
-    operator;
+    quantization parameters): each "dequantize -> op [-> relu] -> quantize" pattern becomes one
+    int8 IR operator;
   - `convert_fx` (the quantized-kernel form): quantized modules (nnq.Conv2d, nniq.ConvReLU2d,
-    nnq.Linear, nniq.LinearReLU, with their output scale and zero point) and pools/reshapes run
-    on quantized values; each becomes the same int8 IR operator. Float islands inside it
+    nnq.Linear, nniq.LinearReLU, with their output scale and zero point), quantized.add and
+    add_relu, and pools/reshapes run on quantized values; each becomes the same int8 IR
+    operator. Float islands inside it
     (nn.Flatten) take the Q/DQ path above.
 The int8 IR operators (docs/OPERATORS.md, "Quantized int8 operators") keep PyTorch's scales and
 zero points as attributes; the compiler derives TOSA's RESCALE multipliers and shifts.
@@ -23,6 +24,8 @@ quantize_per_tensor and its last dequantize are IR operators too.
 Anything else (an operator on a float value inside the int8 region, a float result that is not
 requantized) is an ExportError naming the node.
 """
+
+import operator
 
 import torch
 import torch.fx
@@ -72,10 +75,11 @@ class _Dequantized:
 
 
 class _Pending:
-    """A float op on dequantized values, lowered once its result's quantize_per_tensor is seen."""
+    """A float op on dequantized values (and a ReLU applied to its result), lowered once its
+    result's quantize_per_tensor is seen."""
 
-    def __init__(self, node, inputs):
-        self.node, self.inputs = node, inputs
+    def __init__(self, node, inputs, relu=False):
+        self.node, self.inputs, self.relu = node, inputs, relu
 
 
 def _int8_zero_point(node, dtype, zero_point):
@@ -169,8 +173,15 @@ class _Capture:
             if not isinstance(q, _Quantized):
                 raise ExportError(f"node '{node.name}': dequantize of a value that is not quantized")
             return ("value", _Dequantized(q))
+        if node.op == "call_function" and node.target in _QUANTIZED_ADDS:
+            return ("value", self.kernel_add(node))
         inputs = [a for a in list(node.args) + list(node.kwargs.values()) if isinstance(a, torch.fx.Node)]
         values = [self.value(a, node) for a in inputs]
+        if len(values) == 1 and isinstance(values[0], _Pending) and _is_relu(self, node):
+            pending = values[0]
+            if pending.relu or len(pending.node.users) != 1:
+                raise ExportError(f"node '{node.name}': ReLU of a float result with other uses is not supported")
+            return ("value", _Pending(pending.node, pending.inputs, relu=True))
         if values and all(isinstance(v, _Dequantized) for v in values):
             return ("value", _Pending(node, [v.q for v in values]))
         if values and all(isinstance(v, _Quantized) for v in values):
@@ -196,12 +207,17 @@ class _Capture:
     def quantized_op(self, pending, out, qnode, shape):
         node, inputs = pending.node, pending.inputs
         module = self.modules.get(node.target) if node.op == "call_module" else None
-        relu = isinstance(module, (_ConvReLU2d, _LinearReLU))
-        if relu:
-            module = module[0]
+        relu = pending.relu
+        if isinstance(module, (_ConvReLU2d, _LinearReLU)):
+            module, relu = module[0], True
         if isinstance(module, (_ReferenceConv2d, _ReferenceLinear)):
             (x,) = inputs
             return self.weighted_op(node, module, x, out, module.get_quantized_weight(), module.bias, relu, shape)
+        if node.op == "call_function" and node.target in (operator.add, torch.add) and len(inputs) == 2 \
+                and not node.kwargs:
+            return self.add(node, inputs, out, relu, shape)
+        if relu:
+            raise ExportError(f"node '{node.name}': ReLU after {_describe(self, node)} is not supported")
         op, attrs = self.shared_params_op(node, module)
         (x,) = inputs
         if (x.scale, x.zero_point) == (out.scale, out.zero_point):
@@ -232,6 +248,24 @@ class _Capture:
         if bias is not None:
             args.append(self.constant(f"{node.name}_bias", bias))
         return self.emit(node, op, attrs, args, "int8", shape)
+
+    def add(self, node, inputs, out, relu, shape):
+        a, b = inputs
+        attrs = {"input_scale": a.scale, "input_zero_point": a.zero_point, "other_scale": b.scale,
+                 "other_zero_point": b.zero_point, "output_scale": out.scale, "output_zero_point": out.zero_point,
+                 "relu": relu}
+        return self.emit(node, "quantized_add", attrs, [a.vid, b.vid], "int8", shape)
+
+    def kernel_add(self, node):
+        """convert_fx's torch.ops.quantized.add / add_relu (a, b, scale, zero_point)."""
+        a, b, scale, zero_point = node.args
+        a, b = self.value(a, node), self.value(b, node)
+        if not isinstance(a, _Quantized) or not isinstance(b, _Quantized):
+            raise ExportError(f"node '{node.name}': quantized add of values that are not quantized")
+        shape, dtype = _meta(node)
+        out = _Quantized(None, float(self.static(scale)), _int8_zero_point(node, dtype, self.static(zero_point)))
+        out.vid = self.add(node, [a, b], out, node.target is torch.ops.quantized.add_relu, shape)
+        return out
 
     def kernel_op(self, node, inputs):
         """A quantized-kernel module or a shape op of convert_fx's graph on int8 values."""
@@ -293,6 +327,17 @@ class _Capture:
         if isinstance(v, _Pending):
             raise ExportError(f"output '{r.name}': the float result of {_describe(self, v.node)} is not quantized")
         raise ExportError(f"output '{r.name}' is not computed by the int8 region of the model")
+
+
+_QUANTIZED_ADDS = (torch.ops.quantized.add, torch.ops.quantized.add_relu)
+
+
+def _is_relu(capture, node):
+    if node.op == "call_module":
+        return isinstance(capture.modules[node.target], torch.nn.ReLU)
+    if node.op == "call_method":
+        return node.target == "relu"
+    return node.op == "call_function" and node.target in (torch.relu, torch.nn.functional.relu)
 
 
 def _describe(capture, node):

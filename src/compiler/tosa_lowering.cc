@@ -89,7 +89,7 @@ namespace {
 // Operators whose lowering checks its own dtypes (fp32 <-> int8 at the int8 region's edges).
 bool is_quantized_op(std::string_view op) {
   return op == "quantize_per_tensor" || op == "dequantize_per_tensor" || op == "quantized_conv2d" ||
-         op == "quantized_linear" || op == "requantize";
+         op == "quantized_linear" || op == "requantize" || op == "quantized_add";
 }
 
 // Operators that run on the integer values of int8 tensors whose input and output share their
@@ -141,6 +141,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["quantized_conv2d"] = &TosaLowering::lower_quantized_conv2d;
     t["quantized_linear"] = &TosaLowering::lower_quantized_linear;
     t["requantize"] = &TosaLowering::lower_requantize;
+    t["quantized_add"] = &TosaLowering::lower_quantized_add;
     for (const char* op : {"reshape", "view", "flatten", "squeeze", "unsqueeze", "contiguous"}) {
       t[op] = &TosaLowering::lower_reshape;
     }

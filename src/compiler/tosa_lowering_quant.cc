@@ -1,9 +1,10 @@
 // Quantized operators (the int8 graphs of PyTorch's post-training quantization) lowered to the
 // TOSA INT operators: int8 values with a per-tensor scale and zero point (attributes of the IR
-// nodes, docs/OPERATORS.md "Quantized operators"), int8 x int8 -> int32 CONV2D with int32 bias,
+// nodes, docs/OPERATORS.md "Quantized int8 operators"), int8 x int8 -> int32 CONV2D with int32 bias,
 // RESCALE back to int8 with scale32 multipliers and shifts (ops::tosa_scale32), per channel when
 // the weight has one scale per output channel, and a fused ReLU as a CLAMP of the int32
 // accumulator at 0. quantize/dequantize convert between fp32 and int8 at the edges of the int8 region.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -118,6 +119,45 @@ Status TosaLowering::lower_requantize(const Node& node) {
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], layout));
   Attributes a = rescale_attrs({scale->multiplier}, {scale->shift}, in.zero_point, out.zero_point);
   set(node.outputs[0], layout, op(TosaOp::kRescale, {x}, std::move(a), shape_of(x), DType::kInt8));
+  return ok_status();
+}
+
+// Both operands RESCALEd to int32 on a common scale with 20 bits of headroom below it (their
+// int8 differences from the zero point fit in 9 bits), ADD, ReLU as a CLAMP at 0, and a RESCALE
+// to the output's parameters.
+Status TosaLowering::lower_quantized_add(const Node& node) {
+  const Value& av = graph_.value(node.inputs[0]);
+  const Value& bv = graph_.value(node.inputs[1]);
+  UNIVK_RETURN_IF_ERROR(require_dtype(av, DType::kInt8, "input"));
+  UNIVK_RETURN_IF_ERROR(require_dtype(bv, DType::kInt8, "other"));
+  UNIVK_RETURN_IF_ERROR(require_dtype(graph_.value(node.outputs[0]), DType::kInt8, "result"));
+  if (av.shape != bv.shape) {
+    return unsupported("quantized_add of " + av.shape.to_string() + " and " + bv.shape.to_string() +
+                       " (equal shapes only)");
+  }
+  UNIVK_ASSIGN_OR_RETURN(QuantParams qa, quant_params(node.attrs, "input_"));
+  UNIVK_ASSIGN_OR_RETURN(QuantParams qb, quant_params(node.attrs, "other_"));
+  UNIVK_ASSIGN_OR_RETURN(QuantParams out, quant_params(node.attrs, "output_"));
+  UNIVK_ASSIGN_OR_RETURN(bool relu, node.attrs.get_bool_or("relu", false));
+  constexpr double kHeadroom = 1 << 20;
+  const double common = 2.0 * std::max(qa.scale, qb.scale);
+  const Layout layout = preferred_layout(node.inputs[0]);
+  std::vector<TosaId> terms;
+  for (const auto& [value, q] : {std::pair{node.inputs[0], qa}, std::pair{node.inputs[1], qb}}) {
+    Result<ops::TosaScale> s = ops::tosa_scale32(q.scale / common * kHeadroom);
+    if (!s.ok()) return unsupported(s.status().message());
+    UNIVK_ASSIGN_OR_RETURN(TosaId x, get(value, layout));
+    Attributes a = rescale_attrs({s->multiplier}, {s->shift}, q.zero_point, 0);
+    a.set("output_type", std::string("int32"));
+    terms.push_back(op(TosaOp::kRescale, {x}, std::move(a), shape_of(x), DType::kInt32));
+  }
+  const std::vector<int64_t> shape = shape_of(terms[0]);
+  TosaId sum = op(TosaOp::kAdd, {terms[0], terms[1]}, {}, shape, DType::kInt32);
+  if (relu) sum = op(TosaOp::kClamp, {sum}, int_clamp(0, INT32_MAX), shape, DType::kInt32);
+  Result<ops::TosaScale> s = ops::tosa_scale32(common / kHeadroom / out.scale);
+  if (!s.ok()) return unsupported(s.status().message());
+  Attributes a = rescale_attrs({s->multiplier}, {s->shift}, 0, out.zero_point);
+  set(node.outputs[0], layout, op(TosaOp::kRescale, {sum}, std::move(a), shape, DType::kInt8));
   return ok_status();
 }
 

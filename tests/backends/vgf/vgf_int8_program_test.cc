@@ -33,7 +33,8 @@ Attributes qattrs(Attributes a, double in_scale, int64_t in_zp, std::vector<doub
   return a;
 }
 
-// x [1,3,10,10] -> quantize -> conv 3->8 (per-channel, relu) -> max_pool 2 -> conv 8->6
+// x [1,3,10,10] -> quantize -> conv 3->8 (per-channel, relu) -> max_pool 2 -> add of itself
+// requantized (relu) -> conv 8->6
 // (per-tensor, stride 2) -> adaptive_avg_pool 1 -> flatten -> requantize -> linear 6->5 -> int8 output and
 // its dequantized fp32 output.
 compiler::Graph quantized_cnn() {
@@ -51,10 +52,28 @@ compiler::Graph quantized_cnn() {
   const auto p = g.add_node("p", "max_pool2d", attrs({{"kernel_size", Ints{2, 2}}, {"stride", Ints{2, 2}}}), {c1},
                             DType::kInt8, Shape{1, 8, 5, 5})
                      .value();
+  // A second int8 view of p (other parameters), added back to p with a fused ReLU.
+  const auto r = g.add_node("r", "requantize",
+                            attrs({{"input_scale", 0.05},
+                                   {"input_zero_point", int64_t{-100}},
+                                   {"output_scale", 0.03},
+                                   {"output_zero_point", int64_t{20}}}),
+                            {p}, DType::kInt8, Shape{1, 8, 5, 5})
+                     .value();
+  const auto s = g.add_node("s", "quantized_add",
+                            attrs({{"input_scale", 0.05},
+                                   {"input_zero_point", int64_t{-100}},
+                                   {"other_scale", 0.03},
+                                   {"other_zero_point", int64_t{20}},
+                                   {"output_scale", 0.09},
+                                   {"output_zero_point", int64_t{-120}},
+                                   {"relu", int64_t{1}}}),
+                            {p, r}, DType::kInt8, Shape{1, 8, 5, 5})
+                     .value();
   const auto w2 = g.add_constant("w2", random_tensor(DType::kInt8, Shape{6, 8, 3, 3}, 3, -127, 127)).value();
   const auto c2 =
-      g.add_node("c2", "quantized_conv2d", qattrs(attrs({{"stride", Ints{2, 2}}}), 0.05, -100, {0.003}, 0.2, 7, false),
-                 {p, w2}, DType::kInt8, Shape{1, 6, 2, 2})
+      g.add_node("c2", "quantized_conv2d", qattrs(attrs({{"stride", Ints{2, 2}}}), 0.09, -120, {0.003}, 0.2, 7, false),
+                 {s, w2}, DType::kInt8, Shape{1, 6, 2, 2})
           .value();
   const auto a = g.add_node("a", "adaptive_avg_pool2d", attrs({{"output_size", Ints{1, 1}}}), {c2}, DType::kInt8,
                             Shape{1, 6, 1, 1})
