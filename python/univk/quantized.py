@@ -199,12 +199,12 @@ class _Capture:
             attrs = {"scale": out.scale, "zero_point": out.zero_point}
             out.vid = self.emit(node, "quantize_per_tensor", attrs, [source.vid], "int8", shape)
         elif isinstance(source, _Pending):
-            out.vid = self.quantized_op(source, out, node, shape)
+            out.vid = self.quantized_op(source, out, shape)
         else:
             raise ExportError(f"node '{node.name}': quantize_per_tensor of a value that is already quantized")
         return out
 
-    def quantized_op(self, pending, out, qnode, shape):
+    def quantized_op(self, pending, out, shape):
         node, inputs = pending.node, pending.inputs
         module = self.modules.get(node.target) if node.op == "call_module" else None
         relu = pending.relu
@@ -357,7 +357,10 @@ def _meta(node):
 def capture(ctx, gm, example_inputs):
     """Fills ctx (exporter._Context) from the reference-form GraphModule `gm`; returns the
     output structure ("single" or "tuple")."""
-    ShapeProp(gm).propagate(*example_inputs)
+    try:
+        ShapeProp(gm).propagate(*example_inputs)
+    except Exception as e:
+        raise ExportError(f"the quantized model fails on example_inputs: {type(e).__name__}: {e}") from e
     cap = _Capture(ctx, gm)
     structure = None
     for node in gm.graph.nodes:

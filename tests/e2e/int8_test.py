@@ -185,6 +185,11 @@ class Int8Export(unittest.TestCase):
         with self.assertRaisesRegex(univk.ExportError, "node 'sigmoid'"):
             univk.export(model, (torch.randn(1, 3, 8, 8),))
 
+    def test_bad_example_inputs_are_an_export_error(self):
+        model = quantize(SmallCnn(), "x86", (1, 3, 16, 16))
+        with self.assertRaisesRegex(univk.ExportError, "fails on example_inputs"):
+            univk.export(model, (torch.randn(1, 5, 16, 16),))
+
 
 if __name__ == "__main__":
     unittest.main()
