@@ -185,6 +185,11 @@ class Int8Export(unittest.TestCase):
         with self.assertRaisesRegex(univk.ExportError, "node 'sigmoid'"):
             univk.export(model, (torch.randn(1, 3, 8, 8),))
 
+    def test_int8_operators_need_the_vgf_backend(self):
+        model = quantize(SmallCnn(), "x86", (1, 3, 16, 16))
+        with self.assertRaisesRegex(univk.Error, "node 'quantize_per_tensor'.*supported by no backend"):
+            univk.export(model, (torch.randn(1, 3, 16, 16),), partition=["VulkanBackend"])
+
     def test_bad_example_inputs_are_an_export_error(self):
         model = quantize(SmallCnn(), "x86", (1, 3, 16, 16))
         with self.assertRaisesRegex(univk.ExportError, "fails on example_inputs"):
