@@ -45,13 +45,13 @@ class SmallCnn(nn.Module):
 
 
 class ResidualCnn(nn.Module):
-    """Quantized add: with a ReLU (add_relu) and without."""
+    """Quantized add: with a ReLU (add_relu) and without; a depthwise convolution."""
 
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
         self.conv2 = nn.Conv2d(3, 8, 1)
-        self.conv3 = nn.Conv2d(8, 8, 3, padding=1)
+        self.conv3 = nn.Conv2d(8, 8, 3, padding=1, groups=8)  # depthwise
         self.gap = nn.AdaptiveAvgPool2d(1)
         self.fc = nn.Linear(8, 10)
 
