@@ -25,6 +25,7 @@ import torch.fx
 from . import _univk
 from . import aten
 from . import aten_trace
+from . import quantized
 from .ops import ExportError, ExportLimitWarning
 
 _TORCH_TO_UNIVK = {
@@ -155,6 +156,12 @@ class _Context:
     def emit(self, node, op, attrs, inputs):
         shape, dtype = self.node_meta(node)
         vid = self.add_value(node.name, "node", _univk_dtype(dtype, f"node '{node.name}'"), shape)
+        self.nodes.append(_Node(self.values[vid].name, op, attrs, inputs, vid))
+        return vid
+
+    def add_node(self, name, op, attrs, inputs, dtype, shape):
+        """A node computing a new value of `dtype` and `shape`; returns the value id."""
+        vid = self.add_value(name, "node", dtype, shape)
         self.nodes.append(_Node(self.values[vid].name, op, attrs, inputs, vid))
         return vid
 
@@ -401,6 +408,11 @@ def capture(module, example_inputs):
     for i, x in enumerate(example_inputs):
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"univk.export: example input {i} is a {type(x).__name__}, not a tensor")
+    if quantized.is_quantized(module):
+        ctx = _Context(module, {}, [])
+        structure = quantized.capture(ctx, module, example_inputs)
+        _warn_limits(ctx)
+        return _build_graph(ctx), structure
     gm, lifted, input_names = _trace(module, example_inputs)
     ctx = _Context(module, lifted, input_names)
     for node in gm.graph.nodes:

@@ -84,15 +84,37 @@ TosaLowering::TosaId TosaLowering::reshape(TosaId input, std::vector<int64_t> sh
   return op(TosaOp::kReshape, {input}, std::move(a), std::move(shape), tosa_.values[input].type.dtype);
 }
 
+namespace {
+
+// Operators whose lowering checks its own dtypes (fp32 <-> int8 at the int8 region's edges).
+bool is_quantized_op(std::string_view op) {
+  return op == "quantize_per_tensor" || op == "dequantize_per_tensor" || op == "quantized_conv2d" ||
+         op == "quantized_linear" || op == "requantize" || op == "quantized_add";
+}
+
+// Operators that run on the integer values of int8 tensors whose input and output share their
+// quantization parameters (the pools and reshapes of a quantized model).
+bool takes_int8(std::string_view op) {
+  return op == "max_pool2d" || op == "avg_pool2d" || op == "adaptive_avg_pool2d" || op == "reshape" || op == "view" ||
+         op == "flatten";
+}
+
+}  // namespace
+
 Status TosaLowering::lower_node(const Node& node) {
   if (node.outputs.size() != 1) return unsupported("ops with " + std::to_string(node.outputs.size()) + " results");
-  for (ValueId in : node.inputs) {
-    if (graph_.value(in).dtype != DType::kFloat32) {
-      return unsupported("input '" + graph_.value(in).name + "' is " + std::string(dtype_name(graph_.value(in).dtype)) +
-                         " (only float32 is lowered to TOSA)");
+  if (!is_quantized_op(node.op)) {
+    const DType dtype = graph_.value(node.outputs[0]).dtype;
+    const bool int8 = dtype == DType::kInt8 && takes_int8(node.op);
+    for (ValueId in : node.inputs) {
+      if (graph_.value(in).dtype != dtype || (dtype != DType::kFloat32 && !int8)) {
+        return unsupported("input '" + graph_.value(in).name + "' is " +
+                           std::string(dtype_name(graph_.value(in).dtype)) +
+                           " (float32 is lowered to TOSA, and int8 for pools and reshapes)");
+      }
     }
+    if (dtype != DType::kFloat32 && !int8) return unsupported("non-float32 result");
   }
-  if (graph_.value(node.outputs[0]).dtype != DType::kFloat32) return unsupported("non-float32 result");
   const auto& table = lowerings();
   auto it = table.find(node.op);
   if (it == table.end()) return unsupported("op '" + node.op + "' has no TOSA lowering");
@@ -114,6 +136,12 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["batch_norm"] = &TosaLowering::lower_batch_norm;
     t["softmax"] = t["log_softmax"] = &TosaLowering::lower_softmax;
     t["layer_norm"] = &TosaLowering::lower_layer_norm;
+    t["quantize_per_tensor"] = &TosaLowering::lower_quantize;
+    t["dequantize_per_tensor"] = &TosaLowering::lower_dequantize;
+    t["quantized_conv2d"] = &TosaLowering::lower_quantized_conv2d;
+    t["quantized_linear"] = &TosaLowering::lower_quantized_linear;
+    t["requantize"] = &TosaLowering::lower_requantize;
+    t["quantized_add"] = &TosaLowering::lower_quantized_add;
     for (const char* op : {"reshape", "view", "flatten", "squeeze", "unsqueeze", "contiguous"}) {
       t[op] = &TosaLowering::lower_reshape;
     }

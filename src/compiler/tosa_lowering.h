@@ -91,6 +91,15 @@ class TosaLowering {
   // Decompositions (tosa_lowering_norm.cc).
   Status lower_softmax(const Node& node);
   Status lower_layer_norm(const Node& node);
+  // Quantized int8 operators (tosa_lowering_quant.cc).
+  Status lower_quantize(const Node& node);
+  Status lower_dequantize(const Node& node);
+  Status lower_quantized_conv2d(const Node& node);
+  Status lower_quantized_linear(const Node& node);
+  Status lower_requantize(const Node& node);
+  Status lower_quantized_add(const Node& node);
+  // The node's fused ReLU and RESCALE of an int32 accumulator (channels last) to its int8 output.
+  Result<TosaId> requantize(TosaId acc, const Node& node, double input_scale);
 
   // Elementwise helpers: an operand brought to the output's rank and layout.
   Result<TosaId> operand(ValueId value, size_t rank, Layout layout);

@@ -218,7 +218,7 @@ Result<TosaLowering::TosaId> TosaLowering::fit_windows(TosaId x, Window& h, Wind
   a.set("start", std::vector<int64_t>{0, 0, 0, 0});
   std::vector<int64_t> size = {dims[0], dims[1] - crop[0], dims[2] - crop[1], dims[3]};
   a.set("size", size);
-  return op(TosaOp::kSlice, {x}, std::move(a), size);
+  return op(TosaOp::kSlice, {x}, std::move(a), size, tosa_.values[x].type.dtype);
 }
 
 Status TosaLowering::lower_pool(const Node& node) {
@@ -230,6 +230,9 @@ Status TosaLowering::lower_pool(const Node& node) {
   if (pool.dilation[0] != 1 || pool.dilation[1] != 1) return unsupported("max_pool2d with dilation != 1");
   if (pool.divisor_override != 0) return unsupported("avg_pool2d with divisor_override");
   const bool include_pad = avg && pool.count_include_pad;
+  const DType dtype = in.dtype;
+  if (dtype == DType::kInt8 && include_pad && (pool.padding[0] > 0 || pool.padding[1] > 0))
+    return unsupported("int8 avg_pool2d with count_include_pad and padding");
   const int64_t* k = pool.kernel;
   const int64_t* s = pool.stride;
   const int64_t* p = pool.padding;
@@ -253,7 +256,7 @@ Status TosaLowering::lower_pool(const Node& node) {
   a.set("stride", std::vector<int64_t>{s[0], s[1]});
   a.set("pad", std::vector<int64_t>{h.pad_before, h.pad_after, w.pad_before, w.pad_after});
   if (avg) {
-    a.set("acc_type", spirv::kAccFp32);
+    a.set("acc_type", dtype == DType::kInt8 ? spirv::kAccInt32 : spirv::kAccFp32);
     a.set("input_zp", int64_t{0});
     a.set("output_zp", int64_t{0});
   } else {
@@ -264,7 +267,7 @@ Status TosaLowering::lower_pool(const Node& node) {
   if (auto window = ops::tosa_pool2d(a, Shape(shape_of(x))); !window.ok())
     return unsupported(node.op + ": " + window.status().message() + " (TOSA limit)");
   const TosaOp tosa_op = avg ? TosaOp::kAvgPool2d : TosaOp::kMaxPool2d;
-  TosaId y = op(tosa_op, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc));
+  TosaId y = op(tosa_op, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc), dtype);
   set(node.outputs[0], Layout::kNhwc, y);
   return ok_status();
 }
@@ -284,10 +287,11 @@ Status TosaLowering::lower_adaptive_avg_pool(const Node& node) {
   a.set("kernel", std::vector<int64_t>{ih / oh, iw / ow});
   a.set("stride", std::vector<int64_t>{ih / oh, iw / ow});
   a.set("pad", std::vector<int64_t>{0, 0, 0, 0});
-  a.set("acc_type", spirv::kAccFp32);
+  a.set("acc_type", in.dtype == DType::kInt8 ? spirv::kAccInt32 : spirv::kAccFp32);
   a.set("input_zp", int64_t{0});
   a.set("output_zp", int64_t{0});
-  set(node.outputs[0], Layout::kNhwc, op(TosaOp::kAvgPool2d, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc)));
+  set(node.outputs[0], Layout::kNhwc,
+      op(TosaOp::kAvgPool2d, {x}, std::move(a), permuted(pool.output.dims(), kToNhwc), in.dtype));
   return ok_status();
 }
 

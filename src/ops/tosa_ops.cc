@@ -2,6 +2,7 @@
 // exact output-size rule), MATMUL, the reductions, the data-movement operators and RESIZE.
 #include "univk/ops/tosa_ops.h"
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -223,6 +224,21 @@ Result<TosaConcat> tosa_concat(const Attributes& attrs, std::span<const Shape> i
   }
   c.output = Shape(std::move(dims));
   return c;
+}
+
+Result<TosaScale> tosa_scale32(double scale) {
+  if (!std::isfinite(scale) || scale <= 0.0)
+    return invalid_argument("RESCALE scale " + std::to_string(scale) + " (must be finite and > 0)");
+  int exponent = 0;
+  const double fraction = std::frexp(scale, &exponent);  // scale = fraction * 2^exponent, fraction in [0.5, 1)
+  TosaScale s{std::llround(std::ldexp(fraction, 31)), 31 - int64_t{exponent}};
+  if (s.multiplier == int64_t{1} << 31) {  // the fraction rounded up to 1.0
+    s.multiplier >>= 1;
+    s.shift -= 1;
+  }
+  if (s.shift < 2) return invalid_argument("RESCALE scale " + std::to_string(scale) + " (must be below 2^29)");
+  if (s.shift > 62) s = {std::llround(std::ldexp(scale, 62)), 62};
+  return s;
 }
 
 }  // namespace univk::ops

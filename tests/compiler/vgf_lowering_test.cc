@@ -246,5 +246,52 @@ TEST(VgfLowering, UnknownOpsAreUnsupported) {
   EXPECT_NE(s.message().find("addmm"), std::string::npos);
 }
 
+// A quantized_conv2d of an int8 [1,2,4,4] input by a 3x2x1x1 int8 weight with `a`'s quantization
+// attributes, as vgf_supports sees it.
+Status quantized_conv_support(Attributes a, DType input_dtype = DType::kInt8) {
+  Graph g;
+  const ValueId x = g.add_input("x", input_dtype, Shape{1, 2, 4, 4}).value();
+  const ValueId w = g.add_constant("w", random_tensor(DType::kInt8, Shape{3, 2, 1, 1}, 1, -5, 5)).value();
+  g.add_node("qconv", "quantized_conv2d", std::move(a), {x, w}, DType::kInt8, Shape{1, 3, 4, 4}).value();
+  return vgf_supports(g, g.node(0));
+}
+
+Attributes quantized_conv_attrs() {
+  return attrs({{"input_scale", 0.1},
+                {"input_zero_point", int64_t{0}},
+                {"weight_scale", std::vector<double>{0.01, 0.02, 0.03}},
+                {"output_scale", 0.2},
+                {"output_zero_point", int64_t{-3}}});
+}
+
+TEST(VgfLowering, QuantizedOperatorsRefuseBadParameters) {
+  UNIVK_EXPECT_OK(quantized_conv_support(quantized_conv_attrs()));
+  struct Bad {
+    const char* attr;
+    AttrValue value;
+    const char* message;
+  };
+  const Bad cases[] = {
+      {"input_zero_point", int64_t{128}, "outside int8"},
+      {"output_scale", 0.0, "output_scale"},
+      {"weight_scale", std::vector<double>{0.01, 0.02}, "2 values for 3 output channels"},
+      {"output_scale", 1e-12, "below 2^29"},  // input x weight / output scale too large for RESCALE
+  };
+  for (const Bad& b : cases) {
+    Attributes a = quantized_conv_attrs();
+    a.set(b.attr, b.value);
+    Status s = quantized_conv_support(a);
+    EXPECT_FALSE(s.ok()) << b.attr;
+    EXPECT_NE(s.message().find(b.message), std::string::npos) << s.to_string();
+  }
+  Attributes missing = attrs({{"input_scale", 0.1}, {"input_zero_point", int64_t{0}}, {"weight_scale", 0.01}});
+  Status s = quantized_conv_support(missing);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("output_"), std::string::npos) << s.to_string();
+  Status fp32_input = quantized_conv_support(quantized_conv_attrs(), DType::kFloat32);
+  EXPECT_EQ(fp32_input.code(), StatusCode::kUnsupported);
+  EXPECT_NE(fp32_input.message().find("needs int8"), std::string::npos) << fp32_input.to_string();
+}
+
 }  // namespace
 }  // namespace univk::compiler

@@ -4,6 +4,10 @@
 // data-movement operators.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <random>
+
 #include "univk/ops/tosa_ops.h"
 #include "univk/ops/torch_ops.h"
 #include "univk/ops/upsample_resize.h"
@@ -171,6 +175,66 @@ TEST(TosaOps, ResizeForUpsampleDeclinesInexactSteps) {
   EXPECT_EQ(third.status().code(), StatusCode::kUnsupported) << third.status().to_string();
   // align_corners 5 -> 10: PyTorch steps by fp32 4/9.
   EXPECT_EQ(up("upsample_bilinear2d", {1, 1, 5, 5}, {10, 10}, true, 0).status().code(), StatusCode::kUnsupported);
+}
+
+// The TOSA 1.0 spec's apply_scale_32 with single rounding: (value * multiplier + 2^(shift-1)) >> shift.
+int64_t spec_apply_scale_32(int64_t value, int64_t multiplier, int64_t shift) {
+  const int64_t round = int64_t{1} << (shift - 1);
+  return (value * multiplier + round) >> shift;
+}
+
+TEST(TosaOps, Scale32KeepsThirtyOneBits) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> log2_scale(-31.0, 28.9);
+  for (int i = 0; i < 2000; ++i) {
+    const double scale = std::exp2(log2_scale(gen));
+    UNIVK_ASSIGN_OR_FAIL(TosaScale s, tosa_scale32(scale));
+    EXPECT_GE(s.multiplier, int64_t{1} << 30) << scale;
+    EXPECT_LT(s.multiplier, int64_t{1} << 31) << scale;
+    EXPECT_GE(s.shift, 2) << scale;
+    EXPECT_LE(s.shift, 62) << scale;
+    // multiplier * 2^-shift is within half a unit of the multiplier's last bit of the scale.
+    EXPECT_LE(std::abs(std::ldexp(static_cast<double>(s.multiplier), static_cast<int>(-s.shift)) - scale),
+              scale * std::exp2(-31.0))
+        << scale;
+  }
+}
+
+TEST(TosaOps, Scale32MatchesTheSpecsApplyScale) {
+  // Powers of two are exact: apply_scale_32 rounds value * scale half up.
+  for (double scale : {1.0, 0.5, 0.25, 1.0 / 1024, 8.0}) {
+    UNIVK_ASSIGN_OR_FAIL(TosaScale s, tosa_scale32(scale));
+    for (int64_t v : {int64_t{-1000}, int64_t{-3}, int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{5}, int64_t{999}}) {
+      EXPECT_EQ(spec_apply_scale_32(v, s.multiplier, s.shift),
+                static_cast<int64_t>(std::floor(static_cast<double>(v) * scale + 0.5)))
+          << scale << " " << v;
+    }
+  }
+  // Typical requantization scales: the spec's integer result is the rounded real product
+  // except within 2^-31 relative of a tie.
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<double> scale_dist(1e-5, 0.9);
+  std::uniform_int_distribution<int64_t> value_dist(-(int64_t{1} << 24), int64_t{1} << 24);
+  for (int i = 0; i < 2000; ++i) {
+    const double scale = scale_dist(gen);
+    const int64_t v = value_dist(gen);
+    UNIVK_ASSIGN_OR_FAIL(TosaScale s, tosa_scale32(scale));
+    const double exact = static_cast<double>(v) * scale;
+    const int64_t got = spec_apply_scale_32(v, s.multiplier, s.shift);
+    EXPECT_LE(std::abs(static_cast<double>(got) - exact), 0.5 + std::abs(exact) * std::exp2(-30.0))
+        << scale << " " << v;
+  }
+}
+
+TEST(TosaOps, Scale32Limits) {
+  UNIVK_ASSIGN_OR_FAIL(TosaScale tiny, tosa_scale32(1e-12));
+  EXPECT_EQ(tiny.shift, 62);
+  EXPECT_EQ(tiny.multiplier, std::llround(std::ldexp(1e-12, 62)));
+  UNIVK_ASSIGN_OR_FAIL(TosaScale below_2_29, tosa_scale32(std::exp2(29.0) * 0.999));
+  EXPECT_EQ(below_2_29.shift, 2);
+  for (double bad : {std::exp2(29.0), 0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    EXPECT_EQ(tosa_scale32(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
 }
 
 }  // namespace

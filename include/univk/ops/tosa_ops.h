@@ -101,4 +101,15 @@ struct TosaResize {
 inline constexpr int64_t kTosaResizeNearest = 1, kTosaResizeBilinear = 2;
 Result<TosaResize> tosa_resize(const Attributes& attrs, const Shape& input);
 
+// RESCALE's scale32 multiplier and shift for a real scale > 0: apply_scale_32 computes
+// round(value * multiplier * 2^-shift), so multiplier * 2^-shift is the closest such number to
+// `scale` with multiplier in [2^30, 2^31) (31 significant bits) and shift in [2, 62]. Scales
+// below 2^-32 keep shift 62 and fewer bits (multiplier may round to 0); scales of 2^29 and above
+// and non-finite or non-positive ones are InvalidArgument.
+struct TosaScale {
+  int64_t multiplier = 0;
+  int64_t shift = 0;
+};
+Result<TosaScale> tosa_scale32(double scale);
+
 }  // namespace univk::ops

@@ -1,0 +1,377 @@
+"""Capture of PyTorch FX post-training-quantized models (torch.ao.quantization.quantize_fx).
+
+make_fx cannot trace quantized tensors, so this module reads quantize_fx's torch.fx graph
+directly, in either of its forms:
+  - `convert_to_reference_fx` (the "Q/DQ" form, PT2E's shape too): float values pass through
+    quantize_per_tensor -> dequantize pairs, and each operator between a dequantize and the next
+    quantize_per_tensor runs in float (reference modules hold the float weight with its
+    quantization parameters): each "dequantize -> op [-> relu] -> quantize" pattern becomes one
+    int8 IR operator;
+  - `convert_fx` (the quantized-kernel form): quantized modules (nnq.Conv2d, nniq.ConvReLU2d,
+    nnq.Linear, nniq.LinearReLU, with their output scale and zero point), quantized.add and
+    add_relu, and pools/reshapes run on quantized values; each becomes the same int8 IR
+    operator. Float islands inside it
+    (nn.Flatten) take the Q/DQ path above.
+The int8 IR operators (docs/OPERATORS.md, "Quantized int8 operators") keep PyTorch's scales and
+zero points as attributes; the compiler derives TOSA's RESCALE multipliers and shifts.
+
+Activations are int8: PyTorch's quint8 values become int8 by subtracting 128 from the values
+and the zero point, which leaves every real value unchanged. Weights must be symmetric qint8
+(zero point 0), per tensor or per output channel; a float bias becomes int32 in the accumulator's
+scale (input scale x weight scale). The program's inputs and outputs stay float32: its first
+quantize_per_tensor and its last dequantize are IR operators too.
+
+Anything else (an operator on a float value inside the int8 region, a float result that is not
+requantized) is an ExportError naming the node.
+"""
+
+import operator
+
+import torch
+import torch.fx
+from torch.fx.passes.shape_prop import ShapeProp
+
+from .ops import ExportError
+
+_ReferenceConv2d = torch.ao.nn.quantized.reference.Conv2d
+_ReferenceLinear = torch.ao.nn.quantized.reference.Linear
+_ConvReLU2d = torch.ao.nn.intrinsic.ConvReLU2d
+_LinearReLU = torch.ao.nn.intrinsic.LinearReLU
+_QuantizedConv2d = torch.ao.nn.quantized.Conv2d
+_QuantizedLinear = torch.ao.nn.quantized.Linear
+try:
+    from torch.ao.nn.intrinsic import quantized as _intrinsic_quantized  # PyTorch 2.x
+except ImportError:
+    from torch.nn.intrinsic import quantized as _intrinsic_quantized  # PyTorch 1.13
+_QuantizedConvReLU2d = _intrinsic_quantized.ConvReLU2d
+_QuantizedLinearReLU = _intrinsic_quantized.LinearReLU
+
+
+def is_quantized(module):
+    """True for a GraphModule with a quantize_per_tensor node (quantize_fx's graphs)."""
+    return isinstance(module, torch.fx.GraphModule) and any(
+        n.op == "call_function" and n.target is torch.quantize_per_tensor for n in module.graph.nodes)
+
+
+class _Float:
+    """A float32 IR value (a program input)."""
+
+    def __init__(self, vid):
+        self.vid = vid
+
+
+class _Quantized:
+    """An int8 IR value with real = (q - zero_point) * scale."""
+
+    def __init__(self, vid, scale, zero_point):
+        self.vid, self.scale, self.zero_point = vid, scale, zero_point
+
+
+class _Dequantized:
+    """The float view of a _Quantized value: what the reference graph's ops consume."""
+
+    def __init__(self, q):
+        self.q = q
+
+
+class _Pending:
+    """A float op on dequantized values (and a ReLU applied to its result), lowered once its
+    result's quantize_per_tensor is seen."""
+
+    def __init__(self, node, inputs, relu=False):
+        self.node, self.inputs, self.relu = node, inputs, relu
+
+
+def _int8_zero_point(node, dtype, zero_point):
+    if dtype == torch.quint8:
+        return int(zero_point) - 128
+    if dtype == torch.qint8:
+        return int(zero_point)
+    raise ExportError(f"node '{node.name}': quantize_per_tensor to {dtype} (quint8 and qint8 only)")
+
+
+def _pair(v):
+    return [int(x) for x in v] if isinstance(v, (list, tuple)) else [int(v), int(v)]
+
+
+def _weight(node, wq):
+    """(int8 weight tensor, list of weight scales) of a quantized weight tensor."""
+    if wq.dtype != torch.qint8:
+        raise ExportError(f"node '{node.name}': weights quantized to {wq.dtype} (qint8 only)")
+    if wq.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+        scales, zero_points = [float(wq.q_scale())], [int(wq.q_zero_point())]
+    elif wq.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric) and wq.q_per_channel_axis() == 0:
+        scales = [float(s) for s in wq.q_per_channel_scales()]
+        zero_points = [int(z) for z in wq.q_per_channel_zero_points()]
+    else:
+        raise ExportError(f"node '{node.name}': weight quantization scheme {wq.qscheme()} is not supported "
+                          "(per tensor, or per channel along the output channels)")
+    if any(z != 0 for z in zero_points):
+        raise ExportError(f"node '{node.name}': weight zero points must be 0 (symmetric weights)")
+    return wq.int_repr().contiguous(), scales
+
+
+def _bias(bias, input_scale, weight_scales):
+    """The float bias in the int32 accumulator's scale, rounded to nearest even."""
+    if bias is None:
+        return None
+    scale = torch.tensor(weight_scales, dtype=torch.float64) * input_scale
+    q = torch.round(bias.detach().double() / scale)
+    return q.clamp(-2 ** 31, 2 ** 31 - 1).to(torch.int32)
+
+
+class _Capture:
+    def __init__(self, ctx, gm):
+        self.ctx, self.gm = ctx, gm
+        self.modules = dict(gm.named_modules())
+
+    def constant(self, name, tensor):
+        data = tensor.detach().contiguous()
+        dtype = {torch.int8: "int8", torch.int32: "int32"}[data.dtype]
+        return self.ctx.add_value(name, "constant", dtype, data.shape, data.numpy().copy())
+
+    def emit(self, node, op, attrs, inputs, dtype, shape):
+        return self.ctx.add_node(node.name, op, attrs, inputs, dtype, shape)
+
+    def static(self, arg):
+        kind = self.ctx.env.get(arg) if isinstance(arg, torch.fx.Node) else ("static", arg)
+        if kind is None or kind[0] != "static":
+            raise ExportError(f"'{arg}' is a tensor where a constant is needed")
+        value = kind[1]
+        if isinstance(value, torch.Tensor):
+            if value.numel() != 1:
+                raise ExportError(f"'{arg}' holds {value.numel()} values where one scalar is needed")
+            return value.item()
+        return value
+
+    def value(self, arg, node):
+        if not isinstance(arg, torch.fx.Node):
+            raise ExportError(f"node '{node.name}': argument {arg!r} is not a tensor")
+        kind, v = self.ctx.env[arg]
+        if kind != "value":
+            raise ExportError(f"node '{node.name}': argument '{arg.name}' is not a tensor")
+        return v
+
+    # -- nodes -----------------------------------------------------------------------------
+    def convert(self, node):
+        if node.op == "placeholder":
+            shape, dtype = _meta(node)
+            if dtype != torch.float32:
+                raise ExportError(f"input '{node.name}' is {dtype} (float32 inputs only)")
+            vid = self.ctx.add_value(node.name, "input", "float32", shape)
+            self.ctx.inputs.append(vid)
+            return ("value", _Float(vid))
+        if node.op == "get_attr":
+            obj = self.gm
+            for part in node.target.split("."):
+                obj = getattr(obj, part)
+            return ("static", obj)
+        if node.op == "call_function" and node.target is torch.quantize_per_tensor:
+            return ("value", self.quantize(node))
+        if node.op == "call_method" and node.target == "dequantize":
+            q = self.value(node.args[0], node)
+            if not isinstance(q, _Quantized):
+                raise ExportError(f"node '{node.name}': dequantize of a value that is not quantized")
+            return ("value", _Dequantized(q))
+        if node.op == "call_function" and node.target in _QUANTIZED_ADDS:
+            return ("value", self.kernel_add(node))
+        inputs = [a for a in list(node.args) + list(node.kwargs.values()) if isinstance(a, torch.fx.Node)]
+        values = [self.value(a, node) for a in inputs]
+        if len(values) == 1 and isinstance(values[0], _Pending) and _is_relu(self, node):
+            pending = values[0]
+            if pending.relu or len(pending.node.users) != 1:
+                raise ExportError(f"node '{node.name}': ReLU of a float result with other uses is not supported")
+            return ("value", _Pending(pending.node, pending.inputs, relu=True))
+        if values and all(isinstance(v, _Dequantized) for v in values):
+            return ("value", _Pending(node, [v.q for v in values]))
+        if values and all(isinstance(v, _Quantized) for v in values):
+            return ("value", self.kernel_op(node, values))
+        raise ExportError(f"node '{node.name}': {_describe(self, node)} on values that are not dequantized int8 "
+                          "is not supported (univk exports the int8 region of a quantized model)")
+
+    def quantize(self, node):
+        x, scale, zero_point, dtype = node.args
+        scale, zero_point = float(self.static(scale)), int(self.static(zero_point))
+        out = _Quantized(None, scale, _int8_zero_point(node, dtype, zero_point))
+        source = self.value(x, node)
+        shape, _ = _meta(node)
+        if isinstance(source, _Float):
+            attrs = {"scale": out.scale, "zero_point": out.zero_point}
+            out.vid = self.emit(node, "quantize_per_tensor", attrs, [source.vid], "int8", shape)
+        elif isinstance(source, _Pending):
+            out.vid = self.quantized_op(source, out, shape)
+        else:
+            raise ExportError(f"node '{node.name}': quantize_per_tensor of a value that is already quantized")
+        return out
+
+    def quantized_op(self, pending, out, shape):
+        node, inputs = pending.node, pending.inputs
+        module = self.modules.get(node.target) if node.op == "call_module" else None
+        relu = pending.relu
+        if isinstance(module, (_ConvReLU2d, _LinearReLU)):
+            module, relu = module[0], True
+        if isinstance(module, (_ReferenceConv2d, _ReferenceLinear)):
+            (x,) = inputs
+            return self.weighted_op(node, module, x, out, module.get_quantized_weight(), module.bias, relu, shape)
+        if node.op == "call_function" and node.target in (operator.add, torch.add) and len(inputs) == 2 \
+                and not node.kwargs:
+            return self.add(node, inputs, out, relu, shape)
+        if relu:
+            raise ExportError(f"node '{node.name}': ReLU after {_describe(self, node)} is not supported")
+        op, attrs = self.shared_params_op(node, module)
+        (x,) = inputs
+        if (x.scale, x.zero_point) == (out.scale, out.zero_point):
+            return self.emit(node, op, attrs, [x.vid], "int8", shape)
+        # Observed separately (nn.Flatten has its own observer): the op on the input's
+        # parameters, then a RESCALE to the output's.
+        vid = self.ctx.add_node(f"{node.name}_int8", op, attrs, [x.vid], "int8", shape)
+        attrs = {"input_scale": x.scale, "input_zero_point": x.zero_point, "output_scale": out.scale,
+                 "output_zero_point": out.zero_point}
+        return self.emit(node, "requantize", attrs, [vid], "int8", shape)
+
+    def weighted_op(self, node, module, x, out, wq, bias, relu, shape):
+        """quantized_conv2d or quantized_linear of `module` (a conv or linear, float reference or
+        quantized kernel) on x with output parameters `out`."""
+        weight, scales = _weight(node, wq)
+        attrs = {"input_scale": x.scale, "input_zero_point": x.zero_point, "weight_scale": scales,
+                 "output_scale": out.scale, "output_zero_point": out.zero_point, "relu": relu}
+        op = "quantized_linear"
+        if isinstance(module, (_ReferenceConv2d, _QuantizedConv2d)):
+            if module.padding_mode != "zeros" or isinstance(module.padding, str):
+                raise ExportError(f"node '{node.name}': quantized conv2d with padding "
+                                  f"{module.padding!r}/{module.padding_mode} is not supported")
+            attrs.update({"stride": _pair(module.stride), "padding": _pair(module.padding),
+                          "dilation": _pair(module.dilation), "groups": int(module.groups)})
+            op = "quantized_conv2d"
+        args = [x.vid, self.constant(f"{node.name}_weight", weight)]
+        bias = _bias(bias, x.scale, scales)
+        if bias is not None:
+            args.append(self.constant(f"{node.name}_bias", bias))
+        return self.emit(node, op, attrs, args, "int8", shape)
+
+    def add(self, node, inputs, out, relu, shape):
+        a, b = inputs
+        attrs = {"input_scale": a.scale, "input_zero_point": a.zero_point, "other_scale": b.scale,
+                 "other_zero_point": b.zero_point, "output_scale": out.scale, "output_zero_point": out.zero_point,
+                 "relu": relu}
+        return self.emit(node, "quantized_add", attrs, [a.vid, b.vid], "int8", shape)
+
+    def kernel_add(self, node):
+        """convert_fx's torch.ops.quantized.add / add_relu (a, b, scale, zero_point)."""
+        a, b, scale, zero_point = node.args
+        a, b = self.value(a, node), self.value(b, node)
+        if not isinstance(a, _Quantized) or not isinstance(b, _Quantized):
+            raise ExportError(f"node '{node.name}': quantized add of values that are not quantized")
+        shape, dtype = _meta(node)
+        out = _Quantized(None, float(self.static(scale)), _int8_zero_point(node, dtype, self.static(zero_point)))
+        out.vid = self.add(node, [a, b], out, node.target is torch.ops.quantized.add_relu, shape)
+        return out
+
+    def kernel_op(self, node, inputs):
+        """A quantized-kernel module or a shape op of convert_fx's graph on int8 values."""
+        module = self.modules.get(node.target) if node.op == "call_module" else None
+        shape, dtype = _meta(node)
+        (x,) = inputs
+        if isinstance(module, (_QuantizedConv2d, _QuantizedLinear)):
+            out = _Quantized(None, float(module.scale), _int8_zero_point(node, dtype, module.zero_point))
+            relu = isinstance(module, (_QuantizedConvReLU2d, _QuantizedLinearReLU))
+            out.vid = self.weighted_op(node, module, x, out, module.weight(), module.bias(), relu, shape)
+            return out
+        op, attrs = self.shared_params_op(node, module)
+        return _Quantized(self.emit(node, op, attrs, [x.vid], "int8", shape), x.scale, x.zero_point)
+
+    def shared_params_op(self, node, module):
+        """(IR op, attributes) of ops computed on the int8 values directly, on the input's
+        quantization parameters: max, average (TOSA rounds to nearest) and reshape commute with
+        the affine map from int8 to real."""
+        if isinstance(module, torch.nn.MaxPool2d):
+            if module.return_indices:
+                raise ExportError(f"node '{node.name}': max_pool2d with return_indices=True is not supported")
+            stride = module.stride if module.stride is not None else module.kernel_size
+            return "max_pool2d", {"kernel_size": _pair(module.kernel_size), "stride": _pair(stride),
+                                  "padding": _pair(module.padding), "dilation": _pair(module.dilation),
+                                  "ceil_mode": bool(module.ceil_mode)}
+        if isinstance(module, torch.nn.AvgPool2d):
+            if module.divisor_override is not None:
+                raise ExportError(f"node '{node.name}': avg_pool2d with divisor_override is not supported")
+            stride = module.stride if module.stride is not None else module.kernel_size
+            return "avg_pool2d", {"kernel_size": _pair(module.kernel_size), "stride": _pair(stride),
+                                  "padding": _pair(module.padding), "ceil_mode": bool(module.ceil_mode),
+                                  "count_include_pad": bool(module.count_include_pad)}
+        if isinstance(module, torch.nn.AdaptiveAvgPool2d):
+            in_shape, _ = _meta(node.args[0])
+            size = module.output_size
+            size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+            size = [in_shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
+            return "adaptive_avg_pool2d", {"output_size": size}
+        if isinstance(module, torch.nn.Flatten) or (node.op == "call_function" and node.target is torch.flatten):
+            if module is not None:
+                start, end = module.start_dim, module.end_dim
+            else:
+                start = int(self.static(node.args[1])) if len(node.args) > 1 else int(node.kwargs.get("start_dim", 0))
+                end = int(self.static(node.args[2])) if len(node.args) > 2 else int(node.kwargs.get("end_dim", -1))
+            return "flatten", {"start_dim": start, "end_dim": end}
+        if node.op == "call_method" and node.target in ("reshape", "view", "flatten"):
+            shape, _ = _meta(node)
+            return "reshape", {"shape": list(shape)}
+        raise ExportError(f"node '{node.name}': quantized {_describe(self, node)} is not supported")
+
+    def output(self, r):
+        if not isinstance(r, torch.fx.Node):
+            raise ExportError(f"output {r!r} is not a tensor computed by the model")
+        v = self.value(r, r)
+        if isinstance(v, _Dequantized):
+            shape, _ = _meta(r)
+            attrs = {"scale": v.q.scale, "zero_point": v.q.zero_point}
+            return self.emit(r, "dequantize_per_tensor", attrs, [v.q.vid], "float32", shape)
+        if isinstance(v, _Pending):
+            raise ExportError(f"output '{r.name}': the float result of {_describe(self, v.node)} is not quantized")
+        raise ExportError(f"output '{r.name}' is not computed by the int8 region of the model")
+
+
+_QUANTIZED_ADDS = (torch.ops.quantized.add, torch.ops.quantized.add_relu)
+
+
+def _is_relu(capture, node):
+    if node.op == "call_module":
+        return isinstance(capture.modules[node.target], torch.nn.ReLU)
+    if node.op == "call_method":
+        return node.target == "relu"
+    return node.op == "call_function" and node.target in (torch.relu, torch.nn.functional.relu)
+
+
+def _describe(capture, node):
+    if node.op == "call_module":
+        return f"module '{node.target}' ({type(capture.modules[node.target]).__name__})"
+    target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
+    return f"{node.op} '{target}'"
+
+
+def _meta(node):
+    meta = node.meta.get("tensor_meta")
+    if meta is None:
+        raise ExportError(f"node '{node.name}': no tensor shape was recorded")
+    return list(meta.shape), meta.dtype
+
+
+def capture(ctx, gm, example_inputs):
+    """Fills ctx (exporter._Context) from the reference-form GraphModule `gm`; returns the
+    output structure ("single" or "tuple")."""
+    try:
+        ShapeProp(gm).propagate(*example_inputs)
+    except Exception as e:
+        raise ExportError(f"the quantized model fails on example_inputs: {type(e).__name__}: {e}") from e
+    cap = _Capture(ctx, gm)
+    structure = None
+    for node in gm.graph.nodes:
+        if node.op == "output":
+            result = node.args[0]
+            structure = "tuple" if isinstance(result, (list, tuple)) else "single"
+            for r in (list(result) if isinstance(result, (list, tuple)) else [result]):
+                ctx.outputs.append(cap.output(r))
+            continue
+        try:
+            ctx.env[node] = cap.convert(node)
+        except ExportError as e:
+            raise ExportError(str(e) if str(e).startswith("node '") else f"node '{node.name}': {e}") from e
+    return structure

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""PyTorch FX post-training-quantized models (prepare_fx -> calibration on random data ->
+convert_to_reference_fx, the Q/DQ form, or convert_fx, the quantized-kernel form) exported with
+univk.export to the VgfBackend's TOSA INT operators, with the default `x86`/`fbgemm`
+(per-channel weights) and `qnnpack` (per-tensor weights) qconfig mappings. The program is one
+VgfBackend call; its outputs are compared with PyTorch's quantized model (the reference model,
+or the quantized CPU kernels of convert_fx) in output quantization steps: at most 2 steps on
+any element and 0.5 steps on average (docs/USER_GUIDE.md, "Quantized models", says where the two round differently). The
+program's VGF is decoded by univk-dump (when UNIVK_DUMP_PATH names it): int8 CONV2D, RESCALE,
+CLAMP and pools. Unsupported quantized patterns are ExportErrors naming the node.
+Run with PYTHONPATH=<build>/python (ctest sets it)."""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.quantize_fx import convert_fx, convert_to_reference_fx, prepare_fx
+
+import univk
+
+MAX_STEPS = 2.0
+MEAN_STEPS = 0.5
+
+
+class SmallCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.relu1 = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=2)
+        self.relu2 = nn.ReLU()
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.pool(self.relu1(self.conv1(x)))
+        x = self.gap(self.relu2(self.conv2(x)))
+        return self.fc(torch.flatten(x, 1))
+
+
+class ResidualCnn(nn.Module):
+    """Quantized add: with a ReLU (add_relu) and without; a depthwise convolution."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(3, 8, 1)
+        self.conv3 = nn.Conv2d(8, 8, 3, padding=1, groups=8)  # depthwise
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv1(x) + self.conv2(x))
+        y = self.conv3(y) + y
+        return self.fc(torch.flatten(self.gap(y), 1))
+
+
+def sequential_cnn():
+    """nn.Flatten has its own observer: a RESCALE follows the reshape."""
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 16, 3), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+
+
+class WithSigmoid(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return torch.sigmoid(self.conv(x))
+
+
+def quantize(model, qconfig_backend, shape, convert=convert_to_reference_fx, seed=0):
+    torch.manual_seed(seed)
+    model = model.eval()
+    prepared = prepare_fx(model, get_default_qconfig_mapping(qconfig_backend), (torch.randn(shape),))
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn(shape))
+    return convert(prepared)
+
+
+def output_scale(gm):
+    """The scale of the int8 value whose dequantize is the graph output: a quantize_per_tensor's
+    (reference form) or a quantized module's (convert_fx)."""
+    (out,) = [n for n in gm.graph.nodes if n.op == "output"]
+    quant = out.args[0].args[0]
+    if quant.op == "call_module":
+        return float(gm.get_submodule(quant.target).scale)
+    return float(getattr(gm, quant.args[1].target))
+
+
+def kernel_engine(qconfig_backend):
+    """The quantized CPU engine that runs convert_fx's modules: Debian's PyTorch has no fbgemm,
+    so x86/fbgemm models run on onednn there (same per-channel int8 arithmetic)."""
+    engines = torch.backends.quantized.supported_engines
+    if qconfig_backend in engines:
+        return qconfig_backend
+    return "onednn" if "onednn" in engines else None
+
+
+class Int8Export(unittest.TestCase):
+    def check_cnn(self, qconfig_backend, per_channel, float_model=None, kernels=False):
+        shape = (8, 3, 16, 16)
+        torch.manual_seed(0)  # the float model's weights
+        float_model = float_model() if float_model else SmallCnn()
+        if kernels:
+            engine = kernel_engine(qconfig_backend)
+            if engine is None:
+                self.skipTest(f"no quantized CPU engine for {qconfig_backend}")
+            previous = torch.backends.quantized.engine
+            torch.backends.quantized.engine = engine
+            self.addCleanup(setattr, torch.backends.quantized, "engine", previous)
+            model = quantize(float_model, qconfig_backend, shape, convert_fx)
+            weight = [m for m in model.modules() if isinstance(m, torch.ao.nn.quantized.Conv2d)][0].weight()
+        else:
+            model = quantize(float_model, qconfig_backend, shape)
+            conv = [m for m in model.modules() if isinstance(m, torch.ao.nn.quantized.reference.Conv2d)][0]
+            weight = conv.get_quantized_weight()
+        self.assertEqual(weight.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric), per_channel)
+        example = torch.randn(shape)
+        program = univk.export(model, (example,), require_no_cpu_fallback=True)
+        self.assertEqual([c["backend"] for c in program.calls], ["VgfBackend"], program.summary())
+        method = program.load_method()
+        scale = output_scale(model)
+        steps = []
+        for seed in range(3):
+            torch.manual_seed(100 + seed)
+            x = torch.randn(shape)
+            with torch.no_grad():
+                expected = model(x).numpy()
+            actual = method(x).numpy()
+            steps.append(np.abs(actual - expected) / scale)
+        steps = np.concatenate([s.ravel() for s in steps])
+        form = "convert_fx" if kernels else "reference"
+        print(f"{qconfig_backend} {form}: {steps.size} outputs, max {steps.max():.3f} steps, mean {steps.mean():.4f} steps")
+        self.assertLessEqual(steps.max(), MAX_STEPS + 1e-3, f"max {steps.max()} steps")
+        self.assertLessEqual(steps.mean(), MEAN_STEPS, f"mean {steps.mean()} steps")
+        self.check_dump(program, per_channel)
+
+    def check_dump(self, program, per_channel):
+        dump = os.environ.get("UNIVK_DUMP_PATH")
+        if not dump:
+            self.skipTest("UNIVK_DUMP_PATH is not set (univk-dump is not built)")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "int8.uvk")
+            program.save(path)
+            text = subprocess.run([dump, path], check=True, capture_output=True, text=True).stdout
+        for op in ("CONV2D", "RESCALE", "CLAMP", "AVG_POOL2D", "CAST"):
+            self.assertIn(op, text)
+        self.assertIn("int8", text)
+
+    def test_x86_per_channel_weights(self):
+        self.check_cnn("x86", per_channel=True)
+
+    def test_qnnpack_per_tensor_weights(self):
+        self.check_cnn("qnnpack", per_channel=False)
+
+    def test_sequential_with_flatten_module(self):
+        self.check_cnn("fbgemm", per_channel=True, float_model=sequential_cnn)
+
+    def test_x86_quantized_kernels(self):
+        self.check_cnn("x86", per_channel=True, kernels=True)
+
+    def test_qnnpack_quantized_kernels(self):
+        self.check_cnn("qnnpack", per_channel=False, kernels=True)
+
+    def test_qnnpack_quantized_kernels_sequential(self):
+        self.check_cnn("qnnpack", per_channel=False, float_model=sequential_cnn, kernels=True)
+
+    def test_residual_add_reference(self):
+        self.check_cnn("x86", per_channel=True, float_model=ResidualCnn)
+
+    def test_residual_add_quantized_kernels(self):
+        self.check_cnn("qnnpack", per_channel=False, float_model=ResidualCnn, kernels=True)
+
+    def test_unsupported_pattern_names_the_node(self):
+        model = quantize(WithSigmoid(), "x86", (1, 3, 8, 8))
+        with self.assertRaisesRegex(univk.ExportError, "node 'sigmoid'"):
+            univk.export(model, (torch.randn(1, 3, 8, 8),))
+
+    def test_int8_operators_need_the_vgf_backend(self):
+        model = quantize(SmallCnn(), "x86", (1, 3, 16, 16))
+        with self.assertRaisesRegex(univk.Error, "node 'quantize_per_tensor'.*supported by no backend"):
+            univk.export(model, (torch.randn(1, 3, 16, 16),), partition=["VulkanBackend"])
+
+    def test_bad_example_inputs_are_an_export_error(self):
+        model = quantize(SmallCnn(), "x86", (1, 3, 16, 16))
+        with self.assertRaisesRegex(univk.ExportError, "fails on example_inputs"):
+            univk.export(model, (torch.randn(1, 5, 16, 16),))
+
+
+if __name__ == "__main__":
+    unittest.main()
