@@ -75,7 +75,8 @@ class Method:
 
     def delegate_calls(self):
         """Per delegate call: backend, device_key, device and queue (VkDevice/VkQueue handles as
-        integers), standalone_device and the delegate's stats."""
+        integers), standalone_device and the delegate's stats; VgfBackend calls also give
+        graph_path, 'native' (VK_ARM_data_graph pipelines) or 'lowered' (univk's kernels)."""
         return self._method.delegate_calls()
 
     def instructions(self):

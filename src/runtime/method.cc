@@ -257,6 +257,7 @@ std::vector<DelegateCallInfo> Method::delegate_calls() const {
       info.queue = device->queue().handle();
     }
     info.stats = slot.delegate->stats();
+    info.graph_path = slot.delegate->graph_path();
     infos.push_back(std::move(info));
   }
   return infos;

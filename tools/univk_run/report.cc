@@ -68,11 +68,12 @@ void Report::print_text(FILE* out) const {
     while (call < delegate_calls.size() && delegate_calls[call].instruction < i) ++call;
     if (call < delegate_calls.size() && delegate_calls[call].instruction == i) {
       const auto& c = delegate_calls[call];
-      std::fprintf(out,
-                   "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n", i,
-                   c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
-                   hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers,
-                   c.stats.submissions);
+      const std::string path = c.graph_path.empty() ? "" : "  graph path " + c.graph_path;
+      std::fprintf(
+          out, "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u%s\n", i,
+          c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
+          hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers,
+          c.stats.submissions, path.c_str());
     } else {
       std::fprintf(out, "  [%zu] %s\n", i, ins.name.c_str());
     }
@@ -123,8 +124,9 @@ bool Report::write_json(const std::string& path) const {
       << ", \"backend\": " << json_string(c.backend_id) << ", \"device_key\": " << json_string(c.device_key.to_string())
       << ", \"standalone_device\": " << json_bool(c.standalone_device)
       << ", \"vk_device\": " << json_string(hex_handle(c.device))
-      << ", \"vk_queue\": " << json_string(hex_handle(c.queue))
-      << ", \"stats\": {\"dispatches\": " << c.stats.dispatches << ", \"barriers\": " << c.stats.barriers
+      << ", \"vk_queue\": " << json_string(hex_handle(c.queue));
+    if (!c.graph_path.empty()) j << ", \"graph_path\": " << json_string(c.graph_path);
+    j << ", \"stats\": {\"dispatches\": " << c.stats.dispatches << ", \"barriers\": " << c.stats.barriers
       << ", \"submissions\": " << c.stats.submissions << ", \"bytes_uploaded\": " << c.stats.bytes_uploaded
       << ", \"bytes_downloaded\": " << c.stats.bytes_downloaded << "}}";
   }

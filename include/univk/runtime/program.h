@@ -108,6 +108,8 @@ struct DelegateCallInfo {
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
   ExecuteStats stats;  // the delegate's counters (last execute, or per submission when fused)
+  // Delegate::graph_path(): VgfBackend "native" | "lowered"; empty for other backends.
+  std::string graph_path;
 };
 
 struct InstructionInfo {
