@@ -140,6 +140,11 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
     ASSERT_NE(vulkan, std::string::npos);
     EXPECT_LT(vgf, vulkan);
     EXPECT_NE(report->find("\"backend\": \"VgfBackend\"", vulkan), std::string::npos);
+    // Each VgfBackend call says how its graphs ran (lavapipe without Arm's emulation layer:
+    // lowered); the VulkanBackend's has no graph path.
+    EXPECT_NE(report->find("\"graph_path\": \"lowered\"", vgf), std::string::npos) << *report;
+    EXPECT_EQ(report->substr(vulkan, report->find('}', vulkan) - vulkan).find("graph_path"), std::string::npos);
+    EXPECT_NE(r.output.find("graph path lowered"), std::string::npos) << r.output;
     // --repeat 2: the cold first run apart from the one steady-state run after it.
     EXPECT_NE(r.output.find("the 1 run(s) after it: p50 "), std::string::npos) << r.output;
     EXPECT_NE(report->find("\"repeat\": 2, \"steady_runs\": 1, \"steady_p50\": "), std::string::npos) << *report;
