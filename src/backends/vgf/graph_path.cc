@@ -32,20 +32,20 @@ std::vector<std::string> native_path_gaps(const vulkan::Device& device, const un
   const auto& enabled = device.enabled();
   for (const char* e :
        {vulkan::arm::kTensorsExtension, vulkan::arm::kDataGraphExtension, vulkan::arm::kDataGraphTosaExtension})
-    if (!enabled.extensions.contains(e)) gaps.push_back("extension " + std::string(e));
+    if (!enabled.extensions.contains(e)) gaps.push_back("extension " + std::string(e) + " not enabled");
   for (vulkan::Feature f :
        {vulkan::Feature::kTensorsARM, vulkan::Feature::kDataGraphARM, vulkan::Feature::kDataGraphShaderModuleARM})
-    if (!device.has(f)) gaps.push_back("feature " + std::string(vulkan::feature_name(f)));
+    if (!device.has(f)) gaps.push_back("feature " + std::string(vulkan::feature_name(f)) + " not enabled");
   // Barriers name the data-graph stage, which only synchronization2's 64-bit masks hold.
-  if (!device.uses_synchronization2()) gaps.push_back("synchronization2 (Vulkan 1.3)");
+  if (!device.uses_synchronization2()) gaps.push_back("synchronization2 (Vulkan 1.3) not enabled");
   if (!gaps.empty()) return gaps;  // the queries below need the extensions
 
   if ((enabled.queue_family_flags.at(0) & vulkan::arm::kQueueDataGraphBit) == 0)
     gaps.push_back("queue family " + std::to_string(device.queue().family_index()) + " without DATA_GRAPH_BIT_ARM");
   else if (!vulkan::supports_operation_set(vulkan::queue_family_data_graph_properties(device),
                                            spirv::kTosaExtInstSetName))
-    gaps.push_back("operation set " + std::string(spirv::kTosaExtInstSetName) + " on queue family " +
-                   std::to_string(device.queue().family_index()));
+    gaps.push_back("queue family " + std::to_string(device.queue().family_index()) + " does not list operation set " +
+                   std::string(spirv::kTosaExtInstSetName));
 
   const uint64_t max_bytes = device.properties().limits.maxStorageBufferRange;
   for (size_t s = 0; s < file.segments.size(); ++s) {
@@ -66,7 +66,7 @@ std::vector<std::string> native_path_gaps(const vulkan::Device& device, const un
     // TOSA 1.0 has no int48 tensor format the extension's tensors take.
     for (const auto& v : graphs[s]->values)
       if (v.type.dtype == DType::kInt64) {
-        gaps.push_back(where + "an int48 tensor");
+        gaps.push_back(where + "an int48 tensor (no tensor format)");
         break;
       }
   }
@@ -79,9 +79,9 @@ Result<GraphPath> choose_graph_path(GraphPath requested, const std::vector<std::
   if (gaps.empty()) return GraphPath::kNative;
   if (requested == GraphPath::kAuto) return GraphPath::kLowered;
   std::string list;
-  for (const auto& gap : gaps) list += (list.empty() ? "" : ", ") + gap;
-  return unsupported("vgf_graph_path=native: device '" + device_name + "' cannot run the graphs natively; it lacks " +
-                     list + " (Arm's ML emulation layer provides the extensions on any Vulkan 1.3 driver; " +
+  for (const auto& gap : gaps) list += (list.empty() ? "" : "; ") + gap;
+  return unsupported("vgf_graph_path=native: device '" + device_name + "' cannot run the graphs natively: " + list +
+                     " (Arm's ML emulation layer provides the extensions on any Vulkan 1.3 driver; " +
                      "vgf_graph_path=auto falls back to the lowered path)");
 }
 

@@ -26,8 +26,8 @@ std::string_view graph_path_name(GraphPath path);  // "native", "lowered" ("auto
 
 // Every reason `device` cannot run the GRAPH segments of `file` (graphs[i]: segment i's graph,
 // null for COMPUTE segments) as data-graph pipelines, each named, e.g. "extension
-// VK_ARM_data_graph", "feature dataGraph", "queue family without DATA_GRAPH_BIT_ARM",
-// "segment 0: resource 2 has padded strides". Empty: the native path can run them.
+// VK_ARM_data_graph not enabled", "feature dataGraph not enabled", "queue family 0 without
+// DATA_GRAPH_BIT_ARM", "segment 0: resource 2 is not packed". Empty: the native path can run them.
 std::vector<std::string> native_path_gaps(const vulkan::Device& device, const univk::vgf::VgfFile& file,
                                           const std::vector<const spirv::TosaGraph*>& graphs);
 

@@ -142,10 +142,11 @@ TEST(VgfNativePath, OptionValues) {
   EXPECT_EQ(*vgf::choose_graph_path(vgf::GraphPath::kAuto, {}, "d"), vgf::GraphPath::kNative);
   EXPECT_EQ(*vgf::choose_graph_path(vgf::GraphPath::kAuto, {"extension X"}, "d"), vgf::GraphPath::kLowered);
   EXPECT_EQ(*vgf::choose_graph_path(vgf::GraphPath::kLowered, {}, "d"), vgf::GraphPath::kLowered);
-  auto native = vgf::choose_graph_path(vgf::GraphPath::kNative, {"extension X", "feature Y"}, "lavapipe");
+  auto native = vgf::choose_graph_path(vgf::GraphPath::kNative, {"extension X not enabled", "feature Y"}, "lavapipe");
   EXPECT_EQ(native.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(native.status().message().find("'lavapipe'"), std::string::npos) << native.status().to_string();
-  EXPECT_NE(native.status().message().find("extension X, feature Y"), std::string::npos);
+  EXPECT_NE(native.status().message().find("natively: extension X not enabled; feature Y"), std::string::npos)
+      << native.status().to_string();
 }
 
 // A plain device (no emulation layer): native is an error naming every missing piece; auto and
@@ -164,8 +165,9 @@ TEST(VgfNativePath, NativeWithoutTheExtensionsNamesWhatIsMissing) {
   auto native = (*prepared)->init(*device, {{"vgf_graph_path", "native"}});
   ASSERT_FALSE(native.ok());
   EXPECT_EQ(native.status().code(), StatusCode::kUnsupported);
-  for (const char* missing : {"vgf_graph_path=native", "extension VK_ARM_tensors", "extension VK_ARM_data_graph",
-                              "extension VK_ARM_data_graph_instruction_set_tosa", "feature dataGraph"})
+  for (const char* missing :
+       {"vgf_graph_path=native", "extension VK_ARM_tensors not enabled", "extension VK_ARM_data_graph not enabled",
+        "extension VK_ARM_data_graph_instruction_set_tosa not enabled", "feature dataGraph not enabled"})
     EXPECT_NE(native.status().message().find(missing), std::string::npos) << native.status().to_string();
   for (const char* path : {"auto", "lowered"}) {
     auto delegate = (*prepared)->init(*device, {{"vgf_graph_path", path}});
