@@ -258,6 +258,9 @@ Result<std::unique_ptr<NativeGraphBinding>> NativeGraph::bind(std::span<const vu
     if (req.alignment > 1 && range.offset % req.alignment != 0)
       return unsupported(where + " starts at byte " + std::to_string(range.offset) +
                          " of its memory; the tensor needs an alignment of " + std::to_string(req.alignment));
+    // Not checked: that the range's memory type is among req.memoryTypeBits (BufferRange does
+    // not carry the type). Under Arm's emulation layer every buffer memory type backs tensors;
+    // a driver with tensor-only memory types would need the type here (docs/VGF_BACKEND.md).
     if (req.size > range.size)
       return unsupported(where + ": the tensor needs " + std::to_string(req.size) + " bytes, its buffer range holds " +
                          std::to_string(range.size));
