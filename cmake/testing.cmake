@@ -25,7 +25,34 @@ function(univk_add_test)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
-  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "UNIVK_VALIDATION=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/lsan.supp;TSAN_OPTIONS=halt_on_error=1:suppressions=${PROJECT_SOURCE_DIR}/tests/support/tsan.supp;UNIVK_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/testdata;${UNIVK_THIRD_PARTY_TEST_ENV};${ARG_ENV}")
+  univk_test_properties(${ARG_NAME} "${ARG_LABELS}" ${ARG_TIMEOUT} "${ARG_ENV}")
   univk_collect_spirv_modules(${ARG_NAME})
+endfunction()
+
+# The properties every univk test gets: labels, timeout, and an environment with validation on,
+# sanitizer settings, the external test data and third-party tools, plus `env`.
+function(univk_test_properties name labels timeout env)
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout}
+    ENVIRONMENT "UNIVK_VALIDATION=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/lsan.supp;TSAN_OPTIONS=halt_on_error=1:suppressions=${PROJECT_SOURCE_DIR}/tests/support/tsan.supp;UNIVK_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/testdata;${UNIVK_THIRD_PARTY_TEST_ENV};${env}")
+endfunction()
+
+# univk_add_native_graph_run(NAME <name> TEST <test> [ARGS <gtest args>...] [TIMEOUT <s>])
+# Runs the executable of univk test <test> again (label vgf_native) on the native VgfBackend
+# path: its instances enable Arm's ML emulation layers (UNIVK_INSTANCE_LAYERS, VK_LAYER_PATH with
+# the system layer folders after them, so validation stays on) and the VGF test helpers ask
+# for vgf_graph_path=native (UNIVK_TEST_VGF_GRAPH_PATH). Added only when the layer was extracted
+# (cmake/third_party.cmake); vgf_native_test skips, or fails in CI, without it.
+function(univk_add_native_graph_run)
+  cmake_parse_arguments(ARG "" "NAME;TEST;TIMEOUT" "ARGS" ${ARGN})
+  set(layer "${UNIVK_THIRD_PARTY_DIR}/arm-ml-emulation-layer")
+  if(NOT EXISTS "${layer}/graph")
+    return()
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 900)
+  endif()
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_TEST} ${ARG_ARGS})
+  set(system_layers "/usr/local/share/vulkan/explicit_layer.d:/usr/share/vulkan/explicit_layer.d:/etc/vulkan/explicit_layer.d")
+  univk_test_properties(${ARG_NAME} vgf_native ${ARG_TIMEOUT}
+    "VK_LAYER_PATH=${layer}/graph:${layer}/tensor:${system_layers};UNIVK_INSTANCE_LAYERS=VK_LAYER_ML_Graph_Emulation:VK_LAYER_ML_Tensor_Emulation;UNIVK_TEST_VGF_GRAPH_PATH=native")
 endfunction()

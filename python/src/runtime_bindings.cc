@@ -142,6 +142,7 @@ void bind_runtime(py::module_& m) {
                d["device"] = handle_value(c.device);
                d["queue"] = handle_value(c.queue);
                d["stats"] = stats_dict(c.stats);
+               if (!c.graph_path.empty()) d["graph_path"] = c.graph_path;
                out.append(d);
              }
              return out;

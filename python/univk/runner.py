@@ -105,7 +105,8 @@ class Method:
         vulkan_shared_context_mode=disabled), device_name ('default/0' or 'private'),
         standalone_device, device and queue (VkDevice/VkQueue handles as integers), what the
         load spent on it (load_ms, pipelines_compiled, pipelines_reused) and the delegate's
-        stats, which change with every call."""
+        stats, which change with every call; VgfBackend calls also give graph_path, 'native'
+        (VK_ARM_data_graph pipelines) or 'lowered' (univk's kernels)."""
         return self._method.delegate_calls()
 
 

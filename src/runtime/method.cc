@@ -265,6 +265,7 @@ std::vector<DelegateCallInfo> Method::delegate_calls() const {
     info.load_ms = slot.load_seconds * 1000.0;
     info.pipelines_compiled = slot.pipelines.created;
     info.pipelines_reused = slot.pipelines.looked_up - slot.pipelines.created;
+    info.graph_path = slot.delegate->graph_path();
     infos.push_back(std::move(info));
   }
   return infos;

@@ -63,6 +63,8 @@ Result<Buffer> Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   return buffer;
 }
 
+BufferRange Buffer::range() const { return {buffer_, 0, size_, memory_}; }
+
 Result<VkDeviceSize> host_import_alignment(const Device& device) {
   const PFN_vkGetPhysicalDeviceProperties2 properties2 = device.instance_object()->vk().vkGetPhysicalDeviceProperties2;
   if (!device.enabled().extensions.contains(kExternalMemoryHostExtension) || properties2 == nullptr ||

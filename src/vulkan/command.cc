@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "univk/vulkan/arm_data_graph.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
@@ -56,6 +57,12 @@ void record_memory_barrier(const Device& device, VkCommandBuffer cmd, VkPipeline
   barrier.dstAccessMask = legacy_access(dst_access);
   device.vk().vkCmdPipelineBarrier(cmd, legacy_stages(src_stage, 0), legacy_stages(dst_stage, 0), 0, 1, &barrier, 0,
                                    nullptr, 0, nullptr);
+}
+
+// On a device with VK_ARM_data_graph (and synchronization2, whose 64-bit masks name its stage),
+// barriers also cover data-graph dispatches, which run at their own pipeline stage.
+bool orders_data_graph(const Device& device) {
+  return device.uses_synchronization2() && device.enabled().extensions.contains(arm::kDataGraphExtension);
 }
 
 }  // namespace
@@ -116,13 +123,25 @@ Status end_command_buffer(const Device& device, VkCommandBuffer cmd) {
 }
 
 void record_full_barrier(const Device& device, VkCommandBuffer cmd) {
-  record_memory_barrier(device, cmd, kComputeAndTransfer, kComputeAndTransferWrites, kComputeAndTransfer,
-                        kComputeAndTransferWrites | VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT);
+  VkPipelineStageFlags2 stages = kComputeAndTransfer;
+  VkAccessFlags2 writes = kComputeAndTransferWrites;
+  VkAccessFlags2 reads = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+  if (orders_data_graph(device)) {
+    stages |= arm::kPipelineStage2DataGraph;
+    writes |= arm::kAccess2DataGraphWrite;
+    reads |= arm::kAccess2DataGraphRead;
+  }
+  record_memory_barrier(device, cmd, stages, writes, stages, writes | reads);
 }
 
 void record_host_read_barrier(const Device& device, VkCommandBuffer cmd) {
-  record_memory_barrier(device, cmd, kComputeAndTransfer, kComputeAndTransferWrites, VK_PIPELINE_STAGE_2_HOST_BIT,
-                        VK_ACCESS_2_HOST_READ_BIT);
+  VkPipelineStageFlags2 stages = kComputeAndTransfer;
+  VkAccessFlags2 writes = kComputeAndTransferWrites;
+  if (orders_data_graph(device)) {
+    stages |= arm::kPipelineStage2DataGraph;
+    writes |= arm::kAccess2DataGraphWrite;
+  }
+  record_memory_barrier(device, cmd, stages, writes, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 }
 
 void record_buffer_barrier(const Device& device, VkCommandBuffer cmd, const BufferRange& range,

@@ -72,8 +72,7 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
     return incompatible("Vulkan device '" + caps.device_name + "' lacks: " + join(missing));
   }
 
-  uint32_t family = 0;
-  while ((caps.queue_family_flags[family] & merged.queue_flags) != merged.queue_flags) ++family;  // check() found one
+  const uint32_t family = merged.choose_queue_family(caps.queue_family_flags).value();  // check() found one
 
   std::vector<std::string> extensions(merged.required_extensions.begin(), merged.required_extensions.end());
   for (const auto& e : merged.optional_extensions) {

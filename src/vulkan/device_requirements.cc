@@ -5,6 +5,8 @@
 #include <array>
 #include <sstream>
 
+#include "univk/vulkan/arm_data_graph.h"
+
 namespace univk::vulkan {
 namespace {
 
@@ -33,8 +35,11 @@ constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
     "scalarBlockLayout",
     "robustBufferAccess",
     "cooperativeMatrixNV",
+    "tensors",
+    "dataGraph",
+    "dataGraphShaderModule",
 };
-static_assert(static_cast<int>(Feature::kCooperativeMatrixNV) + 1 == kFeatureCount,
+static_assert(static_cast<int>(Feature::kDataGraphShaderModuleARM) + 1 == kFeatureCount,
               "kFeatureCount and kFeatureNames must cover every Feature");
 
 }  // namespace
@@ -59,7 +64,7 @@ std::string queue_flags_string(VkQueueFlags flags) {
   static constexpr std::pair<VkQueueFlagBits, const char*> kNames[] = {
       {VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},   {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},
       {VK_QUEUE_TRANSFER_BIT, "TRANSFER"},   {VK_QUEUE_SPARSE_BINDING_BIT, "SPARSE_BINDING"},
-      {VK_QUEUE_PROTECTED_BIT, "PROTECTED"},
+      {VK_QUEUE_PROTECTED_BIT, "PROTECTED"}, {static_cast<VkQueueFlagBits>(arm::kQueueDataGraphBit), "DATA_GRAPH_ARM"},
   };
   std::string out;
   VkQueueFlags named = 0;
@@ -85,9 +90,18 @@ void DeviceRequirements::merge(const DeviceRequirements& other) {
   required_features.insert(other.required_features.begin(), other.required_features.end());
   optional_features.insert(other.optional_features.begin(), other.optional_features.end());
   queue_flags |= other.queue_flags;
+  preferred_queue_flags |= other.preferred_queue_flags;
   // Required wins over optional.
   for (const auto& e : required_extensions) optional_extensions.erase(e);
   for (Feature f : required_features) optional_features.erase(f);
+}
+
+std::optional<uint32_t> DeviceRequirements::choose_queue_family(const std::vector<VkQueueFlags>& family_flags) const {
+  for (VkQueueFlags wanted : {queue_flags | preferred_queue_flags, queue_flags}) {
+    for (uint32_t i = 0; i < family_flags.size(); ++i)
+      if ((family_flags[i] & wanted) == wanted) return i;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> DeviceRequirements::check(const DeviceCapabilities& caps) const {
@@ -111,6 +125,7 @@ std::vector<std::string> DeviceRequirements::check(const DeviceCapabilities& cap
 std::string DeviceRequirements::describe() const {
   std::ostringstream out;
   out << "API >= " << api_version_string(min_api_version) << ", queue " << queue_flags_string(queue_flags);
+  if (preferred_queue_flags != 0) out << " (preferred " << queue_flags_string(preferred_queue_flags) << ")";
   auto list = [&out](const char* label, const auto& items, auto name_of) {
     if (items.empty()) return;
     out << ", " << label << " {";

@@ -25,6 +25,18 @@ FeatureChain::FeatureChain(uint32_t api_version, const std::set<std::string>& ex
     *next = &cooperative_matrix_nv_;
     next = &cooperative_matrix_nv_.pNext;
   }
+  // The ARM structs are declared by univk (arm_data_graph.h): their sType is set by their
+  // default member initialisers.
+  if (api_version_ >= VK_API_VERSION_1_1 && extensions.contains(arm::kTensorsExtension)) {
+    has_tensors_arm_ = true;
+    *next = &tensors_arm_;
+    next = &tensors_arm_.pNext;
+  }
+  if (api_version_ >= VK_API_VERSION_1_1 && extensions.contains(arm::kDataGraphExtension)) {
+    has_data_graph_arm_ = true;
+    *next = &data_graph_arm_;
+    next = &data_graph_arm_.pNext;
+  }
 }
 
 VkBool32* FeatureChain::field(Feature feature) {
@@ -78,6 +90,12 @@ VkBool32* FeatureChain::field(Feature feature) {
       return has13 ? &v13_.shaderIntegerDotProduct : nullptr;
     case Feature::kCooperativeMatrixNV:
       return has_cooperative_matrix_nv_ ? &cooperative_matrix_nv_.cooperativeMatrix : nullptr;
+    case Feature::kTensorsARM:
+      return has_tensors_arm_ ? &tensors_arm_.tensors : nullptr;
+    case Feature::kDataGraphARM:
+      return has_data_graph_arm_ ? &data_graph_arm_.dataGraph : nullptr;
+    case Feature::kDataGraphShaderModuleARM:
+      return has_data_graph_arm_ ? &data_graph_arm_.dataGraphShaderModule : nullptr;
   }
   return nullptr;
 }

@@ -10,6 +10,7 @@
 
 #include <volk.h>
 
+#include "univk/vulkan/arm_data_graph.h"
 #include "univk/vulkan/device_requirements.h"
 
 namespace univk::vulkan {
@@ -41,6 +42,10 @@ class FeatureChain {
   VkPhysicalDeviceVulkan13Features v13_{};
   bool has_cooperative_matrix_nv_ = false;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_matrix_nv_{};
+  bool has_tensors_arm_ = false;
+  arm::PhysicalDeviceTensorFeatures tensors_arm_{};
+  bool has_data_graph_arm_ = false;
+  arm::PhysicalDeviceDataGraphFeatures data_graph_arm_{};
 };
 
 }  // namespace univk::vulkan

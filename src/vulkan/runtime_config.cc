@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <optional>
+#include <string>
 
 #include "univk/base/logging.h"
 
@@ -33,6 +35,14 @@ RuntimeConfig RuntimeConfig::from_environment() {
   if (const char* device = std::getenv("UNIVK_DEVICE")) config.device_selector = device;
   if (auto us = non_negative_integer("UNIVK_WAIT_SPIN_US")) config.wait_spin_us = static_cast<int64_t>(*us);
   if (auto ms = non_negative_integer("UNIVK_EXECUTE_TIMEOUT_MS")) config.execute_timeout_ms = static_cast<int64_t>(*ms);
+  if (const char* layers = std::getenv("UNIVK_INSTANCE_LAYERS")) {
+    std::string list = layers;
+    for (size_t start = 0; start <= list.size();) {
+      const size_t end = std::min(list.find(':', start), list.size());
+      if (end > start) config.instance_layers.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
   return config;
 }
 

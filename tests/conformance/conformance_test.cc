@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -205,6 +206,10 @@ void run_on_backend(const std::string& backend, const Instance& inst, testing::T
     load.require_no_cpu_fallback = true;
     load.registry = Devices::get().registry();
     load.backend_options[backend]["vulkan_shared_context_name"] = "conformance_" + backend;
+    // conformance_vgf_native runs the VgfBackend's cases with vgf_graph_path=native
+    // (docs/VGF_BACKEND.md, "Native path tests").
+    const char* graph_path = std::getenv("UNIVK_TEST_VGF_GRAPH_PATH");
+    if (graph_path != nullptr && backend == kVgfBackend) load.backend_options[backend]["vgf_graph_path"] = graph_path;
     UNIVK_ASSIGN_OR_FAIL(std::unique_ptr<runtime::Method> method, program->load_method("forward", load));
     ASSERT_EQ(method->mode(), mode);
     for (const runtime::DelegateCallInfo& call : method->delegate_calls()) Devices::get().keep(call.device_key);

@@ -81,7 +81,7 @@ TEST(BuiltinOptionKeys, VgfBackendKeysAreKnown) {
   if (builtin_backends().find("VgfBackend") == nullptr) GTEST_SKIP() << "this build has no VgfBackend";
   LoadOptions options;
   options.all_backends = {
-      {"max_binding_bytes", "4096"}, {"vgf_output_staging", "always"}, {"vgf_execution_path", "lowered"}};
+      {"max_binding_bytes", "4096"}, {"vgf_output_staging", "always"}, {"vgf_graph_path", "lowered"}};
   UNIVK_EXPECT_OK(options.check_keys());
   options.all_backends = {{"max_binding_byte", "4096"}};
   const Status s = options.check_keys();

@@ -143,6 +143,16 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
     std::vector<std::string> backends;
     for (const auto& call : report["delegate_calls"]) backends.push_back(call["backend"]);
     EXPECT_EQ(backends, (std::vector<std::string>{"VgfBackend", "VulkanBackend", "VgfBackend"}));
+    // Each VgfBackend call says how its graphs ran (lavapipe without Arm's emulation layer:
+    // lowered); the VulkanBackend's has no graph path.
+    for (const auto& call : report["delegate_calls"]) {
+      if (call["backend"] == "VgfBackend") {
+        EXPECT_EQ(call["graph_path"], "lowered") << *text;
+      } else {
+        EXPECT_FALSE(call.contains("graph_path")) << *text;
+      }
+    }
+    EXPECT_NE(r.output.find("graph path lowered"), std::string::npos) << r.output;
     // --repeat 2: the cold first run apart from the one steady-state run after it.
     EXPECT_NE(r.output.find("the 1 run(s) after it: p50 "), std::string::npos) << r.output;
     EXPECT_EQ(report["timings_ms"]["repeat"], 2);

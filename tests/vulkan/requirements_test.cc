@@ -35,7 +35,8 @@ TEST(Strings, VersionsAndQueueFlags) {
   EXPECT_EQ(api_version_string(VK_MAKE_API_VERSION(0, 1, 2, 197)), "1.2");
   EXPECT_EQ(queue_flags_string(VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT), "COMPUTE|TRANSFER");
   EXPECT_EQ(queue_flags_string(0), "NONE");
-  EXPECT_EQ(queue_flags_string(VK_QUEUE_GRAPHICS_BIT | 0x400), "GRAPHICS|0x400");
+  EXPECT_EQ(queue_flags_string(VK_QUEUE_GRAPHICS_BIT | 0x400), "GRAPHICS|DATA_GRAPH_ARM");  // VK_ARM_data_graph
+  EXPECT_EQ(queue_flags_string(VK_QUEUE_GRAPHICS_BIT | 0x1000), "GRAPHICS|0x1000");
 }
 
 TEST(Requirements, MergeIsAUnionWhereRequiredWins) {

@@ -65,9 +65,11 @@ void Report::print_text(FILE* out) const {
     while (call < delegate_calls.size() && delegate_calls[call].instruction < i) ++call;
     if (call < delegate_calls.size() && delegate_calls[call].instruction == i) {
       const auto& c = delegate_calls[call];
-      std::fprintf(out, "  [%zu] %-13s device %s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n",
-                   i, c.backend_id.c_str(), c.device_name().c_str(), hex_handle(c.device).c_str(),
-                   hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers, c.stats.submissions);
+      const std::string path = c.graph_path.empty() ? "" : "  graph path " + c.graph_path;
+      std::fprintf(
+          out, "  [%zu] %-13s device %s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u%s\n", i,
+          c.backend_id.c_str(), c.device_name().c_str(), hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(),
+          c.stats.dispatches, c.stats.barriers, c.stats.submissions, path.c_str());
     } else {
       std::fprintf(out, "  [%zu] %s\n", i, ins.name.c_str());
     }
@@ -132,6 +134,7 @@ bool Report::write_json(const std::string& path, const char* tool) const {
                        {"submissions", c.stats.submissions},
                        {"bytes_uploaded", c.stats.bytes_uploaded},
                        {"bytes_downloaded", c.stats.bytes_downloaded}}}});
+    if (!c.graph_path.empty()) calls.back()["graph_path"] = c.graph_path;
   }
   j["delegate_calls"] = std::move(calls);
   j["cpu_operators"] = cpu_operators();

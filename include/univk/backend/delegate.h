@@ -20,6 +20,7 @@
 #pragma once
 
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include <volk.h>
@@ -56,6 +57,11 @@ class Delegate {
 
   // Counters of the work done per execute (per_delegate) or per recorded submission (fused).
   virtual ExecuteStats stats() const = 0;
+
+  // How the delegate runs its graphs when its backend has more than one way, decided at init
+  // (VgfBackend: "native" for VK_ARM_data_graph pipelines, "lowered" for univk's compute
+  // kernels); empty for a backend with one way.
+  virtual std::string_view graph_path() const { return {}; }
 };
 
 // The input check of the contract, shared by the Method and every delegate's execute(): one

@@ -113,6 +113,8 @@ struct DelegateCallInfo {
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
   ExecuteStats stats;  // the delegate's counters (last execute, or per submission when fused)
+  // Delegate::graph_path(): VgfBackend "native" | "lowered"; empty for other backends.
+  std::string graph_path;
   // What load_method spent on this delegate call: its init and recording (or per_delegate
   // set-up), and the pipelines they created (compiled) or found in the device's cache.
   double load_ms = 0;

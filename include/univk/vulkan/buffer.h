@@ -14,6 +14,17 @@ namespace univk::vulkan {
 
 class Device;
 
+// A range of a buffer (a planned slice of an arena, or a whole buffer). Borrowed handle.
+struct BufferRange {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = 0;
+  // The memory `buffer` is bound to, at memory offset 0 (every univk Buffer is), so the range's
+  // bytes are memory bytes [offset, offset + size): what a VK_ARM_tensors tensor aliasing the
+  // range binds. VK_NULL_HANDLE where the maker did not say (tensors cannot alias it then).
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+};
+
 enum class MemoryKind {
   kDeviceLocal,            // DEVICE_LOCAL, not mapped
   kHostVisible,            // HOST_VISIBLE|HOST_COHERENT, mapped (prefers HOST_CACHED for readback)
@@ -45,6 +56,9 @@ class Buffer {
   ~Buffer();
 
   VkBuffer handle() const { return buffer_; }
+  VkDeviceMemory memory() const { return memory_; }  // bound at offset 0
+  // The whole buffer as a range (with its memory).
+  BufferRange range() const;
   VkDeviceSize size() const { return size_; }
   void* mapped() const { return mapped_; }  // null unless host visible
   bool host_visible() const { return mapped_ != nullptr; }
@@ -78,12 +92,5 @@ class Buffer {
 Result<VkDeviceSize> host_import_alignment(const Device& device);
 
 inline constexpr const char* kExternalMemoryHostExtension = "VK_EXT_external_memory_host";
-
-// A range of a buffer (a planned slice of an arena, or a whole buffer). Borrowed handle.
-struct BufferRange {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceSize offset = 0;
-  VkDeviceSize size = 0;
-};
 
 }  // namespace univk::vulkan

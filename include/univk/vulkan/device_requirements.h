@@ -41,8 +41,11 @@ enum class Feature : uint16_t {
   kScalarBlockLayout,                   // Vulkan12Features
   kRobustBufferAccess,                  // Features::robustBufferAccess
   kCooperativeMatrixNV,                 // CooperativeMatrixFeaturesNV (VK_NV_cooperative_matrix)
+  kTensorsARM,                          // TensorFeaturesARM::tensors (VK_ARM_tensors)
+  kDataGraphARM,                        // DataGraphFeaturesARM::dataGraph (VK_ARM_data_graph)
+  kDataGraphShaderModuleARM,            // DataGraphFeaturesARM::dataGraphShaderModule
 };
-inline constexpr int kFeatureCount = 23;
+inline constexpr int kFeatureCount = 26;
 
 std::string_view feature_name(Feature feature);  // "shaderInt8", "timelineSemaphore", ...
 std::optional<Feature> feature_from_name(std::string_view name);
@@ -67,6 +70,13 @@ struct DeviceRequirements {
   std::set<Feature> required_features;
   std::set<Feature> optional_features;
   VkQueueFlags queue_flags = VK_QUEUE_COMPUTE_BIT;  // one queue family must have all of them
+  // Flags a family should have on top of queue_flags: the device is created on a family with
+  // both when one exists, else on one with queue_flags alone (never an error).
+  VkQueueFlags preferred_queue_flags = 0;
+
+  // The family Device::create uses: the first with queue_flags | preferred_queue_flags, else the
+  // first with queue_flags; nullopt when none has queue_flags.
+  std::optional<uint32_t> choose_queue_family(const std::vector<VkQueueFlags>& family_flags) const;
 
   // Union: max of API versions, union of sets and flags. An item required by either side stays
   // required (and is dropped from the optional set).
@@ -80,6 +90,6 @@ struct DeviceRequirements {
 };
 
 std::string api_version_string(uint32_t version);    // "1.3"
-std::string queue_flags_string(VkQueueFlags flags);  // "COMPUTE|TRANSFER"
+std::string queue_flags_string(VkQueueFlags flags);  // "COMPUTE|TRANSFER", "COMPUTE|DATA_GRAPH_ARM"
 
 }  // namespace univk::vulkan

@@ -18,6 +18,12 @@ struct RuntimeConfig {
   // messages to univk::vulkan::record_validation_message. UNIVK_VALIDATION=1 also turns it on.
   bool enable_validation = false;
   std::vector<std::string> instance_extensions;
+  // Instance layers to enable, in order (the first is nearest the application), before
+  // VK_LAYER_KHRONOS_validation when validation is on; e.g. Arm's ML emulation layers
+  // VK_LAYER_ML_Graph_Emulation then VK_LAYER_ML_Tensor_Emulation, found through VK_LAYER_PATH.
+  // A layer the loader does not list is Incompatible at instance creation, naming it.
+  // UNIVK_INSTANCE_LAYERS (colon-separated) sets it.
+  std::vector<std::string> instance_layers;
   // Physical device: an index into the sorted device list or a substring of the device name.
   // Empty: UNIVK_DEVICE from the environment, else the first device in the deterministic order
   // (discrete, integrated, virtual, CPU; then by index).
@@ -38,7 +44,8 @@ struct RuntimeConfig {
   static constexpr int64_t kCpuDeviceExecuteTimeoutMs = 600000;
 
   // Defaults with the environment applied (UNIVK_VALIDATION, UNIVK_DEVICE, UNIVK_WAIT_SPIN_US,
-  // UNIVK_EXECUTE_TIMEOUT_MS). A malformed value keeps the default and logs a warning.
+  // UNIVK_EXECUTE_TIMEOUT_MS, UNIVK_INSTANCE_LAYERS). A malformed value keeps the default and
+  // logs a warning.
   static RuntimeConfig from_environment();
 };
 

@@ -1,8 +1,10 @@
 #include "requirements.h"
 
+#include <algorithm>
 #include <string>
 
 #include "univk/spirv/tosa_graph.h"
+#include "univk/vulkan/arm_data_graph.h"
 
 namespace univk::backends::vgf {
 
@@ -204,6 +206,16 @@ Result<DeviceRequirements> spirv_module_requirements(std::span<const uint32_t> w
   return r;
 }
 
+DeviceRequirements native_graph_requirements() {
+  DeviceRequirements r;
+  r.optional_extensions = {vulkan::arm::kTensorsExtension, vulkan::arm::kDataGraphExtension,
+                           vulkan::arm::kDataGraphTosaExtension};
+  r.optional_features = {Feature::kTensorsARM, Feature::kDataGraphARM, Feature::kDataGraphShaderModuleARM,
+                         Feature::kSynchronization2};
+  r.preferred_queue_flags = vulkan::arm::kQueueDataGraphBit;
+  return r;
+}
+
 Result<DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file) {
   UNIVK_RETURN_IF_ERROR(check_runnable(file));
   DeviceRequirements r;
@@ -231,6 +243,10 @@ Result<DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file) {
       r.optional_features.insert(Feature::kRobustBufferAccess);
     }
   }
+  const bool has_graph = std::any_of(file.segments.begin(), file.segments.end(), [](const univk::vgf::Segment& seg) {
+    return seg.type == univk::vgf::ModuleType::kGraph;
+  });
+  if (has_graph) r.merge(native_graph_requirements());
   for (const auto& res : file.resources)
     if (auto dt = univk::vgf::dtype_from_vk_format(res.vk_format);
         dt && res.category != univk::vgf::ResourceCategory::kConstant)

@@ -8,7 +8,8 @@
 // storageBuffer8BitAccess (their dispatches use 8-bit views). COMPUTE segments need what their SPIR-V declares
 // (OpCapability and OpExtension mapped to features, extensions and a minimum API version) and ask for
 // robustBufferAccess (optional: VgfDelegate decides, by its vgf_robust_buffer_access option,
-// whether a device without it may run them).
+// whether a device without it may run them). GRAPH segments also ask, optionally, for what the
+// native path needs (native_graph_requirements).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,14 @@ Status check_runnable(const univk::vgf::VgfFile& file);
 
 // Requirements of one SPIR-V compute module (scan of OpCapability / OpExtension).
 Result<vulkan::DeviceRequirements> spirv_module_requirements(std::span<const uint32_t> words);
+
+// What the native path (VK_ARM_data_graph pipelines) would use, all optional: the three ARM
+// extensions, their tensors/dataGraph/dataGraphShaderModule features, synchronization2 (its
+// barriers name the data-graph stage) and a queue family with DATA_GRAPH_BIT_ARM besides
+// COMPUTE. Part of vgf_requirements for every VGF with a GRAPH segment, so a device created for
+// a method that holds one has them whenever the driver (or Arm's emulation layer) offers them,
+// whichever delegate's load created it.
+vulkan::DeviceRequirements native_graph_requirements();
 
 Result<vulkan::DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file);
 

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "graph_path.h"
 #include "requirements.h"
 #include "vgf_delegate.h"
 #include "univk/kernels/kernel.h"
@@ -14,19 +15,20 @@ namespace univk::backends {
 namespace {
 
 // The runtime option keys the VgfBackend reads (LoadOptions::check_keys refuses others).
-constexpr std::string_view kOptionKeys[] = {"vgf_execution_path", "max_binding_bytes", "vgf_output_staging",
+constexpr std::string_view kOptionKeys[] = {"vgf_graph_path", "max_binding_bytes", "vgf_output_staging",
                                             "vgf_robust_buffer_access", "precision"};
 
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
 Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& options) {
   vgf::DelegateOptions parsed;
   for (const auto& [name, value] : options) {
-    // Device selection (shared or standalone) happened in the Method from these options; a
-    // native VK_ARM_data_graph path would be chosen here when the device had it. It is not
-    // implemented, so every device takes the lowered compute path.
-    if (name == "vgf_execution_path" && value != "lowered")
-      return unsupported("VgfBackend: vgf_execution_path '" + value +
-                         "': only 'lowered' exists; the native VK_ARM_data_graph path is not implemented");
+    // Device selection (shared or standalone) happened in the Method from these options; the
+    // delegate resolves the graph path against the device it got (graph_path.h).
+    if (name == "vgf_graph_path") {
+      auto path = vgf::parse_graph_path(value);
+      if (!path.ok()) return path.status().with_context("VgfBackend");
+      parsed.graph_path = *path;
+    }
     if (name == "max_binding_bytes") {
       uint64_t bytes = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);

@@ -81,6 +81,7 @@ std::vector<std::string> VgfDelegate::dispatch_labels() const {
   for (const auto& seg : segments_) {
     if (seg.graph)
       for (const auto& k : seg.graph->dispatches) labels.push_back(k.label);
+    if (seg.native) labels.push_back("DATA_GRAPH");
     if (seg.compute) labels.push_back("COMPUTE");
   }
   return labels;
@@ -145,15 +146,28 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
         "robustBufferAccess, which keeps them inside their bindings; load with "
         "vgf_robust_buffer_access=off to run them without it");
 
+  std::vector<std::optional<spirv::TosaGraph>> graphs(file_.segments.size());
+  for (size_t s = 0; s < file_.segments.size(); ++s) {
+    const univk::vgf::Segment& seg = file_.segments[s];
+    if (seg.type != univk::vgf::ModuleType::kGraph) continue;
+    auto graph = spirv::read_tosa_graph(file_.modules[seg.module_index].spirv());
+    if (!graph.ok()) return graph.status().with_context("segment " + std::to_string(s) + " '" + seg.name + "'");
+    graphs[s] = std::move(graph).value();
+  }
+  UNIVK_RETURN_IF_ERROR(choose_path(graphs));
+
   uint64_t scratch_bytes = 0;
   for (size_t s = 0; s < file_.segments.size(); ++s) {
     const univk::vgf::Segment& seg = file_.segments[s];
     const univk::vgf::Module& module = file_.modules[seg.module_index];
     PreparedSegment prepared;
     const std::string where = "segment " + std::to_string(s) + " '" + seg.name + "'";
-    if (seg.type == univk::vgf::ModuleType::kGraph) {
-      auto graph = spirv::read_tosa_graph(module.spirv());
-      if (!graph.ok()) return graph.status().with_context(where);
+    if (seg.type == univk::vgf::ModuleType::kGraph && graph_path_ == GraphPath::kNative) {
+      auto native = NativeGraph::create(device_, arm_, file_, s, *graphs[s]);
+      if (!native.ok()) return native.status();
+      prepared.native = std::move(native).value();
+    } else if (seg.type == univk::vgf::ModuleType::kGraph) {
+      const std::optional<spirv::TosaGraph>& graph = graphs[s];
       LoweringContext context;
       context.binding_limit = {binding_limit(),
                                std::max<uint64_t>(device_->properties().limits.minStorageBufferOffsetAlignment, 4)};
@@ -189,6 +203,25 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
   return allocate_resources([&](const std::vector<uint32_t>& members) {
     return std::none_of(members.begin(), members.end(), [&](uint32_t r) { return is_model_io(r); });
   });
+}
+
+Status VgfDelegate::choose_path(const std::vector<std::optional<spirv::TosaGraph>>& graphs) {
+  const bool has_graph = std::any_of(graphs.begin(), graphs.end(), [](const auto& g) { return g.has_value(); });
+  if (!has_graph || options_.graph_path == GraphPath::kLowered) {
+    graph_path_ = GraphPath::kLowered;
+    return ok_status();
+  }
+  std::vector<const spirv::TosaGraph*> views;
+  for (const auto& g : graphs) views.push_back(g ? &*g : nullptr);
+  const std::vector<std::string> gaps = native_path_gaps(*device_, file_, views);
+  UNIVK_ASSIGN_OR_RETURN(graph_path_, choose_graph_path(options_.graph_path, gaps, device_->enabled().device_name));
+  if (graph_path_ == GraphPath::kNative) {
+    UNIVK_ASSIGN_OR_RETURN(arm_, vulkan::DataGraphDispatch::load(*device_));
+  } else if (options_.graph_path == GraphPath::kAuto) {
+    UNIVK_LOG(kInfo) << "VgfBackend: GRAPH segments take the lowered path on '" << device_->enabled().device_name
+                     << "' (native needs " << gaps.front() << (gaps.size() > 1 ? ", ..." : "") << ")";
+  }
+  return ok_status();
 }
 
 int64_t VgfDelegate::group_key(uint32_t r) const {
@@ -240,8 +273,7 @@ std::vector<BufferRange> VgfDelegate::own_resource_ranges() const {
   std::vector<BufferRange> ranges(file_.resources.size());
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (resource_buffer_of_[i] < 0) continue;
-    const vulkan::Buffer& b = resource_buffers_[resource_buffer_of_[i]];
-    ranges[i] = {b.handle(), 0, b.size()};
+    ranges[i] = resource_buffers_[resource_buffer_of_[i]].range();
   }
   return ranges;
 }
@@ -258,7 +290,7 @@ Status VgfDelegate::prepare_execute() {
   UNIVK_RETURN_IF_ERROR(record_work(recorder, ranges, *recording));
   UNIVK_RETURN_IF_ERROR(record_output_readback(recorder, ranges));
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, own_cmd_));
-  recording->stats.dispatches = recorder.counts().dispatches;
+  recording->stats.dispatches = recorder.counts().dispatches + recording->native_dispatches;
   recording->stats.barriers = recorder.counts().barriers;
   own_recording_ = recording.get();
   recordings_.push_back(std::move(recording));
@@ -406,7 +438,7 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
   auto recording = std::make_unique<Recording>();
   vulkan::DispatchRecorder recorder(*device_, cmd);
   UNIVK_RETURN_IF_ERROR(record_work(recorder, ranges, *recording, copy_in, copy_out));
-  recording->stats.dispatches = recorder.counts().dispatches;
+  recording->stats.dispatches = recorder.counts().dispatches + recording->native_dispatches;
   recording->stats.barriers = recorder.counts().barriers;
   last_stats_ = recording->stats;
   recordings_.push_back(std::move(recording));

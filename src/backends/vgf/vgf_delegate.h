@@ -33,6 +33,8 @@
 #include <vector>
 
 #include "dispatch_plan.h"
+#include "graph_path.h"
+#include "native_graph.h"
 #include "univk/backend/backend.h"
 #include "univk/kernels/kernel.h"
 #include "univk/vgf/vgf_file.h"
@@ -57,6 +59,8 @@ struct DelegateOptions {
   bool robust_buffer_access = true;
   // The library kernels' multiply precision (option `precision=fp32|fp16`, kernels/kernel.h).
   kernels::Precision precision = kernels::Precision::kFp32;
+  // How GRAPH segments run (option `vgf_graph_path=auto|native|lowered`, graph_path.h).
+  GraphPath graph_path = GraphPath::kAuto;
 };
 
 class VgfDelegate final : public backend::Delegate {
@@ -73,6 +77,8 @@ class VgfDelegate final : public backend::Delegate {
   Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
                 std::span<const backend::DeviceTensor> outputs) override;
   backend::ExecuteStats stats() const override { return last_stats_; }
+  // "native" (GRAPH segments as VK_ARM_data_graph pipelines) or "lowered", resolved at init.
+  std::string_view graph_path() const override { return graph_path_name(graph_path_); }
 
   // Labels of the lowered GRAPH segments' dispatches in dispatch order (tests, tools, logs).
   std::vector<std::string> dispatch_labels() const;
@@ -86,14 +92,17 @@ class VgfDelegate final : public backend::Delegate {
     uint32_t push_constant_bytes = 0;
   };
   struct PreparedSegment {
-    std::optional<SegmentPlan> graph;
-    std::optional<ComputeSegment> compute;
+    std::optional<SegmentPlan> graph;       // lowered GRAPH segment
+    std::unique_ptr<NativeGraph> native;    // native GRAPH segment
+    std::optional<ComputeSegment> compute;  // COMPUTE segment
   };
   // GPU objects one recording needs for its whole life.
   struct Recording {
     vulkan::Buffer params;
     vulkan::DescriptorPool pool;
     std::vector<std::shared_ptr<const vulkan::ComputePipeline>> pipelines;  // of its dispatches
+    std::vector<std::unique_ptr<NativeGraphBinding>> native_bindings;       // of its data-graph dispatches
+    uint32_t native_dispatches = 0;
     backend::ExecuteStats stats;
   };
   // Recording (vgf_recording.cc).
@@ -130,6 +139,12 @@ class VgfDelegate final : public backend::Delegate {
                          const std::vector<uint32_t>& words, Recording& recording);
   Status record_compute_segment(vulkan::DispatchRecorder& recorder, size_t segment,
                                 const std::vector<vulkan::BufferRange>& resource_ranges, Recording& recording);
+  // A native GRAPH segment: its tensors over the resources' memory, the barrier the recorder
+  // decides, the data-graph dispatch.
+  Status record_native_segment(vulkan::DispatchRecorder& recorder, size_t segment,
+                               const std::vector<vulkan::BufferRange>& resource_ranges, Recording& recording);
+  // Resolves options_.graph_path on this device (graph_path_) from the decoded graphs.
+  Status choose_path(const std::vector<std::optional<spirv::TosaGraph>>& graphs);
   // per_delegate: makes the model outputs readable by the host after the wait (staging copies
   // where the mapped memory is not host-cached).
   Status record_output_readback(vulkan::DispatchRecorder& recorder, const std::vector<vulkan::BufferRange>& ranges);
@@ -138,6 +153,8 @@ class VgfDelegate final : public backend::Delegate {
 
   vulkan::DeviceLease device_;
   DelegateOptions options_;
+  GraphPath graph_path_ = GraphPath::kLowered;
+  vulkan::DataGraphDispatch arm_;  // loaded when graph_path_ is native
   univk::vgf::VgfFile file_;
   backend::DelegateSpec spec_;
   std::vector<uint32_t> input_resources_;   // model input i -> resource index

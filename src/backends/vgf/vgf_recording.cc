@@ -47,7 +47,7 @@ std::vector<VgfDelegate::Step> VgfDelegate::work_steps(std::span<const Dispatch>
   std::vector<Step> steps;
   for (const Dispatch& k : before) steps.push_back({&k, 0});
   for (size_t s = 0; s < segments_.size(); ++s) {
-    if (segments_[s].compute) {
+    if (segments_[s].compute || segments_[s].native) {
       steps.push_back({nullptr, s});
     } else {
       for (const Dispatch& k : segments_[s].graph->dispatches) steps.push_back({&k, s});
@@ -250,6 +250,24 @@ Status VgfDelegate::record_compute_segment(vulkan::DispatchRecorder& recorder, s
   return recorder.dispatch(recording.pool, dispatch);
 }
 
+Status VgfDelegate::record_native_segment(vulkan::DispatchRecorder& recorder, size_t s,
+                                          const std::vector<BufferRange>& resource_ranges, Recording& recording) {
+  const NativeGraph& native = *segments_[s].native;
+  std::vector<BufferRange> ranges;
+  std::vector<BufferAccess> accesses;
+  for (const NativeBinding& b : native.bindings()) {
+    UNIVK_ASSIGN_OR_RETURN(BufferRange r, resource_range(b.resource, resource_ranges));
+    ranges.push_back(r);
+    accesses.push_back({r, b.output});
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::unique_ptr<NativeGraphBinding> bound, native.bind(ranges));
+  recorder.before_command(accesses);
+  native.record(recorder.command_buffer(), *bound);
+  recording.native_bindings.push_back(std::move(bound));
+  ++recording.native_dispatches;
+  return ok_status();
+}
+
 Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::vector<BufferRange>& resource_ranges,
                                 Recording& recording, std::span<const Dispatch> before,
                                 std::span<const Dispatch> after) {
@@ -260,7 +278,9 @@ Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::v
   vulkan::expect_pipelines(static_cast<uint32_t>(bound.size()));  // one lookup per dispatch
   size_t next_bound = 0;
   for (const Step& step : steps) {
-    if (step.dispatch == nullptr) {
+    if (step.dispatch == nullptr && segments_[step.segment].native) {
+      UNIVK_RETURN_IF_ERROR(record_native_segment(recorder, step.segment, resource_ranges, recording));
+    } else if (step.dispatch == nullptr) {
       UNIVK_RETURN_IF_ERROR(record_compute_segment(recorder, step.segment, resource_ranges, recording));
     } else if (step.dispatch->work_items != 0) {
       UNIVK_RETURN_IF_ERROR(record_dispatch(recorder, bound[next_bound++], words, recording));

@@ -669,7 +669,7 @@ TEST(VgfSplit, MaxBindingBytesMustBeAPositiveCount) {
   }
   auto staging = load(single_graph_model(g), {{"vgf_output_staging", "sometimes"}});
   EXPECT_EQ(staging.status().code(), StatusCode::kInvalidArgument) << staging.status().to_string();
-  auto path = load(single_graph_model(g), {{"vgf_execution_path", "native"}});
+  auto path = load(single_graph_model(g), {{"vgf_graph_path", "native"}});
   EXPECT_EQ(path.status().code(), StatusCode::kUnsupported) << path.status().to_string();
 }
 

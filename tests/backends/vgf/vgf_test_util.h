@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "univk/spirv/tosa_graph.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk/vulkan/device.h"
+#include "emulation_layer.h"
 #include "univk_test.h"
 
 namespace univk::backends::vgf_test {
@@ -173,6 +175,19 @@ inline backend::DelegateSpec spec_for(const ::univk::vgf::VgfFile& model, std::s
   return spec;
 }
 
+// The graph path the VGF tests ask for: CTest runs some VGF test programs a second time with
+// UNIVK_TEST_VGF_GRAPH_PATH=native (label vgf_native, tests/backends/vgf/CMakeLists.txt), where
+// devices get Arm's emulation layers and every delegate vgf_graph_path=native. Empty otherwise:
+// the backend's default (auto, lowered on devices without VK_ARM_data_graph).
+inline std::string test_graph_path() {
+  const char* path = std::getenv("UNIVK_TEST_VGF_GRAPH_PATH");
+  return path != nullptr ? path : "";
+}
+
+inline vulkan::RuntimeConfig test_runtime_config() {
+  return test_graph_path() == "native" ? emulation_config() : vulkan::RuntimeConfig::from_environment();
+}
+
 // One device per distinct requirement set for the whole test binary (device creation with the
 // validation layer dominates the run time otherwise). The devices are released when the test
 // program's environment is torn down, inside RUN_ALL_TESTS, before static destruction.
@@ -187,9 +202,16 @@ class DeviceCache : public ::testing::Environment {
     return *cache;
   }
   Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req) {
-    auto& cached = devices_[req.describe()];
+    return device_for(req, test_runtime_config());
+  }
+  // A device created with `config` (its instance layers are part of the cache key).
+  Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRequirements& req,
+                                                     const vulkan::RuntimeConfig& config) {
+    std::string key = req.describe();
+    for (const auto& layer : config.instance_layers) key += " " + layer;
+    auto& cached = devices_[key];
     if (!cached) {
-      UNIVK_ASSIGN_OR_RETURN(cached, vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), req));
+      UNIVK_ASSIGN_OR_RETURN(cached, vulkan::Device::create(config, req));
     }
     return cached;
   }
@@ -203,8 +225,10 @@ inline Result<std::shared_ptr<vulkan::Device>> device_for(const vulkan::DeviceRe
   return DeviceCache::get().device_for(req);
 }
 
-// Encodes, prepares, creates a device for the requirements and inits the delegate with `options`.
-inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, const backend::BackendOptions& options = {}) {
+// Encodes, prepares, creates a device for the requirements and inits the delegate with `options`
+// (plus vgf_graph_path=test_graph_path() unless `options` names one).
+inline Result<Loaded> load(const ::univk::vgf::VgfFile& model, backend::BackendOptions options = {}) {
+  if (!test_graph_path().empty()) options.emplace("vgf_graph_path", test_graph_path());
   Loaded loaded;
   loaded.payload = encode(model);
   auto spec = spec_for(model, loaded.payload);
