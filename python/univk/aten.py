@@ -39,10 +39,12 @@ def _call(name, keep):
 
 
 def _convolution(ctx, node, a):
-    if a.get("transposed"):
-        raise ExportError(f"node '{node.name}': transposed convolution is not supported")
     if len(ctx.shape(ctx.tensor(a["input"]))) != 4:
-        raise ExportError(f"node '{node.name}': only 2-d convolution is supported")
+        kind = "transposed convolution" if a.get("transposed") else "convolution"
+        raise ExportError(f"node '{node.name}': only 2-d {kind} is supported")
+    if a.get("transposed"):
+        return FUNCTIONS["conv_transpose2d"](ctx, node, [], {k: a[k] for k in (
+            "input", "weight", "bias", "stride", "padding", "output_padding", "groups", "dilation")})
     return FUNCTIONS["conv2d"](ctx, node, [], {k: a[k] for k in ("input", "weight", "bias", "stride", "padding",
                                                                    "dilation", "groups")})
 
@@ -249,6 +251,8 @@ ATEN.update({
     "maximum": _call("maximum", ["input", "other"]), "minimum": _call("minimum", ["input", "other"]),
     "pow": _call("pow", ["input", "exponent"]),
     "conv2d": _call("conv2d", ["input", "weight", "bias", "stride", "padding", "dilation", "groups"]),
+    "conv_transpose2d": _call("conv_transpose2d", ["input", "weight", "bias", "stride", "padding", "output_padding",
+                                                   "groups", "dilation"]),
     "convolution": _convolution,
     "batch_norm": _call("batch_norm", ["input", "running_mean", "running_var", "weight", "bias", "training", "eps"]),
     "_native_batch_norm_legit_no_training": _batch_norm_no_training,

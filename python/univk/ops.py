@@ -170,6 +170,18 @@ def _conv2d(ctx, node, args, kwargs):
     return ctx.emit(node, "conv2d", _conv_attrs(node, a["stride"], a["padding"], a["dilation"], a["groups"]), inputs)
 
 
+def _conv_transpose2d(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("weight", _NO_DEFAULT), ("bias", None), ("stride", 1),
+                    ("padding", 0), ("output_padding", 0), ("groups", 1), ("dilation", 1)], args, kwargs)
+    inputs = [ctx.tensor(a["input"]), ctx.tensor(a["weight"])]
+    if a["bias"] is not None:
+        inputs.append(ctx.tensor(a["bias"]))
+    attrs = {"stride": _pair(a["stride"]), "padding": _pair(a["padding"]),
+             "output_padding": _pair(a["output_padding"]), "dilation": _pair(a["dilation"]),
+             "groups": int(a["groups"])}
+    return ctx.emit(node, "conv_transpose2d", attrs, inputs)
+
+
 def _linear(ctx, node, args, kwargs):
     a = bind(node, [("input", _NO_DEFAULT), ("weight", _NO_DEFAULT), ("bias", None)], args, kwargs)
     inputs = [ctx.tensor(a["input"]), ctx.tensor(a["weight"])]
@@ -300,7 +312,7 @@ FUNCTIONS = {
     "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
     "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"),
     "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_avg_pool2d,
-    "conv2d": _conv2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
+    "conv2d": _conv2d, "conv_transpose2d": _conv_transpose2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
     "mean": _reduce("mean"), "sum": _reduce("sum"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "flatten": _flatten, "reshape": _reshape, "permute": _permute, "transpose": _transpose,

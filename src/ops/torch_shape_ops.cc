@@ -229,6 +229,7 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("upsample_nearest2d", output_of<upsample2d>);
     m.emplace("upsample_bilinear2d", output_of<upsample2d>);
     m.emplace("conv2d", output_of<conv2d>);
+    m.emplace("conv_transpose2d", output_of<conv_transpose2d>);
     m.emplace("linear", output_of<linear>);
     m.emplace("matmul", output_of<matmul>);
     m.emplace("bmm", output_of<bmm>);

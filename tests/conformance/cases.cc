@@ -197,6 +197,23 @@ void conv_cases(Table& t) {
         {in(Shape{1, 2, 11, 10}), weight(Shape{3, 2, 5, 5})});
   t.add("conv2d", "dilation2_stride2", attrs({{"dilation", i64(2)}, {"stride", i64(2)}, {"padding", i64(1)}}),
         {in(Shape{1, 3, 9, 9}), weight(Shape{2, 3, 3, 3}), weight(Shape{2})});
+  t.add("conv_transpose2d", "stride2_k2_bias", attrs({{"stride", i64(2)}}),
+        {in(Shape{1, 4, 5, 6}), weight(Shape{4, 3, 2, 2}), weight(Shape{3})});
+  t.add("conv_transpose2d", "stride2_pad1_output_padding1",
+        attrs({{"stride", i64(2)}, {"padding", i64(1)}, {"output_padding", i64(1)}}),
+        {in(Shape{2, 3, 4, 5}), weight(Shape{3, 5, 3, 3}), weight(Shape{5})});
+  t.add("conv_transpose2d", "stride1_pad1_nobias", attrs({{"padding", i64(1)}}),
+        {in(Shape{1, 2, 6, 5}), weight(Shape{2, 3, 3, 3})});
+  t.add(
+      "conv_transpose2d", "groups2_stride3x2_odd",
+      attrs(
+          {{"groups", i64(2)}, {"stride", ints({3, 2})}, {"padding", ints({2, 0})}, {"output_padding", ints({2, 1})}}),
+      {in(Shape{1, 4, 5, 3}), weight(Shape{4, 3, 4, 3}), weight(Shape{6})});
+  t.add("conv_transpose2d", "dilation2_output_padding1",
+        attrs({{"dilation", i64(2)}, {"output_padding", i64(1)}, {"padding", ints({1, 2})}}),
+        {in(Shape{1, 3, 4, 4}), weight(Shape{3, 2, 3, 3}), weight(Shape{2})});
+  t.add("conv_transpose2d", "depthwise_unbatched", attrs({{"groups", i64(3)}, {"stride", i64(2)}}),
+        {in(Shape{3, 4, 3}), in(Shape{3, 1, 3, 3}), in(Shape{3})});
 }
 
 void matmul_cases(Table& t) {
@@ -361,7 +378,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
          {1e-6, 1e-6}},
         {{"batch_norm", "upsample_bilinear2d"}, DType::kFloat32, {1e-6, 1e-5}},
         {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow"}, DType::kFloat32, {1e-5, 1e-5}},
-        {{"conv2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax", "layer_norm"},
+        {{"conv2d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax",
+          "layer_norm"},
          DType::kFloat32,
          {1e-5, 1e-4}},
     };

@@ -310,6 +310,7 @@ UNIVK_CONFORMANCE_OP(AdaptiveAvgPool2d, "adaptive_avg_pool2d");
 UNIVK_CONFORMANCE_OP(UpsampleNearest2d, "upsample_nearest2d");
 UNIVK_CONFORMANCE_OP(UpsampleBilinear2d, "upsample_bilinear2d");
 UNIVK_CONFORMANCE_OP(Conv2d, "conv2d");
+UNIVK_CONFORMANCE_OP(ConvTranspose2d, "conv_transpose2d");
 UNIVK_CONFORMANCE_OP(Linear, "linear");
 UNIVK_CONFORMANCE_OP(Matmul, "matmul");
 UNIVK_CONFORMANCE_OP(Bmm, "bmm");

@@ -154,6 +154,25 @@ class ExportTest(unittest.TestCase):
                     self.assertEqual(len(program.calls), vgf_first_calls if partition[0] == "VgfBackend" else 1,
                                      program.summary())
 
+    def test_conv_transpose2d_attributes(self):
+        # nn.ConvTranspose2d and F.conv_transpose2d (aten.convolution with transposed=True) run on
+        # the VulkanBackend: VgfBackend-first puts the sigmoid in a VGF call after it.
+        torch.manual_seed(0)
+        w = torch.randn(3, 2, 3, 2)
+        cases = {
+            "stride2_k2": nn.ConvTranspose2d(3, 4, 2, stride=2),
+            "stride2_pad1_output_padding1": nn.ConvTranspose2d(3, 5, 3, stride=2, padding=1, output_padding=1),
+            "groups3_dilation2_nobias": nn.ConvTranspose2d(3, 6, 3, padding=(2, 1), dilation=2, groups=3, bias=False),
+            "functional_stride3x2": Lambda(lambda x: F.conv_transpose2d(x, w, None, (3, 2), (1, 0), (2, 1))),
+        }
+        for name, conv in cases.items():
+            module = nn.Sequential(conv, nn.Sigmoid())
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    program, _ = run_both(self, module, (torch.randn(2, 3, 5, 4),), partition=partition,
+                                          atol=1e-5, rtol=1e-4)
+                    self.assertEqual([c["backend"] for c in program.calls][0], "VulkanBackend", program.summary())
+
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
             univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))

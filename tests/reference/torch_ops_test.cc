@@ -33,6 +33,7 @@ TEST(TorchOps, SupportedOpsListEveryDocumentedOperator) {
                          "max_pool2d",
                          "adaptive_avg_pool2d",
                          "conv2d",
+                         "conv_transpose2d",
                          "linear",
                          "matmul",
                          "bmm",
