@@ -268,6 +268,8 @@ ATEN.update({
                                                     "ceil_mode"]),
     "adaptive_avg_pool2d": _call("adaptive_avg_pool2d", ["input", "output_size"]),
     "_adaptive_avg_pool2d": _call("adaptive_avg_pool2d", ["input", "output_size"]),
+    # (values, indices): indices are not supported (a getitem of result 1 fails at export).
+    "adaptive_max_pool2d": _call("adaptive_max_pool2d", ["input", "output_size"]),
     "mean": _call("mean", ["input", "dim", "keepdim", "dtype"]),
     "sum": _call("sum", ["input", "dim", "keepdim", "dtype"]),
     "view": _reshape, "reshape": _reshape, "_unsafe_view": _reshape,

@@ -140,14 +140,16 @@ def _max_pool2d(ctx, node, args, kwargs):
     return ctx.emit(node, "max_pool2d", attrs, [ctx.tensor(a["input"])])
 
 
-def _adaptive_avg_pool2d(ctx, node, args, kwargs):
-    a = bind(node, [("input", _NO_DEFAULT), ("output_size", _NO_DEFAULT)], args, kwargs)
-    x = ctx.tensor(a["input"])
-    in_shape = ctx.shape(x)
-    size = a["output_size"]
-    size = list(size) if isinstance(size, (list, tuple)) else [size, size]
-    size = [in_shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
-    return ctx.emit(node, "adaptive_avg_pool2d", {"output_size": size}, [x])
+def _adaptive_pool2d(op):
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, [("input", _NO_DEFAULT), ("output_size", _NO_DEFAULT)], args, kwargs)
+        x = ctx.tensor(a["input"])
+        in_shape = ctx.shape(x)
+        size = a["output_size"]
+        size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+        size = [in_shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
+        return ctx.emit(node, op, {"output_size": size}, [x])
+    return handler
 
 
 def _conv_attrs(node, stride, padding, dilation, groups):
@@ -311,7 +313,8 @@ FUNCTIONS = {
     "clamp": _clamp,
     "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
     "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"),
-    "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_avg_pool2d,
+    "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_pool2d("adaptive_avg_pool2d"),
+    "adaptive_max_pool2d": _adaptive_pool2d("adaptive_max_pool2d"),
     "conv2d": _conv2d, "conv_transpose2d": _conv_transpose2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
     "mean": _reduce("mean"), "sum": _reduce("sum"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),

@@ -226,6 +226,7 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("avg_pool2d", output_of<pool2d>);
     m.emplace("max_pool2d", output_of<pool2d>);
     m.emplace("adaptive_avg_pool2d", output_of<adaptive_avg_pool2d>);
+    m.emplace("adaptive_max_pool2d", output_of<adaptive_avg_pool2d>);  // the same windows
     m.emplace("upsample_nearest2d", output_of<upsample2d>);
     m.emplace("upsample_bilinear2d", output_of<upsample2d>);
     m.emplace("conv2d", output_of<conv2d>);

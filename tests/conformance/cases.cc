@@ -162,6 +162,13 @@ void pool_cases(Table& t) {
   t.add("adaptive_avg_pool2d", "global_1x1_odd", attrs({{"output_size", ints({1, 1})}}), {in(Shape{1, 4, 6, 5})});
   t.add("adaptive_avg_pool2d", "to_2x3_divisible", attrs({{"output_size", ints({2, 3})}}), {in(Shape{1, 2, 4, 6})});
   t.add("adaptive_avg_pool2d", "upsample_unbatched", attrs({{"output_size", ints({5, 6})}}), {in(Shape{2, 3, 4})});
+  t.add("adaptive_avg_pool2d", "non_divisible_7x5_to_3x4", attrs({{"output_size", ints({3, 4})}}),
+        {in(Shape{2, 3, 7, 5})});
+  t.add("adaptive_max_pool2d", "non_divisible_7x5_to_3x2", attrs({{"output_size", ints({3, 2})}}),
+        {in(Shape{1, 3, 7, 5})});
+  t.add("adaptive_max_pool2d", "global", attrs({{"output_size", i64(1)}}), {in(Shape{2, 4, 6, 5})});
+  t.add("adaptive_max_pool2d", "divisible_unbatched", attrs({{"output_size", ints({2, 3})}}), {in(Shape{3, 4, 6})});
+  t.add("adaptive_max_pool2d", "larger_than_input", attrs({{"output_size", ints({5, 7})}}), {in(Shape{1, 2, 3, 4})});
 }
 
 void conv_cases(Table& t) {
@@ -352,7 +359,7 @@ const std::vector<OpCase>& all_cases() {
 }
 
 // Rows by op family (fp32; shape ops also int32, exact):
-//  - exact (data movement, sign, max/min, relu-like clamps, max pooling, nearest upsampling): 0
+//  - exact (data movement, sign, max/min, relu-like clamps, max pools, nearest upsampling): 0
 //  - one rounding step (add/sub/mul/div, scalar forms, hard* activations, avg pools): 1e-6 / 1e-6
 //  - batch_norm (a rounded scale and shift), bilinear upsampling (four weighted taps): 1e-6 / 1e-5
 //  - transcendental functions (GPU exp/log/tanh are correct to a few ulp; gelu's erf
@@ -370,7 +377,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
-        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d", "upsample_nearest2d"},
+        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d", "adaptive_max_pool2d",
+          "upsample_nearest2d"},
          DType::kFloat32,
          {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},

@@ -307,6 +307,7 @@ UNIVK_CONFORMANCE_OP(Pow, "pow");
 UNIVK_CONFORMANCE_OP(AvgPool2d, "avg_pool2d");
 UNIVK_CONFORMANCE_OP(MaxPool2d, "max_pool2d");
 UNIVK_CONFORMANCE_OP(AdaptiveAvgPool2d, "adaptive_avg_pool2d");
+UNIVK_CONFORMANCE_OP(AdaptiveMaxPool2d, "adaptive_max_pool2d");
 UNIVK_CONFORMANCE_OP(UpsampleNearest2d, "upsample_nearest2d");
 UNIVK_CONFORMANCE_OP(UpsampleBilinear2d, "upsample_bilinear2d");
 UNIVK_CONFORMANCE_OP(Conv2d, "conv2d");

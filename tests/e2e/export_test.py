@@ -173,6 +173,22 @@ class ExportTest(unittest.TestCase):
                                           atol=1e-5, rtol=1e-4)
                     self.assertEqual([c["backend"] for c in program.calls][0], "VulkanBackend", program.summary())
 
+    def test_adaptive_pooling_to_any_size(self):
+        # Windows [floor(i*in/out), ceil((i+1)*in/out)): non-divisible, larger than the input.
+        cases = {
+            "avg_7x5_to_3x4": nn.AdaptiveAvgPool2d((3, 4)),
+            "max_7x5_to_3x2": nn.AdaptiveMaxPool2d((3, 2)),
+            "max_global": nn.AdaptiveMaxPool2d(1),
+            "max_to_9x6_none": nn.AdaptiveMaxPool2d((9, None)),
+        }
+        for name, pool in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, nn.Sequential(nn.Tanh(), pool), (torch.randn(2, 3, 7, 5),), partition=partition,
+                             atol=1e-6, rtol=1e-5)
+        with self.assertRaisesRegex(univk.ExportError, "result 1 of 'adaptive_max_pool2d' is not supported"):
+            univk.export(nn.AdaptiveMaxPool2d(2, return_indices=True), (torch.randn(1, 2, 4, 4),))
+
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
             univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))

@@ -34,6 +34,7 @@ std::vector<Case> cases() {
                attrs({{"kernel_size", Ints{3}}, {"stride", Ints{2}}, {"dilation", Ints{2}}, {"ceil_mode", int64_t{1}}}),
                {img}});
   c.push_back({"adaptive_avg_pool2d", attrs({{"output_size", Ints{1, 3}}}), {img}});
+  c.push_back({"adaptive_max_pool2d", attrs({{"output_size", Ints{4, 5}}}), {img}});
   c.push_back({"upsample_nearest2d", attrs({{"output_size", Ints{14, 5}}}), {img}});
   c.push_back(
       {"upsample_bilinear2d", attrs({{"output_size", Ints{3, 18}}, {"align_corners", int64_t{1}}}), {Shape{3, 7, 9}}});

@@ -32,6 +32,7 @@ TEST(TorchOps, SupportedOpsListEveryDocumentedOperator) {
                          "avg_pool2d",
                          "max_pool2d",
                          "adaptive_avg_pool2d",
+                         "adaptive_max_pool2d",
                          "conv2d",
                          "conv_transpose2d",
                          "linear",

@@ -115,7 +115,8 @@ struct Pool2d {
 };
 Result<Pool2d> pool2d(std::string_view op, const Attributes& attrs, Shapes inputs);
 
-// adaptive_avg_pool2d (output_size, positive). Window y covers [y*H/OH, ceil((y+1)*H/OH)).
+// adaptive_avg_pool2d and adaptive_max_pool2d (output_size, positive; any size, divisible or
+// not, smaller or larger than the input). Window y covers [floor(y*H/OH), ceil((y+1)*H/OH)).
 struct AdaptiveAvgPool2d {
   Planes in;
   int64_t out_h = 0, out_w = 0;

@@ -1,4 +1,4 @@
-// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d (pool2d.comp), upsample_nearest2d and
+// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d, adaptive_max_pool2d (pool2d.comp), upsample_nearest2d and
 // upsample_bilinear2d (upsample.comp), conv2d (the kernel library's conv2d_f32 and
 // depthwise_f32) and conv_transpose2d (conv_transpose2d.comp), NCHW or unbatched CHW.
 #include "lowering_common.h"
@@ -6,7 +6,7 @@
 namespace univk::backends::vulkan {
 namespace {
 
-enum PoolMode : uint32_t { kAvgPool = 0, kMaxPool = 1, kAdaptiveAvgPool = 2 };
+enum PoolMode : uint32_t { kAvgPool = 0, kMaxPool = 1, kAdaptiveAvgPool = 2, kAdaptiveMaxPool = 3 };
 
 Result<LoweredOp> lower_pool(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::Pool2d p, ops::pool2d(op, attrs, shapes_of(inputs)));
@@ -40,7 +40,7 @@ Result<LoweredOp> lower_pool(std::string_view op, const Attributes& attrs, Input
   return lowered;
 }
 
-Result<LoweredOp> lower_adaptive_pool(std::string_view, const Attributes& attrs, Inputs inputs) {
+Result<LoweredOp> lower_adaptive_pool(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::AdaptiveAvgPool2d p, ops::adaptive_avg_pool2d(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
   UNIVK_RETURN_IF_ERROR(check_extent(inputs[0].shape, "input"));
@@ -48,7 +48,7 @@ Result<LoweredOp> lower_adaptive_pool(std::string_view, const Attributes& attrs,
   const int64_t n = lowered.output.shape.numel();
   Dispatch d;
   d.shader = Shader::kPool2d;
-  d.variant = kAdaptiveAvgPool;
+  d.variant = op == "adaptive_max_pool2d" ? kAdaptiveMaxPool : kAdaptiveAvgPool;
   d.push = {u32(n), u32(p.in.h), u32(p.in.w), u32(p.out_h), u32(p.out_w), 0, 0, 0, 0, 0, 0, 1, 1, 0, 0};
   d.bindings = {Operand::input(0), Operand::output()};
   UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
@@ -168,6 +168,7 @@ LowerTable pool_conv_lowerings() {
   return {{"avg_pool2d", lower_pool},
           {"max_pool2d", lower_pool},
           {"adaptive_avg_pool2d", lower_adaptive_pool},
+          {"adaptive_max_pool2d", lower_adaptive_pool},
           {"upsample_nearest2d", lower_upsample},
           {"upsample_bilinear2d", lower_upsample},
           {"conv2d", lower_conv2d},

@@ -163,7 +163,7 @@ TEST(ComputeGraph, SupportQuery) {
   const ComputeTensorType a{DType::kFloat32, Shape{2, 1, 4, 5}}, b{DType::kFloat32, Shape{1, 3, 5, 6}};
   const ComputeTensorType ab[] = {a, b};
   EXPECT_FALSE(vulkan_backend_supports("matmul", {}, ab));  // partial batch broadcasting
-  EXPECT_EQ(vulkan_backend_ops().size(), 52u);  // the operator list of issue 3, pad, the upsamples, conv_transpose2d
+  EXPECT_EQ(vulkan_backend_ops().size(), 53u);  // issue 3's operators, pad, upsamples, conv_transpose2d, adaptive max
 }
 
 TEST(OpLowering, LargeGridsGoTwoDimensional) {
