@@ -137,8 +137,8 @@ def _native_layer_norm(ctx, node, a):
 
 def _broadcast_to(ctx, node, x, target):
     """x broadcast to `target` (PyTorch's expand rules, already checked by the trace): float32
-    as maximum(x, -inf) with a -inf constant spanning the expanded dims, which is x bit for bit
-    (NaN and -0.0 included) in one broadcasting dispatch; other dtypes as cats of copies."""
+    as x + (-0.0) with a -0.0 constant spanning the expanded dims, IEEE's identity for addition
+    (x bit for bit, NaN and -0.0 included) in one broadcasting dispatch; other dtypes as cats."""
     shape = list(ctx.shape(x))
     if shape == target:
         return x
@@ -146,8 +146,8 @@ def _broadcast_to(ctx, node, x, target):
         shape = [1] * (len(target) - len(shape)) + shape
         x = ctx.emit_internal(node, "reshape", {"shape": list(shape)}, [x], list(shape))
     if ctx.values[x].dtype == "float32":
-        fill = torch.full([t if s != t else 1 for s, t in zip(shape, target)], float("-inf"))
-        return ctx.emit(node, "maximum", {}, [x, ctx.tensor(fill)])
+        fill = torch.full([t if s != t else 1 for s, t in zip(shape, target)], -0.0)
+        return ctx.emit(node, "add", {}, [x, ctx.tensor(fill)])
     for d, (s, t) in enumerate(zip(shape, target)):
         if s != t:
             shape[d] = t
@@ -325,6 +325,7 @@ ATEN.update({
     "hardtanh_": _call("hardtanh", ["input", "min_val", "max_val"]),
     "gelu": _call("gelu", ["input", "approximate"]),
     "clamp": _call("clamp", ["input", "min", "max"]),
+    "clamp_min": _call("clamp", ["input", "min"]), "clamp_max": _call("clamp", ["input", "max"]),
     "add": _call("add", ["input", "other", "alpha"]), "add_": _call("add", ["input", "other", "alpha"]),
     "sub": _call("sub", ["input", "other", "alpha"]), "rsub": _rsub, "mul": _call("mul", ["input", "other"]),
     "div": _call("div", ["input", "other", "rounding_mode"]),

@@ -74,15 +74,36 @@ def _unary(op, extra=()):
 
 def _clamp(ctx, node, args, kwargs):
     a = bind(node, [("input", _NO_DEFAULT), ("min", None), ("max", None)], args, kwargs)
+    if a["min"] is None and a["max"] is None:
+        raise ExportError(f"node '{node.name}': clamp needs min or max")
+    if any(a[name] is not None and not ctx.is_static(a[name]) for name in ("min", "max")):
+        return _clamp_by_tensors(ctx, node, a)
     attrs = {}
     for name in ("min", "max"):
         if a[name] is not None:
             if not _is_scalar(ctx.static(a[name])):
-                raise ExportError(f"node '{node.name}': clamp with a tensor '{name}' is not supported")
+                raise ExportError(f"node '{node.name}': clamp with a non-scalar '{name}' is not supported")
             attrs[name] = float(ctx.static(a[name]))
-    if not attrs:
-        raise ExportError(f"node '{node.name}': clamp needs min or max")
     return ctx.emit(node, "clamp", attrs, [ctx.tensor(a["input"])])
+
+
+def _clamp_by_tensors(ctx, node, a):
+    """clamp with a tensor bound: maximum with min, then minimum with max (broadcasting). Equal
+    to torch.clamp: NaN propagates from any operand and min > max gives max."""
+    x = ctx.tensor(a["input"])
+    for name, op in (("min", "maximum"), ("max", "minimum")):
+        bound = a[name]
+        if bound is None:
+            continue
+        if ctx.is_static(bound):
+            attrs, inputs = {"other": float(ctx.static(bound))}, [x]
+        else:
+            attrs, inputs = {}, [x, ctx.tensor(bound)]
+        if name == "max" or a["max"] is None:
+            return ctx.emit(node, op, attrs, inputs)
+        shape = list(torch.broadcast_shapes(*(tuple(ctx.shape(i)) for i in inputs)))
+        x = ctx.emit_internal(node, op, attrs, inputs, shape)
+    return x
 
 
 def _binary(op):

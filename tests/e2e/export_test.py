@@ -190,24 +190,45 @@ class ExportTest(unittest.TestCase):
             univk.export(nn.AdaptiveMaxPool2d(2, return_indices=True), (torch.randn(1, 2, 4, 4),))
 
     def test_shuffles_expand_repeat_and_constant_producers(self):
-        # Export-time decompositions into reshape/permute/transpose, cat, maximum and constants:
-        # data movement (and maximum with -inf), so the results equal PyTorch's bit for bit.
+        # Export-time decompositions into reshape/permute/transpose, cat, add of -0.0 and
+        # constants: data movement (and IEEE's additive identity), so the results equal
+        # PyTorch's bit for bit, NaN included.
         cases = {
             "pixel_shuffle": lambda x: F.pixel_shuffle(x, 2) * 2.0,
             "pixel_unshuffle": lambda x: F.pixel_unshuffle(x.reshape(2, 2, 8, 12), 2) * 2.0,
             "channel_shuffle": lambda x: nn.ChannelShuffle(4)(x) * 2.0,
             "expand_dim": lambda x: x[:, :1].expand(2, 5, 4, 6) * 2.0,
             "expand_new_dims": lambda x: x[0, 0, 0].expand(3, 4, 6) * 2.0,
-            "expand_as_negative_zero": lambda x: (x[:, :, :1] * 0.0 - 0.0).expand_as(x) * -1.0,
+            "expand_as_nan_signed_zero": lambda x: x[:, :, :1].expand_as(x) * -1.0,
             "repeat": lambda x: x.repeat(1, 2, 1, 3) * 2.0,
             "repeat_new_dim": lambda x: x[0, 0].repeat(2, 1, 2) + 1.0,
             "zeros_ones_full_like": lambda x: (x + torch.ones_like(x)) * torch.full_like(x, 3.0) - torch.zeros_like(x),
             "new_full": lambda x: x + x.new_full((4, 6), 2.5),
         }
+        x = torch.randn(2, 8, 4, 6)
+        x[0, 0, 0, :2] = torch.tensor([float("nan"), -0.0])
         for name, fn in cases.items():
             for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
                 with self.subTest(case=name, partition=partition):
-                    run_both(self, Lambda(fn), (torch.randn(2, 8, 4, 6),), partition=partition, atol=0, rtol=0)
+                    program, _ = run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
+                    actual, expected = program.load_method()(x), Lambda(fn)(x)
+                    numbers = ~torch.isnan(expected)  # signed zeros kept (a NaN's sign bit means nothing)
+                    self.assertTrue(torch.equal(torch.signbit(actual[numbers]), torch.signbit(expected[numbers])))
+
+    def test_clamp_with_tensor_bounds(self):
+        # maximum then minimum: min > max gives max, bounds broadcast.
+        lo = torch.linspace(-1.0, 0.5, 6)
+        cases = {
+            "both_tensors": lambda x: torch.clamp(x, x[:, :1] - 0.5, lo.reshape(1, 1, 1, 6)),
+            "max_tensor_only": lambda x: torch.clamp(x, max=x.transpose(0, 1).sum(0)),
+            "min_above_max": lambda x: torch.clamp(x, lo + 1.0, lo),
+            "clamp_min_method": lambda x: x.clamp_min(lo) * 2.0,
+        }
+        x = torch.randn(3, 3, 4, 6)
+        for name, fn in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
 
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
