@@ -176,6 +176,18 @@ def _repeat(ctx, node, a):
     return x
 
 
+def _extremum(op):
+    """max/min over all dims (.default) or over one dim (.dim: values; the indices are not
+    supported) as amax/amin."""
+    def handler(ctx, node, a):
+        if "other" in a:
+            raise ExportError(f"node '{node.name}': '{node.target}' is not supported (use torch.maximum/minimum)")
+        if any(is_getitem(user) and user.args[1] == 1 for user in node.users):
+            raise ExportError(f"node '{node.name}': the indices of '{node.target}' are not supported")
+        return FUNCTIONS[op](ctx, node, [], {k: a[k] for k in ("input", "dim", "keepdim") if k in a})
+    return handler
+
+
 def _constant_like(fill_key=None, value=None):
     """zeros_like/ones_like/full_like and new_zeros/new_ones/new_full: a constant of the node's
     traced shape and dtype, folded at export."""
@@ -353,6 +365,8 @@ ATEN.update({
     "adaptive_max_pool2d": _call("adaptive_max_pool2d", ["input", "output_size"]),
     "mean": _call("mean", ["input", "dim", "keepdim", "dtype"]),
     "sum": _call("sum", ["input", "dim", "keepdim", "dtype"]),
+    "amax": _call("amax", ["input", "dim", "keepdim"]), "amin": _call("amin", ["input", "dim", "keepdim"]),
+    "max": _extremum("amax"), "min": _extremum("amin"),
     "view": _reshape, "reshape": _reshape, "_unsafe_view": _reshape,
     "flatten": _call("flatten", ["input", "start_dim", "end_dim"]),
     "permute": lambda ctx, node, a: FUNCTIONS["permute"](ctx, node, [a["input"]], {"dims": a["dims"]}),

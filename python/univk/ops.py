@@ -337,7 +337,7 @@ FUNCTIONS = {
     "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_pool2d("adaptive_avg_pool2d"),
     "adaptive_max_pool2d": _adaptive_pool2d("adaptive_max_pool2d"),
     "conv2d": _conv2d, "conv_transpose2d": _conv_transpose2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
-    "mean": _reduce("mean"), "sum": _reduce("sum"),
+    "mean": _reduce("mean"), "sum": _reduce("sum"), "amax": _reduce("amax"), "amin": _reduce("amin"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "flatten": _flatten, "reshape": _reshape, "permute": _permute, "transpose": _transpose,
     "squeeze": _squeeze("squeeze"), "unsqueeze": _squeeze("unsqueeze"),

@@ -239,6 +239,8 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("log_softmax", output_of<softmax>);
     m.emplace("sum", output_of<reduce>);
     m.emplace("mean", output_of<reduce>);
+    m.emplace("amax", output_of<reduce>);
+    m.emplace("amin", output_of<reduce>);
     m.emplace("layer_norm", output_of<layer_norm>);
     m.emplace("batch_norm", output_of<batch_norm>);
     m.emplace("view", output_of<reshape>);

@@ -271,6 +271,13 @@ void norm_cases(Table& t) {
     t.add(op, "dim0_keepdim_odd", attrs({{"dim", i64(0)}, {"keepdim", i64(1)}}), {in(Shape{7, 3})});
     t.add(op, "hw_keepdim_small", attrs({{"dim", ints({2, 3})}, {"keepdim", i64(1)}}), {in(Shape{1, 3, 4, 5})});
   }
+  for (const char* op : {"amax", "amin"}) {
+    t.add(op, "dim1", attrs({{"dim", ints({1})}}), {in(Shape{3, 4, 5})});
+    t.add(op, "dims02_keepdim", attrs({{"dim", ints({0, 2})}, {"keepdim", i64(1)}}), {in(Shape{3, 4, 5})});
+    t.add(op, "all", {}, {in(Shape{3, 4, 5})});
+    t.add(op, "dim_neg1_long", attrs({{"dim", i64(-1)}}), {in(Shape{3, 500})});
+    t.add(op, "hw_keepdim", attrs({{"dim", ints({-2, -1})}, {"keepdim", i64(1)}}), {in(Shape{2, 3, 9, 11})});
+  }
   t.add("layer_norm", "affine", attrs({{"normalized_shape", ints({8})}}),
         {in(Shape{2, 3, 8}), weight(Shape{8}), weight(Shape{8})});
   t.add("layer_norm", "2d_plain_eps", attrs({{"normalized_shape", ints({6, 50})}, {"eps", f64(1e-3)}}),
@@ -377,8 +384,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
-        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d", "adaptive_max_pool2d",
-          "upsample_nearest2d"},
+        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "amax", "amin", "max_pool2d",
+          "adaptive_max_pool2d", "upsample_nearest2d"},
          DType::kFloat32,
          {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},

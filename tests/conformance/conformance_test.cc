@@ -320,6 +320,8 @@ UNIVK_CONFORMANCE_OP(Softmax, "softmax");
 UNIVK_CONFORMANCE_OP(LogSoftmax, "log_softmax");
 UNIVK_CONFORMANCE_OP(Sum, "sum");
 UNIVK_CONFORMANCE_OP(Mean, "mean");
+UNIVK_CONFORMANCE_OP(Amax, "amax");
+UNIVK_CONFORMANCE_OP(Amin, "amin");
 UNIVK_CONFORMANCE_OP(LayerNorm, "layer_norm");
 UNIVK_CONFORMANCE_OP(BatchNorm, "batch_norm");
 UNIVK_CONFORMANCE_OP(View, "view");

@@ -230,6 +230,24 @@ class ExportTest(unittest.TestCase):
                 with self.subTest(case=name, partition=partition):
                     run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
 
+    def test_max_min_over_dims(self):
+        # amax/amin and max/min's values over a dim (keepdim) or all dims; NaN propagates.
+        cases = {
+            "amax_dims": lambda x: x.amax((1, 3)) * 2.0,
+            "amin_keepdim": lambda x: x.amin(-1, keepdim=True) * 2.0,
+            "max_dim_values": lambda x: x.max(2)[0] * 2.0,
+            "min_dim_keepdim": lambda x: torch.min(x, 1, keepdim=True).values * 2.0,
+            "max_all": lambda x: x.max() * 2.0,
+        }
+        x = torch.randn(2, 3, 4, 40)
+        x[1, 2, 3, 5] = float("nan")
+        for name, fn in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
+        with self.assertRaisesRegex(univk.ExportError, "node 'max_1': the indices of 'aten.max.dim' are not supported"):
+            univk.export(Lambda(lambda x: x.max(1)[1] * 2), (x,))
+
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
             univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))

@@ -43,6 +43,8 @@ TEST(TorchOps, SupportedOpsListEveryDocumentedOperator) {
                          "log_softmax",
                          "mean",
                          "sum",
+                         "amax",
+                         "amin",
                          "layer_norm",
                          "batch_norm",
                          "view",
