@@ -39,10 +39,12 @@ def _call(name, keep):
 
 
 def _convolution(ctx, node, a):
-    if a.get("transposed"):
-        raise ExportError(f"node '{node.name}': transposed convolution is not supported")
     if len(ctx.shape(ctx.tensor(a["input"]))) != 4:
-        raise ExportError(f"node '{node.name}': only 2-d convolution is supported")
+        kind = "transposed convolution" if a.get("transposed") else "convolution"
+        raise ExportError(f"node '{node.name}': only 2-d {kind} is supported")
+    if a.get("transposed"):
+        return FUNCTIONS["conv_transpose2d"](ctx, node, [], {k: a[k] for k in (
+            "input", "weight", "bias", "stride", "padding", "output_padding", "groups", "dilation")})
     return FUNCTIONS["conv2d"](ctx, node, [], {k: a[k] for k in ("input", "weight", "bias", "stride", "padding",
                                                                    "dilation", "groups")})
 
@@ -133,12 +135,104 @@ def _native_layer_norm(ctx, node, a):
                                                                        "eps")})
 
 
-def _expand(ctx, node, a):
-    x = ctx.tensor(a["input"])
-    if list(ctx.shape(x)) != list(ctx.node_shape(node)):
-        raise ExportError(f"node '{node.name}': expand from {ctx.shape(x)} to {ctx.node_shape(node)} is not "
-                          "supported (only to the same shape)")
+def _broadcast_to(ctx, node, x, target):
+    """x broadcast to `target` (PyTorch's expand rules, already checked by the trace): float32
+    as x + (-0.0) with a -0.0 constant spanning the expanded dims, IEEE's identity for addition
+    (x bit for bit, NaN and -0.0 included) in one broadcasting dispatch; other dtypes as cats."""
+    shape = list(ctx.shape(x))
+    if shape == target:
+        return x
+    if len(shape) < len(target):
+        shape = [1] * (len(target) - len(shape)) + shape
+        x = ctx.emit_internal(node, "reshape", {"shape": list(shape)}, [x], list(shape))
+    if ctx.values[x].dtype == "float32":
+        fill = torch.full([t if s != t else 1 for s, t in zip(shape, target)], -0.0)
+        return ctx.emit(node, "add", {}, [x, ctx.tensor(fill)])
+    for d, (s, t) in enumerate(zip(shape, target)):
+        if s != t:
+            shape[d] = t
+            x = ctx.emit_internal(node, "cat", {"dim": d}, [x] * t, list(shape))
     return x
+
+
+def _expand(ctx, node, a):
+    return _broadcast_to(ctx, node, ctx.tensor(a["input"]), list(ctx.node_shape(node)))
+
+
+def _repeat(ctx, node, a):
+    """repeat: the input tiled along each dim, one cat of copies per repeated dim."""
+    x = ctx.tensor(a["input"])
+    repeats = [int(r) for r in a["repeats"]]
+    shape = list(ctx.shape(x))
+    if len(shape) < len(repeats):
+        shape = [1] * (len(repeats) - len(shape)) + shape
+        x = ctx.emit_internal(node, "reshape", {"shape": list(shape)}, [x], list(shape))
+    if 0 in repeats:
+        raise ExportError(f"node '{node.name}': repeat with a count of 0 (an empty tensor) is not supported")
+    for d, r in enumerate(repeats):
+        if r != 1:
+            shape[d] *= r
+            x = ctx.emit_internal(node, "cat", {"dim": d}, [x] * r, list(shape))
+    return x
+
+
+def _extremum(op):
+    """max/min over all dims (.default) or over one dim (.dim: values; the indices are not
+    supported) as amax/amin."""
+    def handler(ctx, node, a):
+        if "other" in a:
+            raise ExportError(f"node '{node.name}': '{node.target}' is not supported (use torch.maximum/minimum)")
+        if any(is_getitem(user) and user.args[1] == 1 for user in node.users):
+            raise ExportError(f"node '{node.name}': the indices of '{node.target}' are not supported")
+        return FUNCTIONS[op](ctx, node, [], {k: a[k] for k in ("input", "dim", "keepdim") if k in a})
+    return handler
+
+
+def _constant_like(fill_key=None, value=None):
+    """zeros_like/ones_like/full_like and new_zeros/new_ones/new_full: a constant of the node's
+    traced shape and dtype, folded at export."""
+    def handler(ctx, node, a):
+        shape, dtype = ctx.node_meta(node)
+        fill = a[fill_key] if fill_key else value
+        return ctx.tensor(torch.full(shape, fill, dtype=dtype))
+    return handler
+
+
+def _pixel_shuffle(ctx, node, a):
+    """[*, C*r*r, H, W] -> [*, C, H*r, W*r] as reshape, permute, reshape (data movement only)."""
+    x = ctx.tensor(a["input"])
+    r = int(a["upscale_factor"])
+    *lead, c, h, w = ctx.shape(x)
+    n = len(lead)
+    split = lead + [c // (r * r), r, r, h, w]
+    x = ctx.emit_internal(node, "reshape", {"shape": split}, [x], split)
+    x = ctx.emit_internal(node, "permute", {"dims": list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2]}, [x],
+                          lead + [c // (r * r), h, r, w, r])
+    return ctx.emit(node, "reshape", {"shape": list(ctx.node_shape(node))}, [x])
+
+
+def _pixel_unshuffle(ctx, node, a):
+    """[*, C, H*r, W*r] -> [*, C*r*r, H, W] as reshape, permute, reshape."""
+    x = ctx.tensor(a["input"])
+    r = int(a["downscale_factor"])
+    *lead, c, h, w = ctx.shape(x)
+    n = len(lead)
+    split = lead + [c, h // r, r, w // r, r]
+    x = ctx.emit_internal(node, "reshape", {"shape": split}, [x], split)
+    x = ctx.emit_internal(node, "permute", {"dims": list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3]}, [x],
+                          lead + [c, r, r, h // r, w // r])
+    return ctx.emit(node, "reshape", {"shape": list(ctx.node_shape(node))}, [x])
+
+
+def _channel_shuffle(ctx, node, a):
+    """[N, C, *] with g groups -> the channels of [N, g, C/g, *] transposed to [N, C/g, g, *]."""
+    x = ctx.tensor(a["input"])
+    g = int(a["groups"])
+    n, c, *rest = ctx.shape(x)
+    split = [n, g, c // g] + rest
+    x = ctx.emit_internal(node, "reshape", {"shape": split}, [x], split)
+    x = ctx.emit_internal(node, "transpose", {"dim0": 1, "dim1": 2}, [x], [n, c // g, g] + rest)
+    return ctx.emit(node, "reshape", {"shape": list(ctx.node_shape(node))}, [x])
 
 
 def _as_strided(ctx, node, a):
@@ -243,12 +337,15 @@ ATEN.update({
     "hardtanh_": _call("hardtanh", ["input", "min_val", "max_val"]),
     "gelu": _call("gelu", ["input", "approximate"]),
     "clamp": _call("clamp", ["input", "min", "max"]),
+    "clamp_min": _call("clamp", ["input", "min"]), "clamp_max": _call("clamp", ["input", "max"]),
     "add": _call("add", ["input", "other", "alpha"]), "add_": _call("add", ["input", "other", "alpha"]),
     "sub": _call("sub", ["input", "other", "alpha"]), "rsub": _rsub, "mul": _call("mul", ["input", "other"]),
     "div": _call("div", ["input", "other", "rounding_mode"]),
     "maximum": _call("maximum", ["input", "other"]), "minimum": _call("minimum", ["input", "other"]),
     "pow": _call("pow", ["input", "exponent"]),
     "conv2d": _call("conv2d", ["input", "weight", "bias", "stride", "padding", "dilation", "groups"]),
+    "conv_transpose2d": _call("conv_transpose2d", ["input", "weight", "bias", "stride", "padding", "output_padding",
+                                                   "groups", "dilation"]),
     "convolution": _convolution,
     "batch_norm": _call("batch_norm", ["input", "running_mean", "running_var", "weight", "bias", "training", "eps"]),
     "_native_batch_norm_legit_no_training": _batch_norm_no_training,
@@ -264,8 +361,12 @@ ATEN.update({
                                                     "ceil_mode"]),
     "adaptive_avg_pool2d": _call("adaptive_avg_pool2d", ["input", "output_size"]),
     "_adaptive_avg_pool2d": _call("adaptive_avg_pool2d", ["input", "output_size"]),
+    # (values, indices): indices are not supported (a getitem of result 1 fails at export).
+    "adaptive_max_pool2d": _call("adaptive_max_pool2d", ["input", "output_size"]),
     "mean": _call("mean", ["input", "dim", "keepdim", "dtype"]),
     "sum": _call("sum", ["input", "dim", "keepdim", "dtype"]),
+    "amax": _call("amax", ["input", "dim", "keepdim"]), "amin": _call("amin", ["input", "dim", "keepdim"]),
+    "max": _extremum("amax"), "min": _extremum("amin"),
     "view": _reshape, "reshape": _reshape, "_unsafe_view": _reshape,
     "flatten": _call("flatten", ["input", "start_dim", "end_dim"]),
     "permute": lambda ctx, node, a: FUNCTIONS["permute"](ctx, node, [a["input"]], {"dims": a["dims"]}),
@@ -281,7 +382,12 @@ ATEN.update({
     "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
     "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),
     "native_batch_norm": _native_batch_norm, "native_layer_norm": _native_layer_norm,
-    "_reshape_alias": _reshape, "expand": _expand, "as_strided": _as_strided,
+    "_reshape_alias": _reshape, "expand": _expand, "repeat": _repeat,
+    "zeros_like": _constant_like(value=0), "ones_like": _constant_like(value=1),
+    "full_like": _constant_like("fill_value"), "new_zeros": _constant_like(value=0),
+    "new_ones": _constant_like(value=1), "new_full": _constant_like("fill_value"),
+    "pixel_shuffle": _pixel_shuffle, "pixel_unshuffle": _pixel_unshuffle, "channel_shuffle": _channel_shuffle,
+    "native_channel_shuffle": _channel_shuffle, "as_strided": _as_strided,
     "split": _split, "split_with_sizes": _split, "unsafe_split": _split, "unsafe_split_with_sizes": _split, "unbind": _unbind, "copy_": _write_back,
     "dropout": _dropout, "native_dropout": _dropout, "feature_dropout": _dropout, "alpha_dropout": _dropout,
     "feature_alpha_dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,

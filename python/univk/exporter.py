@@ -68,7 +68,9 @@ class _Context:
         # fx node -> ("tensor", value id) | ("static", python value) | ("invalid", error message)
         self.env = {}
         self.names = set()
-        self.constants = {}  # id(tensor) -> value id
+        # id(tensor) -> (tensor, value id): the tensor is held so that a temporary (a constant a
+        # handler builds) keeps its id unique for the whole export
+        self.constants = {}
         self.param_names = {id(t): name for name, t in list(module.named_parameters()) + list(module.named_buffers())}
         self.param_names.update({id(tensor): name for name, tensor in lifted.values()})
 
@@ -147,9 +149,9 @@ class _Context:
             if key not in self.constants:
                 data = arg.detach().cpu().contiguous()
                 name = self.param_names.get(key, "constant")
-                self.constants[key] = self.add_value(name, "constant", _univk_dtype(data.dtype, name),
-                                                     data.shape, data.numpy().copy())
-            return self.constants[key]
+                self.constants[key] = (arg, self.add_value(name, "constant", _univk_dtype(data.dtype, name),
+                                                           data.shape, data.numpy().copy()))
+            return self.constants[key][1]
         raise ExportError(f"expected a tensor, got {type(arg).__name__}")
 
     # -- node emission -----------------------------------------------------------------------

@@ -74,15 +74,36 @@ def _unary(op, extra=()):
 
 def _clamp(ctx, node, args, kwargs):
     a = bind(node, [("input", _NO_DEFAULT), ("min", None), ("max", None)], args, kwargs)
+    if a["min"] is None and a["max"] is None:
+        raise ExportError(f"node '{node.name}': clamp needs min or max")
+    if any(a[name] is not None and not ctx.is_static(a[name]) for name in ("min", "max")):
+        return _clamp_by_tensors(ctx, node, a)
     attrs = {}
     for name in ("min", "max"):
         if a[name] is not None:
             if not _is_scalar(ctx.static(a[name])):
-                raise ExportError(f"node '{node.name}': clamp with a tensor '{name}' is not supported")
+                raise ExportError(f"node '{node.name}': clamp with a non-scalar '{name}' is not supported")
             attrs[name] = float(ctx.static(a[name]))
-    if not attrs:
-        raise ExportError(f"node '{node.name}': clamp needs min or max")
     return ctx.emit(node, "clamp", attrs, [ctx.tensor(a["input"])])
+
+
+def _clamp_by_tensors(ctx, node, a):
+    """clamp with a tensor bound: maximum with min, then minimum with max (broadcasting). Equal
+    to torch.clamp: NaN propagates from any operand and min > max gives max."""
+    x = ctx.tensor(a["input"])
+    for name, op in (("min", "maximum"), ("max", "minimum")):
+        bound = a[name]
+        if bound is None:
+            continue
+        if ctx.is_static(bound):
+            attrs, inputs = {"other": float(ctx.static(bound))}, [x]
+        else:
+            attrs, inputs = {}, [x, ctx.tensor(bound)]
+        if name == "max" or a["max"] is None:
+            return ctx.emit(node, op, attrs, inputs)
+        shape = list(torch.broadcast_shapes(*(tuple(ctx.shape(i)) for i in inputs)))
+        x = ctx.emit_internal(node, op, attrs, inputs, shape)
+    return x
 
 
 def _binary(op):
@@ -140,14 +161,16 @@ def _max_pool2d(ctx, node, args, kwargs):
     return ctx.emit(node, "max_pool2d", attrs, [ctx.tensor(a["input"])])
 
 
-def _adaptive_avg_pool2d(ctx, node, args, kwargs):
-    a = bind(node, [("input", _NO_DEFAULT), ("output_size", _NO_DEFAULT)], args, kwargs)
-    x = ctx.tensor(a["input"])
-    in_shape = ctx.shape(x)
-    size = a["output_size"]
-    size = list(size) if isinstance(size, (list, tuple)) else [size, size]
-    size = [in_shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
-    return ctx.emit(node, "adaptive_avg_pool2d", {"output_size": size}, [x])
+def _adaptive_pool2d(op):
+    def handler(ctx, node, args, kwargs):
+        a = bind(node, [("input", _NO_DEFAULT), ("output_size", _NO_DEFAULT)], args, kwargs)
+        x = ctx.tensor(a["input"])
+        in_shape = ctx.shape(x)
+        size = a["output_size"]
+        size = list(size) if isinstance(size, (list, tuple)) else [size, size]
+        size = [in_shape[-2 + i] if s is None else int(s) for i, s in enumerate(size)]
+        return ctx.emit(node, op, {"output_size": size}, [x])
+    return handler
 
 
 def _conv_attrs(node, stride, padding, dilation, groups):
@@ -168,6 +191,18 @@ def _conv2d(ctx, node, args, kwargs):
     if a["bias"] is not None:
         inputs.append(ctx.tensor(a["bias"]))
     return ctx.emit(node, "conv2d", _conv_attrs(node, a["stride"], a["padding"], a["dilation"], a["groups"]), inputs)
+
+
+def _conv_transpose2d(ctx, node, args, kwargs):
+    a = bind(node, [("input", _NO_DEFAULT), ("weight", _NO_DEFAULT), ("bias", None), ("stride", 1),
+                    ("padding", 0), ("output_padding", 0), ("groups", 1), ("dilation", 1)], args, kwargs)
+    inputs = [ctx.tensor(a["input"]), ctx.tensor(a["weight"])]
+    if a["bias"] is not None:
+        inputs.append(ctx.tensor(a["bias"]))
+    attrs = {"stride": _pair(a["stride"]), "padding": _pair(a["padding"]),
+             "output_padding": _pair(a["output_padding"]), "dilation": _pair(a["dilation"]),
+             "groups": int(a["groups"])}
+    return ctx.emit(node, "conv_transpose2d", attrs, inputs)
 
 
 def _linear(ctx, node, args, kwargs):
@@ -299,9 +334,10 @@ FUNCTIONS = {
     "clamp": _clamp,
     "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"), "div": _binary("div"),
     "maximum": _binary("maximum"), "minimum": _binary("minimum"), "pow": _binary("pow"),
-    "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_avg_pool2d,
-    "conv2d": _conv2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
-    "mean": _reduce("mean"), "sum": _reduce("sum"),
+    "avg_pool2d": _avg_pool2d, "max_pool2d": _max_pool2d, "adaptive_avg_pool2d": _adaptive_pool2d("adaptive_avg_pool2d"),
+    "adaptive_max_pool2d": _adaptive_pool2d("adaptive_max_pool2d"),
+    "conv2d": _conv2d, "conv_transpose2d": _conv_transpose2d, "linear": _linear, "matmul": _matmul("matmul"), "bmm": _matmul("bmm"),
+    "mean": _reduce("mean"), "sum": _reduce("sum"), "amax": _reduce("amax"), "amin": _reduce("amin"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "flatten": _flatten, "reshape": _reshape, "permute": _permute, "transpose": _transpose,
     "squeeze": _squeeze("squeeze"), "unsqueeze": _squeeze("unsqueeze"),

@@ -336,6 +336,63 @@ Result<Conv2d> conv2d(const Attributes& attrs, Shapes inputs) {
   return c;
 }
 
+Result<ConvTranspose2d> conv_transpose2d(const Attributes& attrs, Shapes inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 2, 3));
+  const Shape& xs = inputs[0];
+  const Shape& ws = inputs[1];
+  ConvTranspose2d c;
+  c.batched = xs.rank() == 4;
+  if (xs.rank() != 3 && !c.batched) {
+    return invalid_argument("input shape " + xs.to_string() + " must be 3-d (C,H,W) or 4-d (N,C,H,W)");
+  }
+  if (ws.rank() != 4) return invalid_argument("weight shape " + ws.to_string() + " must be 4-d");
+  const size_t b = c.batched ? 1 : 0;
+  c.n = c.batched ? xs[0] : 1;
+  c.c = xs[b], c.h = xs[b + 1], c.w = xs[b + 2];
+  c.ocg = ws[1], c.kh = ws[2], c.kw = ws[3];
+  if (ws[0] != c.c) {
+    return invalid_argument("weight shape " + ws.to_string() + " expects " + std::to_string(ws[0]) +
+                            " input channels, input has " + std::to_string(c.c));
+  }
+  UNIVK_ASSIGN_OR_RETURN(c.groups, attrs.get_int_or("groups", 1));
+  if (c.groups <= 0 || c.c % c.groups != 0) {
+    return invalid_argument("attribute 'groups'=" + std::to_string(c.groups) + " must divide in_channels " +
+                            std::to_string(c.c));
+  }
+  c.oc = c.ocg * c.groups;
+  c.has_bias = inputs.size() == 3;
+  if (c.has_bias && inputs[2] != Shape{c.oc}) {
+    return invalid_argument("bias shape " + inputs[2].to_string() + " must be [" + std::to_string(c.oc) + "]");
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, attrs.ints_expanded("stride", 2, {1}));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, attrs.ints_expanded("padding", 2, {0}));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, attrs.ints_expanded("output_padding", 2, {0}));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, attrs.ints_expanded("dilation", 2, {1}));
+  for (int d = 0; d < 2; ++d) {
+    if (stride[d] <= 0) return invalid_argument("attribute 'stride' must be positive");
+    if (dil[d] <= 0) return invalid_argument("attribute 'dilation' must be positive");
+    if (pad[d] < 0 || out_pad[d] < 0) {
+      return invalid_argument("attributes 'padding' and 'output_padding' must be non-negative");
+    }
+    if (std::max({stride[d], dil[d], pad[d]}) > kMaxWindowAttr) {
+      return invalid_argument("attribute 'stride', 'padding' or 'dilation' is above 2^31");
+    }
+    if (out_pad[d] >= stride[d] && out_pad[d] >= dil[d]) {
+      return invalid_argument("attribute 'output_padding' " + ints_to_string(out_pad) +
+                              " must be smaller than either stride or dilation");
+    }
+    c.stride[d] = stride[d], c.padding[d] = pad[d], c.output_padding[d] = out_pad[d], c.dilation[d] = dil[d];
+  }
+  c.out_h = (c.h - 1) * stride[0] - 2 * pad[0] + dil[0] * (c.kh - 1) + out_pad[0] + 1;
+  c.out_w = (c.w - 1) * stride[1] - 2 * pad[1] + dil[1] * (c.kw - 1) + out_pad[1] + 1;
+  if (c.h <= 0 || c.w <= 0 || c.out_h <= 0 || c.out_w <= 0) {
+    return invalid_argument("output size " + std::to_string(c.out_h) + "x" + std::to_string(c.out_w) + " of input " +
+                            xs.to_string() + " and weight " + ws.to_string() + " is not positive");
+  }
+  c.output = c.batched ? Shape{c.n, c.oc, c.out_h, c.out_w} : Shape{c.oc, c.out_h, c.out_w};
+  return c;
+}
+
 // ---- Matrix products -----------------------------------------------------------------------
 
 Result<Linear> linear(const Attributes&, Shapes inputs) {

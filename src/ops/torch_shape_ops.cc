@@ -226,9 +226,11 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("avg_pool2d", output_of<pool2d>);
     m.emplace("max_pool2d", output_of<pool2d>);
     m.emplace("adaptive_avg_pool2d", output_of<adaptive_avg_pool2d>);
+    m.emplace("adaptive_max_pool2d", output_of<adaptive_avg_pool2d>);  // the same windows
     m.emplace("upsample_nearest2d", output_of<upsample2d>);
     m.emplace("upsample_bilinear2d", output_of<upsample2d>);
     m.emplace("conv2d", output_of<conv2d>);
+    m.emplace("conv_transpose2d", output_of<conv_transpose2d>);
     m.emplace("linear", output_of<linear>);
     m.emplace("matmul", output_of<matmul>);
     m.emplace("bmm", output_of<bmm>);
@@ -237,6 +239,8 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("log_softmax", output_of<softmax>);
     m.emplace("sum", output_of<reduce>);
     m.emplace("mean", output_of<reduce>);
+    m.emplace("amax", output_of<reduce>);
+    m.emplace("amin", output_of<reduce>);
     m.emplace("layer_norm", output_of<layer_norm>);
     m.emplace("batch_norm", output_of<batch_norm>);
     m.emplace("view", output_of<reshape>);

@@ -1,4 +1,4 @@
-// PyTorch softmax, log_softmax, sum, mean, layer_norm and batch_norm (inference), fp32.
+// PyTorch softmax, log_softmax, sum, mean, amax, amin (NaN propagates), layer_norm and batch_norm (inference), fp32.
 #include <algorithm>
 #include <cmath>
 
@@ -35,6 +35,10 @@ Result<Tensors> softmax(std::string_view op, const Attributes& attrs, Inputs inp
 Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::Reduce red, ops::reduce(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
+  const bool is_max = op == "amax", is_min = op == "amin";
+  if ((is_max || is_min) && red.count == 0) {
+    return invalid_argument(std::string(op) + " over an empty dim has no identity");
+  }
   const HostTensor& x = inputs[0];
   const int64_t rank = static_cast<int64_t>(x.shape().rank());
   const std::vector<bool>& reduced = red.reduced;
@@ -43,15 +47,23 @@ Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inpu
     kept_dims.push_back(reduced[static_cast<size_t>(d)] ? 1 : x.shape()[static_cast<size_t>(d)]);
   }
   const Shape kept(kept_dims);
-  std::vector<double> acc(static_cast<size_t>(kept.numel()), 0.0);
+  const double init = is_max ? -INFINITY : (is_min ? INFINITY : 0.0);
+  std::vector<double> acc(static_cast<size_t>(kept.numel()), init);
   // Map every input element onto its output slot: the output strides with 0 on reduced dims.
   std::vector<int64_t> out_strides = kept.contiguous_strides();
   for (int64_t d = 0; d < rank; ++d) {
     if (reduced[static_cast<size_t>(d)]) out_strides[static_cast<size_t>(d)] = 0;
   }
   const float* in = x.data<float>().data();
-  for_each_broadcast(x.shape(), {out_strides},
-                     [&](int64_t i, const std::vector<int64_t>& off) { acc[static_cast<size_t>(off[0])] += in[i]; });
+  for_each_broadcast(x.shape(), {out_strides}, [&](int64_t i, const std::vector<int64_t>& off) {
+    double& a = acc[static_cast<size_t>(off[0])];
+    const double v = in[i];
+    if (is_max || is_min) {
+      if (std::isnan(v) || (is_max ? v > a : v < a)) a = std::isnan(a) ? a : v;
+    } else {
+      a += v;
+    }
+  });
   HostTensor out(DType::kFloat32, red.output);
   float* o = out.data<float>().data();
   const bool mean = op == "mean";
@@ -117,8 +129,9 @@ Result<Tensors> batch_norm(std::string_view, const Attributes& attrs, Inputs inp
 }  // namespace
 
 OpTable normalization_ops() {
-  return {{"softmax", softmax}, {"log_softmax", softmax},   {"sum", reduce},
-          {"mean", reduce},     {"layer_norm", layer_norm}, {"batch_norm", batch_norm}};
+  return {{"softmax", softmax},       {"log_softmax", softmax},  {"sum", reduce},
+          {"mean", reduce},           {"amax", reduce},          {"amin", reduce},
+          {"layer_norm", layer_norm}, {"batch_norm", batch_norm}};
 }
 
 }  // namespace univk::reference::detail

@@ -1,6 +1,8 @@
-// PyTorch avg_pool2d, max_pool2d and adaptive_avg_pool2d on NCHW (or unbatched CHW) fp32.
+// PyTorch avg_pool2d, max_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d on NCHW (or
+// unbatched CHW) fp32.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common.h"
 
@@ -87,11 +89,13 @@ Result<Tensors> max_pool2d(std::string_view op, const Attributes& attrs, Inputs 
   return single(std::move(out));
 }
 
-Result<Tensors> adaptive_avg_pool2d(std::string_view, const Attributes& attrs, Inputs inputs) {
+// Averages, or for adaptive_max_pool2d takes the maximum (NaN wins), over each window.
+Result<Tensors> adaptive_pool2d(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::AdaptiveAvgPool2d pool, ops::adaptive_avg_pool2d(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
   const ops::Planes& pl = pool.in;
   const int64_t oh = pool.out_h, ow = pool.out_w;
+  const bool is_max = op == "adaptive_max_pool2d";
   UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(DType::kFloat32, pool.output.dims()));
   const float* x = inputs[0].data<float>().data();
   float* o = out.data<float>().data();
@@ -101,10 +105,18 @@ Result<Tensors> adaptive_avg_pool2d(std::string_view, const Attributes& attrs, I
       const int64_t h0 = y * pl.h / oh, h1 = ((y + 1) * pl.h + oh - 1) / oh;
       for (int64_t xo = 0; xo < ow; ++xo) {
         const int64_t w0 = xo * pl.w / ow, w1 = ((xo + 1) * pl.w + ow - 1) / ow;
-        float sum = 0.0f;
-        for (int64_t i = h0; i < h1; ++i)
-          for (int64_t j = w0; j < w1; ++j) sum += plane[i * pl.w + j];
-        o[(c * oh + y) * ow + xo] = sum / static_cast<float>((h1 - h0) * (w1 - w0));
+        float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+        for (int64_t i = h0; i < h1; ++i) {
+          for (int64_t j = w0; j < w1; ++j) {
+            const float v = plane[i * pl.w + j];
+            if (!is_max) {
+              acc += v;
+            } else if (v > acc || std::isnan(v)) {
+              acc = v;
+            }
+          }
+        }
+        o[(c * oh + y) * ow + xo] = is_max ? acc : acc / static_cast<float>((h1 - h0) * (w1 - w0));
       }
     }
   }
@@ -114,7 +126,10 @@ Result<Tensors> adaptive_avg_pool2d(std::string_view, const Attributes& attrs, I
 }  // namespace
 
 OpTable pooling_ops() {
-  return {{"avg_pool2d", avg_pool2d}, {"max_pool2d", max_pool2d}, {"adaptive_avg_pool2d", adaptive_avg_pool2d}};
+  return {{"avg_pool2d", avg_pool2d},
+          {"max_pool2d", max_pool2d},
+          {"adaptive_avg_pool2d", adaptive_pool2d},
+          {"adaptive_max_pool2d", adaptive_pool2d}};
 }
 
 }  // namespace univk::reference::detail

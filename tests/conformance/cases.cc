@@ -162,6 +162,13 @@ void pool_cases(Table& t) {
   t.add("adaptive_avg_pool2d", "global_1x1_odd", attrs({{"output_size", ints({1, 1})}}), {in(Shape{1, 4, 6, 5})});
   t.add("adaptive_avg_pool2d", "to_2x3_divisible", attrs({{"output_size", ints({2, 3})}}), {in(Shape{1, 2, 4, 6})});
   t.add("adaptive_avg_pool2d", "upsample_unbatched", attrs({{"output_size", ints({5, 6})}}), {in(Shape{2, 3, 4})});
+  t.add("adaptive_avg_pool2d", "non_divisible_7x5_to_3x4", attrs({{"output_size", ints({3, 4})}}),
+        {in(Shape{2, 3, 7, 5})});
+  t.add("adaptive_max_pool2d", "non_divisible_7x5_to_3x2", attrs({{"output_size", ints({3, 2})}}),
+        {in(Shape{1, 3, 7, 5})});
+  t.add("adaptive_max_pool2d", "global", attrs({{"output_size", i64(1)}}), {in(Shape{2, 4, 6, 5})});
+  t.add("adaptive_max_pool2d", "divisible_unbatched", attrs({{"output_size", ints({2, 3})}}), {in(Shape{3, 4, 6})});
+  t.add("adaptive_max_pool2d", "larger_than_input", attrs({{"output_size", ints({5, 7})}}), {in(Shape{1, 2, 3, 4})});
 }
 
 void conv_cases(Table& t) {
@@ -197,6 +204,23 @@ void conv_cases(Table& t) {
         {in(Shape{1, 2, 11, 10}), weight(Shape{3, 2, 5, 5})});
   t.add("conv2d", "dilation2_stride2", attrs({{"dilation", i64(2)}, {"stride", i64(2)}, {"padding", i64(1)}}),
         {in(Shape{1, 3, 9, 9}), weight(Shape{2, 3, 3, 3}), weight(Shape{2})});
+  t.add("conv_transpose2d", "stride2_k2_bias", attrs({{"stride", i64(2)}}),
+        {in(Shape{1, 4, 5, 6}), weight(Shape{4, 3, 2, 2}), weight(Shape{3})});
+  t.add("conv_transpose2d", "stride2_pad1_output_padding1",
+        attrs({{"stride", i64(2)}, {"padding", i64(1)}, {"output_padding", i64(1)}}),
+        {in(Shape{2, 3, 4, 5}), weight(Shape{3, 5, 3, 3}), weight(Shape{5})});
+  t.add("conv_transpose2d", "stride1_pad1_nobias", attrs({{"padding", i64(1)}}),
+        {in(Shape{1, 2, 6, 5}), weight(Shape{2, 3, 3, 3})});
+  t.add(
+      "conv_transpose2d", "groups2_stride3x2_odd",
+      attrs(
+          {{"groups", i64(2)}, {"stride", ints({3, 2})}, {"padding", ints({2, 0})}, {"output_padding", ints({2, 1})}}),
+      {in(Shape{1, 4, 5, 3}), weight(Shape{4, 3, 4, 3}), weight(Shape{6})});
+  t.add("conv_transpose2d", "dilation2_output_padding1",
+        attrs({{"dilation", i64(2)}, {"output_padding", i64(1)}, {"padding", ints({1, 2})}}),
+        {in(Shape{1, 3, 4, 4}), weight(Shape{3, 2, 3, 3}), weight(Shape{2})});
+  t.add("conv_transpose2d", "depthwise_unbatched", attrs({{"groups", i64(3)}, {"stride", i64(2)}}),
+        {in(Shape{3, 4, 3}), in(Shape{3, 1, 3, 3}), in(Shape{3})});
 }
 
 void matmul_cases(Table& t) {
@@ -246,6 +270,13 @@ void norm_cases(Table& t) {
     t.add(op, "dim_neg1_list", attrs({{"dim", ints({-1})}}), {in(Shape{2, 3, 4})});
     t.add(op, "dim0_keepdim_odd", attrs({{"dim", i64(0)}, {"keepdim", i64(1)}}), {in(Shape{7, 3})});
     t.add(op, "hw_keepdim_small", attrs({{"dim", ints({2, 3})}, {"keepdim", i64(1)}}), {in(Shape{1, 3, 4, 5})});
+  }
+  for (const char* op : {"amax", "amin"}) {
+    t.add(op, "dim1", attrs({{"dim", ints({1})}}), {in(Shape{3, 4, 5})});
+    t.add(op, "dims02_keepdim", attrs({{"dim", ints({0, 2})}, {"keepdim", i64(1)}}), {in(Shape{3, 4, 5})});
+    t.add(op, "all", {}, {in(Shape{3, 4, 5})});
+    t.add(op, "dim_neg1_long", attrs({{"dim", i64(-1)}}), {in(Shape{3, 500})});
+    t.add(op, "hw_keepdim", attrs({{"dim", ints({-2, -1})}, {"keepdim", i64(1)}}), {in(Shape{2, 3, 9, 11})});
   }
   t.add("layer_norm", "affine", attrs({{"normalized_shape", ints({8})}}),
         {in(Shape{2, 3, 8}), weight(Shape{8}), weight(Shape{8})});
@@ -335,7 +366,7 @@ const std::vector<OpCase>& all_cases() {
 }
 
 // Rows by op family (fp32; shape ops also int32, exact):
-//  - exact (data movement, sign, max/min, relu-like clamps, max pooling, nearest upsampling): 0
+//  - exact (data movement, sign, max/min, relu-like clamps, max pools, nearest upsampling): 0
 //  - one rounding step (add/sub/mul/div, scalar forms, hard* activations, avg pools): 1e-6 / 1e-6
 //  - batch_norm (a rounded scale and shift), bilinear upsampling (four weighted taps): 1e-6 / 1e-5
 //  - transcendental functions (GPU exp/log/tanh are correct to a few ulp; gelu's erf
@@ -353,7 +384,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
-        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "max_pool2d", "upsample_nearest2d"},
+        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "amax", "amin", "max_pool2d",
+          "adaptive_max_pool2d", "upsample_nearest2d"},
          DType::kFloat32,
          {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},
@@ -361,7 +393,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
          {1e-6, 1e-6}},
         {{"batch_norm", "upsample_bilinear2d"}, DType::kFloat32, {1e-6, 1e-5}},
         {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow"}, DType::kFloat32, {1e-5, 1e-5}},
-        {{"conv2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax", "layer_norm"},
+        {{"conv2d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax",
+          "layer_norm"},
          DType::kFloat32,
          {1e-5, 1e-4}},
     };

@@ -154,6 +154,100 @@ class ExportTest(unittest.TestCase):
                     self.assertEqual(len(program.calls), vgf_first_calls if partition[0] == "VgfBackend" else 1,
                                      program.summary())
 
+    def test_conv_transpose2d_attributes(self):
+        # nn.ConvTranspose2d and F.conv_transpose2d (aten.convolution with transposed=True) run on
+        # the VulkanBackend: VgfBackend-first puts the sigmoid in a VGF call after it.
+        torch.manual_seed(0)
+        w = torch.randn(3, 2, 3, 2)
+        cases = {
+            "stride2_k2": nn.ConvTranspose2d(3, 4, 2, stride=2),
+            "stride2_pad1_output_padding1": nn.ConvTranspose2d(3, 5, 3, stride=2, padding=1, output_padding=1),
+            "groups3_dilation2_nobias": nn.ConvTranspose2d(3, 6, 3, padding=(2, 1), dilation=2, groups=3, bias=False),
+            "functional_stride3x2": Lambda(lambda x: F.conv_transpose2d(x, w, None, (3, 2), (1, 0), (2, 1))),
+        }
+        for name, conv in cases.items():
+            module = nn.Sequential(conv, nn.Sigmoid())
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    program, _ = run_both(self, module, (torch.randn(2, 3, 5, 4),), partition=partition,
+                                          atol=1e-5, rtol=1e-4)
+                    self.assertEqual([c["backend"] for c in program.calls][0], "VulkanBackend", program.summary())
+
+    def test_adaptive_pooling_to_any_size(self):
+        # Windows [floor(i*in/out), ceil((i+1)*in/out)): non-divisible, larger than the input.
+        cases = {
+            "avg_7x5_to_3x4": nn.AdaptiveAvgPool2d((3, 4)),
+            "max_7x5_to_3x2": nn.AdaptiveMaxPool2d((3, 2)),
+            "max_global": nn.AdaptiveMaxPool2d(1),
+            "max_to_9x6_none": nn.AdaptiveMaxPool2d((9, None)),
+        }
+        for name, pool in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, nn.Sequential(nn.Tanh(), pool), (torch.randn(2, 3, 7, 5),), partition=partition,
+                             atol=1e-6, rtol=1e-5)
+        with self.assertRaisesRegex(univk.ExportError, "result 1 of 'adaptive_max_pool2d' is not supported"):
+            univk.export(nn.AdaptiveMaxPool2d(2, return_indices=True), (torch.randn(1, 2, 4, 4),))
+
+    def test_shuffles_expand_repeat_and_constant_producers(self):
+        # Export-time decompositions into reshape/permute/transpose, cat, add of -0.0 and
+        # constants: data movement (and IEEE's additive identity), so the results equal
+        # PyTorch's bit for bit, NaN included.
+        cases = {
+            "pixel_shuffle": lambda x: F.pixel_shuffle(x, 2) * 2.0,
+            "pixel_unshuffle": lambda x: F.pixel_unshuffle(x.reshape(2, 2, 8, 12), 2) * 2.0,
+            "channel_shuffle": lambda x: nn.ChannelShuffle(4)(x) * 2.0,
+            "expand_dim": lambda x: x[:, :1].expand(2, 5, 4, 6) * 2.0,
+            "expand_new_dims": lambda x: x[0, 0, 0].expand(3, 4, 6) * 2.0,
+            "expand_as_nan_signed_zero": lambda x: x[:, :, :1].expand_as(x) * -1.0,
+            "repeat": lambda x: x.repeat(1, 2, 1, 3) * 2.0,
+            "repeat_new_dim": lambda x: x[0, 0].repeat(2, 1, 2) + 1.0,
+            "zeros_ones_full_like": lambda x: (x + torch.ones_like(x)) * torch.full_like(x, 3.0) - torch.zeros_like(x),
+            "new_full": lambda x: x + x.new_full((4, 6), 2.5),
+        }
+        x = torch.randn(2, 8, 4, 6)
+        x[0, 0, 0, :2] = torch.tensor([float("nan"), -0.0])
+        for name, fn in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    program, _ = run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
+                    actual, expected = program.load_method()(x), Lambda(fn)(x)
+                    numbers = ~torch.isnan(expected)  # signed zeros kept (a NaN's sign bit means nothing)
+                    self.assertTrue(torch.equal(torch.signbit(actual[numbers]), torch.signbit(expected[numbers])))
+
+    def test_clamp_with_tensor_bounds(self):
+        # maximum then minimum: min > max gives max, bounds broadcast.
+        lo = torch.linspace(-1.0, 0.5, 6)
+        cases = {
+            "both_tensors": lambda x: torch.clamp(x, x[:, :1] - 0.5, lo.reshape(1, 1, 1, 6)),
+            "max_tensor_only": lambda x: torch.clamp(x, max=x.transpose(0, 1).sum(0)),
+            "min_above_max": lambda x: torch.clamp(x, lo + 1.0, lo),
+            "clamp_min_method": lambda x: x.clamp_min(lo) * 2.0,
+        }
+        x = torch.randn(3, 3, 4, 6)
+        for name, fn in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
+
+    def test_max_min_over_dims(self):
+        # amax/amin and max/min's values over a dim (keepdim) or all dims; NaN propagates.
+        cases = {
+            "amax_dims": lambda x: x.amax((1, 3)) * 2.0,
+            "amin_keepdim": lambda x: x.amin(-1, keepdim=True) * 2.0,
+            "max_dim_values": lambda x: x.max(2)[0] * 2.0,
+            "min_dim_keepdim": lambda x: torch.min(x, 1, keepdim=True).values * 2.0,
+            "max_all": lambda x: x.max() * 2.0,
+        }
+        x = torch.randn(2, 3, 4, 40)
+        x[1, 2, 3, 5] = float("nan")
+        for name, fn in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
+        with self.assertRaisesRegex(univk.ExportError, "node 'max_1': the indices of 'aten.max.dim' are not supported"):
+            univk.export(Lambda(lambda x: x.max(1)[1] * 2), (x,))
+
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):
             univk.export(Lambda(lambda x: torch.sort(x)[0]), (torch.randn(4),))

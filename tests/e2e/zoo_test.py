@@ -79,6 +79,30 @@ class UNetDecoder(nn.Module):
         return F.interpolate(self.head(d1), size=(20, 20), mode="bilinear", align_corners=False)
 
 
+class UNetTransposedDecoder(nn.Module):
+    """A two-level UNet whose decoder upsamples with nn.ConvTranspose2d (stride 2, and stride 2
+    with output_padding to reach an odd skip size) before each skip cat."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.enc2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.bottom = nn.Conv2d(16, 32, 3, padding=1)
+        self.up2 = nn.ConvTranspose2d(32, 16, 3, stride=2)                  # 3 -> 7
+        self.dec2 = nn.Conv2d(32, 16, 3, padding=1)
+        self.up1 = nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1, output_padding=1)  # 7 -> 14
+        self.dec1 = nn.Conv2d(16, 8, 3, padding=1)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        e1 = F.relu(self.enc1(x))                                    # 14x14
+        e2 = F.relu(self.enc2(F.max_pool2d(e1, 2)))                  # 7x7
+        b = F.relu(self.bottom(F.max_pool2d(e2, 2)))                 # 3x3
+        d2 = F.relu(self.dec2(torch.cat([self.up2(b), e2], 1)))      # 7x7
+        d1 = F.relu(self.dec1(torch.cat([self.up1(d2), e1], 1)))     # 14x14
+        return self.head(d1)
+
+
 class SegmentationOut(nn.Module):
     """The "out" entry of a torchvision segmentation model's result dict."""
 
@@ -171,6 +195,15 @@ class ZooTest(unittest.TestCase):
         # rational step does not reproduce, so it goes to the VulkanBackend between two VGF calls
         # (3 calls); VulkanBackend first: one call.
         self.check("UNet decoder (15x15)", model, (torch.randn(1, 3, 15, 15),), delegate_calls=3)
+
+    def test_unet_decoder_conv_transpose2d(self):
+        torch.manual_seed(0)
+        model = UNetTransposedDecoder().eval()
+        torch.manual_seed(1)
+        # VgfBackend first: the two transposed convolutions run on the VulkanBackend between VGF
+        # calls (5 calls); VulkanBackend first: one call.
+        self.check("UNet decoder with ConvTranspose2d (14x14)", model, (torch.randn(1, 3, 14, 14),),
+                   delegate_calls=5)
 
     def test_lraspp_mobilenet_v3_large_bilinear_heads(self):
         # Its head upsamples twice with F.interpolate(mode="bilinear", align_corners=False); both

@@ -34,6 +34,7 @@ std::vector<Case> cases() {
                attrs({{"kernel_size", Ints{3}}, {"stride", Ints{2}}, {"dilation", Ints{2}}, {"ceil_mode", int64_t{1}}}),
                {img}});
   c.push_back({"adaptive_avg_pool2d", attrs({{"output_size", Ints{1, 3}}}), {img}});
+  c.push_back({"adaptive_max_pool2d", attrs({{"output_size", Ints{4, 5}}}), {img}});
   c.push_back({"upsample_nearest2d", attrs({{"output_size", Ints{14, 5}}}), {img}});
   c.push_back(
       {"upsample_bilinear2d", attrs({{"output_size", Ints{3, 18}}, {"align_corners", int64_t{1}}}), {Shape{3, 7, 9}}});
@@ -42,6 +43,10 @@ std::vector<Case> cases() {
                attrs({{"padding", std::string("same")}, {"dilation", Ints{2}}, {"groups", int64_t{3}}}),
                {img, Shape{6, 1, 3, 2}}});
   c.push_back({"conv2d", attrs({{"padding", std::string("valid")}}), {Shape{3, 7, 9}, Shape{2, 3, 2, 2}}});
+  c.push_back({"conv_transpose2d",
+               attrs({{"stride", Ints{2}}, {"padding", Ints{1}}, {"output_padding", Ints{1}}, {"groups", int64_t{3}}}),
+               {img, Shape{3, 2, 3, 3}, Shape{6}}});
+  c.push_back({"conv_transpose2d", attrs({{"dilation", Ints{2, 1}}}), {Shape{3, 7, 9}, Shape{3, 4, 2, 2}}});
   c.push_back({"linear", {}, {Shape{2, 5, 4}, Shape{6, 4}, Shape{6}}});
   c.push_back({"matmul", {}, {Shape{4}, Shape{4}}});
   c.push_back({"matmul", {}, {Shape{4}, Shape{2, 4, 3}}});
@@ -106,6 +111,11 @@ TEST(ShapeInference, ShapesTheOpRefusesAreRefusedToo) {
       {"linear", {}, {Shape{2, 5}, Shape{4, 6}}},
       {"conv2d", {}, {Shape{1, 3, 4, 4}, Shape{2, 4, 3, 3}}},
       {"conv2d", {}, {Shape{1, 3, 2, 2}, Shape{2, 3, 3, 3}}},
+      {"conv_transpose2d", {}, {Shape{1, 3, 4, 4}, Shape{4, 2, 3, 3}}},
+      {"conv_transpose2d",
+       attrs({{"stride", Ints{2}}, {"output_padding", Ints{2}}}),
+       {Shape{1, 2, 3, 3}, Shape{2, 2, 3, 3}}},
+      {"conv_transpose2d", attrs({{"padding", Ints{3}}}), {Shape{1, 2, 1, 1}, Shape{2, 2, 3, 3}}},
       {"avg_pool2d", attrs({{"kernel_size", Ints{5}}}), {Shape{1, 1, 3, 3}}},
       {"avg_pool2d", attrs({{"kernel_size", Ints{2}}, {"padding", Ints{2}}}), {Shape{1, 1, 8, 8}}},
       {"matmul", {}, {Shape{2, 3}, Shape{4, 2}}},

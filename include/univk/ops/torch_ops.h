@@ -115,7 +115,8 @@ struct Pool2d {
 };
 Result<Pool2d> pool2d(std::string_view op, const Attributes& attrs, Shapes inputs);
 
-// adaptive_avg_pool2d (output_size, positive). Window y covers [y*H/OH, ceil((y+1)*H/OH)).
+// adaptive_avg_pool2d and adaptive_max_pool2d (output_size, positive; any size, divisible or
+// not, smaller or larger than the input). Window y covers [floor(y*H/OH), ceil((y+1)*H/OH)).
 struct AdaptiveAvgPool2d {
   Planes in;
   int64_t out_h = 0, out_w = 0;
@@ -155,6 +156,23 @@ struct Conv2d {
   Shape output;
 };
 Result<Conv2d> conv2d(const Attributes& attrs, Shapes inputs);
+
+// conv_transpose2d: inputs x [N,C,H,W] or [C,H,W], weight [C, OC/groups, KH, KW], optional bias
+// [OC]. stride, padding, output_padding (each < stride or < dilation, as PyTorch requires),
+// dilation, groups. out = (in-1)*stride - 2*padding + dilation*(k-1) + output_padding + 1.
+// Output (y, x) of channel f gathers input (iy, ix) of f's group where
+// y + padding - i*dilation = iy*stride for kernel row i (likewise for x).
+struct ConvTranspose2d {
+  bool batched = true;
+  int64_t n = 1, c = 0, h = 0, w = 0;  // input
+  int64_t oc = 0, ocg = 0, kh = 0, kw = 0;
+  int64_t groups = 1;
+  int64_t stride[2] = {1, 1}, padding[2] = {0, 0}, output_padding[2] = {0, 0}, dilation[2] = {1, 1};
+  bool has_bias = false;
+  int64_t out_h = 0, out_w = 0;
+  Shape output;
+};
+Result<ConvTranspose2d> conv_transpose2d(const Attributes& attrs, Shapes inputs);
 
 // ---- Matrix products -----------------------------------------------------------------------
 

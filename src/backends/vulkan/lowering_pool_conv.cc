@@ -1,12 +1,12 @@
-// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d (pool2d.comp), upsample_nearest2d and
-// upsample_bilinear2d (upsample.comp) and conv2d (the kernel library's conv2d_f32 and
-// depthwise_f32), NCHW or unbatched CHW.
+// Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d, adaptive_max_pool2d (pool2d.comp), upsample_nearest2d and
+// upsample_bilinear2d (upsample.comp), conv2d (the kernel library's conv2d_f32 and
+// depthwise_f32) and conv_transpose2d (conv_transpose2d.comp), NCHW or unbatched CHW.
 #include "lowering_common.h"
 
 namespace univk::backends::vulkan {
 namespace {
 
-enum PoolMode : uint32_t { kAvgPool = 0, kMaxPool = 1, kAdaptiveAvgPool = 2 };
+enum PoolMode : uint32_t { kAvgPool = 0, kMaxPool = 1, kAdaptiveAvgPool = 2, kAdaptiveMaxPool = 3 };
 
 Result<LoweredOp> lower_pool(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::Pool2d p, ops::pool2d(op, attrs, shapes_of(inputs)));
@@ -40,7 +40,7 @@ Result<LoweredOp> lower_pool(std::string_view op, const Attributes& attrs, Input
   return lowered;
 }
 
-Result<LoweredOp> lower_adaptive_pool(std::string_view, const Attributes& attrs, Inputs inputs) {
+Result<LoweredOp> lower_adaptive_pool(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::AdaptiveAvgPool2d p, ops::adaptive_avg_pool2d(attrs, shapes_of(inputs)));
   UNIVK_RETURN_IF_ERROR(check_float(inputs));
   UNIVK_RETURN_IF_ERROR(check_extent(inputs[0].shape, "input"));
@@ -48,7 +48,7 @@ Result<LoweredOp> lower_adaptive_pool(std::string_view, const Attributes& attrs,
   const int64_t n = lowered.output.shape.numel();
   Dispatch d;
   d.shader = Shader::kPool2d;
-  d.variant = kAdaptiveAvgPool;
+  d.variant = op == "adaptive_max_pool2d" ? kAdaptiveMaxPool : kAdaptiveAvgPool;
   d.push = {u32(n), u32(p.in.h), u32(p.in.w), u32(p.out_h), u32(p.out_w), 0, 0, 0, 0, 0, 0, 1, 1, 0, 0};
   d.bindings = {Operand::input(0), Operand::output()};
   UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
@@ -123,13 +123,56 @@ Result<LoweredOp> lower_conv2d(std::string_view, const Attributes& attrs, Inputs
 
 }  // namespace
 
+Result<LoweredOp> lower_conv_transpose2d(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::ConvTranspose2d cv, ops::conv_transpose2d(attrs, shapes_of(inputs)));
+  UNIVK_RETURN_IF_ERROR(check_float(inputs));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    UNIVK_RETURN_IF_ERROR(check_extent(inputs[i].shape, "input " + std::to_string(i)));
+  }
+  // The shader's source positions (out + padding - k*dilation) are int32.
+  constexpr int64_t kIntMax = (int64_t{1} << 31) - 1;
+  if (cv.out_h + cv.padding[0] > kIntMax || cv.out_w + cv.padding[1] > kIntMax ||
+      cv.dilation[0] * (cv.kh - 1) > kIntMax || cv.dilation[1] * (cv.kw - 1) > kIntMax) {
+    return unsupported("conv_transpose2d positions do not fit the shader's int32 arithmetic");
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, cv.output));
+  const int64_t n = lowered.output.shape.numel();
+  Dispatch d;
+  d.shader = Shader::kConvTranspose2d;
+  // Params { n, C, H, W, OC, OH, OW, ICG, OCG, KH, KW, SH, SW, PH, PW, DH, DW, has_bias }
+  d.push = {u32(n),
+            u32(cv.c),
+            u32(cv.h),
+            u32(cv.w),
+            u32(cv.oc),
+            u32(cv.out_h),
+            u32(cv.out_w),
+            u32(cv.c / cv.groups),
+            u32(cv.ocg),
+            u32(cv.kh),
+            u32(cv.kw),
+            u32(cv.stride[0]),
+            u32(cv.stride[1]),
+            u32(cv.padding[0]),
+            u32(cv.padding[1]),
+            u32(cv.dilation[0]),
+            u32(cv.dilation[1]),
+            cv.has_bias ? 1u : 0u};
+  d.bindings = {Operand::input(0), Operand::input(1), Operand::input(cv.has_bias ? 2 : 0), Operand::output()};
+  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
+  lowered.dispatches.push_back(std::move(d));
+  return lowered;
+}
+
 LowerTable pool_conv_lowerings() {
   return {{"avg_pool2d", lower_pool},
           {"max_pool2d", lower_pool},
           {"adaptive_avg_pool2d", lower_adaptive_pool},
+          {"adaptive_max_pool2d", lower_adaptive_pool},
           {"upsample_nearest2d", lower_upsample},
           {"upsample_bilinear2d", lower_upsample},
-          {"conv2d", lower_conv2d}};
+          {"conv2d", lower_conv2d},
+          {"conv_transpose2d", lower_conv_transpose2d}};
 }
 
 }  // namespace univk::backends::vulkan

@@ -1,7 +1,7 @@
 #version 450
 // 2-d pooling over [planes, H, W] (planes = N*C): one invocation per output element.
 // MODE 0: avg_pool2d (PyTorch divisor rules), 1: max_pool2d (with dilation, NaN wins),
-// 2: adaptive_avg_pool2d.
+// 2: adaptive_avg_pool2d, 3: adaptive_max_pool2d (NaN wins).
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
 #include "shaders/common.glsl"
@@ -44,12 +44,23 @@ void main() {
   }
   int h0, h1, w0, w1;
   int divisor;
-  if (MODE == 2) {
+  if (MODE == 2 || MODE == 3) {
     h0 = int((oy * p.H) / p.OH);
     h1 = int(((oy + 1) * p.H + p.OH - 1) / p.OH);
     w0 = int((ox * p.W) / p.OW);
     w1 = int(((ox + 1) * p.W + p.OW - 1) / p.OW);
     divisor = (h1 - h0) * (w1 - w0);
+    if (MODE == 3) {
+      float best = -kInf;
+      for (int yy = h0; yy < h1; ++yy) {
+        for (int xx = w0; xx < w1; ++xx) {
+          const float v = x[base + uint(yy) * p.W + uint(xx)];
+          if (v > best || isnan(v)) best = v;
+        }
+      }
+      y[i] = best;
+      return;
+    }
   } else {
     // Window clipped first to the padded input (the count_include_pad divisor), then to the input.
     h0 = int(oy * p.SH) - int(p.PH);

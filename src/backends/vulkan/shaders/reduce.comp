@@ -1,8 +1,8 @@
 #version 450
-// sum / mean over a set of dims. The input is addressed through `dims`/`strides`: the first
-// kept_rank entries are the kept dims (output order), the next red_rank the reduced ones.
-// VARIANT bit 0: mean (divide by R); bit 1: one invocation per output (short reductions),
-// otherwise one workgroup per output.
+// sum / mean / amax / amin over a set of dims. The input is addressed through `dims`/`strides`:
+// the first kept_rank entries are the kept dims (output order), the next red_rank the reduced
+// ones. VARIANT bit 0: mean (divide by R); bit 1: one invocation per output (short reductions),
+// otherwise one workgroup per output; bit 2: amax, bit 3: amin (NaN propagates in both).
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
 #include "shaders/common.glsl"
@@ -40,6 +40,14 @@ uint reduced_offset(uint r) {
   return off;
 }
 
+float init_value() { return (VARIANT & 4u) != 0 ? -kInf : ((VARIANT & 8u) != 0 ? kInf : 0.0); }
+
+float combine(float a, float b) {
+  if ((VARIANT & 4u) != 0) return nan_max(a, b);
+  if ((VARIANT & 8u) != 0) return nan_min(a, b);
+  return a + b;
+}
+
 float finish(float sum) { return (VARIANT & 1u) != 0 ? sum / float(p.R) : sum; }
 
 void main() {
@@ -47,8 +55,8 @@ void main() {
     const uint o = linear_index();
     if (o >= p.n_out) return;
     const uint base = kept_offset(o);
-    float sum = 0.0;
-    for (uint r = 0; r < p.R; ++r) sum += x[base + reduced_offset(r)];
+    float sum = init_value();
+    for (uint r = 0; r < p.R; ++r) sum = combine(sum, x[base + reduced_offset(r)]);
     y[o] = finish(sum);
     return;
   }
@@ -56,12 +64,12 @@ void main() {
   if (o >= p.n_out) return;  // uniform per workgroup
   const uint tid = gl_LocalInvocationID.x;
   const uint base = kept_offset(o);
-  float sum = 0.0;
-  for (uint r = tid; r < p.R; r += 256) sum += x[base + reduced_offset(r)];
+  float sum = init_value();
+  for (uint r = tid; r < p.R; r += 256) sum = combine(sum, x[base + reduced_offset(r)]);
   red[tid] = sum;
   barrier();
   for (uint s = 128; s > 0; s >>= 1) {
-    if (tid < s) red[tid] += red[tid + s];
+    if (tid < s) red[tid] = combine(red[tid], red[tid + s]);
     barrier();
   }
   if (tid == 0) y[o] = finish(red[0]);
