@@ -33,10 +33,10 @@ class Method:
     method has one output, else a tuple)."""
 
     def __init__(self, program, name="forward", mode="auto", require_no_cpu_fallback=False, options=None,
-                 backend_options=None, host_inputs=None, host_outputs=None):
+                 backend_options=None, host_inputs=None, host_outputs=None, profile=False):
         self._program = program  # keeps the C++ Program alive (the Method also holds it)
         self._method = program.load_method(name, mode, require_no_cpu_fallback, options or {},
-                                           backend_options or {}, host_inputs or {}, host_outputs or {})
+                                           backend_options or {}, host_inputs or {}, host_outputs or {}, profile)
 
     @property
     def name(self):
@@ -73,6 +73,12 @@ class Method:
         (per_delegate: copies like a call)."""
         return self._method.io_info()
 
+    def profile(self):
+        """The last call's or run()'s profile (load with profile=True): print it for the table;
+        .events is a list of dicts (track 'host'/'gpu', kind, name, backend, instruction, parent,
+        start_us, duration_us, source); .write_chrome_trace(path) writes Chrome trace JSON."""
+        return self._method.profile()
+
     def delegate_calls(self):
         """Per delegate call: backend, device_key, device and queue (VkDevice/VkQueue handles as
         integers), standalone_device and the delegate's stats."""
@@ -90,17 +96,18 @@ class Method:
 
 
 def load(path, method="forward", mode="auto", require_no_cpu_fallback=False, options=None, backend_options=None,
-         host_inputs=None, host_outputs=None):
+         host_inputs=None, host_outputs=None, profile=False):
     """Loads a .uvk file and returns its method `method` ready to call.
 
     mode: 'auto' (fused when possible), 'per_delegate' or 'fused'. options: runtime options
     given to every backend (e.g. {'vulkan_shared_context_mode': 'disabled'}); backend_options:
     per backend id. host_inputs / host_outputs: {index: numpy array} of caller memory the method
     uses as that input's or output's buffer (VK_EXT_external_memory_host; see aligned_buffer);
-    the method keeps the arrays alive."""
+    the method keeps the arrays alive. profile: record GPU timestamps and time the host phases
+    so that method.profile() returns the last call's profile (docs/RUNTIME.md, Profiling)."""
     program = _univk.Program.load(str(path))
     return Method(program, method, mode, require_no_cpu_fallback, options, backend_options, host_inputs,
-                  host_outputs)
+                  host_outputs, profile)
 
 
 def aligned_buffer(nbytes, alignment=65536):

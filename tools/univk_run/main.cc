@@ -4,7 +4,7 @@
 //             [--reference y.npy ...] [--atol A] [--rtol R] [--mode per_delegate|fused|auto]
 //             [--shared-mode disabled|lookup_only|lookup_or_create|create_only]
 //             [--option KEY=VALUE ...] [--require-no-cpu-fallback] [--repeat N]
-//             [--output-dir DIR] [--json FILE] [--quiet]
+//             [--output-dir DIR] [--json FILE] [--quiet] [--profile] [--trace FILE]
 //
 // Prints, per instruction, the backend (or CPU operator), the device key and the VkDevice and
 // VkQueue each delegate ran on, the delegate's counters and the timings; writes the outputs as
@@ -14,6 +14,8 @@
 // unknown --option key, as many --input/--reference files as the method has inputs/outputs),
 // 3 a file could not be read or written (FIFOs and devices are refused unread, .npy files are
 // checked against their header before their data is read), or the program failed to load or run.
+// --profile prints the last execute's profile (docs/RUNTIME.md, "Profiling"); --trace FILE
+// writes it as Chrome trace JSON.
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -26,6 +28,7 @@
 
 #include "compare.h"
 #include "npy.h"
+#include "profile_output.h"
 #include "report.h"
 #include "stdout_check.h"
 #include "univk/runtime/program.h"
@@ -55,6 +58,8 @@ struct Options {
   std::string output_dir;
   std::string json_path;
   bool quiet = false;
+  bool profile = false;
+  std::string trace_path;
 };
 
 void usage(FILE* out) {
@@ -62,7 +67,7 @@ void usage(FILE* out) {
                "usage: univk-run PROGRAM [--method NAME] [--input x.npy ...] [--random-inputs SEED]\n"
                "                 [--reference y.npy ...] [--atol A] [--rtol R] [--mode per_delegate|fused|auto]\n"
                "                 [--shared-mode MODE] [--option KEY=VALUE ...] [--require-no-cpu-fallback]\n"
-               "                 [--repeat N] [--output-dir DIR] [--json FILE] [--quiet]\n"
+               "                 [--repeat N] [--output-dir DIR] [--json FILE] [--quiet] [--profile] [--trace FILE]\n"
                "exit status: 0 ok, 1 output mismatch, 2 bad command line, 3 unreadable file or load or run failure\n");
 }
 
@@ -131,6 +136,10 @@ std::string parse_args(int argc, char** argv, Options& o) {
       if (!value(o.output_dir)) return "--output-dir needs a directory";
     } else if (arg == "--json") {
       if (!value(o.json_path)) return "--json needs a file ('-' for stdout)";
+    } else if (arg == "--profile") {
+      o.profile = true;
+    } else if (arg == "--trace") {
+      if (!value(o.trace_path)) return "--trace needs a file";
     } else if (arg == "--quiet") {
       o.quiet = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -211,6 +220,7 @@ int run(const Options& o) {
   load.mode = o.mode;
   load.require_no_cpu_fallback = o.require_no_cpu_fallback;
   load.all_backends = o.backend_options;
+  load.profile = o.profile || !o.trace_path.empty();
 
   auto start = clock::now();
   auto program = univk::runtime::Program::load(o.program);
@@ -295,6 +305,11 @@ int run(const Options& o) {
   if (!o.json_path.empty() && !report.write_json(o.json_path)) {
     std::fprintf(stderr, "univk-run: cannot write %s\n", o.json_path.c_str());
     return kExitFailure;
+  }
+  if (load.profile) {
+    const univk::Status s =
+        univk::tools::write_profile(**method, o.profile && o.json_path != "-", o.trace_path, stdout);
+    if (!s.ok()) return fail(report, o, s.to_string());
   }
   if (!univk::tools::stdout_written("univk-run")) return kExitFailure;
   return report.all_match() ? 0 : kExitMismatch;

@@ -73,6 +73,7 @@ class VgfDelegate final : public backend::Delegate {
   Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
                 std::span<const backend::DeviceTensor> outputs) override;
   backend::ExecuteStats stats() const override { return last_stats_; }
+  void set_gpu_timer(vulkan::GpuTimer* timer) override { timer_ = timer; }
 
   // Labels of the lowered GRAPH segments' dispatches in dispatch order (tests, tools, logs).
   std::vector<std::string> dispatch_labels() const;
@@ -160,6 +161,7 @@ class VgfDelegate final : public backend::Delegate {
   std::vector<vulkan::Buffer> output_staging_;
   uint64_t last_submission_ = 0;
   backend::ExecuteStats last_stats_;
+  vulkan::GpuTimer* timer_ = nullptr;  // borrowed (set_gpu_timer)
 };
 
 }  // namespace univk::backends::vgf
