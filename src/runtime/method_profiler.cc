@@ -137,6 +137,13 @@ Status MethodProfiler::finish(std::string mode, HostEvents host) {
     }
     any_gpu = true;
   }
+  // Debug metadata: the PyTorch nodes behind each instruction.
+  for (ProfileEvent& e : profile.events) {
+    if (e.instruction < 0 || static_cast<size_t>(e.instruction) >= method_->sources.size()) continue;
+    for (const SourceNode& node : method_->sources[static_cast<size_t>(e.instruction)]) {
+      e.source += (e.source.empty() ? "" : ", ") + node.name;
+    }
+  }
   if (any_gpu) profile.alignment = all_calibrated ? GpuAlignment::kCalibrated : GpuAlignment::kSubmit;
   last_ = std::move(profile);
   return ok_status();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Profiling from Python and the trace file: method.profile() after a call, fused and
 per_delegate, on the README's example exported with both backends (outputs checked against
-PyTorch); the Chrome trace JSON written by Profile.write_chrome_trace and by `univk-run --trace`
+PyTorch), with the PyTorch node names the exporter stores in the program; the Chrome trace JSON written by Profile.write_chrome_trace and by `univk-run --trace`
 (when UNIVK_RUN_PATH names it) parses, holds one event per delegate call and per dispatch,
 nests every dispatch inside its delegate call, has per-track monotonic times and names that say
 the backend and operator. Run with PYTHONPATH=<build>/python (ctest sets it)."""
@@ -109,6 +109,15 @@ class ProfileTest(unittest.TestCase):
                     with open(path) as f:
                         check_trace(self, json.load(f), events)
                 self.assertEqual(json.loads(profile.chrome_trace())["otherData"]["mode"], mode)
+
+    def test_debug_metadata_names_the_pytorch_nodes(self):
+        # The program records each instruction's torch.fx nodes and where this file defines them.
+        self.assertIn(b"profile_test.py", self.program.bytes)
+        method = self.program.load_method(profile=True)
+        method(torch.randn(1, 3, 8, 8))
+        calls = {e["instruction"]: e["source"] for e in method.profile().events if e["kind"] == "delegate"}
+        self.assertEqual(calls, {i: ", ".join(c["nodes"]) for i, c in enumerate(self.program.calls)})
+        self.assertEqual(calls[1], "sigmoid")
 
     def test_profile_needs_the_load_option(self):
         method = self.program.load_method()

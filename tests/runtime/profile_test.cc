@@ -152,6 +152,10 @@ TEST_P(ProfileTest, EventsMatchTheRecordedWork) {
         }
       }
     }
+    // The compiler's node names (debug metadata) name what each call runs.
+    for (const ProfileEvent* e : profile.of_kind(ProfileKind::kDelegate)) {
+      EXPECT_EQ(e->source, e->instruction == 1 ? "sigmoid" : e->instruction == 0 ? "avg_pool2d" : "mul, add");
+    }
     const std::string table = profile.table();
     EXPECT_NE(table.find("VulkanBackend: "), std::string::npos) << table;
     EXPECT_NE(table.find("VgfBackend"), std::string::npos) << table;

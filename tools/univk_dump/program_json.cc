@@ -93,7 +93,8 @@ Status write_program_json(JsonWriter& json, std::span<const uint8_t> file, std::
     }
     json.end_array();
     json.key("instructions").begin_array();
-    for (const runtime::InstructionDesc& ins : m.instructions) {
+    for (size_t k = 0; k < m.instructions.size(); ++k) {
+      const runtime::InstructionDesc& ins = m.instructions[k];
       json.begin_object();
       if (const auto* call = std::get_if<runtime::DelegateCallDesc>(&ins)) {
         json.key("kind").value("delegate_call");
@@ -106,6 +107,17 @@ Status write_program_json(JsonWriter& json, std::span<const uint8_t> file, std::
       }
       json.key("inputs").array(runtime::instruction_inputs(ins));
       json.key("outputs").array(runtime::instruction_outputs(ins));
+      // Debug metadata: the PyTorch nodes the instruction runs (absent in older programs).
+      if (!m.sources[k].empty()) {
+        json.key("sources").begin_array();
+        for (const runtime::SourceNode& node : m.sources[k]) {
+          json.begin_object();
+          json.key("name").value(node.name);
+          if (!node.location.empty()) json.key("location").value(node.location);
+          json.end_object();
+        }
+        json.end_array();
+      }
       json.end_object();
     }
     json.end_array();

@@ -54,8 +54,8 @@ struct ProfileEvent {
   int32_t parent = -1;       // index in Profile::events of the enclosing event on its track
   int64_t start_ns = 0;      // from the call's start, host steady clock
   int64_t duration_ns = 0;
-  // The PyTorch nodes behind the instruction (the program's debug metadata, "name @ file:line"
-  // joined by ", "), empty when the program has none.
+  // The PyTorch nodes behind the instruction (the program's debug metadata: node names joined by
+  // ", "; MethodDesc::sources has their source locations), empty when the program has none.
   std::string source;
 };
 
