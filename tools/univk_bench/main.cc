@@ -12,11 +12,12 @@
 //   2. the floors: an empty submit-and-wait round trip, device-local copy bandwidth
 //      (vkCmdCopyBuffer timed with timestamp queries), and submissions of 0, 1 and 3 one-workgroup
 //      dispatches (host and GPU time);
-//   3. GPU time per delegate and in total, from timestamps around a replay of the delegates'
-//      recorded work (gpu_profile.h says how it differs from the method's own submission);
+//   3. GPU time per delegate and in total, from the runtime's profiling of a second Method
+//      loaded with LoadOptions::profile (timestamps in the method's own command buffers;
+//      gpu_profile.h);
 // then the ratios: latency p50 / round trip p50, and achieved bandwidth (fewest bytes / GPU
 // time) as a fraction of copy bandwidth, for the model and for each delegate.
-// The copy floor and the GPU replay keep warming up for --gpu-warmup-ms (default 1000) besides
+// The copy floor and the GPU profile keep warming up for --gpu-warmup-ms (default 1000) besides
 // their warm-up runs, so a GPU whose clocks dropped while the host copied is measured at speed.
 // --json prints one JSON object on stdout instead of the text report.
 // With UNIVK_VALIDATION=1 the validation layers are on (timings then mean little) and any
@@ -297,8 +298,8 @@ Result<bench::BenchResult> run(const Options& o) {
   if (!o.gpu_time) {
     r.gpu_error = "--no-gpu-time";
   } else {
-    auto gpu = bench::profile_gpu(program->desc(), *desc, device, load, inputs,
-                                  {o.warmup > 0 ? 1 : 0, o.iterations, o.gpu_warmup_ms});
+    auto gpu =
+        bench::profile_gpu(*program, o.method, load, inputs, {o.warmup > 0 ? 1 : 0, o.iterations, o.gpu_warmup_ms});
     if (gpu.ok()) {
       r.gpu = std::move(gpu).value();
     } else {

@@ -131,7 +131,7 @@ std::string format_text(const BenchResult& r) {
   }
   if (r.gpu) {
     o << "gpu time   p50 " << us(r.gpu->total_ns.p50) << "  p90 " << us(r.gpu->total_ns.p90)
-      << "  (timestamps around a replay of the delegates' recorded work)\n";
+      << "  (runtime profiling: timestamps in the method's own command buffers)\n";
     for (const auto& d : r.gpu->delegates) {
       o << "  instruction " << d.instruction << "  " << d.backend_id << ": p50 " << us(d.gpu_ns.p50) << ", "
         << d.stats.dispatches << " dispatches, moves at least " << bytes_text(d.min_bytes) << " -> "
@@ -191,8 +191,8 @@ std::string format_json(const BenchResult& r) {
   }
   o << "]}";
   if (r.gpu) {
-    o << ", \"gpu\": {\"source\": \"timestamps around a replay of the delegates' recorded work (full barriers "
-         "between delegates)\", \"total_us\": "
+    o << ", \"gpu\": {\"source\": \"runtime profiling (LoadOptions::profile): timestamps in the method's own "
+         "command buffers\", \"total_us\": "
       << summary_us(r.gpu->total_ns)
       << ", \"bandwidth_gb_s\": " << number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9)
       << ", \"fraction_of_copy\": " << number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy))
