@@ -276,7 +276,7 @@ Status FusedExecutor::run(HostEvents* host) {
   size_t event = 0;
   if (host != nullptr) {
     event = host->begin(ProfileKind::kPhase, "submit");
-    host->mark_gpu_anchor();
+    host->anchor_gpu_at(event);
   }
   // Waiting (on the GPU) for this executor's previous submission orders this one after it.
   UNIVK_ASSIGN_OR_RETURN(const uint64_t value,

@@ -99,9 +99,9 @@ Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<con
     size_t event = 0;
     if (host != nullptr) {
       if (slot >= 0) {
-        host->mark_gpu_anchor();
         const std::string& backend_id = delegates[static_cast<size_t>(slot)].backend_id;
         event = host->begin(ProfileKind::kDelegate, backend_id, static_cast<int64_t>(k), backend_id);
+        host->anchor_gpu_at(event);
       } else {
         event =
             host->begin(ProfileKind::kCpuOperator, std::get<KernelCallDesc>(instruction).op, static_cast<int64_t>(k));

@@ -26,8 +26,8 @@ void HostEvents::end(size_t event) {
   std::erase(open_, event);
 }
 
-void HostEvents::mark_gpu_anchor() {
-  if (!gpu_anchor_ns) gpu_anchor_ns = now_ns();
+void HostEvents::anchor_gpu_at(size_t event) {
+  if (!gpu_anchor_ns) gpu_anchor_ns = events[event].start_ns;
 }
 
 int64_t HostEvents::now_ns() const {

@@ -36,9 +36,9 @@ class HostEvents {
   // Opens an event nested in the innermost open one; returns its index.
   size_t begin(ProfileKind kind, std::string name, int64_t instruction = -1, std::string backend = {});
   void end(size_t event);
-  // Marks now as where the first GPU timestamp goes when the device cannot calibrate (first
-  // call only counts).
-  void mark_gpu_anchor();
+  // The start of `event` is where the first GPU timestamp goes when the device cannot calibrate
+  // (the first call counts).
+  void anchor_gpu_at(size_t event);
   Clock::time_point start() const { return start_; }
 
   std::vector<ProfileEvent> events;

@@ -174,6 +174,41 @@ TEST_P(ProfileTest, EventsMatchTheRecordedWork) {
 INSTANTIATE_TEST_SUITE_P(Modes, ProfileTest, ::testing::Values(ExecutionMode::kFused, ExecutionMode::kPerDelegate),
                          [](const auto& info) { return std::string(execution_mode_name(info.param)); });
 
+// A device created without VK_EXT_calibrated_timestamps (by a method loaded without profiling,
+// still holding the device key) profiles with the submit alignment: the first GPU timestamp sits
+// at the submission's start.
+TEST(Profile, SubmitAlignmentOnADeviceThatCannotCalibrate) {
+  auto program = compile(/*cpu_sigmoid=*/false);
+  ASSERT_NE(program, nullptr);
+  LoadOptions plain;
+  plain.all_backends["vulkan_shared_context_name"] = "profile_submit_alignment";
+  UNIVK_ASSIGN_OR_FAIL(auto holder, program->load_method("forward", plain));
+  const HostTensor x = random_input();
+  for (ExecutionMode mode : {ExecutionMode::kFused, ExecutionMode::kPerDelegate}) {
+    SCOPED_TRACE(std::string(execution_mode_name(mode)));
+    LoadOptions options = plain;
+    options.mode = mode;
+    options.profile = true;
+    UNIVK_ASSIGN_OR_FAIL(auto method, program->load_method("forward", options));
+    UNIVK_ASSIGN_OR_FAIL(auto outputs, method->execute(std::span<const HostTensor>(&x, 1)));
+    EXPECT_TRUE(testing::tensors_close(outputs[0], reference_output(x), {1e-5, 1e-5}));
+    UNIVK_ASSIGN_OR_FAIL(Profile profile, method->profile());
+    EXPECT_EQ(profile.alignment, GpuAlignment::kSubmit);
+    check_profile(profile, *method);
+    const ProfileEvent* first_gpu = profile.of_kind(ProfileKind::kDelegate).back();
+    for (const ProfileEvent* e : profile.of_kind(ProfileKind::kDelegate)) {
+      if (e->track == ProfileTrack::kGpu) {
+        first_gpu = e;
+        break;
+      }
+    }
+    const ProfileEvent* anchor = mode == ExecutionMode::kFused ? profile.of_kind(ProfileKind::kPhase)[1]
+                                                               : profile.of_kind(ProfileKind::kDelegate)[0];
+    EXPECT_EQ(anchor->track, ProfileTrack::kHost);
+    EXPECT_EQ(first_gpu->start_ns, anchor->start_ns) << profile.table();
+  }
+}
+
 TEST(Profile, CpuOperatorIsAHostEvent) {
   auto program = compile(/*cpu_sigmoid=*/true);
   ASSERT_NE(program, nullptr);
