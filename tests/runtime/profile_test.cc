@@ -209,6 +209,23 @@ TEST(Profile, SubmitAlignmentOnADeviceThatCannotCalibrate) {
   }
 }
 
+// Delegates on private devices (vulkan_shared_context_mode=disabled) run per_delegate, each
+// timed by its own device's timer.
+TEST(Profile, PrivateDevices) {
+  auto program = compile(/*cpu_sigmoid=*/false);
+  ASSERT_NE(program, nullptr);
+  LoadOptions options;
+  options.all_backends["vulkan_shared_context_mode"] = "disabled";
+  options.profile = true;
+  UNIVK_ASSIGN_OR_FAIL(auto method, program->load_method("forward", options));
+  EXPECT_EQ(method->mode(), ExecutionMode::kPerDelegate);
+  const HostTensor x = random_input();
+  UNIVK_ASSIGN_OR_FAIL(auto outputs, method->execute(std::span<const HostTensor>(&x, 1)));
+  EXPECT_TRUE(testing::tensors_close(outputs[0], reference_output(x), {1e-5, 1e-5}));
+  UNIVK_ASSIGN_OR_FAIL(Profile profile, method->profile());
+  EXPECT_EQ(check_profile(profile, *method).size(), 3u) << profile.table();
+}
+
 TEST(Profile, CpuOperatorIsAHostEvent) {
   auto program = compile(/*cpu_sigmoid=*/true);
   ASSERT_NE(program, nullptr);
