@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Profiling from Python and the trace file: method.profile() after a call, fused and
 per_delegate, on the README's example exported with both backends (outputs checked against
-PyTorch), with the PyTorch node names the exporter stores in the program; the Chrome trace JSON written by Profile.write_chrome_trace and by `univk-run --trace`
-(when UNIVK_RUN_PATH names it) parses, holds one event per delegate call and per dispatch,
-nests every dispatch inside its delegate call, has per-track monotonic times and names that say
-the backend and operator. Run with PYTHONPATH=<build>/python (ctest sets it)."""
+PyTorch), with the PyTorch node names the exporter stores in the program; the Chrome trace JSON
+written by Profile.write_chrome_trace and by `univk-run --trace` (when UNIVK_RUN_PATH names it)
+parses, holds one event per delegate call and per dispatch, nests every dispatch inside its
+delegate call, has per-track monotonic times and names that say the backend and operator. Run
+with PYTHONPATH=<build>/python (ctest sets it)."""
 
 import json
 import os
