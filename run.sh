@@ -16,7 +16,8 @@ export PATH=/usr/bin:$PATH
 
 PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev clang-format-14 pkg-config
   libvulkan-dev libvulkan-volk-dev glslc spirv-tools flatbuffers-compiler libflatbuffers-dev
-  libgtest-dev libgmock-dev libbenchmark-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev graphviz
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   python3-dev pybind11-dev python3-numpy python3-torch python3-torchvision
   python3-venv python3-pip python3-setuptools python3-wheel)
 

@@ -8,7 +8,7 @@
 
 Needs only torch (CUDA when available, else CPU) and the univk-bench binary: no univk Python
 module, so it runs on the GPU machine. For every workload it
-  * runs `univk-bench FILE --mode M --json` for M in per_delegate and fused (latency host-in to
+  * runs `univk-bench FILE --mode M --json -` for M in per_delegate and fused (latency host-in to
     host-out, GPU time, and the floors measured in the same run: empty submit-and-wait round
     trip and device-local copy bandwidth);
   * runs the same model in PyTorch, eager and torch.compile (where it exists and works):
@@ -137,7 +137,7 @@ def run_torch(workload, weights_dir, device, warmup, iterations, use_compile, co
 # ----- univk ------------------------------------------------------------------------------------
 
 def run_univk(bench, path, mode, warmup, iterations, extra_args, timeout_s):
-    cmd = [bench, path, "--mode", mode, "--warmup", str(warmup), "--iterations", str(iterations), "--json"]
+    cmd = [bench, path, "--mode", mode, "--warmup", str(warmup), "--iterations", str(iterations), "--json", "-"]
     cmd += extra_args
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)

@@ -9,7 +9,7 @@ include(CMakePackageConfigHelpers)
 # names. The list order is also univk.pc's -l order: the libraries are static archives.
 set(univk_components
   univk vgf_backend vulkan_backend compiler runtime backend_api vulkan_graph kernels vgf_format spirv reference ops
-  vulkan tensor base)
+  vulkan npy tensor base)
 set(univk_installed_components "")
 set(univk_install_targets "")
 foreach(component IN LISTS univk_components)

@@ -3,6 +3,19 @@
 # test main (tests/support), which turns on the Vulkan validation layer and fails any test
 # during which the layer printed a message. Tests are white-box: they may include the private
 # headers of the library they test, so src/ is on their (private) include path.
+# Every SPIR-V graph module the tests write is validated with spirv-val after them: each test
+# registered with univk_collect_spirv_modules (univk_add_test does it) gets
+# UNIVK_SPIRV_DUMP_DIR=<build>/spirv-modules/<test> (write_tosa_graph copies each module there) and
+# requires the fixture `spirv_modules`, whose setup empties the folder and whose cleanup,
+# spirv_val_written_modules (tests/spirv/CMakeLists.txt), runs after every such test.
+set(UNIVK_SPIRV_MODULE_DIR "${PROJECT_BINARY_DIR}/spirv-modules")
+function(univk_collect_spirv_modules)
+  foreach(test IN LISTS ARGN)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "UNIVK_SPIRV_DUMP_DIR=${UNIVK_SPIRV_MODULE_DIR}/${test}")
+    set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED spirv_modules)
+  endforeach()
+endfunction()
+
 function(univk_add_test)
   cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "LABELS;SOURCES;LIBS;ENV" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
@@ -14,4 +27,5 @@ function(univk_add_test)
   endif()
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
     ENVIRONMENT "UNIVK_VALIDATION=1;LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/lsan.supp;TSAN_OPTIONS=halt_on_error=1:suppressions=${PROJECT_SOURCE_DIR}/tests/support/tsan.supp;UNIVK_TEST_DATA=${PROJECT_SOURCE_DIR}/../shared/testdata;${UNIVK_THIRD_PARTY_TEST_ENV};${ARG_ENV}")
+  univk_collect_spirv_modules(${ARG_NAME})
 endfunction()

@@ -11,6 +11,7 @@
 
 #include "univk/base/file_map.h"
 #include "univk/config.h"
+#include "univk/npy/npy.h"
 #include "univk/runtime/program_writer.h"
 
 #if UNIVK_BUILD_VGF
@@ -19,9 +20,6 @@
 #endif
 #if UNIVK_BUILD_VULKAN_BACKEND
 #include "univk/backends/vulkan/compute_graph.h"
-#endif
-#if UNIVK_BUILD_TOOLS
-#include "npy.h"
 #endif
 
 namespace {
@@ -136,7 +134,6 @@ void compute_graph_seeds(const fs::path& root) {
 }
 #endif
 
-#if UNIVK_BUILD_TOOLS
 void npy_seeds(const fs::path& root) {
   univk::HostTensor f32(DType::kFloat32, Shape{2, 3});
   for (size_t i = 0; i < 6; ++i) f32.data<float>()[i] = 0.5f * static_cast<float>(i) - 1.f;
@@ -148,7 +145,6 @@ void npy_seeds(const fs::path& root) {
   univk::HostTensor empty(DType::kFloat16, Shape{0, 4});
   write_seed(root, "npy_reader_fuzzer", "f16_0x4.npy", univk::npy::encode_npy(empty));
 }
-#endif
 
 // Two methods: forward = VulkanBackend delegate -> CPU relu -> add of a constant; and an
 // empty-instruction identity method.
@@ -198,9 +194,7 @@ int main(int argc, char** argv) {
 #if UNIVK_BUILD_VULKAN_BACKEND
   compute_graph_seeds(root);
 #endif
-#if UNIVK_BUILD_TOOLS
   npy_seeds(root);
-#endif
   for (const auto& [fuzzer, count] : seeds_written) std::printf("%s: %d seeds\n", fuzzer.c_str(), count);
   if (errors > 0) std::fprintf(stderr, "%d seeds could not be written\n", errors);
   return seeds_written.empty() ? 1 : 0;

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "fuzz_targets.h"
-#include "npy.h"
+#include "univk/npy/npy.h"
 
 namespace univk::fuzz {
 

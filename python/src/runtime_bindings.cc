@@ -113,8 +113,9 @@ void bind_runtime(py::module_& m) {
       .def_property_readonly("name", &Method::name)
       .def_property_readonly("mode",
                              [](const Method& me) { return std::string(runtime::execution_mode_name(me.mode())); })
-      .def("input_infos", [](const Method& me) { return infos_list(me.input_infos()); })
-      .def("output_infos", [](const Method& me) { return infos_list(me.output_infos()); })
+      .def_property_readonly("mode_reason", &Method::mode_reason)
+      .def_property_readonly("input_infos", [](const Method& me) { return infos_list(me.input_infos()); })
+      .def_property_readonly("output_infos", [](const Method& me) { return infos_list(me.output_infos()); })
       .def(
           "execute",
           [](Method& me, const std::vector<py::array>& arrays) {
@@ -156,7 +157,7 @@ void bind_runtime(py::module_& m) {
              }
              throw_if_error(status);
            })
-      .def("io_info", [](const Method& me) { return io_info_dict(me.io_info()); })
+      .def_property_readonly("io_info", [](const Method& me) { return io_info_dict(me.io_info()); })
       .def("profile", [](const Method& me) { return value_or_throw(me.profile()); })
       .def("delegate_calls",
            [](const Method& me) {
@@ -166,8 +167,13 @@ void bind_runtime(py::module_& m) {
                d["instruction"] = c.instruction;
                d["delegate"] = c.delegate;
                d["backend"] = c.backend_id;
-               d["device_key"] = c.device_key.to_string();
+               // A private device has no registry key.
+               d["device_key"] = c.standalone_device ? py::object(py::none()) : py::str(c.device_key.to_string());
                d["standalone_device"] = c.standalone_device;
+               d["device_name"] = c.device_name();
+               d["load_ms"] = c.load_ms;
+               d["pipelines_compiled"] = c.pipelines_compiled;
+               d["pipelines_reused"] = c.pipelines_reused;
                d["device"] = handle_value(c.device);
                d["queue"] = handle_value(c.queue);
                d["stats"] = stats_dict(c.stats);
@@ -175,7 +181,7 @@ void bind_runtime(py::module_& m) {
              }
              return out;
            })
-      .def("instructions", [](const Method& me) {
+      .def_property_readonly("instructions", [](const Method& me) {
         py::list out;
         for (const auto& i : me.instructions()) {
           py::dict d;

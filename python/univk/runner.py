@@ -30,7 +30,13 @@ class Method:
     """A loaded method of a program. Calling it runs the method through the C++ runtime.
 
     Inputs are torch tensors or numpy arrays; outputs are torch tensors (one tensor when the
-    method has one output, else a tuple)."""
+    method has one output, else a tuple).
+
+    Properties are the values fixed when the method was loaded (cheap, no side effect, the same
+    on every read): name, mode, mode_reason, input_infos, output_infos, instructions, io_info.
+    Methods act or read what calls change: calling the method, run(), input_array(i),
+    output_array(i), delegate_calls() (whose counters change with every call), profile() (the
+    last call's timings; it raises when there is none)."""
 
     def __init__(self, program, name="forward", mode="auto", require_no_cpu_fallback=False, options=None,
                  backend_options=None, host_inputs=None, host_outputs=None, profile=False):
@@ -46,6 +52,34 @@ class Method:
     def mode(self):
         """The resolved execution mode: 'per_delegate' or 'fused'."""
         return self._method.mode
+
+    @property
+    def mode_reason(self):
+        """Why `mode` is what it is: 'requested' when load() named the mode, else 'auto: ' and
+        the reason, e.g. "auto: instruction 1 runs operator 'relu' on the CPU"."""
+        return self._method.mode_reason
+
+    @property
+    def input_infos(self):
+        """[(dtype, shape)] per input."""
+        return self._method.input_infos
+
+    @property
+    def output_infos(self):
+        """[(dtype, shape)] per output."""
+        return self._method.output_infos
+
+    @property
+    def instructions(self):
+        """Per instruction: {'on_cpu': bool, 'name': backend id or CPU operator}."""
+        return self._method.instructions
+
+    @property
+    def io_info(self):
+        """{'inputs': [...], 'outputs': [...], 'zero_copy': bool}; each entry 'mapped',
+        'imported' (host_inputs/host_outputs), 'staged' (a GPU copy per run) or 'host'
+        (per_delegate: copies like a call)."""
+        return self._method.io_info
 
     def __call__(self, *inputs):
         arrays = [_to_numpy(x, i) for i, x in enumerate(inputs)]
@@ -67,32 +101,20 @@ class Method:
         """Runs the method on what the input arrays hold; the outputs land in the output arrays."""
         self._method.run()
 
-    def io_info(self):
-        """{'inputs': [...], 'outputs': [...], 'zero_copy': bool}; each entry 'mapped',
-        'imported' (host_inputs/host_outputs), 'staged' (a GPU copy per run) or 'host'
-        (per_delegate: copies like a call)."""
-        return self._method.io_info()
-
     def profile(self):
         """The last call's or run()'s profile (load with profile=True): print it for the table;
         .events is a list of dicts (track 'host'/'gpu', kind, name, backend, instruction, parent,
-        start_us, duration_us, source); .write_chrome_trace(path) writes Chrome trace JSON."""
+        start_us, duration_us, source); .write_chrome_trace(path) writes Chrome trace JSON.
+        Raises when the method was loaded without profile=True or has not run yet."""
         return self._method.profile()
 
     def delegate_calls(self):
-        """Per delegate call: backend, device_key, device and queue (VkDevice/VkQueue handles as
-        integers), standalone_device and the delegate's stats."""
+        """Per delegate call: backend, device_key ('default/0'; None for a private device of
+        vulkan_shared_context_mode=disabled), device_name ('default/0' or 'private'),
+        standalone_device, device and queue (VkDevice/VkQueue handles as integers), what the
+        load spent on it (load_ms, pipelines_compiled, pipelines_reused) and the delegate's
+        stats, which change with every call."""
         return self._method.delegate_calls()
-
-    def instructions(self):
-        """Per instruction: {'on_cpu': bool, 'name': backend id or CPU operator}."""
-        return self._method.instructions()
-
-    def input_infos(self):
-        return self._method.input_infos()
-
-    def output_infos(self):
-        return self._method.output_infos()
 
 
 def load(path, method="forward", mode="auto", require_no_cpu_fallback=False, options=None, backend_options=None,

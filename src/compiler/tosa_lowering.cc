@@ -112,6 +112,8 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["matmul"] = t["bmm"] = &TosaLowering::lower_matmul;
     t["mean"] = t["sum"] = &TosaLowering::lower_reduce;
     t["batch_norm"] = &TosaLowering::lower_batch_norm;
+    t["softmax"] = t["log_softmax"] = &TosaLowering::lower_softmax;
+    t["layer_norm"] = &TosaLowering::lower_layer_norm;
     for (const char* op : {"reshape", "view", "flatten", "squeeze", "unsqueeze", "contiguous"}) {
       t[op] = &TosaLowering::lower_reshape;
     }

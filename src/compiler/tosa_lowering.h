@@ -88,6 +88,9 @@ class TosaLowering {
   Status lower_slice(const Node& node);
   Status lower_pad(const Node& node);
   Status lower_upsample(const Node& node);
+  // Decompositions (tosa_lowering_norm.cc).
+  Status lower_softmax(const Node& node);
+  Status lower_layer_norm(const Node& node);
 
   // Elementwise helpers: an operand brought to the output's rank and layout.
   Result<TosaId> operand(ValueId value, size_t rank, Layout layout);

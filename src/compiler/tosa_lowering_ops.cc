@@ -107,11 +107,21 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
     return op(TosaOp::kMul, {x, hs}, mul_attrs(), shape);
   }
   if (o == "gelu") {
-    if (u.gelu_tanh) return unsupported("gelu with approximate='tanh'");
+    TosaId half_x = op(TosaOp::kMul, {x, scalar_constant(0.5f, rank)}, mul_attrs(), shape);
+    if (u.gelu_tanh) {
+      // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      TosaId cube = op(TosaOp::kMul, {op(TosaOp::kMul, {x, x}, mul_attrs(), shape), x}, mul_attrs(), shape);
+      TosaId inner = op(TosaOp::kAdd,
+                        {x, op(TosaOp::kMul, {cube, scalar_constant(0.044715f, rank)}, mul_attrs(), shape)}, {}, shape);
+      TosaId t =
+          op(TosaOp::kTanh,
+             {op(TosaOp::kMul, {inner, scalar_constant(0.79788456080286536f, rank)}, mul_attrs(), shape)}, {}, shape);
+      return op(TosaOp::kMul, {half_x, op(TosaOp::kAdd, {t, scalar_constant(1.0f, rank)}, {}, shape)}, mul_attrs(),
+                shape);
+    }
     TosaId scaled = op(TosaOp::kMul, {x, scalar_constant(0.70710678118654752f, rank)}, mul_attrs(), shape);
     TosaId erf = op(TosaOp::kErf, {scaled}, {}, shape);
     TosaId one_plus = op(TosaOp::kAdd, {erf, scalar_constant(1.0f, rank)}, {}, shape);
-    TosaId half_x = op(TosaOp::kMul, {x, scalar_constant(0.5f, rank)}, mul_attrs(), shape);
     return op(TosaOp::kMul, {half_x, one_plus}, mul_attrs(), shape);
   }
   return unsupported("unary op '" + o + "'");

@@ -1,5 +1,7 @@
 #include "univk/compiler/vgf_lowering.h"
 
+#include <vulkan/vulkan_core.h>
+
 #include <algorithm>
 
 #include "permute.h"
@@ -93,6 +95,9 @@ Result<VgfPartition> lower_to_vgf(const Graph& graph, std::span<const NodeId> no
   if (!words.ok()) return words.status().with_context("vgf lowering: SPIR-V");
 
   vgf::VgfFile file;
+  // The headers' patch version, which is what the field holds (a reader can tell which
+  // VkStructureType and enum values the writer knew).
+  file.vk_header_version = VK_HEADER_VERSION;
   vgf::Module module;
   module.type = vgf::ModuleType::kGraph;
   module.name = "univk_partition";

@@ -234,7 +234,11 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
       profiler->set_call_span(s, span);
       profiler->begin_delegate(s);
     }
-    Status recorded = delegate.delegate->record(cmd_, inputs, outputs);
+    Status recorded;
+    {
+      DelegateLoadStep step(delegate);
+      recorded = delegate.delegate->record(cmd_, inputs, outputs);
+    }
     if (timer != nullptr) {
       profiler->end_delegate(s);
       if (recorded.ok()) recorded = timer->end(cmd_, span).status();

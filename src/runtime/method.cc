@@ -209,6 +209,7 @@ Method::~Method() = default;
 
 const std::string& Method::name() const { return impl_->desc->name; }
 ExecutionMode Method::mode() const { return impl_->mode; }
+const std::string& Method::mode_reason() const { return impl_->mode_reason; }
 
 std::vector<TensorInfo> Method::input_infos() const {
   std::vector<TensorInfo> infos;
@@ -284,6 +285,10 @@ Result<Profile> Method::profile() const {
   return impl_->profiler->last();
 }
 
+std::string DelegateCallInfo::device_name() const {
+  return standalone_device ? std::string(kPrivateDeviceName) : device_key.to_string();
+}
+
 std::vector<DelegateCallInfo> Method::delegate_calls() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   std::vector<DelegateCallInfo> infos;
@@ -300,6 +305,9 @@ std::vector<DelegateCallInfo> Method::delegate_calls() const {
       info.queue = device->queue().handle();
     }
     info.stats = slot.delegate->stats();
+    info.load_ms = slot.load_seconds * 1000.0;
+    info.pipelines_compiled = slot.pipelines.created;
+    info.pipelines_reused = slot.pipelines.looked_up - slot.pipelines.created;
     infos.push_back(std::move(info));
   }
   return infos;

@@ -7,6 +7,7 @@
 // profiler's timers.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "univk/runtime/program.h"
+#include "univk/vulkan/pipeline_cache.h"
 
 namespace univk::runtime {
 
@@ -30,6 +32,30 @@ struct DelegateSlot {
   vulkan::DeviceKey device_key;
   bool standalone_device = false;
   std::unique_ptr<backend::Delegate> delegate;
+  // Its share of load_method: the pipelines its init and recording looked up, and their time.
+  vulkan::PipelineLoadStats pipelines;
+  double load_seconds = 0;
+
+  std::string label() const { return "instruction " + std::to_string(instruction) + " (" + backend_id + ")"; }
+};
+
+// One step of a delegate's load (init, record, prepare_execute) on this thread: while it lives,
+// pipeline lookups count into the slot's `pipelines` (with progress lines naming the delegate),
+// and its duration is added to `load_seconds`.
+class DelegateLoadStep {
+ public:
+  explicit DelegateLoadStep(DelegateSlot& slot)
+      : slot_(slot), scope_(slot.pipelines, slot.label()), start_(std::chrono::steady_clock::now()) {}
+  ~DelegateLoadStep() {
+    slot_.load_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  DelegateLoadStep(const DelegateLoadStep&) = delete;
+  DelegateLoadStep& operator=(const DelegateLoadStep&) = delete;
+
+ private:
+  DelegateSlot& slot_;
+  vulkan::PipelineLoadScope scope_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 inline constexpr size_t kNeverRead = std::numeric_limits<size_t>::max();
@@ -51,6 +77,7 @@ class Method::Impl {
   std::shared_ptr<const Program> program;
   const MethodDesc* desc = nullptr;
   ExecutionMode mode = ExecutionMode::kPerDelegate;
+  std::string mode_reason;  // Method::mode_reason()
   // Per value id: the constant as a host tensor (per_delegate mode); empty for other values.
   std::vector<HostTensor> constants;
   // Per value id: the last instruction reading it (kNeverRead when none), and whether it is a

@@ -4,6 +4,8 @@
 // requirements are merged per device key; one lease is acquired per key with the merged
 // requirements; only then are delegates initialised. So the order of delegates in the method
 // never changes which device gets which features.
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -184,6 +186,30 @@ std::string fused_blocker(const MethodDesc& method, const std::vector<DeviceGrou
   return {};
 }
 
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f s", seconds);
+  return text;
+}
+
+// The info lines of a finished load: one per delegate (what its pipelines cost), then the
+// method's mode and why.
+void log_load(const Method::Impl& impl, std::chrono::steady_clock::time_point start) {
+  if (!log_enabled(LogLevel::kInfo)) return;
+  for (const DelegateSlot& slot : impl.delegates) {
+    const vulkan::PipelineLoadStats& p = slot.pipelines;
+    UNIVK_LOG(kInfo) << "method '" << impl.desc->name << "' " << slot.label() << " on device "
+                     << (slot.standalone_device ? std::string(kPrivateDeviceName) : slot.device_key.to_string())
+                     << ": ready in " << seconds_text(slot.load_seconds) << "; compiled " << p.created << " pipeline"
+                     << (p.created == 1 ? "" : "s") << " in " << seconds_text(p.create_seconds) << ", "
+                     << (p.looked_up - p.created) << " found in the device's cache";
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  UNIVK_LOG(kInfo) << "method '" << impl.desc->name << "' loaded in " << seconds_text(total) << ": "
+                   << impl.delegates.size() << " delegate call" << (impl.delegates.size() == 1 ? "" : "s") << ", mode "
+                   << execution_mode_name(impl.mode) << " (" << impl.mode_reason << ")";
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view name, const LoadOptions& options) const {
@@ -200,6 +226,7 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
   UNIVK_RETURN_IF_ERROR(check_cpu_kernels(*method, options.require_no_cpu_fallback));
   UNIVK_RETURN_IF_ERROR(check_host_memory(*method, options.host_memory));
 
+  const auto load_start = std::chrono::steady_clock::now();
   auto impl = std::make_unique<Method::Impl>();
   impl->program = shared_from_this();
   impl->desc = method;
@@ -220,15 +247,18 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
 
   impl->slot_of_instruction.assign(method->instructions.size(), -1);
   for (PendingDelegate& p : pending) {
-    auto delegate = p.prepared->init(groups[p.group].lease, p.options);
-    p.prepared.reset();
-    if (!delegate.ok()) return delegate.status().with_context(where(p.instruction, p.spec.backend_id));
     DelegateSlot slot;
     slot.instruction = p.instruction;
     slot.delegate_index = p.delegate_index;
     slot.backend_id = p.spec.backend_id;
     slot.device_key = p.shared.key;
     slot.standalone_device = p.shared.mode == vulkan::SharedMode::kDisabled;
+    Result<std::unique_ptr<backend::Delegate>> delegate = [&] {
+      DelegateLoadStep step(slot);
+      return p.prepared->init(groups[p.group].lease, p.options);
+    }();
+    p.prepared.reset();
+    if (!delegate.ok()) return delegate.status().with_context(where(p.instruction, p.spec.backend_id));
     slot.delegate = std::move(delegate).value();
     impl->slot_of_instruction[p.instruction] = static_cast<int>(impl->delegates.size());
     impl->delegates.push_back(std::move(slot));
@@ -257,6 +287,10 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
     if (fused.ok()) {
       impl->fused = std::move(fused).value();
       impl->mode = ExecutionMode::kFused;
+      impl->mode_reason = options.mode == ExecutionMode::kFused
+                              ? "requested"
+                              : "auto: every delegate is on one device and no operator runs on the CPU";
+      log_load(*impl, load_start);
       return std::make_unique<Method>(std::move(impl));
     }
     // In auto mode, a delegate that cannot record (Unsupported) means per_delegate instead.
@@ -265,8 +299,9 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
         !options.host_memory.empty()) {
       return fused.status().with_context("method '" + method->name + "' (fused)");
     }
-    UNIVK_LOG(kInfo) << "method '" << method->name << "' runs per_delegate: " << fused.status().to_string();
+    not_fusable = "a delegate cannot be recorded into the method's command buffer: " + fused.status().to_string();
   }
+  impl->mode_reason = options.mode == ExecutionMode::kPerDelegate ? std::string("requested") : "auto: " + not_fusable;
   if (!options.host_memory.empty()) {
     return unsupported("method '" + method->name + "' runs per_delegate" +
                        (not_fusable.empty() ? std::string() : " (" + not_fusable + ")") +
@@ -281,7 +316,10 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
   for (size_t i = 0; i < impl->delegates.size(); ++i) {
     DelegateSlot& slot = impl->delegates[i];
     if (impl->profiler) impl->profiler->begin_delegate(i);
-    UNIVK_RETURN_IF_ERROR(slot.delegate->prepare_execute().with_context(where(slot.instruction, slot.backend_id)));
+    {
+      DelegateLoadStep step(slot);
+      UNIVK_RETURN_IF_ERROR(slot.delegate->prepare_execute().with_context(slot.label()));
+    }
     if (impl->profiler) impl->profiler->end_delegate(i);
   }
   impl->constants.resize(method->values.size());
@@ -293,6 +331,7 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
       std::memcpy(tensor.bytes().data(), value.constant_bytes.data(), value.constant_bytes.size());
     impl->constants[v] = std::move(tensor);
   }
+  log_load(*impl, load_start);
   return std::make_unique<Method>(std::move(impl));
 }
 

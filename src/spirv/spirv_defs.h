@@ -7,6 +7,11 @@
 namespace univk::spirv::op {
 inline constexpr uint32_t kMagic = 0x07230203u;
 inline constexpr uint32_t kVersion16 = 0x00010600u;
+// The header's generator word: tool id in the upper 16 bits, tool version in the lower. univk has
+// no id in Khronos' registry (spir-v.xml, which hands ids out in sequence from 0); it writes 0x7556
+// ("uV"), far above the ids given so far, and the version of its module layout (docs/FORMATS.md).
+inline constexpr uint32_t kUnivkGeneratorId = 0x7556u, kUnivkGeneratorVersion = 1u;
+inline constexpr uint32_t kGenerator = (kUnivkGeneratorId << 16) | kUnivkGeneratorVersion;
 
 inline constexpr uint16_t kNop = 0, kSourceContinued = 2, kSource = 3, kSourceExtension = 4, kName = 5, kMemberName = 6,
                           kString = 7, kLine = 8, kExtension = 10, kExtInstImport = 11, kExtInst = 12,

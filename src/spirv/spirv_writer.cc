@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "module_dump.h"
 #include "spirv_defs.h"
 #include "tosa_operands.h"
 #include "univk/spirv/tosa_graph.h"
@@ -483,7 +484,7 @@ Result<std::vector<uint32_t>> Writer::run() {
     emit(body_, op::kGraphSetOutputArm, {*id, i32_const(static_cast<int64_t>(i))});
   }
 
-  std::vector<uint32_t> m = {op::kMagic, op::kVersion16, 0, 0, 0};
+  std::vector<uint32_t> m = {op::kMagic, op::kVersion16, op::kGenerator, 0, 0};
   std::vector<uint32_t> caps = {op::kCapShader, op::kCapVulkanMemoryModel, op::kCapTensorsArm, op::kCapGraphArm};
   if (used_dtypes_.count(DType::kInt8)) caps.push_back(op::kCapInt8);
   if (used_dtypes_.count(DType::kInt16)) caps.push_back(op::kCapInt16);
@@ -514,6 +515,10 @@ Result<std::vector<uint32_t>> Writer::run() {
 
 }  // namespace
 
-Result<std::vector<uint32_t>> write_tosa_graph(const TosaGraph& graph) { return Writer(graph).run(); }
+Result<std::vector<uint32_t>> write_tosa_graph(const TosaGraph& graph) {
+  UNIVK_ASSIGN_OR_RETURN(std::vector<uint32_t> words, Writer(graph).run());
+  UNIVK_RETURN_IF_ERROR(detail::dump_module_if_requested(words));
+  return words;
+}
 
 }  // namespace univk::spirv

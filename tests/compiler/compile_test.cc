@@ -12,7 +12,7 @@
 namespace univk::compiler {
 namespace {
 
-Graph example_graph(bool with_softmax = false) {
+Graph example_graph(bool with_reflect_pad = false) {
   Graph g;
   const ValueId x = g.add_input("x", DType::kFloat32, Shape{1, 3, 8, 8}).value();
   Attributes pool;
@@ -23,10 +23,11 @@ Graph example_graph(bool with_softmax = false) {
   Attributes add;
   add.set("other", 0.25);
   v = g.add_node_inferred("add", "add", add, {v}).value();
-  if (with_softmax) {
+  if (with_reflect_pad) {
     Attributes a;
-    a.set("dim", int64_t{1});
-    v = g.add_node_inferred("softmax", "softmax", a, {v}).value();  // no TOSA lowering
+    a.set("pad", std::vector<int64_t>{1, 1});
+    a.set("mode", std::string("reflect"));
+    v = g.add_node_inferred("pad", "pad", a, {v}).value();  // TOSA PAD is constant only
   }
   UNIVK_EXPECT_OK(g.add_output(v));
   return g;
@@ -83,13 +84,13 @@ TEST(Compile, LeftoversBecomeCpuKernelCallsOrAnError) {
   auto desc = runtime::parse_program(compiled->bytes);
   UNIVK_ASSERT_OK(desc);
   ASSERT_TRUE(std::holds_alternative<runtime::KernelCallDesc>(desc->methods[0].instructions[1]));
-  EXPECT_EQ(std::get<runtime::KernelCallDesc>(desc->methods[0].instructions[1]).op, "softmax");
+  EXPECT_EQ(std::get<runtime::KernelCallDesc>(desc->methods[0].instructions[1]).op, "pad");
 
   CompileOptions strict = vgf_only;
   strict.partition.require_no_cpu_fallback = true;
   auto failed = compile_program(example_graph(true), strict);
   ASSERT_FALSE(failed.ok());
-  EXPECT_NE(failed.status().message().find("'softmax'"), std::string::npos) << failed.status().message();
+  EXPECT_NE(failed.status().message().find("'pad'"), std::string::npos) << failed.status().message();
 }
 
 TEST(Compile, DeadPartitionsAreDropped) {

@@ -9,6 +9,7 @@
 #include "univk/compiler/vgf_lowering.h"
 
 #include <gtest/gtest.h>
+#include <vulkan/vulkan_core.h>
 
 #include <functional>
 
@@ -111,6 +112,7 @@ TEST(VgfLowering, ExamplePayloadDecodesWithBoundaryTransposes) {
   UNIVK_ASSERT_OK(bytes);
   auto file = vgf::decode_vgf(*bytes);
   UNIVK_ASSERT_OK(file);
+  EXPECT_EQ(file->vk_header_version, VK_HEADER_VERSION);
   ASSERT_EQ(file->modules.size(), 1u);
   ASSERT_EQ(file->segments.size(), 1u);
   EXPECT_EQ(file->modules[0].type, vgf::ModuleType::kGraph);
@@ -213,11 +215,35 @@ TEST(VgfLowering, SliceAndCatOfConvolutionResults) {
   expect_lowering_matches(g);
 }
 
+TEST(VgfLowering, SoftmaxAndLayerNormOfConvolutionResults) {
+  // softmax over channels and log_softmax over W of a conv output (NHWC inside: the reductions
+  // run along the NHWC axis), and a layer_norm over [H, W] (natural layout).
+  Graph g;
+  const ValueId x = g.add_input("x", DType::kFloat32, Shape{1, 2, 5, 6}).value();
+  const ValueId w = g.add_constant("w", random_tensor(DType::kFloat32, Shape{4, 2, 3, 3}, 5, -1, 1)).value();
+  const ValueId c = g.add_node_inferred("c", "conv2d", attrs({{"padding", Ints{1, 1}}}), {x, w}).value();
+  UNIVK_ASSERT_OK(g.add_output(g.add_node_inferred("s", "softmax", attrs({{"dim", int64_t{1}}}), {c}).value()));
+  UNIVK_ASSERT_OK(g.add_output(g.add_node_inferred("l", "log_softmax", attrs({{"dim", int64_t{-1}}}), {c}).value()));
+  const ValueId gamma = g.add_constant("gamma", random_tensor(DType::kFloat32, Shape{5, 6}, 6, 0.5, 1.5)).value();
+  const ValueId beta = g.add_constant("beta", random_tensor(DType::kFloat32, Shape{5, 6}, 7, -1, 1)).value();
+  UNIVK_ASSERT_OK(g.add_output(
+      g.add_node_inferred("n", "layer_norm", attrs({{"normalized_shape", Ints{5, 6}}}), {c, gamma, beta}).value()));
+  expect_lowering_matches(g);
+}
+
+TEST(VgfLowering, GeluTanhForm) {
+  Graph g = single_op("gelu", attrs({{"approximate", std::string("tanh")}}), Shape{3, 7});
+  expect_lowering_matches(g);
+}
+
 TEST(VgfLowering, UnknownOpsAreUnsupported) {
-  Graph g = single_op("softmax", attrs({{"dim", int64_t{1}}}), Shape{2, 3});
+  Graph g = single_op("addmm", {}, Shape{2, 3}, [](Graph& graph, ValueId) {
+    return std::vector<ValueId>{graph.add_input("m1", DType::kFloat32, Shape{2, 4}).value(),
+                                graph.add_input("m2", DType::kFloat32, Shape{4, 3}).value()};
+  });
   Status s = vgf_supports(g, g.node(0));
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-  EXPECT_NE(s.message().find("softmax"), std::string::npos);
+  EXPECT_NE(s.message().find("addmm"), std::string::npos);
 }
 
 }  // namespace

@@ -168,23 +168,25 @@ class ExportTest(unittest.TestCase):
             univk.export(Lambda(lambda x: x[:, ::2] + 1), (torch.randn(2, 6),))
 
     def test_require_no_cpu_fallback_and_cpu_leftovers(self):
-        module = Lambda(lambda x: torch.softmax(x, dim=1) * 2.0)
-        x = torch.randn(2, 5)
-        with self.assertRaisesRegex(RuntimeError, "softmax.*require_no_cpu_fallback"):
+        # A reflect pad: TOSA's PAD fills a constant, so the VgfBackend leaves it.
+        module = Lambda(lambda x: F.pad(x, (1, 1), mode="reflect") * 2.0)
+        x = torch.randn(1, 2, 5)
+        with self.assertRaisesRegex(RuntimeError, "pad.*require_no_cpu_fallback"):
             univk.export(module, (x,), partition=["VgfBackend"], require_no_cpu_fallback=True)
         program = univk.export(module, (x,), partition=["VgfBackend"])
         self.assertEqual([c["backend"] for c in program.calls], ["cpu", "VgfBackend"])
         self.assertEqual(len(program.warnings), 1)
         method = program.load_method()
-        self.assertTrue(method.instructions()[0]["on_cpu"])
-        np.testing.assert_allclose(method(x).numpy(), (torch.softmax(x, dim=1) * 2.0).numpy(), atol=1e-6, rtol=1e-5)
+        self.assertTrue(method.instructions[0]["on_cpu"])
+        np.testing.assert_allclose(method(x).numpy(), (F.pad(x, (1, 1), mode="reflect") * 2.0).numpy(), atol=1e-6,
+                                   rtol=1e-5)
 
     def test_bad_pin_is_an_error(self):
-        module = Lambda(lambda x: torch.softmax(x, dim=1))
+        module = Lambda(lambda x: F.pad(x, (1, 1), mode="reflect"))
         with self.assertRaisesRegex(RuntimeError, "pinned to VgfBackend"):
-            univk.export(module, (torch.randn(2, 5),), pin={"softmax": "VgfBackend"})
+            univk.export(module, (torch.randn(1, 2, 5),), pin={"reflection_pad1d": "VgfBackend"})
         with self.assertRaisesRegex(RuntimeError, "unknown backend 'Nope'"):
-            univk.export(module, (torch.randn(2, 5),), partition=["Nope"])
+            univk.export(module, (torch.randn(1, 2, 5),), partition=["Nope"])
 
 
 if __name__ == "__main__":

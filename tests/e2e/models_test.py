@@ -52,7 +52,7 @@ class ModelsTest(unittest.TestCase):
               f"export {exported - start:.1f}s, load {loaded - exported:.1f}s, run {done - loaded:.1f}s, "
               f"max abs error {float((actual - expected).abs().max()):.3g}", flush=True)
         self.assertEqual(program.warnings, [])
-        self.assertTrue(all(not i["on_cpu"] for i in method.instructions()))
+        self.assertTrue(all(not i["on_cpu"] for i in method.instructions))
         calls = method.delegate_calls()
         self.assertEqual(len({(c["device"], c["queue"]) for c in calls}), 1)
         self.assertEqual(tuple(actual.shape), (1, 1000))

@@ -88,7 +88,8 @@ class ProfileTest(unittest.TestCase):
             with self.subTest(mode=mode):
                 method = self.program.load_method(mode=mode, profile=True)
                 torch.testing.assert_close(method(x), self.module(x), rtol=1e-5, atol=1e-5)
-                profile = method.profile()
+                profile = method.profile()  # a method (it raises without a profile), mode a property
+                self.assertEqual(profile.mode, method.mode)
                 self.assertEqual(profile.mode, mode)
                 self.assertEqual(profile.method, "forward")
                 events = profile.events

@@ -47,7 +47,7 @@ class VggTest(unittest.TestCase):
         print(f"vgg11 {list(partition)}: {len(program.calls)} delegate call(s) {backends}, "
               f"export {exported - start:.1f}s, load {loaded - exported:.1f}s, run {done - loaded:.1f}s, "
               f"max abs error {float((actual - self.expected).abs().max()):.3g}", flush=True)
-        self.assertTrue(all(not i["on_cpu"] for i in method.instructions()))
+        self.assertTrue(all(not i["on_cpu"] for i in method.instructions))
         self.assertEqual(tuple(actual.shape), (1, 1000))
         self.assertGreater(float(self.expected.abs().max()), 1e-3)
         np.testing.assert_allclose(actual.numpy(), self.expected.numpy(), atol=ATOL, rtol=RTOL)

@@ -42,7 +42,7 @@ class ZeroCopyTest(unittest.TestCase):
         self.assertEqual(univk._univk.validation_messages(), [])
 
     def check_views(self, method, expect_zero_copy):
-        info = method.io_info()
+        info = method.io_info
         self.assertEqual(info["zero_copy"], expect_zero_copy, info)
         x_view = method.input_array(0)
         y_view = method.output_array(0)
@@ -98,7 +98,7 @@ class ZeroCopyTest(unittest.TestCase):
             if "VK_EXT_external_memory_host" in str(e):
                 self.skipTest(str(e))
             raise
-        self.assertEqual(method.io_info(), {"inputs": ["imported"], "outputs": ["imported"], "zero_copy": True})
+        self.assertEqual(method.io_info, {"inputs": ["imported"], "outputs": ["imported"], "zero_copy": True})
         x = torch.randn(1, 3, 8, 8)
         x_buf.view(np.float32)[:x.numel()] = x.numpy().ravel()
         method.run()

@@ -69,9 +69,7 @@ TEST(FuzzRegression, SpirvGraph) { replay("spirv_graph_fuzzer", spirv_graph); }
 TEST(FuzzRegression, ComputeGraph) { replay("compute_graph_fuzzer", compute_graph); }
 #endif
 
-#if UNIVK_BUILD_TOOLS
 TEST(FuzzRegression, NpyReader) { replay("npy_reader_fuzzer", npy_reader); }
-#endif
 
 }  // namespace
 }  // namespace univk::fuzz

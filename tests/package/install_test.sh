@@ -21,7 +21,7 @@ if [ -n "$unexpected" ]; then
   echo "files outside include/univk: $unexpected" >&2
   exit 1
 fi
-for f in include/univk/config.h include/univk/runtime/program.h lib/cmake/univk/univkConfig.cmake \
+for f in include/univk/config.h include/univk/runtime/program.h include/univk/npy/npy.h lib/cmake/univk/univkConfig.cmake \
   lib/cmake/univk/univkConfigVersion.cmake lib/pkgconfig/univk.pc; do
   [ -f "$PREFIX/$f" ] || { echo "missing $f" >&2; exit 1; }
 done
@@ -41,7 +41,7 @@ grep -q -- "-std=c++20\|-std=gnu++20" <<<"$compile" || { echo "no C++20 flag: $c
 includes=$(grep -o -- '-I[^ ]*\|-isystem [^ ]*' <<<"$compile" | sort -u)
 [ "$includes" = "-isystem $PREFIX/include" ] || [ "$includes" = "-I$PREFIX/include" ] ||
   { printf 'consumer include path, expected only %s:\n%s\n' "$PREFIX/include" "$includes" >&2; exit 1; }
-"$TMP/cmake-build/consumer" "$TMP/model.uvk" "$TMP/values.txt"
+"$TMP/cmake-build/consumer" "$TMP/model.uvk" "$TMP/values.txt" "$TMP/input.npy"
 
 step "find_package(univk) with a component this install does not have fails"
 mkdir -p "$TMP/missing"
@@ -61,5 +61,5 @@ export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 [ "$(pkg-config --modversion univk)" = "$(grep -o '"[0-9.]*"' "$PREFIX/include/univk/config.h" | tr -d '"')" ]
 # shellcheck disable=SC2046  # pkg-config prints separate words
 c++ -std=c++20 $(pkg-config --cflags univk) "$HERE/consumer/main.cc" -o "$TMP/consumer-pc" $(pkg-config --libs univk)
-"$TMP/consumer-pc" "$TMP/model.uvk" "$TMP/values.txt"
+"$TMP/consumer-pc" "$TMP/model.uvk" "$TMP/values.txt" "$TMP/input-pc.npy"
 echo "package_install_test: passed"

@@ -13,6 +13,7 @@
 
 #include "fake_backend.h"
 #include "fake_backend_fixture.h"
+#include "univk/base/logging.h"
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
@@ -90,7 +91,9 @@ TEST_F(Fused, MatchesPerDelegateAndSubmitsOnce) {
     auto per_delegate = load(program, ExecutionMode::kPerDelegate);
     ASSERT_TRUE(fused && per_delegate);
     EXPECT_EQ(fused->mode(), ExecutionMode::kFused);
+    EXPECT_EQ(fused->mode_reason(), "auto: every delegate is on one device and no operator runs on the CPU");
     EXPECT_EQ(per_delegate->mode(), ExecutionMode::kPerDelegate);
+    EXPECT_EQ(per_delegate->mode_reason(), "requested");
 
     const FusedInfo info = fused->fused_info();
     // a and c share memory: the arena holds two values (a/c and nothing else: bb, y, kk are
@@ -186,6 +189,7 @@ TEST_F(Fused, ExplicitFusedExplainsWhyNot) {
   auto automatic = (*program)->load_method("forward", options);
   UNIVK_ASSERT_OK(automatic);
   EXPECT_EQ((*automatic)->mode(), ExecutionMode::kPerDelegate);
+  EXPECT_EQ((*automatic)->mode_reason(), "auto: instruction 1 runs operator 'relu' on the CPU");
 
   // Delegates on two devices.
   auto chain = fused_program(Shape{4});
@@ -194,6 +198,45 @@ TEST_F(Fused, ExplicitFusedExplainsWhyNot) {
   auto split = chain->load_method("forward", options);
   ASSERT_FALSE(split.ok());
   EXPECT_EQ(split.status().message(), "method 'forward' cannot run fused: its delegates use more than one device");
+  options.mode = ExecutionMode::kAuto;
+  auto split_auto = chain->load_method("forward", options);
+  UNIVK_ASSERT_OK(split_auto);
+  EXPECT_EQ((*split_auto)->mode(), ExecutionMode::kPerDelegate);
+  EXPECT_EQ((*split_auto)->mode_reason(), "auto: its delegates use more than one device");
+}
+
+// The mode and its reason, and one line per delegate call, go to the info log at load.
+TEST_F(Fused, LoadLogsEachDelegateAndTheModeReason) {
+  auto program = fused_program(Shape{6});
+  LoadOptions options = options_;
+  options.backend_options["FakeB"]["fake_no_record"] = "1";
+  const LogLevel saved = log_level();
+  set_log_level(LogLevel::kInfo);
+  ::testing::internal::CaptureStderr();
+  auto method = program->load_method("forward", options);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  set_log_level(saved);
+  UNIVK_ASSERT_OK(method);
+  for (const DelegateCallInfo& call : (*method)->delegate_calls()) {
+    const std::string line = "method 'forward' instruction " + std::to_string(call.instruction) + " (" +
+                             call.backend_id + ") on device " + call.device_key.to_string() + ": ready in ";
+    EXPECT_NE(log.find(line), std::string::npos) << line << "\n" << log;
+  }
+  EXPECT_NE(log.find("mode per_delegate (auto: a delegate cannot be recorded into the method's command buffer: "
+                     "Unsupported: instruction 1 (FakeB) record"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("[univk I method_loader.cc:"), std::string::npos) << log;
+
+  // At the default level the load writes nothing: no progress line either, since the fake
+  // backend creates its pipeline without the device's cache.
+  set_log_level(LogLevel::kWarning);
+  ::testing::internal::CaptureStderr();
+  auto quiet = program->load_method("forward", options);
+  const std::string quiet_log = ::testing::internal::GetCapturedStderr();
+  set_log_level(saved);
+  UNIVK_ASSERT_OK(quiet);
+  EXPECT_EQ(quiet_log, "");
 }
 
 TEST_F(Fused, AutoFallsBackWhenADelegateCannotRecord) {
@@ -204,6 +247,11 @@ TEST_F(Fused, AutoFallsBackWhenADelegateCannotRecord) {
   auto automatic = program->load_method("forward", options);
   UNIVK_ASSERT_OK(automatic);
   EXPECT_EQ((*automatic)->mode(), ExecutionMode::kPerDelegate);
+  EXPECT_EQ((*automatic)
+                ->mode_reason()
+                .rfind("auto: a delegate cannot be recorded into the method's command buffer: Unsupported: ", 0),
+            0u)
+      << (*automatic)->mode_reason();
   const HostTensor x = random_input(Shape{6}, 4);
   auto y = (*automatic)->execute(std::span<const HostTensor>(&x, 1));
   UNIVK_ASSERT_OK(y);

@@ -12,6 +12,7 @@
 #include "univk/runtime/program.h"
 #include "univk/runtime/program_writer.h"
 #include "univk/vulkan/device.h"
+#include "univk/vulkan/pipeline_cache.h"
 #include "univk/vulkan/queue.h"
 #include "univk_test.h"
 
@@ -141,6 +142,37 @@ TEST(FusedVulkanBackend, ExampleChainFusedMatchesPerDelegateAndReference) {
     expect_near((*got)[1], ks, "fused ks");
     expect_near((*want)[0], y, "per_delegate y");
     expect_near((*want)[1], ks, "per_delegate ks");
+  }
+}
+
+// Every pipeline a method needs is created (and, on drivers that compile at the first
+// dispatch, warmed up) by load_method: executes look up none, on a device whose pipeline cache
+// started empty.
+TEST(FusedVulkanBackend, PipelinesAreCompiledAtLoadNotAtTheFirstExecute) {
+  for (ExecutionMode mode : {ExecutionMode::kFused, ExecutionMode::kPerDelegate}) {
+    SCOPED_TRACE(std::string(execution_mode_name(mode)));
+    Example e = example();
+    vulkan::DeviceRegistry registry;  // a new device: nothing compiled yet
+    LoadOptions options;
+    options.registry = &registry;
+    options.mode = mode;
+    auto method = e.program->load_method("forward", options);
+    UNIVK_ASSERT_OK(method);
+    uint32_t compiled = 0;
+    for (const DelegateCallInfo& call : (*method)->delegate_calls()) {
+      compiled += call.pipelines_compiled;
+      EXPECT_GT(call.load_ms, 0.0) << call.instruction;
+    }
+    EXPECT_GE(compiled, 3u) << "avg_pool2d, sigmoid and the elementwise pair need pipelines of their own";
+
+    vulkan::PipelineLoadStats during_execute;
+    {
+      vulkan::PipelineLoadScope scope(during_execute, "execute");
+      const HostTensor x = ::univk::testing::random_tensor(DType::kFloat32, Shape{1, 3, 8, 8}, 5, -3, 3);
+      for (int run = 0; run < 2; ++run) UNIVK_ASSERT_OK((*method)->execute(std::span<const HostTensor>(&x, 1)));
+    }
+    EXPECT_EQ(during_execute.looked_up, 0u);
+    EXPECT_EQ(during_execute.created, 0u);
   }
 }
 

@@ -54,6 +54,7 @@ TEST(MethodCpu, KernelCallsMatchTheReference) {
   auto method = program->load_method("forward");
   UNIVK_ASSERT_OK(method);
   EXPECT_EQ((*method)->mode(), ExecutionMode::kPerDelegate);
+  EXPECT_EQ((*method)->mode_reason(), "auto: instruction 0 runs operator 'add' on the CPU");
   EXPECT_TRUE((*method)->delegate_calls().empty());
   for (const InstructionInfo& info : (*method)->instructions()) EXPECT_TRUE(info.on_cpu) << info.name;
   EXPECT_EQ((*method)->instructions()[1].name, "relu");

@@ -89,6 +89,7 @@ TEST_F(MethodDevice, PerDelegateChainWithCpuKernelBetween) {
   EXPECT_EQ(calls[0].device, calls[1].device);
   EXPECT_EQ(calls[0].queue, calls[1].queue);
   EXPECT_FALSE(calls[0].standalone_device);
+  EXPECT_EQ(calls[0].device_name(), calls[0].device_key.to_string());
   EXPECT_EQ(calls[1].stats.bytes_downloaded, static_cast<uint64_t>(kCount * 4));
   // The shared device is the registry's entry for the default key.
   auto registered = registry_->find(vulkan::DeviceKey{});
@@ -180,6 +181,9 @@ TEST_F(MethodDevice, DisabledModeGivesEachDelegateItsOwnDevice) {
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_TRUE(calls[0].standalone_device);
   EXPECT_TRUE(calls[1].standalone_device);
+  // Shown as private, not as the key "default/0" of the options (no registry entry has it).
+  EXPECT_EQ(calls[0].device_name(), "private");
+  EXPECT_EQ(calls[1].device_name(), "private");
   EXPECT_NE(calls[0].device, calls[1].device);
   EXPECT_NE(calls[0].queue, calls[1].queue);
   EXPECT_FALSE(registry_->find(vulkan::DeviceKey{}).has_value());

@@ -72,6 +72,7 @@ TEST_P(TosaRoundTrip, Operator) {
   ASSERT_EQ(g.operations.size(), 1u) << "no test graph for " << tosa_op_name(GetParam());
   auto words = write_tosa_graph(g);
   UNIVK_ASSERT_OK(words);
+  EXPECT_EQ((*words)[2], 0x75560001u);  // generator: univk's tool id 0x7556, layout version 1
   auto back = read_tosa_graph(*words);
   UNIVK_ASSERT_OK(back);
   expect_same_graph(g, *back);

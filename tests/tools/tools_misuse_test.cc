@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "child_process.h"
-#include "npy.h"
+#include "univk/npy/npy.h"
 #include "univk/base/file_map.h"
 #include "univk/compiler/compiler.h"
 #include "univk_test.h"
@@ -242,7 +242,7 @@ TEST_F(ToolsMisuse, UsageErrorsExitTwo) {
 #ifdef UNIVK_DEVICES_PATH
   r = run(UNIVK_DEVICES_PATH, {"--bogus"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  expect_output(r, "unexpected argument '--bogus'");
+  expect_output(r, "The following argument was not expected: --bogus");
 #endif
 #ifdef UNIVK_BENCH_PATH
   EXPECT_EQ(run(UNIVK_BENCH_PATH, {model, "--mode", "bogus"}).exit_code, 2);

@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
-#include "npy.h"
+#include <nlohmann/json.hpp>
+
+#include "univk/npy/npy.h"
 #include "univk/base/file_map.h"
 #include "univk/compiler/compiler.h"
 #include "univk/reference/kernels.h"
@@ -67,12 +70,14 @@ class UnivkRun : public ::testing::Test {
     UNIVK_ASSERT_OK(compiled);
     UNIVK_ASSERT_OK(write_file(path("model.uvk"), compiled->bytes));
 
-    // A program with a CPU kernel call (softmax, with only the VgfBackend in the order).
+    // A program with a CPU kernel call (a reflect pad, which TOSA's constant PAD cannot express,
+    // with only the VgfBackend in the order).
     compiler::Graph h;
     const compiler::ValueId hx = h.add_input("x", DType::kFloat32, Shape{2, 3}).value();
-    Attributes dim;
-    dim.set("dim", int64_t{1});
-    const compiler::ValueId hs = h.add_node_inferred("softmax", "softmax", dim, {hx}).value();
+    Attributes reflect;
+    reflect.set("pad", std::vector<int64_t>{1, 1});
+    reflect.set("mode", std::string("reflect"));
+    const compiler::ValueId hs = h.add_node_inferred("pad", "pad", reflect, {hx}).value();
     UNIVK_ASSERT_OK(h.add_output(h.add_node_inferred("relu", "relu", {}, {hs}).value()));
     compiler::CompileOptions vgf_only;
     vgf_only.partition.order = {"VgfBackend"};
@@ -129,21 +134,61 @@ TEST_F(UnivkRun, MatchingReferenceExitsZeroAndReportsDevices) {
     EXPECT_NE(r.output.find("VkDevice 0x"), std::string::npos);
     EXPECT_NE(r.output.find("match"), std::string::npos);
     EXPECT_EQ(r.output.find("VUID"), std::string::npos) << "validation messages: " << r.output;
-    auto report = read_file(json);
-    UNIVK_ASSERT_OK(report);
-    EXPECT_NE(report->find("\"single_device_and_queue\": true"), std::string::npos) << *report;
-    EXPECT_NE(report->find("\"cpu_operators\": 0"), std::string::npos);
-    EXPECT_NE(report->find("\"all_match\": true"), std::string::npos);
-    const size_t vgf = report->find("\"backend\": \"VgfBackend\"");
-    const size_t vulkan = report->find("\"backend\": \"VulkanBackend\"");
-    ASSERT_NE(vgf, std::string::npos);
-    ASSERT_NE(vulkan, std::string::npos);
-    EXPECT_LT(vgf, vulkan);
-    EXPECT_NE(report->find("\"backend\": \"VgfBackend\"", vulkan), std::string::npos);
+    auto text = read_file(json);
+    UNIVK_ASSERT_OK(text);
+    const nlohmann::json report = nlohmann::json::parse(*text);
+    EXPECT_EQ(report["single_device_and_queue"], true) << *text;
+    EXPECT_EQ(report["cpu_operators"], 0);
+    EXPECT_EQ(report["all_match"], true);
+    std::vector<std::string> backends;
+    for (const auto& call : report["delegate_calls"]) backends.push_back(call["backend"]);
+    EXPECT_EQ(backends, (std::vector<std::string>{"VgfBackend", "VulkanBackend", "VgfBackend"}));
     // --repeat 2: the cold first run apart from the one steady-state run after it.
     EXPECT_NE(r.output.find("the 1 run(s) after it: p50 "), std::string::npos) << r.output;
-    EXPECT_NE(report->find("\"repeat\": 2, \"steady_runs\": 1, \"steady_p50\": "), std::string::npos) << *report;
+    EXPECT_EQ(report["timings_ms"]["repeat"], 2);
+    EXPECT_EQ(report["timings_ms"]["steady_runs"], 1);
+    EXPECT_TRUE(report["timings_ms"]["steady_p50"].is_number()) << *text;
   }
+}
+
+// The mode says why it was chosen, and a private device (vulkan_shared_context_mode=disabled)
+// is shown as such, not as the key default/0 that no registry entry holds.
+TEST_F(UnivkRun, ReportsTheModeReasonAndPrivateDevices) {
+  RunResult shared = run_tool(model_args() + " --json " + path("shared.json"));
+  EXPECT_EQ(shared.exit_code, 0) << shared.output;
+  EXPECT_NE(
+      shared.output.find(", mode fused (auto: every delegate is on one device and no operator runs on the CPU)\n"),
+      std::string::npos)
+      << shared.output;
+  EXPECT_NE(shared.output.find(" device default/0  VkDevice "), std::string::npos) << shared.output;
+  auto shared_text = read_file(path("shared.json"));
+  UNIVK_ASSERT_OK(shared_text);
+  const nlohmann::json shared_report = nlohmann::json::parse(*shared_text);
+  for (const auto& call : shared_report["delegate_calls"]) {
+    EXPECT_EQ(call["device_key"], "default/0") << *shared_text;
+    EXPECT_EQ(call["standalone_device"], false);
+    EXPECT_TRUE(call["load_ms"].is_number());
+    EXPECT_TRUE(call["pipelines_compiled"].is_number_unsigned());
+  }
+
+  RunResult own = run_tool(model_args() + " --shared-mode disabled --json " + path("private.json"));
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  // Each delegate has its own device, so auto cannot fuse, and says so.
+  EXPECT_NE(own.output.find(", mode per_delegate (auto: its delegates use more than one device)\n"), std::string::npos)
+      << own.output;
+  EXPECT_NE(own.output.find(" device private  VkDevice "), std::string::npos) << own.output;
+  EXPECT_EQ(own.output.find("default/0"), std::string::npos) << own.output;
+  auto own_text = read_file(path("private.json"));
+  UNIVK_ASSERT_OK(own_text);
+  const nlohmann::json own_report = nlohmann::json::parse(*own_text);
+  EXPECT_EQ(own_report["mode_reason"], "auto: its delegates use more than one device") << *own_text;
+  for (const auto& call : own_report["delegate_calls"]) {
+    EXPECT_TRUE(call["device_key"].is_null()) << *own_text;
+    EXPECT_EQ(call["standalone_device"], true);
+  }
+
+  RunResult requested = run_tool(model_args() + " --mode per_delegate");
+  EXPECT_NE(requested.output.find(", mode per_delegate (requested)\n"), std::string::npos) << requested.output;
 }
 
 TEST_F(UnivkRun, OneRunReportsItAsCold) {
@@ -197,10 +242,10 @@ TEST_F(UnivkRun, RandomInputsAndOutputFiles) {
 TEST_F(UnivkRun, CpuOperatorsAreReportedOrRefused) {
   RunResult r = run_tool(path("cpu.uvk") + " --random-inputs 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("CPU operator softmax"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CPU operator pad"), std::string::npos) << r.output;
   r = run_tool(path("cpu.uvk") + " --random-inputs 1 --require-no-cpu-fallback");
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("softmax"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pad"), std::string::npos) << r.output;
 }
 
 TEST_F(UnivkRun, BadCommandLinesExitTwo) {
@@ -221,15 +266,26 @@ TEST_F(UnivkRun, BadCommandLinesExitTwo) {
 TEST_F(UnivkRun, BenchReportsEveryFloor) {
   RunResult r = run_tool(path("model.uvk") +
                              " --iterations 2 --warmup 0 --round-trips 2 --copy-mib 1 --copy-iterations 1"
-                             " --gpu-warmup-ms 0 --json",
+                             " --gpu-warmup-ms 0 --json " +
+                             path("bench.json"),
                          UNIVK_BENCH_PATH);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* field :
-       {"\"dispatches\": [{\"dispatches\": 0", "{\"dispatches\": 1", "{\"dispatches\": 3", "\"transfer_gb_s\"",
-        "\"shader_bytes\": 1048576", "\"shader_gb_s\"", "\"host_outputs\"", "\"mode\": \"fused\"",
-        "\"zero_copy_latency_us\": {\"count\": 2", "\"io\": {\"zero_copy\": true"}) {
-    EXPECT_NE(r.output.find(field), std::string::npos) << field << " missing in " << r.output;
-  }
+  EXPECT_NE(r.output.find("floor      empty submit+wait"), std::string::npos) << r.output;  // the text report
+  auto text = read_file(path("bench.json"));
+  UNIVK_ASSERT_OK(text);
+  const nlohmann::json bench = nlohmann::json::parse(*text);
+  const auto& floors = bench["floors"];
+  ASSERT_EQ(floors["dispatches"].size(), 3u) << *text;
+  EXPECT_EQ(floors["dispatches"][0]["dispatches"], 0);
+  EXPECT_EQ(floors["dispatches"][1]["dispatches"], 1);
+  EXPECT_EQ(floors["dispatches"][2]["dispatches"], 3);
+  EXPECT_TRUE(floors["copy"]["transfer_gb_s"].is_number()) << *text;
+  EXPECT_EQ(floors["copy"]["shader_bytes"], 1048576);
+  EXPECT_TRUE(floors["copy"]["shader_gb_s"].is_number()) << *text;
+  EXPECT_TRUE(bench["fused"]["host_outputs"].is_boolean()) << *text;
+  EXPECT_EQ(bench["mode"], "fused");
+  EXPECT_EQ(bench["zero_copy_latency_us"]["count"], 2);
+  EXPECT_EQ(bench["io"]["zero_copy"], true);
   EXPECT_EQ(run_tool(path("model.uvk") + " --gpu-warmup-ms soon", UNIVK_BENCH_PATH).exit_code, 2);
 }
 #endif

@@ -2,7 +2,7 @@
 // device's floors, measured in one run on one device.
 //
 //   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME]
-//                      [--precision fp32|fp16] [--json]
+//                      [--precision fp32|fp16] [--device INDEX|NAME] [--json FILE]
 //
 // Floors: fp32 FMA peak (fma_peak.comp), the fp16 cooperative-matrix peak where the device has
 // it (coopmat_peak.comp), and copy bandwidth (floors.h). --precision plans every workload with
@@ -17,18 +17,22 @@
 // bytes per second as a fraction of the copy floor. The tiling column ends in "c" for a
 // cooperative-matrix tiling and in " sS" when the dispatch splits K into S ranges (kernel.h);
 // --split-k forces S (1: no split) for every workload.
-// Exit status: 0 ok, 2 bad command line, 3 a measurement failed.
+// --json FILE writes the results as one JSON object into FILE; `--json -` prints it on stdout
+// instead of the table.
+// Exit status: 0 ok, 2 bad command line (cli.h; an unknown --device included), 3 a measurement
+// failed or an output could not be written.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli.h"
+#include "device_option.h"
 #include "floors.h"
 #include "gpu_timing.h"
-#include "univk/base/json.h"
+#include "json_output.h"
+#include "stdout_check.h"
 #include "univk/kernels/conv2d.h"
 #include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
@@ -205,49 +209,51 @@ double copy_fraction(const Measurement& r, double copy_bytes_per_second) {
   return double(r.bytes) / (r.gpu_ns.p50 * 1e-9) / copy_bytes_per_second;
 }
 
+constexpr const char* kTool = "univk-kernel-bench";
+constexpr int kExitFailure = 3;
+
 int run(int argc, char** argv) {
   int iterations = 20;
-  bool all_tilings = false, json = false;
+  bool all_tilings = false;
   uint32_t split_k = 0;
-  std::string only;
-  kernels::Precision precision = kernels::Precision::kFp32;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--iterations" && i + 1 < argc) {
-      iterations = std::atoi(argv[++i]);
-    } else if (a == "--tilings") {
-      all_tilings = true;
-    } else if (a == "--split-k" && i + 1 < argc) {
-      split_k = static_cast<uint32_t>(std::max(1, std::atoi(argv[++i])));
-    } else if (a == "--only" && i + 1 < argc) {
-      only = argv[++i];
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--precision" && i + 1 < argc && kernels::parse_precision(argv[i + 1]).ok()) {
-      precision = *kernels::parse_precision(argv[++i]);
-    } else {
-      std::fprintf(stderr,
-                   "usage: univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME] "
-                   "[--precision fp32|fp16] [--json]\n");
-      return 2;
-    }
+  std::string only, precision_name = "fp32", device_selector, json_path;
+  univk::tools::ToolApp app(kTool,
+                            "Measures the kernel library's GEMM, convolution and depthwise kernels beside the "
+                            "device's FMA, cooperative-matrix and copy floors, in one run.\n"
+                            "Exit status: 0 ok, 2 bad command line, 3 a measurement or output failure.");
+  app.add_option("--iterations", iterations, "Timed runs per kernel (p50 reported)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_flag("--tilings", all_tilings, "Measure every tiling, not only the planner's");
+  app.add_option("--split-k", split_k, "Force S K-ranges per dispatch for every workload (1: no split)")
+      ->type_name("S")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--only", only, "Only the workloads whose name contains NAME")->type_name("NAME");
+  app.add_option("--precision", precision_name, "Plan every workload with this precision")
+      ->check(CLI::IsMember({"fp32", "fp16"}))
+      ->capture_default_str();
+  univk::tools::add_device_option(app, device_selector);
+  univk::tools::add_json_option(app, json_path, "the results");
+  if (auto exit = app.parse_command_line(argc, argv, kExitFailure)) return *exit;
+  const kernels::Precision precision = *kernels::parse_precision(precision_name);  // IsMember checked it
+  vulkan::RuntimeConfig config = vulkan::RuntimeConfig::from_environment();
+  if (Status s = univk::tools::apply_device_option(device_selector, config); !s.ok()) {
+    return app.usage_error(s.to_string());
   }
-  if (iterations < 1) iterations = 1;
   // The floors' requirements and the library kernels' (cooperative matrices for --precision fp16).
   vulkan::DeviceRequirements requirements = bench::coopmat_floor_requirements();
   requirements.merge(kernels::optional_requirements());
-  auto device = vulkan::Device::create(vulkan::RuntimeConfig::from_environment(), requirements);
+  auto device = vulkan::Device::create(config, requirements);
   if (!device.ok()) {
-    std::fprintf(stderr, "univk-kernel-bench: %s\n", device.status().to_string().c_str());
-    return 3;
+    std::fprintf(stderr, "%s: %s\n", kTool, device.status().to_string().c_str());
+    return kExitFailure;
   }
   const bench::RepeatCounts counts{3, iterations, 500};
   auto fma = bench::measure_fma_peak(*device, counts);
   auto copy = bench::measure_copy(*device, 256ull << 20, {3, 10, 200});
   if (!fma.ok() || !copy.ok()) {
-    std::fprintf(stderr, "univk-kernel-bench: floor: %s\n",
-                 (!fma.ok() ? fma.status() : copy.status()).to_string().c_str());
-    return 3;
+    std::fprintf(stderr, "%s: floor: %s\n", kTool, (!fma.ok() ? fma.status() : copy.status()).to_string().c_str());
+    return kExitFailure;
   }
   const double peak = fma->flops_per_second();
   // Absent (0) without cooperative matrices.
@@ -270,36 +276,39 @@ int run(int argc, char** argv) {
       auto m = measure(*device, w, t, precision, counts);
       if (!m.ok()) {
         if (t) continue;  // a forced tiling the device cannot run
-        std::fprintf(stderr, "univk-kernel-bench: %s: %s\n", w.name.c_str(), m.status().to_string().c_str());
-        return 3;
+        std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
+        return kExitFailure;
       }
       results.push_back(std::move(*m));
     }
   }
   const auto& props = (*device)->properties();
-  if (json) {
-    std::printf(
-        "{\"device\": %s, \"precision\": %s, \"fma_flops\": %s, \"coopmat_flops\": %s, "
-        "\"copy_bytes_per_second\": %s, \"kernels\": [",
-        univk::json_quote(props.deviceName).c_str(), precision == kernels::Precision::kFp16 ? "\"fp16\"" : "\"fp32\"",
-        univk::json_number(peak, 6).c_str(), univk::json_number(coopmat_peak, 6).c_str(),
-        univk::json_number(copy->bytes_per_second(), 6).c_str());
-    for (size_t i = 0; i < results.size(); ++i) {
-      const Measurement& r = results[i];
+  bool written = true;
+  if (!json_path.empty()) {
+    using univk::tools::Json;
+    using univk::tools::json_number;
+    Json kernel_list = Json::array();
+    for (const Measurement& r : results) {
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
-      std::printf(
-          "%s{\"workload\": %s, \"kernel\": %s, \"tiling\": %s, \"planner_choice\": %s, \"gpu_ns_p50\": %s, "
-          "\"flops\": %s, \"fraction_of_floor\": %s, \"fraction_of_copy\": %s}",
-          i ? ", " : "", univk::json_quote(r.workload).c_str(),
-          univk::json_quote(kernels::kernel_name(r.dispatch.kernel)).c_str(),
-          univk::json_quote(tiling_name(r.dispatch)).c_str(), r.planner_choice ? "true" : "false",
-          univk::json_number(r.gpu_ns.p50, 6).c_str(), univk::json_number(flops, 6).c_str(),
-          univk::json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0, 4).c_str(),
-          univk::json_number(copy_fraction(r, copy->bytes_per_second()), 4).c_str());
+      kernel_list.push_back(
+          {{"workload", r.workload},
+           {"kernel", kernels::kernel_name(r.dispatch.kernel)},
+           {"tiling", tiling_name(r.dispatch)},
+           {"planner_choice", r.planner_choice},
+           {"gpu_ns_p50", json_number(r.gpu_ns.p50)},
+           {"flops", json_number(flops)},
+           {"fraction_of_floor", json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0)},
+           {"fraction_of_copy", json_number(copy_fraction(r, copy->bytes_per_second()))}});
     }
-    std::printf("]}\n");
-    return 0;
+    const Json json = {{"device", props.deviceName},
+                       {"precision", precision_name},
+                       {"fma_flops", json_number(peak)},
+                       {"coopmat_flops", json_number(coopmat_peak)},
+                       {"copy_bytes_per_second", json_number(copy->bytes_per_second())},
+                       {"kernels", std::move(kernel_list)}};
+    written = univk::tools::write_json(json, json_path, kTool);
   }
+  if (json_path == "-") return univk::tools::stdout_written(kTool) && written ? 0 : kExitFailure;
   std::printf(
       "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
       "copy floor: %.1f GB/s\n",
@@ -315,7 +324,7 @@ int run(int argc, char** argv) {
                 r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
                 of_copy.c_str());
   }
-  return 0;
+  return univk::tools::stdout_written(kTool) && written ? 0 : kExitFailure;
 }
 
 }  // namespace

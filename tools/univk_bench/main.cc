@@ -2,7 +2,8 @@
 //
 //   univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]
 //               [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]
-//               [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]
+//               [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...]
+//               [--device INDEX|NAME] [--json FILE]
 //
 // In one run, on the device and queue the method's delegates use:
 //   1. the method: random inputs (fixed seed), W warm-up runs, N timed runs of Method::execute
@@ -19,20 +20,22 @@
 // time) as a fraction of copy bandwidth, for the model and for each delegate.
 // The copy floor and the GPU profile keep warming up for --gpu-warmup-ms (default 1000) besides
 // their warm-up runs, so a GPU whose clocks dropped while the host copied is measured at speed.
-// --json prints one JSON object on stdout instead of the text report.
+// --json FILE writes the results as one JSON object into FILE; `--json -` prints it on stdout
+// instead of the text report.
 // With UNIVK_VALIDATION=1 the validation layers are on (timings then mean little) and any
 // message they record is printed to stderr.
-// Exit status: 0 ok, 1 validation messages were recorded, 2 bad command line (an unknown
-// --option key included), 3 the program failed to load or run, a measurement failed, or
-// stdout could not be written.
+// Exit status: 0 ok, 1 validation messages were recorded, 2 bad command line (cli.h; an unknown
+// --option key or --device included), 3 the program failed to load or run, a measurement
+// failed, or an output could not be written.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "cli.h"
+#include "device_option.h"
 #include "floors.h"
 #include "gpu_profile.h"
 #include "random_inputs.h"
@@ -50,8 +53,8 @@ namespace bench = univk::bench;
 namespace runtime = univk::runtime;
 
 constexpr int kExitValidation = 1;
-constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 3;
+constexpr const char* kTool = "univk-bench";
 
 struct Options {
   std::string program;
@@ -64,96 +67,57 @@ struct Options {
   uint64_t copy_mib = 256;
   int copy_iterations = 20;
   bool gpu_time = true;
-  double gpu_warmup_ms = 1000;
-  runtime::BackendOptions backend_options;
-  bool json = false;
+  int gpu_warmup_ms = 1000;
+  std::vector<std::string> option_texts;
+  std::string device;
+  std::string json_path;
 };
 
-void usage(FILE* out) {
-  std::fprintf(
-      out,
-      "usage: univk-bench PROGRAM [--method NAME] [--mode per_delegate|fused|auto] [--iterations N]\n"
-      "                   [--warmup W] [--seed S] [--round-trips N] [--copy-mib M] [--copy-iterations N]\n"
-      "                   [--no-gpu-time] [--gpu-warmup-ms MS] [--option KEY=VALUE ...] [--json]\n"
-      "exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run, measurement or output failure\n");
+void add_options(univk::tools::ToolApp& app, Options& o) {
+  app.add_option("PROGRAM", o.program, "The program file (.uvk)")->required();
+  app.add_option("--method", o.method, "The method to measure")->capture_default_str();
+  app.add_option("--mode", o.mode, "Execution mode")
+      ->check(CLI::IsMember({"per_delegate", "fused", "auto"}))
+      ->capture_default_str();
+  constexpr int kMaxCount = 1000000000;
+  app.add_option("--iterations", o.iterations, "Timed runs of the method (and of the profiled GPU runs)")
+      ->check(CLI::Range(1, kMaxCount))
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed runs before them")
+      ->check(CLI::Range(0, kMaxCount))
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
+  app.add_option("--round-trips", o.round_trips, "Empty submit-and-wait round trips (and dispatch floor runs)")
+      ->check(CLI::Range(1, kMaxCount))
+      ->capture_default_str();
+  app.add_option("--copy-mib", o.copy_mib, "MiB copied by the copy-bandwidth floor")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->capture_default_str();
+  app.add_option("--copy-iterations", o.copy_iterations, "Timed copies")
+      ->check(CLI::Range(1, kMaxCount))
+      ->capture_default_str();
+  app.add_flag("--gpu-time,!--no-gpu-time", o.gpu_time,
+               "Measure (or not) GPU time per delegate with the runtime's profiling");
+  app.add_option("--gpu-warmup-ms", o.gpu_warmup_ms,
+                 "How long the copy floor and the GPU profile keep the GPU busy before timing, in ms")
+      ->check(CLI::Range(0, kMaxCount))
+      ->capture_default_str();
+  app.add_option("--option", o.option_texts, "A runtime option for every backend (docs/USER_GUIDE.md lists them)")
+      ->check(univk::tools::key_equals_value())
+      ->allow_extra_args(false);
+  univk::tools::add_device_option(app, o.device);
+  univk::tools::add_json_option(app, o.json_path, "the results");
 }
 
-bool parse_count(const std::string& text, uint64_t min, uint64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  out = std::strtoull(text.c_str(), &end, 10);
-  return end != nullptr && *end == '\0' && out >= min && out <= 1000000000ull;
-}
-
-// Returns an empty string on success, else the problem.
-std::string parse_args(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](std::string& out) -> bool {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    auto count = [&](uint64_t min, uint64_t& out) -> std::string {
-      std::string text;
-      if (!value(text)) return arg + " needs a value";
-      if (!parse_count(text, min, out)) return arg + ": '" + text + "' is not an integer >= " + std::to_string(min);
-      return {};
-    };
-    auto int_count = [&](uint64_t min, int& out) -> std::string {
-      uint64_t n = 0;
-      std::string problem = count(min, n);
-      out = static_cast<int>(n);
-      return problem;
-    };
-    std::string problem;
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      std::exit(univk::tools::stdout_written("univk-bench") ? 0 : kExitFailure);
-    } else if (arg == "--method") {
-      if (!value(o.method)) return "--method needs a name";
-    } else if (arg == "--mode") {
-      if (!value(o.mode)) return "--mode needs per_delegate, fused or auto";
-      if (!runtime::execution_mode_from_name(o.mode).ok())
-        return "--mode: '" + o.mode + "' is not per_delegate, fused or auto";
-    } else if (arg == "--iterations") {
-      problem = int_count(1, o.iterations);
-    } else if (arg == "--warmup") {
-      problem = int_count(0, o.warmup);
-    } else if (arg == "--seed") {
-      problem = count(0, o.seed);
-    } else if (arg == "--round-trips") {
-      problem = int_count(1, o.round_trips);
-    } else if (arg == "--copy-mib") {
-      problem = count(1, o.copy_mib);
-    } else if (arg == "--copy-iterations") {
-      problem = int_count(1, o.copy_iterations);
-    } else if (arg == "--gpu-warmup-ms") {
-      uint64_t ms = 0;
-      problem = count(0, ms);
-      o.gpu_warmup_ms = static_cast<double>(ms);
-    } else if (arg == "--no-gpu-time") {
-      o.gpu_time = false;
-    } else if (arg == "--option") {
-      std::string kv;
-      if (!value(kv)) return "--option needs KEY=VALUE";
-      const size_t eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) return "--option: '" + kv + "' is not KEY=VALUE";
-      o.backend_options[kv.substr(0, eq)] = kv.substr(eq + 1);
-    } else if (arg == "--json") {
-      o.json = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return "unknown option '" + arg + "'";
-    } else if (o.program.empty()) {
-      o.program = arg;
-    } else {
-      return "more than one PROGRAM ('" + o.program + "', '" + arg + "')";
-    }
-    if (!problem.empty()) return problem;
+// The runtime options of --option, checked against the keys the backends read. Returns an
+// empty string on success, else the problem.
+std::string backend_options(const Options& o, runtime::BackendOptions& out) {
+  for (const std::string& kv : o.option_texts) {
+    const size_t eq = kv.find('=');
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  if (o.program.empty()) return "no PROGRAM given";
   runtime::LoadOptions keys;
-  keys.all_backends = o.backend_options;
+  keys.all_backends = out;
   if (Status s = keys.check_keys(); !s.ok()) return "--option: " + s.message();
   return {};
 }
@@ -242,7 +206,7 @@ Result<std::vector<double>> time_in_place(runtime::Method& method, const std::ve
   return samples;
 }
 
-Result<bench::BenchResult> run(const Options& o) {
+Result<bench::BenchResult> run(const Options& o, const runtime::LoadOptions& base_load) {
   bench::BenchResult r;
   r.program = o.program;
   r.method = o.method;
@@ -252,8 +216,7 @@ Result<bench::BenchResult> run(const Options& o) {
   r.seed = o.seed;
 
   UNIVK_ASSIGN_OR_RETURN(auto program, runtime::Program::load(o.program));
-  runtime::LoadOptions load;
-  load.all_backends = o.backend_options;
+  runtime::LoadOptions load = base_load;
   UNIVK_ASSIGN_OR_RETURN(load.mode, runtime::execution_mode_from_name(o.mode));
   UNIVK_ASSIGN_OR_RETURN(auto method, program->load_method(o.method, load));
   const runtime::MethodDesc* desc = find_method(program->desc(), o.method);
@@ -286,7 +249,7 @@ Result<bench::BenchResult> run(const Options& o) {
   auto round_trip = bench::measure_round_trip(device, {std::min(o.round_trips, 100), o.round_trips});
   if (!round_trip.ok()) return round_trip.status().with_context("round-trip floor");
   r.round_trip_ns = *round_trip;
-  auto copy = bench::measure_copy(device, o.copy_mib << 20, {2, o.copy_iterations, o.gpu_warmup_ms});
+  auto copy = bench::measure_copy(device, o.copy_mib << 20, {2, o.copy_iterations, double(o.gpu_warmup_ms)});
   if (!copy.ok()) return copy.status().with_context("copy floor");
   r.copy = *copy;
   for (uint32_t dispatches : {0u, 1u, 3u}) {
@@ -298,8 +261,8 @@ Result<bench::BenchResult> run(const Options& o) {
   if (!o.gpu_time) {
     r.gpu_error = "--no-gpu-time";
   } else {
-    auto gpu =
-        bench::profile_gpu(*program, o.method, load, inputs, {o.warmup > 0 ? 1 : 0, o.iterations, o.gpu_warmup_ms});
+    auto gpu = bench::profile_gpu(*program, o.method, load, inputs,
+                                  {o.warmup > 0 ? 1 : 0, o.iterations, double(o.gpu_warmup_ms)});
     if (gpu.ok()) {
       r.gpu = std::move(gpu).value();
     } else {
@@ -313,21 +276,34 @@ Result<bench::BenchResult> run(const Options& o) {
 
 int main(int argc, char** argv) {
   Options options;
-  const std::string problem = parse_args(argc, argv, options);
-  if (!problem.empty()) {
-    std::fprintf(stderr, "univk-bench: %s\n", problem.c_str());
-    usage(stderr);
-    return kExitUsage;
+  univk::tools::ToolApp app(kTool,
+                            "Measures a program's method beside the floors of the device it runs on (round trip, "
+                            "copy bandwidth, dispatches) and the GPU time per delegate, in one run.\n"
+                            "Exit status: 0 ok, 1 validation messages, 2 bad command line, 3 load, run, measurement "
+                            "or output failure.");
+  add_options(app, options);
+  if (auto exit = app.parse_command_line(argc, argv, kExitFailure)) return *exit;
+  runtime::LoadOptions load;
+  if (const std::string problem = backend_options(options, load.all_backends); !problem.empty()) {
+    return app.usage_error(problem);
   }
-  auto result = run(options);
+  if (Status s = univk::tools::apply_device_option(options.device, load.config); !s.ok()) {
+    return app.usage_error(s.to_string());
+  }
+  auto result = run(options, load);
   if (!result.ok()) {
-    std::fprintf(stderr, "univk-bench: %s: %s\n", options.program.c_str(), result.status().to_string().c_str());
+    std::fprintf(stderr, "%s: %s: %s\n", kTool, options.program.c_str(), result.status().to_string().c_str());
     return kExitFailure;
   }
-  const std::string text = options.json ? bench::format_json(*result) : bench::format_text(*result);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  bool written = true;
+  if (options.json_path != "-") {
+    const std::string text = bench::format_text(*result);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  if (!options.json_path.empty())
+    written = univk::tools::write_json(bench::format_json(*result), options.json_path, kTool);
   const auto messages = univk::vulkan::validation_messages_since(0);
-  for (const auto& message : messages) std::fprintf(stderr, "univk-bench: validation: %s\n", message.c_str());
-  if (!univk::tools::stdout_written("univk-bench")) return kExitFailure;
+  for (const auto& message : messages) std::fprintf(stderr, "%s: validation: %s\n", kTool, message.c_str());
+  if (!univk::tools::stdout_written(kTool) || !written) return kExitFailure;
   return messages.empty() ? 0 : kExitValidation;
 }

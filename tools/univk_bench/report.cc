@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "univk/base/json.h"
-
 namespace univk::bench {
 
 namespace {
@@ -40,12 +38,6 @@ std::string describe_all(const std::vector<runtime::TensorInfo>& infos) {
 
 double bytes_per_second(uint64_t bytes, double ns) { return ns > 0 ? static_cast<double>(bytes) / (ns * 1e-9) : 0.0; }
 
-// --- JSON ---------------------------------------------------------------------------------
-
-std::string quote(const std::string& s) { return json_quote(s); }
-std::string number(double value) { return json_number(value, 6); }
-
-// Microseconds, the unit of every time in the JSON object.
 // "inputs mapped, outputs mapped"
 std::string io_paths(const runtime::IoInfo& io) {
   auto list = [](const std::vector<runtime::IoPath>& paths) {
@@ -56,35 +48,37 @@ std::string io_paths(const runtime::IoInfo& io) {
   return "inputs " + list(io.inputs) + ", outputs " + list(io.outputs);
 }
 
-std::string io_paths_json(const std::vector<runtime::IoPath>& paths) {
-  std::string out = "[";
-  for (size_t i = 0; i < paths.size(); ++i)
-    out += (i ? ", \"" : "\"") + std::string(runtime::io_path_name(paths[i])) + "\"";
-  return out + "]";
+// --- JSON: every time in microseconds ------------------------------------------------------
+
+using tools::Json;
+
+Json io_paths_json(const std::vector<runtime::IoPath>& paths) {
+  Json out = Json::array();
+  for (runtime::IoPath p : paths) out.push_back(runtime::io_path_name(p));
+  return out;
 }
 
-std::string summary_us(const Summary& s) {
-  return "{\"count\": " + std::to_string(s.count) + ", \"min\": " + number(s.min / 1e3) +
-         ", \"p50\": " + number(s.p50 / 1e3) + ", \"p90\": " + number(s.p90 / 1e3) +
-         ", \"mean\": " + number(s.mean / 1e3) + ", \"max\": " + number(s.max / 1e3) + "}";
+Json summary_us(const Summary& s) {
+  return {{"count", s.count},
+          {"min", tools::json_number(s.min / 1e3)},
+          {"p50", tools::json_number(s.p50 / 1e3)},
+          {"p90", tools::json_number(s.p90 / 1e3)},
+          {"mean", tools::json_number(s.mean / 1e3)},
+          {"max", tools::json_number(s.max / 1e3)}};
 }
 
-std::string tensors_json(const std::vector<runtime::TensorInfo>& infos) {
-  std::string out = "[";
-  for (size_t i = 0; i < infos.size(); ++i) {
-    out += (i ? ", " : "") + std::string("{\"dtype\": ") + quote(std::string(dtype_name(infos[i].dtype))) +
-           ", \"shape\": [";
-    for (size_t d = 0; d < infos[i].shape.rank(); ++d) out += (d ? ", " : "") + std::to_string(infos[i].shape[d]);
-    out += "]}";
-  }
-  return out + "]";
+Json tensors_json(const std::vector<runtime::TensorInfo>& infos) {
+  Json out = Json::array();
+  for (const auto& info : infos) out.push_back({{"dtype", dtype_name(info.dtype)}, {"shape", info.shape.dims()}});
+  return out;
 }
 
-std::string stats_json(const runtime::ExecuteStats& s) {
-  return "{\"dispatches\": " + std::to_string(s.dispatches) + ", \"barriers\": " + std::to_string(s.barriers) +
-         ", \"submissions\": " + std::to_string(s.submissions) +
-         ", \"bytes_uploaded\": " + std::to_string(s.bytes_uploaded) +
-         ", \"bytes_downloaded\": " + std::to_string(s.bytes_downloaded) + "}";
+Json stats_json(const runtime::ExecuteStats& s) {
+  return {{"dispatches", s.dispatches},
+          {"barriers", s.barriers},
+          {"submissions", s.submissions},
+          {"bytes_uploaded", s.bytes_uploaded},
+          {"bytes_downloaded", s.bytes_downloaded}};
 }
 
 }  // namespace
@@ -150,69 +144,82 @@ std::string format_text(const BenchResult& r) {
   return o.str();
 }
 
-std::string format_json(const BenchResult& r) {
-  std::ostringstream o;
-  o << "{\"program\": " << quote(r.program) << ", \"method\": " << quote(r.method)
-    << ", \"mode_requested\": " << quote(r.mode_requested) << ", \"mode\": " << quote(r.mode);
-  o << ", \"device\": {\"name\": " << quote(r.device.name) << ", \"key\": " << quote(r.device.key)
-    << ", \"vendor_id\": " << r.device.vendor_id << ", \"device_id\": " << r.device.device_id
-    << ", \"driver_version\": " << r.device.driver_version << ", \"api_version\": "
-    << quote(std::to_string(VK_API_VERSION_MAJOR(r.device.api_version)) + "." +
-             std::to_string(VK_API_VERSION_MINOR(r.device.api_version)) + "." +
-             std::to_string(VK_API_VERSION_PATCH(r.device.api_version)))
-    << ", \"timestamp_period_ns\": " << number(r.device.timestamp_period_ns) << "}";
-  o << ", \"warmup\": " << r.warmup << ", \"iterations\": " << r.iterations << ", \"seed\": " << r.seed;
-  o << ", \"inputs\": " << tensors_json(r.inputs) << ", \"outputs\": " << tensors_json(r.outputs);
-  o << ", \"min_bytes\": " << r.min_bytes;
-  o << ", \"latency_us\": " << summary_us(r.latency_ns);
-  o << ", \"zero_copy_latency_us\": " << summary_us(r.zero_copy_latency_ns);
-  o << ", \"io\": {\"zero_copy\": " << (r.io.zero_copy() ? "true" : "false")
-    << ", \"inputs\": " << io_paths_json(r.io.inputs) << ", \"outputs\": " << io_paths_json(r.io.outputs) << "}";
-  o << ", \"delegate_calls\": [";
-  for (size_t i = 0; i < r.calls.size(); ++i) {
-    o << (i ? ", " : "") << "{\"instruction\": " << r.calls[i].instruction
-      << ", \"backend\": " << quote(r.calls[i].backend_id) << ", \"stats\": " << stats_json(r.calls[i].stats) << "}";
+tools::Json format_json(const BenchResult& r) {
+  Json j;
+  j["program"] = r.program;
+  j["method"] = r.method;
+  j["mode_requested"] = r.mode_requested;
+  j["mode"] = r.mode;
+  j["device"] = {{"name", r.device.name},
+                 {"key", r.device.key},
+                 {"vendor_id", r.device.vendor_id},
+                 {"device_id", r.device.device_id},
+                 {"driver_version", r.device.driver_version},
+                 {"api_version", std::to_string(VK_API_VERSION_MAJOR(r.device.api_version)) + "." +
+                                     std::to_string(VK_API_VERSION_MINOR(r.device.api_version)) + "." +
+                                     std::to_string(VK_API_VERSION_PATCH(r.device.api_version))},
+                 {"timestamp_period_ns", tools::json_number(r.device.timestamp_period_ns)}};
+  j["warmup"] = r.warmup;
+  j["iterations"] = r.iterations;
+  j["seed"] = r.seed;
+  j["inputs"] = tensors_json(r.inputs);
+  j["outputs"] = tensors_json(r.outputs);
+  j["min_bytes"] = r.min_bytes;
+  j["latency_us"] = summary_us(r.latency_ns);
+  j["zero_copy_latency_us"] = summary_us(r.zero_copy_latency_ns);
+  j["io"] = {{"zero_copy", r.io.zero_copy()},
+             {"inputs", io_paths_json(r.io.inputs)},
+             {"outputs", io_paths_json(r.io.outputs)}};
+  Json calls = Json::array();
+  for (const auto& call : r.calls) {
+    calls.push_back(
+        {{"instruction", call.instruction}, {"backend", call.backend_id}, {"stats", stats_json(call.stats)}});
   }
-  o << "]";
-  o << ", \"fused\": {\"arena_bytes\": " << r.fused.arena_bytes << ", \"barriers\": " << r.fused.barriers
-    << ", \"staged_io\": " << (r.fused.staged_io ? "true" : "false")
-    << ", \"host_outputs\": " << (r.fused.host_outputs ? "true" : "false") << "}";
-  o << ", \"floors\": {\"round_trip_us\": " << summary_us(r.round_trip_ns) << ", \"copy\": {\"bytes\": " << r.copy.bytes
-    << ", \"gpu_us\": " << summary_us(r.copy.gpu_ns) << ", \"host_us\": " << summary_us(r.copy.host_ns)
-    << ", \"transfer_gb_s\": " << number(r.copy.transfer_bytes_per_second() / 1e9)
-    << ", \"shader_bytes\": " << r.copy.shader_bytes << ", \"shader_gpu_us\": " << summary_us(r.copy.shader_gpu_ns)
-    << ", \"shader_gb_s\": " << number(r.copy.shader_bytes_per_second() / 1e9)
-    << ", \"bandwidth_gb_s\": " << number(r.copy.bytes_per_second() / 1e9) << "}";
-  o << ", \"dispatches\": [";
-  for (size_t i = 0; i < r.dispatch_floors.size(); ++i) {
-    const DispatchFloor& f = r.dispatch_floors[i];
-    o << (i ? ", " : "") << "{\"dispatches\": " << f.dispatches << ", \"host_us\": " << summary_us(f.host_ns)
-      << ", \"gpu_us\": " << summary_us(f.gpu_ns) << "}";
+  j["delegate_calls"] = std::move(calls);
+  j["fused"] = {{"arena_bytes", r.fused.arena_bytes},
+                {"barriers", r.fused.barriers},
+                {"staged_io", r.fused.staged_io},
+                {"host_outputs", r.fused.host_outputs}};
+  Json dispatches = Json::array();
+  for (const DispatchFloor& f : r.dispatch_floors) {
+    dispatches.push_back(
+        {{"dispatches", f.dispatches}, {"host_us", summary_us(f.host_ns)}, {"gpu_us", summary_us(f.gpu_ns)}});
   }
-  o << "]}";
+  j["floors"] = {{"round_trip_us", summary_us(r.round_trip_ns)},
+                 {"copy",
+                  {{"bytes", r.copy.bytes},
+                   {"gpu_us", summary_us(r.copy.gpu_ns)},
+                   {"host_us", summary_us(r.copy.host_ns)},
+                   {"transfer_gb_s", tools::json_number(r.copy.transfer_bytes_per_second() / 1e9)},
+                   {"shader_bytes", r.copy.shader_bytes},
+                   {"shader_gpu_us", summary_us(r.copy.shader_gpu_ns)},
+                   {"shader_gb_s", tools::json_number(r.copy.shader_bytes_per_second() / 1e9)},
+                   {"bandwidth_gb_s", tools::json_number(r.copy.bytes_per_second() / 1e9)}}},
+                 {"dispatches", std::move(dispatches)}};
   if (r.gpu) {
-    o << ", \"gpu\": {\"source\": \"runtime profiling (LoadOptions::profile): timestamps in the method's own "
-         "command buffers\", \"total_us\": "
-      << summary_us(r.gpu->total_ns)
-      << ", \"bandwidth_gb_s\": " << number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9)
-      << ", \"fraction_of_copy\": " << number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy))
-      << ", \"delegates\": [";
-    for (size_t i = 0; i < r.gpu->delegates.size(); ++i) {
-      const DelegateProfile& d = r.gpu->delegates[i];
-      o << (i ? ", " : "") << "{\"instruction\": " << d.instruction << ", \"backend\": " << quote(d.backend_id)
-        << ", \"dispatches\": " << d.stats.dispatches << ", \"min_bytes\": " << d.min_bytes
-        << ", \"gpu_us\": " << summary_us(d.gpu_ns)
-        << ", \"bandwidth_gb_s\": " << number(bytes_per_second(d.min_bytes, d.gpu_ns.p50) / 1e9)
-        << ", \"fraction_of_copy\": " << number(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy)) << "}";
+    Json delegates = Json::array();
+    for (const DelegateProfile& d : r.gpu->delegates) {
+      delegates.push_back(
+          {{"instruction", d.instruction},
+           {"backend", d.backend_id},
+           {"dispatches", d.stats.dispatches},
+           {"min_bytes", d.min_bytes},
+           {"gpu_us", summary_us(d.gpu_ns)},
+           {"bandwidth_gb_s", tools::json_number(bytes_per_second(d.min_bytes, d.gpu_ns.p50) / 1e9)},
+           {"fraction_of_copy", tools::json_number(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy))}});
     }
-    o << "]}";
+    j["gpu"] = {{"source", "runtime profiling (LoadOptions::profile): timestamps in the method's own command buffers"},
+                {"total_us", summary_us(r.gpu->total_ns)},
+                {"bandwidth_gb_s", tools::json_number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9)},
+                {"fraction_of_copy", tools::json_number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy))},
+                {"delegates", std::move(delegates)}};
   } else {
-    o << ", \"gpu\": null, \"gpu_error\": " << quote(r.gpu_error);
+    j["gpu"] = nullptr;
+    j["gpu_error"] = r.gpu_error;
   }
-  o << ", \"ratios\": {\"p50_over_round_trip\": "
-    << number(r.round_trip_ns.p50 > 0 ? r.latency_ns.p50 / r.round_trip_ns.p50 : NAN) << "}";
-  o << "}\n";
-  return o.str();
+  j["ratios"] = {{"p50_over_round_trip",
+                  tools::json_number(r.round_trip_ns.p50 > 0 ? r.latency_ns.p50 / r.round_trip_ns.p50 : NAN)}};
+  return j;
 }
 
 }  // namespace univk::bench

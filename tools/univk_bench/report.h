@@ -9,6 +9,7 @@
 
 #include "floors.h"
 #include "gpu_profile.h"
+#include "json_output.h"
 #include "stats.h"
 #include "univk/runtime/program.h"
 
@@ -55,6 +56,6 @@ struct BenchResult {
 double fraction_of_copy(uint64_t bytes, double gpu_ns, const CopyFloor& copy);
 
 std::string format_text(const BenchResult& result);
-std::string format_json(const BenchResult& result);
+tools::Json format_json(const BenchResult& result);
 
 }  // namespace univk::bench

@@ -1,13 +1,17 @@
 // univk-devices: lists the Vulkan devices in univk's selection order, then creates the shared
 // device under key default/0 with two leases (as two delegates would), checks that both see the
 // same VkDevice and VkQueue, and runs one compute dispatch whose output it verifies.
-// Exit status 0 on success, 1 on any failure (stdout that cannot be written included), 2 bad
-// command line. UNIVK_DEVICE picks the device, UNIVK_VALIDATION=1 turns the validation layer on
-// (any message is then a failure).
+// Exit status 0 on success, 1 on any failure (an output that cannot be written included), 2 bad
+// command line (cli.h; an unknown --device included). --device (else UNIVK_DEVICE) picks the
+// device, UNIVK_VALIDATION=1 turns the validation layer on (any message is then a failure);
+// --json FILE writes what it found as JSON.
 #include <cstdio>
-#include <cstring>
 #include <string>
+#include <vector>
 
+#include "cli.h"
+#include "device_option.h"
+#include "json_output.h"
 #include "stdout_check.h"
 #include "univk-devices_shaders.h"
 #include "univk/vulkan/buffer.h"
@@ -36,17 +40,34 @@ const char* type_name(VkPhysicalDeviceType type) {
   }
 }
 
-Status list_devices(const RuntimeConfig& config) {
+using tools::Json;
+
+// What the tool found, printed as text as it goes (unless `text` is false) and kept as JSON.
+struct Findings {
+  bool text = true;
+  Json json = Json::object();
+};
+
+Status list_devices(const RuntimeConfig& config, Findings& out) {
   UNIVK_ASSIGN_OR_RETURN(auto instance, Instance::create(config));
   UNIVK_ASSIGN_OR_RETURN(auto devices, instance->sorted_physical_devices());
   Result<VkPhysicalDevice> selected = instance->select_physical_device(config.device_selector);
-  std::printf("Vulkan devices (univk order; * = selected):\n");
+  if (out.text) std::printf("Vulkan devices (univk order; * = selected):\n");
+  Json list = Json::array();
   for (size_t i = 0; i < devices.size(); ++i) {
     VkPhysicalDeviceProperties props = instance->properties(devices[i]);
     bool is_selected = selected.ok() && *selected == devices[i];
-    std::printf("  %c %zu  %-40s %-10s API %s\n", is_selected ? '*' : ' ', i, props.deviceName,
-                type_name(props.deviceType), api_version_string(props.apiVersion).c_str());
+    if (out.text) {
+      std::printf("  %c %zu  %-40s %-10s API %s\n", is_selected ? '*' : ' ', i, props.deviceName,
+                  type_name(props.deviceType), api_version_string(props.apiVersion).c_str());
+    }
+    list.push_back({{"index", i},
+                    {"name", props.deviceName},
+                    {"type", type_name(props.deviceType)},
+                    {"api_version", api_version_string(props.apiVersion)},
+                    {"selected", is_selected}});
   }
+  out.json["devices"] = std::move(list);
   return selected.status();
 }
 
@@ -67,20 +88,27 @@ std::string memory_flags(VkMemoryPropertyFlags flags) {
 
 // The memory heaps and types univk picks buffers from: whether the device has device-local
 // memory the host can map (and read cached) decides between mapped and staged program IO.
-void print_memory(const Device& device) {
+Json memory_of(const Device& device, bool text) {
   const VkPhysicalDeviceMemoryProperties& memory = device.memory_properties();
+  Json heaps = Json::array(), types = Json::array();
   for (uint32_t h = 0; h < memory.memoryHeapCount; ++h) {
-    std::printf("  memory heap %u: %.1f MiB%s\n", h, static_cast<double>(memory.memoryHeaps[h].size) / (1 << 20),
-                (memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? " DEVICE_LOCAL" : "");
+    const bool device_local = (memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0;
+    if (text) {
+      std::printf("  memory heap %u: %.1f MiB%s\n", h, static_cast<double>(memory.memoryHeaps[h].size) / (1 << 20),
+                  device_local ? " DEVICE_LOCAL" : "");
+    }
+    heaps.push_back({{"index", h}, {"bytes", memory.memoryHeaps[h].size}, {"device_local", device_local}});
   }
   for (uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
-    std::printf("  memory type %u: heap %u %s\n", t, memory.memoryTypes[t].heapIndex,
-                memory_flags(memory.memoryTypes[t].propertyFlags).c_str());
+    const std::string flags = memory_flags(memory.memoryTypes[t].propertyFlags);
+    if (text) std::printf("  memory type %u: heap %u %s\n", t, memory.memoryTypes[t].heapIndex, flags.c_str());
+    types.push_back({{"index", t}, {"heap", memory.memoryTypes[t].heapIndex}, {"flags", flags}});
   }
+  return {{"heaps", std::move(heaps)}, {"types", std::move(types)}};
 }
 
 // Two leases on one registered device, as two delegates of one method hold them.
-Status share_and_dispatch(const RuntimeConfig& config) {
+Status share_and_dispatch(const RuntimeConfig& config, Findings& found) {
   DeviceRegistry& registry = DeviceRegistry::process_default();
   SharedDeviceOptions options;  // key default/0, lookup_or_create
   UNIVK_ASSIGN_OR_RETURN(DeviceLease first, registry.acquire(options, {}, config));
@@ -88,10 +116,18 @@ Status share_and_dispatch(const RuntimeConfig& config) {
   if (first->handle() != second->handle() || first->queue().handle() != second->queue().handle()) {
     return internal_error("the two leases on key default/0 see different devices or queues");
   }
-  std::printf("shared device %s: '%s', 2 leases, same VkDevice and VkQueue (family %u), devices created: %llu\n",
-              options.key.to_string().c_str(), first->enabled().device_name.c_str(), first->queue().family_index(),
-              static_cast<unsigned long long>(registry.created_count()));
-  print_memory(*first);
+  if (found.text) {
+    std::printf("shared device %s: '%s', 2 leases, same VkDevice and VkQueue (family %u), devices created: %llu\n",
+                options.key.to_string().c_str(), first->enabled().device_name.c_str(), first->queue().family_index(),
+                static_cast<unsigned long long>(registry.created_count()));
+  }
+  found.json["shared_device"] = {{"key", options.key.to_string()},
+                                 {"name", first->enabled().device_name},
+                                 {"leases", 2},
+                                 {"same_device_and_queue", true},
+                                 {"queue_family", first->queue().family_index()},
+                                 {"devices_created", registry.created_count()},
+                                 {"memory", memory_of(*first, found.text)}};
 
   constexpr uint32_t n = 1000, base = 7, step = 3;
   // The first lease's holder owns the pipeline; the second records and submits, like a second
@@ -126,43 +162,52 @@ Status share_and_dispatch(const RuntimeConfig& config) {
                             ", expected " + std::to_string(base + step * i));
     }
   }
-  std::printf(
-      "dispatch: %u invocations wrote values[i] = %u + %u*i; all %u values verified (timeline value %llu, "
-      "%s)\n",
-      n, base, step, n, static_cast<unsigned long long>(value),
-      second->uses_synchronization2() ? "vkQueueSubmit2" : "vkQueueSubmit");
+  const char* submit = second->uses_synchronization2() ? "vkQueueSubmit2" : "vkQueueSubmit";
+  if (found.text) {
+    std::printf(
+        "dispatch: %u invocations wrote values[i] = %u + %u*i; all %u values verified (timeline value %llu, %s)\n", n,
+        base, step, n, static_cast<unsigned long long>(value), submit);
+  }
+  found.json["dispatch"] = {{"invocations", n}, {"verified", true}, {"timeline_value", value}, {"submit", submit}};
   return ok_status();
 }
 
 constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+constexpr const char* kTool = "univk-devices";
 
 int run(int argc, char** argv) {
-  if (argc > 1) {
-    const bool help = argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0);
-    if (!help) std::fprintf(stderr, "univk-devices: unexpected argument '%s'\n", argv[1]);
-    std::fprintf(help ? stdout : stderr,
-                 "usage: univk-devices\n"
-                 "Lists the Vulkan devices, shares one between two leases and runs a verified compute dispatch.\n"
-                 "Environment: UNIVK_DEVICE=<index|name substring>, UNIVK_VALIDATION=1\n"
-                 "Exit status: 0 ok, 1 failure, 2 bad command line.\n");
-    if (!help) return kExitUsage;
-    return tools::stdout_written("univk-devices") ? 0 : kExitFailure;
-  }
+  std::string device_selector, json_path;
+  tools::ToolApp app(kTool,
+                     "Lists the Vulkan devices in univk's order, creates the shared device (key default/0) with two "
+                     "leases and runs a verified compute dispatch on it.\n"
+                     "Environment: UNIVK_DEVICE=<index|name substring> (what --device overrides), "
+                     "UNIVK_VALIDATION=1 (the validation layer; any message is a failure).\n"
+                     "Exit status: 0 ok, 1 failure, 2 bad command line.");
+  tools::add_device_option(app, device_selector);
+  tools::add_json_option(app, json_path, "the devices, the shared device and the dispatch");
+  if (auto exit = app.parse_command_line(argc, argv, kExitFailure)) return *exit;
   RuntimeConfig config = RuntimeConfig::from_environment();
-  Status status = list_devices(config);
-  if (status.ok()) status = share_and_dispatch(config);
+  if (Status s = tools::apply_device_option(device_selector, config); !s.ok()) return app.usage_error(s.to_string());
+
+  Findings found;
+  found.text = json_path != "-";
+  Status status = list_devices(config, found);
+  if (status.ok()) status = share_and_dispatch(config, found);
+  const uint64_t messages = validation_message_count();
+  if (status.ok() && messages > 0) {
+    status = internal_error(std::to_string(messages) + " Vulkan validation message(s)");
+  }
+  found.json["validation"] = config.enable_validation;
+  found.json["ok"] = status.ok();
   if (!status.ok()) {
-    std::fprintf(stderr, "univk-devices: %s\n", status.to_string().c_str());
-    return kExitFailure;
+    found.json["error"] = status.to_string();
+    std::fprintf(stderr, "%s: %s\n", kTool, status.to_string().c_str());
+  } else if (found.text) {
+    std::printf("OK%s\n", config.enable_validation ? " (validation layer on, no messages)" : "");
   }
-  if (uint64_t messages = validation_message_count(); messages > 0) {
-    std::fprintf(stderr, "univk-devices: %llu Vulkan validation message(s)\n",
-                 static_cast<unsigned long long>(messages));
-    return kExitFailure;
-  }
-  std::printf("OK%s\n", config.enable_validation ? " (validation layer on, no messages)" : "");
-  return tools::stdout_written("univk-devices") ? 0 : kExitFailure;
+  const bool written = json_path.empty() || tools::write_json(found.json, json_path, kTool);
+  if (!tools::stdout_written(kTool) || !written) return kExitFailure;
+  return status.ok() ? 0 : kExitFailure;
 }
 
 }  // namespace

@@ -1,19 +1,20 @@
 // JSON description of a univk program file (.uvk): methods, values, instructions and
-// delegates; VgfBackend payloads are decoded and dumped inline.
+// delegates, with VgfBackend and VulkanBackend payloads decoded inline.
 #pragma once
 
-#include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "json_writer.h"
-#include "univk/base/status.h"
+#include "delegates.h"
+#include "json_output.h"
+#include "univk/runtime/program_desc.h"
 
 namespace univk::dump {
 
-// InvalidArgument/Incompatible from the program loader when `file` is not a valid program.
-// Errors inside VGF payloads are reported in the JSON and appended to `errors`.
-Status write_program_json(JsonWriter& json, std::span<const uint8_t> file, std::vector<std::string>& errors);
+// `delegates` is decode_delegates(program). Payloads that do not decode get a "vgf_error" or
+// "compute_graph_error" member and their messages are appended to `errors`, as are graph
+// modules that cannot be read.
+tools::Json program_json(const runtime::ProgramDesc& program, const std::vector<DecodedDelegate>& delegates,
+                         std::vector<std::string>& errors);
 
 }  // namespace univk::dump

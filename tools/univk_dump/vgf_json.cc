@@ -1,43 +1,20 @@
 #include "vgf_json.h"
 
-#include <variant>
-
-#include "univk/spirv/tosa_graph.h"
+#include "attributes_json.h"
 
 namespace univk::dump {
 namespace {
+
+using tools::Json;
 
 std::string version_string(const vgf::VgfVersion& v) {
   return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.patch);
 }
 
-void write_slots(JsonWriter& json, const std::vector<vgf::BindingSlot>& slots) {
-  json.begin_array();
-  for (const auto& s : slots) {
-    json.begin_object();
-    json.key("binding").value(s.binding);
-    json.key("resource").value(s.resource_index);
-    json.end_object();
-  }
-  json.end_array();
-}
-
-void write_attributes(JsonWriter& json, const Attributes& attrs) {
-  json.begin_object();
-  for (const auto& [name, v] : attrs.values()) {
-    json.key(name);
-    std::visit(
-        [&](const auto& x) {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
-            json.array(x);
-          } else {
-            json.value(x);
-          }
-        },
-        v);
-  }
-  json.end_object();
+Json slots_json(const std::vector<vgf::BindingSlot>& slots) {
+  Json out = Json::array();
+  for (const auto& s : slots) out.push_back({{"binding", s.binding}, {"resource", s.resource_index}});
+  return out;
 }
 
 std::string_view kind_name(spirv::ValueKind k) {
@@ -54,48 +31,35 @@ std::string_view kind_name(spirv::ValueKind k) {
   return "?";
 }
 
-void write_graph(JsonWriter& json, const spirv::TosaGraph& g) {
-  json.begin_object();
-  json.key("entry_point").value(g.entry_point);
-  json.key("values").begin_array();
+Json bindings_json(const std::vector<spirv::GraphBinding>& list) {
+  Json out = Json::array();
+  for (const auto& b : list) out.push_back({{"value", b.value}, {"set", b.descriptor_set}, {"binding", b.binding}});
+  return out;
+}
+
+Json graph_json(const spirv::TosaGraph& g) {
+  Json out;
+  out["entry_point"] = g.entry_point;
+  Json values = Json::array();
   for (size_t i = 0; i < g.values.size(); ++i) {
     const spirv::TosaValue& v = g.values[i];
-    json.begin_object();
-    json.key("id").value(uint64_t{i});
-    json.key("kind").value(kind_name(v.kind));
-    json.key("type").value(spirv::to_string(v.type));
-    if (v.kind == spirv::ValueKind::kConstant) json.key("bytes").value(uint64_t{v.data.size()});
-    if (v.kind == spirv::ValueKind::kGraphConstant) json.key("graph_constant_id").value(v.graph_constant_id);
-    json.end_object();
+    Json value = {{"id", i}, {"kind", kind_name(v.kind)}, {"type", spirv::to_string(v.type)}};
+    if (v.kind == spirv::ValueKind::kConstant) value["bytes"] = v.data.size();
+    if (v.kind == spirv::ValueKind::kGraphConstant) value["graph_constant_id"] = v.graph_constant_id;
+    values.push_back(std::move(value));
   }
-  json.end_array();
-  auto bindings = [&](const std::vector<spirv::GraphBinding>& list) {
-    json.begin_array();
-    for (const auto& b : list) {
-      json.begin_object();
-      json.key("value").value(b.value);
-      json.key("set").value(b.descriptor_set);
-      json.key("binding").value(b.binding);
-      json.end_object();
-    }
-    json.end_array();
-  };
-  json.key("inputs");
-  bindings(g.inputs);
-  json.key("operations").begin_array();
+  out["values"] = std::move(values);
+  out["inputs"] = bindings_json(g.inputs);
+  Json operations = Json::array();
   for (const auto& op : g.operations) {
-    json.begin_object();
-    json.key("op").value(spirv::tosa_op_name(op.op));
-    json.key("inputs").array(op.inputs);
-    json.key("outputs").array(op.outputs);
-    json.key("attributes");
-    write_attributes(json, op.attrs);
-    json.end_object();
+    operations.push_back({{"op", spirv::tosa_op_name(op.op)},
+                          {"inputs", op.inputs},
+                          {"outputs", op.outputs},
+                          {"attributes", attributes_json(op.attrs)}});
   }
-  json.end_array();
-  json.key("outputs");
-  bindings(g.outputs);
-  json.end_object();
+  out["operations"] = std::move(operations);
+  out["outputs"] = bindings_json(g.outputs);
+  return out;
 }
 
 std::string_view code_type_name(vgf::ModuleCodeType t) {
@@ -112,146 +76,128 @@ std::string_view code_type_name(vgf::ModuleCodeType t) {
   return "?";
 }
 
+// A GRAPH module with a real SPIR-V body (fewer words than a SPIR-V header is a placeholder
+// that a scenario substitutes).
+bool has_graph(const vgf::Module& m) {
+  return m.code_type == vgf::ModuleCodeType::kSpirv && m.type == vgf::ModuleType::kGraph && m.spirv().size() >= 5;
+}
+
 }  // namespace
 
-void write_vgf_json(JsonWriter& json, const vgf::VgfFile& f, std::vector<std::string>& errors) {
-  json.begin_object();
-  json.key("format").value("vgf");
-  json.key("header").begin_object();
-  json.key("magic").value(f.legacy_magic ? "legacy (0xF0E1D2C3)" : "VGF1");
-  json.key("version").value(version_string(f.version));
-  json.key("vk_header_version").value(uint32_t{f.vk_header_version});
-  json.end_object();
+std::vector<spirv::TosaGraph> vgf_graphs(const vgf::VgfFile& f) {
+  std::vector<spirv::TosaGraph> graphs;
+  for (const vgf::Module& m : f.modules) {
+    if (!has_graph(m)) continue;
+    auto graph = spirv::read_tosa_graph(m.spirv());
+    if (graph.ok()) graphs.push_back(std::move(graph).value());
+  }
+  return graphs;
+}
+
+Json vgf_json(const vgf::VgfFile& f, std::vector<std::string>& errors) {
+  Json out;
+  out["format"] = "vgf";
+  out["header"] = {{"magic", f.legacy_magic ? "legacy (0xF0E1D2C3)" : "VGF1"},
+                   {"version", version_string(f.version)},
+                   {"vk_header_version", f.vk_header_version}};
 
   static constexpr const char* kSections[4] = {"modules", "model_sequence", "model_resources", "constants"};
-  json.key("sections").begin_array();
+  Json sections = Json::array();
   for (size_t i = 0; i < 4; ++i) {
-    json.begin_object();
-    json.key("name").value(kSections[i]);
-    json.key("offset").value(f.sections[i].offset);
-    json.key("size").value(f.sections[i].size);
-    json.end_object();
+    sections.push_back({{"name", kSections[i]}, {"offset", f.sections[i].offset}, {"size", f.sections[i].size}});
   }
-  json.end_array();
+  out["sections"] = std::move(sections);
 
-  json.key("modules").begin_array();
+  Json modules = Json::array();
   for (size_t i = 0; i < f.modules.size(); ++i) {
     const vgf::Module& m = f.modules[i];
-    json.begin_object();
-    json.key("index").value(uint64_t{i});
-    json.key("type").value(vgf::module_type_name(m.type));
-    json.key("name").value(m.name);
-    json.key("entry_point").value(m.entry_point);
-    json.key("code_type").value(code_type_name(m.code_type));
+    Json module = {{"index", i},
+                   {"type", vgf::module_type_name(m.type)},
+                   {"name", m.name},
+                   {"entry_point", m.entry_point},
+                   {"code_type", code_type_name(m.code_type)}};
     if (m.code_type == vgf::ModuleCodeType::kSpirv) {
-      json.key("spirv_words").value(uint64_t{m.spirv().size()});
-      // Fewer words than a SPIR-V header: a placeholder that a scenario substitutes.
+      module["spirv_words"] = m.spirv().size();
       if (m.spirv().size() < 5) {
-        json.key("placeholder").value(true);
-      } else if (m.type == vgf::ModuleType::kGraph) {
+        module["placeholder"] = true;
+      } else if (has_graph(m)) {
         auto graph = spirv::read_tosa_graph(m.spirv());
         if (graph.ok()) {
-          json.key("graph");
-          write_graph(json, *graph);
+          module["graph"] = graph_json(*graph);
         } else {
-          json.key("graph_error").value(graph.status().to_string());
+          module["graph_error"] = graph.status().to_string();
           errors.push_back("module " + std::to_string(i) + ": " + graph.status().to_string());
         }
       }
     } else if (m.code_type != vgf::ModuleCodeType::kNone) {
-      json.key("source_bytes").value(uint64_t{m.source.size()});
+      module["source_bytes"] = m.source.size();
     }
-    json.end_object();
+    modules.push_back(std::move(module));
   }
-  json.end_array();
+  out["modules"] = std::move(modules);
 
-  json.key("segments").begin_array();
+  Json segments = Json::array();
   for (size_t i = 0; i < f.segments.size(); ++i) {
     const vgf::Segment& s = f.segments[i];
-    json.begin_object();
-    json.key("index").value(uint64_t{i});
-    json.key("type").value(vgf::module_type_name(s.type));
-    json.key("name").value(s.name);
-    json.key("module").value(s.module_index);
-    json.key("descriptor_sets").begin_array();
+    Json segment = {
+        {"index", i}, {"type", vgf::module_type_name(s.type)}, {"name", s.name}, {"module", s.module_index}};
+    Json sets = Json::array();
     for (size_t k = 0; k < s.set_infos.size(); ++k) {
-      json.begin_object();
-      json.key("set").value(s.set_number(k));
-      json.key("set_index_present").value(s.set_infos[k].set_index.has_value());
-      json.key("bindings");
-      write_slots(json, s.set_infos[k].bindings);
-      json.end_object();
+      sets.push_back({{"set", s.set_number(k)},
+                      {"set_index_present", s.set_infos[k].set_index.has_value()},
+                      {"bindings", slots_json(s.set_infos[k].bindings)}});
     }
-    json.end_array();
-    json.key("inputs");
-    write_slots(json, s.inputs);
-    json.key("outputs");
-    write_slots(json, s.outputs);
-    json.key("constants").array(s.constants);
-    json.key("dispatch_shape").array(s.dispatch_shape);
-    json.key("push_constant_ranges").begin_array();
+    segment["descriptor_sets"] = std::move(sets);
+    segment["inputs"] = slots_json(s.inputs);
+    segment["outputs"] = slots_json(s.outputs);
+    segment["constants"] = s.constants;
+    segment["dispatch_shape"] = s.dispatch_shape;
+    Json ranges = Json::array();
     for (const auto& r : s.push_constant_ranges) {
-      json.begin_object();
-      json.key("stage_flags").value(r.stage_flags);
-      json.key("offset").value(r.offset);
-      json.key("size").value(r.size);
-      json.end_object();
+      ranges.push_back({{"stage_flags", r.stage_flags}, {"offset", r.offset}, {"size", r.size}});
     }
-    json.end_array();
+    segment["push_constant_ranges"] = std::move(ranges);
     if (!s.constant_bindings.empty()) {
-      json.key("constant_bindings").begin_array();
+      Json bindings = Json::array();
       for (const auto& b : s.constant_bindings) {
-        json.begin_object();
-        json.key("graph_constant_id").value(b.graph_constant_id);
-        json.key("constant").value(b.constant_index);
-        json.end_object();
+        bindings.push_back({{"graph_constant_id", b.graph_constant_id}, {"constant", b.constant_index}});
       }
-      json.end_array();
+      segment["constant_bindings"] = std::move(bindings);
     }
-    json.end_object();
+    segments.push_back(std::move(segment));
   }
-  json.end_array();
+  out["segments"] = std::move(segments);
 
-  json.key("inputs");
-  write_slots(json, f.inputs);
-  json.key("input_names").array(f.input_names);
-  json.key("outputs");
-  write_slots(json, f.outputs);
-  json.key("output_names").array(f.output_names);
+  out["inputs"] = slots_json(f.inputs);
+  out["input_names"] = f.input_names;
+  out["outputs"] = slots_json(f.outputs);
+  out["output_names"] = f.output_names;
 
-  json.key("resources").begin_array();
+  Json resources = Json::array();
   for (size_t i = 0; i < f.resources.size(); ++i) {
     const vgf::Resource& r = f.resources[i];
-    json.begin_object();
-    json.key("index").value(uint64_t{i});
-    json.key("category").value(vgf::resource_category_name(r.category));
-    json.key("descriptor_type");
-    if (r.vk_descriptor_type) {
-      json.value(vgf::vk_descriptor_type_name(*r.vk_descriptor_type));
-    } else {
-      json.null();
-    }
-    json.key("format").value(vgf::vk_format_name(r.vk_format));
-    json.key("shape").array(r.shape);
-    json.key("strides").array(r.strides);
-    if (r.alias_group_id) json.key("alias_group_id").value(*r.alias_group_id);
-    json.end_object();
+    Json resource = {{"index", i}, {"category", vgf::resource_category_name(r.category)}};
+    resource["descriptor_type"] =
+        r.vk_descriptor_type ? Json(vgf::vk_descriptor_type_name(*r.vk_descriptor_type)) : Json(nullptr);
+    resource["format"] = vgf::vk_format_name(r.vk_format);
+    resource["shape"] = r.shape;
+    resource["strides"] = r.strides;
+    if (r.alias_group_id) resource["alias_group_id"] = *r.alias_group_id;
+    resources.push_back(std::move(resource));
   }
-  json.end_array();
+  out["resources"] = std::move(resources);
 
-  json.key("constants").begin_array();
+  Json constants = Json::array();
   for (size_t i = 0; i < f.constants.size(); ++i) {
     const vgf::Constant& c = f.constants[i];
-    json.begin_object();
-    json.key("index").value(uint64_t{i});
-    json.key("resource").value(c.resource_index);
-    json.key("sparsity_dimension").value(c.sparsity_dimension);
-    json.key("size").value(uint64_t{c.data().size()});
-    json.end_object();
+    constants.push_back({{"index", i},
+                         {"resource", c.resource_index},
+                         {"sparsity_dimension", c.sparsity_dimension},
+                         {"size", c.data().size()}});
   }
-  json.end_array();
-  json.key("legacy_constant_section").value(f.legacy_constants);
-  json.end_object();
+  out["constants"] = std::move(constants);
+  out["legacy_constant_section"] = f.legacy_constants;
+  return out;
 }
 
 }  // namespace univk::dump

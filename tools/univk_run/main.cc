@@ -3,34 +3,33 @@
 //   univk-run PROGRAM [--method NAME] [--input x.npy ...] [--random-inputs SEED]
 //             [--reference y.npy ...] [--atol A] [--rtol R] [--mode per_delegate|fused|auto]
 //             [--shared-mode disabled|lookup_only|lookup_or_create|create_only]
-//             [--option KEY=VALUE ...] [--require-no-cpu-fallback] [--repeat N]
-//             [--output-dir DIR] [--json FILE] [--quiet] [--profile] [--trace FILE]
+//             [--option KEY=VALUE ...] [--device INDEX|NAME] [--require-no-cpu-fallback]
+//             [--repeat N] [--output-dir DIR] [--json FILE] [--quiet] [--profile] [--trace FILE]
 //
 // Prints, per instruction, the backend (or CPU operator), the device key and the VkDevice and
 // VkQueue each delegate ran on, the delegate's counters and the timings; writes the outputs as
 // output_<i>.npy into DIR; compares them with the references. --json writes the same report
 // as JSON (for scripts; `--json -` prints only the JSON). Exit status: 0 all good, 1 an output
-// differs from its reference, 2 bad command line (unknown or malformed options and values, an
-// unknown --option key, as many --input/--reference files as the method has inputs/outputs),
-// 3 a file could not be read or written (FIFOs and devices are refused unread, .npy files are
-// checked against their header before their data is read), or the program failed to load or run.
+// differs from its reference, 2 bad command line (cli.h; also an unknown --option key or
+// --device, as many --input/--reference files as the method has inputs/outputs), 3 a file
+// could not be read or written (FIFOs and devices are refused unread, .npy files are checked
+// against their header before their data is read), or the program failed to load or run.
 // --profile prints the last execute's profile (docs/RUNTIME.md, "Profiling"); --trace FILE
 // writes it as Chrome trace JSON.
 #include <chrono>
-#include <cinttypes>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "compare.h"
-#include "npy.h"
+#include "device_option.h"
 #include "profile_output.h"
 #include "report.h"
 #include "stdout_check.h"
+#include "univk/npy/npy.h"
 #include "univk/runtime/program.h"
 
 namespace {
@@ -39,8 +38,9 @@ using univk::HostTensor;
 using univk::tools::Report;
 
 constexpr int kExitMismatch = 1;
-constexpr int kExitUsage = 2;
+constexpr int kExitUsage = univk::tools::kExitUsage;
 constexpr int kExitFailure = 3;
+constexpr const char* kTool = "univk-run";
 
 struct Options {
   std::string program;
@@ -53,6 +53,7 @@ struct Options {
   double rtol = 1e-5;
   univk::runtime::ExecutionMode mode = univk::runtime::ExecutionMode::kAuto;
   univk::runtime::BackendOptions backend_options;
+  std::string device;
   bool require_no_cpu_fallback = false;
   int repeat = 1;
   std::string output_dir;
@@ -62,96 +63,65 @@ struct Options {
   std::string trace_path;
 };
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: univk-run PROGRAM [--method NAME] [--input x.npy ...] [--random-inputs SEED]\n"
-               "                 [--reference y.npy ...] [--atol A] [--rtol R] [--mode per_delegate|fused|auto]\n"
-               "                 [--shared-mode MODE] [--option KEY=VALUE ...] [--require-no-cpu-fallback]\n"
-               "                 [--repeat N] [--output-dir DIR] [--json FILE] [--quiet] [--profile] [--trace FILE]\n"
-               "exit status: 0 ok, 1 output mismatch, 2 bad command line, 3 unreadable file or load or run failure\n");
+// Option values as typed, turned into Options by finish_options.
+struct RawOptions {
+  std::string mode = "auto";
+  std::string shared_mode;
+  std::vector<std::string> option_texts;
+};
+
+void add_options(univk::tools::ToolApp& app, Options& o, RawOptions& raw) {
+  app.add_option("PROGRAM", o.program, "The program file (.uvk)")->required();
+  app.add_option("--method", o.method, "The method to run")->capture_default_str();
+  app.add_option("--input", o.inputs, "A .npy file for the next method input (once per input, in order)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.add_option("--random-inputs", o.seed, "Random inputs from this seed instead of --input files")
+      ->type_name("SEED")
+      ->excludes("--input");
+  app.add_option("--reference", o.references,
+                 "A .npy file with the expected value of the next method output (once per output, in order)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.add_option("--atol", o.atol, "Absolute tolerance of the comparison")
+      ->check(univk::tools::finite_non_negative())
+      ->capture_default_str();
+  app.add_option("--rtol", o.rtol, "Relative tolerance of the comparison")
+      ->check(univk::tools::finite_non_negative())
+      ->capture_default_str();
+  app.add_option("--mode", raw.mode, "Execution mode")
+      ->check(CLI::IsMember({"per_delegate", "fused", "auto"}))
+      ->capture_default_str();
+  app.add_option("--shared-mode", raw.shared_mode,
+                 "Shared device mode of every delegate (vulkan_shared_context_mode; default lookup_or_create)")
+      ->check(CLI::IsMember({"disabled", "lookup_only", "lookup_or_create", "create_only"}));
+  app.add_option("--option", raw.option_texts, "A runtime option for every backend (docs/USER_GUIDE.md lists them)")
+      ->check(univk::tools::key_equals_value())
+      ->allow_extra_args(false);
+  univk::tools::add_device_option(app, o.device);
+  app.add_flag("--require-no-cpu-fallback", o.require_no_cpu_fallback, "Make any CPU operator a load error");
+  app.add_option("--repeat", o.repeat, "Run the method N times: the first (cold) run apart from the others")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--output-dir", o.output_dir, "Write the outputs as output_<i>.npy into DIR")->type_name("DIR");
+  univk::tools::add_json_option(app, o.json_path, "the report");
+  app.add_flag("-q,--quiet", o.quiet, "Print no text report");
+  app.add_flag("--profile", o.profile,
+               "Print the last run's profile (per delegate call and dispatch, host and GPU times)");
+  app.add_option("--trace", o.trace_path, "Write the last run's profile as Chrome trace JSON (loads with profiling)")
+      ->type_name("FILE");
 }
 
-// A tolerance: a finite number >= 0 (not nan, inf or negative).
-bool parse_tolerance(const std::string& text, double& out) {
-  char* end = nullptr;
-  out = std::strtod(text.c_str(), &end);
-  return !text.empty() && end && *end == '\0' && std::isfinite(out) && out >= 0;
-}
-
-bool parse_integer(const std::string& text, uint64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  out = std::strtoull(text.c_str(), &end, 10);
-  return end && *end == '\0';
-}
-
-// Returns an empty string on success, else the problem.
-std::string parse_args(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](std::string& out) -> bool {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      std::exit(univk::tools::stdout_written("univk-run") ? 0 : kExitFailure);
-    } else if (arg == "--method") {
-      if (!value(o.method)) return "--method needs a name";
-    } else if (arg == "--input") {
-      if (!value(v)) return "--input needs a file";
-      o.inputs.push_back(v);
-    } else if (arg == "--random-inputs") {
-      if (!value(v) || !parse_integer(v, o.seed)) return "--random-inputs needs a non-negative integer seed";
-      o.random_inputs = true;
-    } else if (arg == "--reference") {
-      if (!value(v)) return "--reference needs a file";
-      o.references.push_back(v);
-    } else if (arg == "--atol") {
-      if (!value(v) || !parse_tolerance(v, o.atol)) return "--atol needs a finite non-negative number";
-    } else if (arg == "--rtol") {
-      if (!value(v) || !parse_tolerance(v, o.rtol)) return "--rtol needs a finite non-negative number";
-    } else if (arg == "--mode") {
-      if (!value(v)) return "--mode needs per_delegate, fused or auto";
-      auto mode = univk::runtime::execution_mode_from_name(v);
-      if (!mode.ok()) return "--mode: " + mode.status().message();
-      o.mode = *mode;
-    } else if (arg == "--shared-mode") {
-      if (!value(v)) return "--shared-mode needs a mode";
-      if (auto mode = univk::vulkan::shared_mode_from_name(v); !mode.ok())
-        return "--shared-mode: " + mode.status().message();
-      o.backend_options["vulkan_shared_context_mode"] = v;
-    } else if (arg == "--option") {
-      if (!value(v) || v.find('=') == std::string::npos) return "--option needs KEY=VALUE";
-      o.backend_options[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
-    } else if (arg == "--require-no-cpu-fallback") {
-      o.require_no_cpu_fallback = true;
-    } else if (arg == "--repeat") {
-      uint64_t n = 0;
-      if (!value(v) || !parse_integer(v, n) || n == 0 || n > 1000000) return "--repeat needs a count in 1..1000000";
-      o.repeat = static_cast<int>(n);
-    } else if (arg == "--output-dir") {
-      if (!value(o.output_dir)) return "--output-dir needs a directory";
-    } else if (arg == "--json") {
-      if (!value(o.json_path)) return "--json needs a file ('-' for stdout)";
-    } else if (arg == "--profile") {
-      o.profile = true;
-    } else if (arg == "--trace") {
-      if (!value(o.trace_path)) return "--trace needs a file";
-    } else if (arg == "--quiet") {
-      o.quiet = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return "unknown option " + arg;
-    } else if (o.program.empty()) {
-      o.program = arg;
-    } else {
-      return "more than one program given (" + o.program + ", " + arg + ")";
-    }
+// The checks that need more than one option. Returns an empty string on success, else the problem.
+std::string finish_options(const univk::tools::ToolApp& app, const RawOptions& raw, Options& o) {
+  o.random_inputs = app.count("--random-inputs") > 0;
+  o.mode = *univk::runtime::execution_mode_from_name(raw.mode);  // IsMember checked the name
+  for (const std::string& kv : raw.option_texts) {
+    const size_t eq = kv.find('=');
+    o.backend_options[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  if (o.program.empty()) return "no program given";
-  if (o.random_inputs && !o.inputs.empty()) return "--input and --random-inputs exclude each other";
+  if (!raw.shared_mode.empty()) o.backend_options["vulkan_shared_context_mode"] = raw.shared_mode;
   univk::runtime::LoadOptions keys;
   keys.all_backends = o.backend_options;
   if (univk::Status s = keys.check_keys(); !s.ok()) return "--option: " + s.message();
@@ -202,11 +172,9 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 // `exit_code`.
 int fail(Report& report, const Options& o, const std::string& message, int exit_code = kExitFailure) {
   report.error = message;
-  std::fprintf(stderr, "univk-run: %s\n", message.c_str());
-  if (!o.json_path.empty() && !report.write_json(o.json_path)) {
-    std::fprintf(stderr, "univk-run: cannot write %s\n", o.json_path.c_str());
-  }
-  univk::tools::stdout_written("univk-run");
+  std::fprintf(stderr, "%s: %s\n", kTool, message.c_str());
+  if (!o.json_path.empty()) report.write_json(o.json_path, kTool);
+  univk::tools::stdout_written(kTool);
   return exit_code;
 }
 
@@ -217,10 +185,13 @@ int run(const Options& o) {
   using clock = std::chrono::steady_clock;
 
   univk::runtime::LoadOptions load;
+  if (univk::Status s = univk::tools::apply_device_option(o.device, load.config); !s.ok()) {
+    return fail(report, o, s.to_string(), kExitUsage);
+  }
   load.mode = o.mode;
   load.require_no_cpu_fallback = o.require_no_cpu_fallback;
-  load.all_backends = o.backend_options;
   load.profile = o.profile || !o.trace_path.empty();
+  load.all_backends = o.backend_options;
 
   auto start = clock::now();
   auto program = univk::runtime::Program::load(o.program);
@@ -229,6 +200,7 @@ int run(const Options& o) {
   if (!method.ok()) return fail(report, o, "loading method '" + o.method + "': " + method.status().to_string());
   report.load_ms = ms_since(start);
   report.mode = std::string(univk::runtime::execution_mode_name((*method)->mode()));
+  report.mode_reason = (*method)->mode_reason();
 
   const std::vector<univk::runtime::TensorInfo> infos = (*method)->input_infos();
   std::vector<HostTensor> inputs;
@@ -302,16 +274,13 @@ int run(const Options& o) {
   report.atol = o.atol;
   report.rtol = o.rtol;
   if (!o.quiet && o.json_path != "-") report.print_text(stdout);  // --json - keeps stdout pure JSON
-  if (!o.json_path.empty() && !report.write_json(o.json_path)) {
-    std::fprintf(stderr, "univk-run: cannot write %s\n", o.json_path.c_str());
-    return kExitFailure;
-  }
+  if (!o.json_path.empty() && !report.write_json(o.json_path, kTool)) return kExitFailure;
   if (load.profile) {
     const univk::Status s =
         univk::tools::write_profile(**method, o.profile && o.json_path != "-", o.trace_path, stdout);
     if (!s.ok()) return fail(report, o, s.to_string());
   }
-  if (!univk::tools::stdout_written("univk-run")) return kExitFailure;
+  if (!univk::tools::stdout_written(kTool)) return kExitFailure;
   return report.all_match() ? 0 : kExitMismatch;
 }
 
@@ -319,11 +288,14 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   Options options;
-  const std::string problem = parse_args(argc, argv, options);
-  if (!problem.empty()) {
-    std::fprintf(stderr, "univk-run: %s\n", problem.c_str());
-    usage(stderr);
-    return kExitUsage;
-  }
+  RawOptions raw;
+  univk::tools::ToolApp app(kTool,
+                            "Runs a method of a univk program (.uvk): reports which backend ran each instruction "
+                            "on which device and queue, the timings, and how the outputs compare with references.\n"
+                            "Exit status: 0 ok, 1 an output differs from its reference, 2 bad command line, 3 an "
+                            "unreadable file or a load or run failure.");
+  add_options(app, options, raw);
+  if (auto exit = app.parse_command_line(argc, argv, kExitFailure)) return *exit;
+  if (const std::string problem = finish_options(app, raw, options); !problem.empty()) return app.usage_error(problem);
   return run(options);
 }

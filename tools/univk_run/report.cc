@@ -5,9 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
-#include <sstream>
 
-#include "univk/base/json.h"
+#include "json_output.h"
 
 namespace univk::tools {
 namespace {
@@ -17,10 +16,6 @@ std::string hex_handle(const void* handle) {
   std::snprintf(buf, sizeof(buf), "0x%" PRIxPTR, reinterpret_cast<uintptr_t>(handle));
   return buf;
 }
-
-std::string json_string(const std::string& s) { return json_quote(s); }
-
-const char* json_bool(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
 
@@ -57,7 +52,9 @@ bool Report::all_match() const {
 }
 
 void Report::print_text(FILE* out) const {
-  std::fprintf(out, "program %s, method %s, mode %s\n", program.c_str(), method.c_str(), mode.c_str());
+  std::fprintf(out, "program %s, method %s, mode %s", program.c_str(), method.c_str(), mode.c_str());
+  if (!mode_reason.empty()) std::fprintf(out, " (%s)", mode_reason.c_str());
+  std::fprintf(out, "\n");
   size_t call = 0;
   for (size_t i = 0; i < instructions.size(); ++i) {
     const auto& ins = instructions[i];
@@ -68,11 +65,9 @@ void Report::print_text(FILE* out) const {
     while (call < delegate_calls.size() && delegate_calls[call].instruction < i) ++call;
     if (call < delegate_calls.size() && delegate_calls[call].instruction == i) {
       const auto& c = delegate_calls[call];
-      std::fprintf(out,
-                   "  [%zu] %-13s device %s%s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n", i,
-                   c.backend_id.c_str(), c.device_key.to_string().c_str(), c.standalone_device ? " (standalone)" : "",
-                   hex_handle(c.device).c_str(), hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers,
-                   c.stats.submissions);
+      std::fprintf(out, "  [%zu] %-13s device %s  VkDevice %s  VkQueue %s  dispatches %u barriers %u submissions %u\n",
+                   i, c.backend_id.c_str(), c.device_name().c_str(), hex_handle(c.device).c_str(),
+                   hex_handle(c.queue).c_str(), c.stats.dispatches, c.stats.barriers, c.stats.submissions);
     } else {
       std::fprintf(out, "  [%zu] %s\n", i, ins.name.c_str());
     }
@@ -106,62 +101,70 @@ void Report::print_text(FILE* out) const {
   }
 }
 
-bool Report::write_json(const std::string& path) const {
-  std::ostringstream j;
-  j << "{\n  \"program\": " << json_string(program) << ",\n  \"method\": " << json_string(method)
-    << ",\n  \"mode\": " << json_string(mode) << ",\n  \"ok\": " << json_bool(all_match());
-  if (!error.empty()) j << ",\n  \"error\": " << json_string(error);
-  j << ",\n  \"instructions\": [";
+bool Report::write_json(const std::string& path, const char* tool) const {
+  Json j;
+  j["program"] = program;
+  j["method"] = method;
+  j["mode"] = mode;
+  j["mode_reason"] = mode_reason;
+  j["ok"] = all_match();
+  if (!error.empty()) j["error"] = error;
+  Json instruction_list = Json::array();
   for (size_t i = 0; i < instructions.size(); ++i) {
-    j << (i ? "," : "") << "\n    {\"index\": " << i << ", \"on_cpu\": " << json_bool(instructions[i].on_cpu)
-      << ", \"name\": " << json_string(instructions[i].name) << "}";
+    instruction_list.push_back({{"index", i}, {"on_cpu", instructions[i].on_cpu}, {"name", instructions[i].name}});
   }
-  j << "\n  ],\n  \"delegate_calls\": [";
-  for (size_t i = 0; i < delegate_calls.size(); ++i) {
-    const auto& c = delegate_calls[i];
-    j << (i ? "," : "") << "\n    {\"instruction\": " << c.instruction << ", \"delegate\": " << c.delegate
-      << ", \"backend\": " << json_string(c.backend_id) << ", \"device_key\": " << json_string(c.device_key.to_string())
-      << ", \"standalone_device\": " << json_bool(c.standalone_device)
-      << ", \"vk_device\": " << json_string(hex_handle(c.device))
-      << ", \"vk_queue\": " << json_string(hex_handle(c.queue))
-      << ", \"stats\": {\"dispatches\": " << c.stats.dispatches << ", \"barriers\": " << c.stats.barriers
-      << ", \"submissions\": " << c.stats.submissions << ", \"bytes_uploaded\": " << c.stats.bytes_uploaded
-      << ", \"bytes_downloaded\": " << c.stats.bytes_downloaded << "}}";
+  j["instructions"] = std::move(instruction_list);
+  Json calls = Json::array();
+  for (const auto& c : delegate_calls) {
+    calls.push_back({{"instruction", c.instruction},
+                     {"delegate", c.delegate},
+                     {"backend", c.backend_id},
+                     {"device_key", c.standalone_device ? Json() : Json(c.device_key.to_string())},
+                     {"standalone_device", c.standalone_device},
+                     {"load_ms", json_number(c.load_ms)},
+                     {"pipelines_compiled", c.pipelines_compiled},
+                     {"pipelines_reused", c.pipelines_reused},
+                     {"vk_device", hex_handle(c.device)},
+                     {"vk_queue", hex_handle(c.queue)},
+                     {"stats",
+                      {{"dispatches", c.stats.dispatches},
+                       {"barriers", c.stats.barriers},
+                       {"submissions", c.stats.submissions},
+                       {"bytes_uploaded", c.stats.bytes_uploaded},
+                       {"bytes_downloaded", c.stats.bytes_downloaded}}}});
   }
-  j << "\n  ],\n  \"cpu_operators\": " << cpu_operators()
-    << ",\n  \"single_device_and_queue\": " << json_bool(single_device_and_queue())
-    << ",\n  \"timings_ms\": {\"load\": " << json_number(load_ms)
-    << ", \"first_execute\": " << json_number(first_execute_ms) << ", \"repeat\": " << repeat;
+  j["delegate_calls"] = std::move(calls);
+  j["cpu_operators"] = cpu_operators();
+  j["single_device_and_queue"] = single_device_and_queue();
+  Json timings = {{"load", json_number(load_ms)}, {"first_execute", json_number(first_execute_ms)}, {"repeat", repeat}};
   if (!steady_execute_ms.empty()) {
     const SteadyTimes t = steady_times();
-    j << ", \"steady_runs\": " << steady_execute_ms.size() << ", \"steady_p50\": " << json_number(t.p50)
-      << ", \"steady_min\": " << json_number(t.min) << ", \"steady_mean\": " << json_number(t.mean);
+    timings["steady_runs"] = steady_execute_ms.size();
+    timings["steady_p50"] = json_number(t.p50);
+    timings["steady_min"] = json_number(t.min);
+    timings["steady_mean"] = json_number(t.mean);
   }
-  j << "}"
-    << ",\n  \"atol\": " << json_number(atol) << ",\n  \"rtol\": " << json_number(rtol) << ",\n  \"outputs\": [";
+  j["timings_ms"] = std::move(timings);
+  j["atol"] = atol;
+  j["rtol"] = rtol;
+  Json output_list = Json::array();
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];
-    j << (i ? "," : "") << "\n    {\"index\": " << i << ", \"tensor\": " << json_string(o.tensor)
-      << ", \"file\": " << json_string(o.file) << ", \"compared\": " << json_bool(o.compared);
+    Json out = {{"index", i}, {"tensor", o.tensor}, {"file", o.file}, {"compared", o.compared}};
     if (o.compared) {
       const Comparison& c = o.comparison;
-      j << ", \"reference\": " << json_string(o.reference) << ", \"match\": " << json_bool(c.match)
-        << ", \"problem\": " << json_string(c.problem) << ", \"mismatches\": " << c.mismatches
-        << ", \"max_abs_error\": " << json_number(c.max_abs_error)
-        << ", \"max_rel_error\": " << json_number(c.max_rel_error);
+      out["reference"] = o.reference;
+      out["match"] = c.match;
+      out["problem"] = c.problem;
+      out["mismatches"] = c.mismatches;
+      out["max_abs_error"] = json_number(c.max_abs_error);
+      out["max_rel_error"] = json_number(c.max_rel_error);
     }
-    j << "}";
+    output_list.push_back(std::move(out));
   }
-  j << "\n  ],\n  \"all_match\": " << json_bool(all_match()) << "\n}\n";
-  const std::string text = j.str();
-  if (path == "-") {
-    std::fputs(text.c_str(), stdout);
-    return true;
-  }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  return std::fclose(f) == 0 && ok;
+  j["outputs"] = std::move(output_list);
+  j["all_match"] = all_match();
+  return tools::write_json(j, path, tool);
 }
 
 }  // namespace univk::tools

@@ -23,7 +23,8 @@ struct Report {
   std::string program;
   std::string method;
   std::string mode;
-  std::string error;  // set when loading or running failed
+  std::string mode_reason;  // Method::mode_reason()
+  std::string error;        // set when loading or running failed
   std::vector<runtime::InstructionInfo> instructions;
   std::vector<runtime::DelegateCallInfo> delegate_calls;
   // The first execute (cold: first submission, lazily touched memory) apart from the runs after
@@ -47,8 +48,9 @@ struct Report {
   bool all_match() const;
 
   void print_text(FILE* out) const;
-  // `path` "-" is stdout. Returns false when the file cannot be written.
-  bool write_json(const std::string& path) const;
+  // `path` "-" is stdout. Returns false (after saying why on stderr, as `tool`) when the file
+  // cannot be written.
+  bool write_json(const std::string& path, const char* tool) const;
 };
 
 }  // namespace univk::tools

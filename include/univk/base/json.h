@@ -1,5 +1,6 @@
-// Small helpers for tools that print JSON: string quoting and number formatting. Pure
-// functions, no state.
+// The runtime's minimal JSON writer: string quoting and number formatting, used by
+// Profile::chrome_trace. The command-line tools write JSON with nlohmann-json; the runtime library
+// keeps this writer so that it depends on no JSON library. Pure functions, no state.
 #pragma once
 
 #include <string>

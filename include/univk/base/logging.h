@@ -1,5 +1,8 @@
 // Leveled logging to stderr. The level comes from UNIVK_LOG_LEVEL (error, warning, info, debug;
-// default warning), read once. Thread-safe: each message is written with one call.
+// default warning), read once; any other value is warned about once and means warning.
+// Thread-safe: each message is written with one call.
+// Lines look like "[univk I method_loader.cc:212] text"; the letter is the level (E, W, I, D),
+// or P for progress lines (log_progress).
 #pragma once
 
 #include <sstream>
@@ -13,6 +16,10 @@ LogLevel log_level();
 void set_log_level(LogLevel level);  // overrides the environment (tests, tools' --verbose)
 bool log_enabled(LogLevel level);
 void log_message(LogLevel level, const char* file, int line, const std::string& text);
+// Progress of long work (pipeline compilation at load): written at the default level and above
+// (hidden only by UNIVK_LOG_LEVEL=error), tagged P so it does not read as a warning. Callers
+// rate-limit it.
+void log_progress(const char* file, int line, const std::string& text);
 
 namespace detail {
 class LogLine {

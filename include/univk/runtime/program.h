@@ -105,16 +105,30 @@ struct LoadOptions {
   Status check_keys() const;
 };
 
+// How reports show a delegate's device when it is private (standalone_device).
+inline constexpr std::string_view kPrivateDeviceName = "private";
+
 // What the Method did for one DelegateCall instruction (for tools and tests).
 struct DelegateCallInfo {
   size_t instruction = 0;  // index in the method's instruction list
   uint32_t delegate = 0;   // index into ProgramDesc::delegates
   std::string backend_id;
+  // The shared device's registry key. A private device has none: this then holds the options'
+  // key, which names no registry entry (see device_name()).
   vulkan::DeviceKey device_key;
   bool standalone_device = false;  // vulkan_shared_context_mode=disabled: a private device
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
   ExecuteStats stats;  // the delegate's counters (last execute, or per submission when fused)
+  // What load_method spent on this delegate call: its init and recording (or per_delegate
+  // set-up), and the pipelines they created (compiled) or found in the device's cache.
+  double load_ms = 0;
+  uint32_t pipelines_compiled = 0;
+  uint32_t pipelines_reused = 0;
+
+  // The device as reports show it: kPrivateDeviceName for a private device, else the key
+  // ("default/0").
+  std::string device_name() const;
 };
 
 struct InstructionInfo {
@@ -176,6 +190,10 @@ class Method {
 
   const std::string& name() const;
   ExecutionMode mode() const;  // the resolved mode: kPerDelegate or kFused
+  // Why mode() is what it is: "requested" when LoadOptions::mode named it, else "auto: " and
+  // the reason, e.g. "auto: instruction 1 runs operator 'relu' on the CPU" or "auto: every
+  // delegate is on one device and no operator runs on the CPU".
+  const std::string& mode_reason() const;
   std::vector<TensorInfo> input_infos() const;
   std::vector<TensorInfo> output_infos() const;
 

@@ -193,7 +193,10 @@ Result<TosaGraph> read_tosa_graph(std::span<const uint32_t> spirv_words);
 // Writes `graph` as a SPIR-V 1.6 module (capabilities Shader, VulkanMemoryModel, Int8, Int16,
 // Int64, Float16, TensorsARM, GraphARM as needed). Validates value ids, operand types and
 // attributes first. Constants of kind kConstant are inlined; kGraphConstant become
-// OpGraphConstantARM with their id.
+// OpGraphConstantARM with their id. The header's generator word is univk's (docs/FORMATS.md).
+// When the environment variable UNIVK_SPIRV_DUMP_DIR is set, the module is also written to that
+// folder as <hash>.spv (an error when that fails), so every module a run writes can be checked
+// with spirv-val (docs/VGF_BACKEND.md).
 Result<std::vector<uint32_t>> write_tosa_graph(const TosaGraph& graph);
 
 }  // namespace univk::spirv

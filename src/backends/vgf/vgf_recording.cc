@@ -257,6 +257,7 @@ Status VgfDelegate::record_work(vulkan::DispatchRecorder& recorder, const std::v
   std::vector<uint32_t> words;
   UNIVK_ASSIGN_OR_RETURN(std::vector<BoundDispatch> bound, bind_dispatches(steps, resource_ranges, words));
   UNIVK_RETURN_IF_ERROR(create_recording_objects(bound, words, recording));
+  vulkan::expect_pipelines(static_cast<uint32_t>(bound.size()));  // one lookup per dispatch
   size_t next_bound = 0;
   for (const Step& step : steps) {
     if (step.dispatch == nullptr) {

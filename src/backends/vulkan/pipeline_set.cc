@@ -1,5 +1,6 @@
 #include "pipeline_set.h"
 
+#include <set>
 #include <string>
 
 #include "univk/vulkan/pipeline_cache.h"
@@ -51,6 +52,9 @@ PipelineSet::Key PipelineSet::key_of(const Dispatch& d) {
 
 Result<PipelineSet> PipelineSet::create(const std::shared_ptr<univk::vulkan::Device>& device, const GraphPlan& plan) {
   PipelineSet set;
+  std::set<Key> keys;
+  for (const PlannedDispatch& pd : plan.dispatches) keys.insert(key_of(pd.dispatch));
+  univk::vulkan::expect_pipelines(static_cast<uint32_t>(keys.size()));
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
     const Key key = key_of(d);

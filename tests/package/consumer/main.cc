@@ -1,6 +1,7 @@
 // An application built against an installed univk (find_package, pkg-config or
-// add_subdirectory): loads a program and checks its output in both execution modes.
-//   consumer <model.uvk> <values.txt>     (values.txt from tests/package/make_program.cc)
+// add_subdirectory): loads a program and checks its output in both execution modes, and passes
+// the input through a .npy file (univk/npy/npy.h) on the way.
+//   consumer <model.uvk> <values.txt> <scratch.npy>     (values.txt from tests/package/make_program.cc)
 // Exits 0 when every output matches, 1 otherwise; prints what differs.
 #include <cmath>
 #include <cstdio>
@@ -9,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "univk/base/version.h"
 #include "univk/config.h"
+#include "univk/npy/npy.h"
 #include "univk/runtime/program.h"
 #include "univk/vulkan/validation.h"
 
@@ -32,7 +35,7 @@ std::vector<float> read_values(const std::string& path, const std::string& label
 }
 
 bool run(const univk::runtime::Program& program, univk::runtime::ExecutionMode mode, const std::vector<float>& input,
-         const std::vector<float>& expected) {
+         const std::vector<float>& expected, const std::string& npy_path) {
   using namespace univk;
   runtime::LoadOptions options;
   options.mode = mode;
@@ -47,7 +50,16 @@ bool run(const univk::runtime::Program& program, univk::runtime::ExecutionMode m
     std::fprintf(stderr, "the program's input does not match the values file\n");
     return false;
   }
-  const HostTensor x = HostTensor::from_floats(inputs[0].shape, input);
+  if (Status s = npy::write_npy(npy_path, HostTensor::from_floats(inputs[0].shape, input)); !s.ok()) {
+    std::fprintf(stderr, "write_npy: %s\n", s.to_string().c_str());
+    return false;
+  }
+  auto read = npy::read_npy(npy_path);
+  if (!read.ok()) {
+    std::fprintf(stderr, "read_npy: %s\n", read.status().to_string().c_str());
+    return false;
+  }
+  const HostTensor x = std::move(read).value();
   auto outputs = (*method)->execute(std::span<const HostTensor>(&x, 1));
   if (!outputs.ok()) {
     std::fprintf(stderr, "execute: %s\n", outputs.status().to_string().c_str());
@@ -74,11 +86,11 @@ bool run(const univk::runtime::Program& program, univk::runtime::ExecutionMode m
 
 int main(int argc, char** argv) {
   using namespace univk;
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: consumer <model.uvk> <values.txt>\n");
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: consumer <model.uvk> <values.txt> <scratch.npy>\n");
     return 2;
   }
-  std::printf("univk %s\n", UNIVK_VERSION_STRING);
+  std::printf("univk %s (headers %s)\n", std::string(version_string()).c_str(), UNIVK_VERSION_STRING);
   const std::vector<float> input = read_values(argv[2], "input");
   const std::vector<float> expected = read_values(argv[2], "expected");
   if (input.empty() || expected.empty()) {
@@ -92,7 +104,7 @@ int main(int argc, char** argv) {
   }
   bool ok = true;
   for (runtime::ExecutionMode mode : {runtime::ExecutionMode::kPerDelegate, runtime::ExecutionMode::kFused}) {
-    ok = run(**program, mode, input, expected) && ok;
+    ok = run(**program, mode, input, expected, argv[3]) && ok;
   }
   if (vulkan::validation_message_count() != 0) {
     std::fprintf(stderr, "the Vulkan validation layer reported %llu messages\n",

@@ -1,4 +1,10 @@
-// NumPy .npy files (format versions 1.0, 2.0 and 3.0): reading and writing HostTensors.
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0): reading and writing HostTensors, so an
+// application can feed a method what numpy.save wrote and hand its outputs back to numpy.load.
+// Library univk_npy (univk::npy; part of univk::univk).
+//
+//   UNIVK_ASSIGN_OR_RETURN(univk::HostTensor x, univk::npy::read_npy("input.npy"));
+//   UNIVK_ASSIGN_OR_RETURN(auto outputs, method->execute(std::span<const univk::HostTensor>(&x, 1)));
+//   UNIVK_RETURN_IF_ERROR(univk::npy::write_npy("output.npy", outputs[0]));
 //
 // Reading treats the bytes as untrusted: the magic, version, header length, the header dict
 // ('descr', 'fortran_order', 'shape' and nothing else), the dtype, every dimension and the data
@@ -12,6 +18,7 @@
 // Writing produces version 1.0 files with the header padded so the data starts 64-byte aligned.
 //
 // Ownership: parse_npy copies the data into a new HostTensor; nothing borrows the input.
+// Threading: free functions without shared state; any thread may call them.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "npy.h"
+#include "univk/npy/npy.h"
 
 #include <algorithm>
 #include <cstring>

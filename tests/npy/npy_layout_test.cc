@@ -1,7 +1,7 @@
 // univk_npy reads .npy files by value whatever their byte order and memory order: big-endian
 // data is byte-swapped and Fortran-order data transposed to C order (the Python API reads numpy
 // arrays the same way; tests/e2e/inputs_test.py checks both against numpy.save's files).
-#include "npy.h"
+#include "univk/npy/npy.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,13 @@
 // univk_npy: round trips of every dtype, and clear errors for hostile or unsupported files.
-#include "npy.h"
+#include "univk/npy/npy.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
+
 #include "univk_test.h"
 
 namespace univk::npy {
@@ -91,6 +95,10 @@ TEST(Npy, RejectsBadFilesWithAClearError) {
       {make_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", 8), StatusCode::kInvalidArgument, ""},
       {make_file("{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}", 8), StatusCode::kInvalidArgument, ""},
       {make_file("[1, 2]", 8), StatusCode::kInvalidArgument, "does not start with '{'"},
+      {make_file("{'descr': '<f4', 'fortran_order': 1, 'shape': (2,), }", 8), StatusCode::kInvalidArgument,
+       "fortran_order is not True or False"},
+      {make_file("{'descr': '<f4', 'fortran_order': False, 'fortran_order': True, 'shape': (2,)}", 8),
+       StatusCode::kInvalidArgument, "duplicate key 'fortran_order'"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     auto r = parse_npy(cases[i].bytes);
@@ -106,6 +114,29 @@ TEST(Npy, EveryTruncationIsAnError) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     EXPECT_FALSE(parse_npy(std::span<const uint8_t>(bytes.data(), n)).ok()) << n;
   }
+}
+
+TEST(Npy, FilesRoundTripEveryDtype) {
+  const std::string path = ::testing::TempDir() + "univk_npy_test_" + std::to_string(::getpid()) + ".npy";
+  for (DType dtype : {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32,
+                      DType::kInt64, DType::kBool}) {
+    HostTensor t(dtype, Shape{3, 1, 2});
+    for (size_t i = 0; i < t.byte_size(); ++i)
+      t.bytes()[i] = static_cast<uint8_t>(dtype == DType::kBool ? (i / dtype_size(dtype)) % 2 : 31 * i + 5);
+    UNIVK_ASSERT_OK(write_npy(path, t));
+    auto back = read_npy(path);
+    UNIVK_ASSERT_OK(back);
+    EXPECT_EQ(back->dtype(), dtype);
+    EXPECT_EQ(back->shape(), t.shape());
+    EXPECT_TRUE(std::equal(t.bytes().begin(), t.bytes().end(), back->bytes().begin())) << dtype_name(dtype);
+  }
+  std::remove(path.c_str());
+}
+
+TEST(Npy, UnwritablePathIsAnError) {
+  const Status s = write_npy("/nonexistent/univk/out.npy", HostTensor(DType::kFloat32, Shape{1}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent/univk/out.npy"), std::string::npos) << s.to_string();
 }
 
 TEST(Npy, MissingFileNamesThePath) {
