@@ -100,12 +100,13 @@ void bind_compile(py::module_& m) {
   m.def(
       "compile",
       [](const Graph& g, std::vector<std::string> order, std::map<std::string, std::string> pins,
-         bool require_no_cpu_fallback, std::string method_name) {
+         bool require_no_cpu_fallback, std::string method_name, std::map<std::string, std::string> locations) {
         compiler::CompileOptions options;
         options.partition.order = std::move(order);
         options.partition.pins = std::move(pins);
         options.partition.require_no_cpu_fallback = require_no_cpu_fallback;
         options.method_name = std::move(method_name);
+        options.node_locations = std::move(locations);
         std::optional<Result<compiler::CompiledProgram>> outcome;
         {
           py::gil_scoped_release release;
@@ -127,7 +128,7 @@ void bind_compile(py::module_& m) {
         return result;
       },
       py::arg("graph"), py::arg("order"), py::arg("pins"), py::arg("require_no_cpu_fallback") = false,
-      py::arg("method_name") = "forward",
+      py::arg("method_name") = "forward", py::arg("locations") = std::map<std::string, std::string>{},
       "Partitions, lowers and writes a program; returns {'bytes', 'calls', 'warnings'}.");
 }
 

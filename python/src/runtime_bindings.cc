@@ -1,6 +1,7 @@
 // Runtime bindings: Program.load / load_bytes, Program.load_method, Method.execute, zero-copy IO
 // (Method.input_array / output_array / run / io_info, host_inputs / host_outputs) and the
-// per-delegate-call report (backend, device key, VkDevice/VkQueue handles, stats).
+// per-delegate-call report (backend, device key, VkDevice/VkQueue handles, stats), and
+// Method.profile (a Profile: events as dicts, the table, the Chrome trace).
 #include <cstdint>
 #include <optional>
 
@@ -69,9 +70,42 @@ std::vector<runtime::HostMemoryBinding> host_bindings(const std::map<size_t, py:
   return bindings;
 }
 
+py::dict event_dict(const runtime::ProfileEvent& e) {
+  py::dict d;
+  d["track"] = std::string(runtime::profile_track_name(e.track));
+  d["kind"] = std::string(runtime::profile_kind_name(e.kind));
+  d["name"] = e.name;
+  d["backend"] = e.backend;
+  d["instruction"] = e.instruction;
+  d["parent"] = e.parent;
+  d["start_us"] = static_cast<double>(e.start_ns) / 1e3;
+  d["duration_us"] = static_cast<double>(e.duration_ns) / 1e3;
+  d["source"] = e.source;
+  return d;
+}
+
 }  // namespace
 
 void bind_runtime(py::module_& m) {
+  py::class_<runtime::Profile>(m, "Profile",
+                               "Where the time of a method's last call went (docs/RUNTIME.md, Profiling).")
+      .def_readonly("method", &runtime::Profile::method)
+      .def_readonly("mode", &runtime::Profile::mode)
+      .def_property_readonly(
+          "alignment", [](const runtime::Profile& p) { return std::string(runtime::gpu_alignment_name(p.alignment)); })
+      .def_property_readonly("events",
+                             [](const runtime::Profile& p) {
+                               py::list out;
+                               for (const auto& e : p.events) out.append(event_dict(e));
+                               return out;
+                             })
+      .def("table", &runtime::Profile::table)
+      .def("__str__", &runtime::Profile::table)
+      .def("chrome_trace", &runtime::Profile::chrome_trace)
+      .def(
+          "write_chrome_trace",
+          [](const runtime::Profile& p, const std::string& path) { throw_if_error(p.write_chrome_trace(path)); },
+          py::arg("path"));
   m.def(
       "validation_messages", [] { return vulkan::validation_messages_since(0); },
       "Vulkan validation layer messages recorded in this process (UNIVK_VALIDATION=1 turns the layer on).");
@@ -124,6 +158,7 @@ void bind_runtime(py::module_& m) {
              throw_if_error(status);
            })
       .def_property_readonly("io_info", [](const Method& me) { return io_info_dict(me.io_info()); })
+      .def("profile", [](const Method& me) { return value_or_throw(me.profile()); })
       .def("delegate_calls",
            [](const Method& me) {
              py::list out;
@@ -171,12 +206,13 @@ void bind_runtime(py::module_& m) {
           [](const Program& p, const std::string& name, const std::string& mode, bool require_no_cpu_fallback,
              std::map<std::string, std::string> options,
              std::map<std::string, std::map<std::string, std::string>> backend_options,
-             std::map<size_t, py::array> host_inputs, std::map<size_t, py::array> host_outputs) {
+             std::map<size_t, py::array> host_inputs, std::map<size_t, py::array> host_outputs, bool profile) {
             runtime::LoadOptions lo;
             lo.host_memory = host_bindings(host_inputs, false);
             for (auto& b : host_bindings(host_outputs, true)) lo.host_memory.push_back(b);
             lo.mode = value_or_throw(runtime::execution_mode_from_name(mode));
             lo.require_no_cpu_fallback = require_no_cpu_fallback;
+            lo.profile = profile;
             lo.all_backends = std::move(options);
             lo.backend_options = std::move(backend_options);
             std::optional<Result<std::unique_ptr<Method>>> outcome;
@@ -196,7 +232,7 @@ void bind_runtime(py::module_& m) {
           py::arg("options") = std::map<std::string, std::string>{},
           py::arg("backend_options") = std::map<std::string, std::map<std::string, std::string>>{},
           py::arg("host_inputs") = std::map<size_t, py::array>{},
-          py::arg("host_outputs") = std::map<size_t, py::array>{});
+          py::arg("host_outputs") = std::map<size_t, py::array>{}, py::arg("profile") = false);
 }
 
 }  // namespace univk::python

@@ -15,7 +15,7 @@ from ._extension import load_extension
 _univk = load_extension()
 __version__ = _univk.__version__
 
-from .exporter import capture  # noqa: E402  (needs the extension loaded first)
+from .exporter import capture, capture_with_locations  # noqa: E402  (needs the extension loaded first)
 from .ops import ExportError  # noqa: E402
 from .runner import Method, aligned_buffer, load  # noqa: E402
 
@@ -55,8 +55,8 @@ def export(module, example_inputs, partition=DEFAULT_PARTITION, pin=None, requir
     it). pin: {node name or op type: backend id} forces operators onto a backend ("cpu" for the
     CPU fallback). Operators no backend supports run on the CPU fallback with a warning, or fail
     the export when require_no_cpu_fallback is set."""
-    graph, _ = capture(module, example_inputs)
-    result = _univk.compile(graph, list(partition), dict(pin or {}), require_no_cpu_fallback, method_name)
+    graph, _, locations = capture_with_locations(module, example_inputs)
+    result = _univk.compile(graph, list(partition), dict(pin or {}), require_no_cpu_fallback, method_name, locations)
     return Program(result["bytes"], result["calls"], result["warnings"], graph.describe())
 
 

@@ -404,6 +404,13 @@ def _trace(module, example_inputs):
 
 def capture(module, example_inputs):
     """Traces `module` and returns (graph IR, output structure) without compiling."""
+    graph, structure, _ = capture_with_locations(module, example_inputs)
+    return graph, structure
+
+
+def capture_with_locations(module, example_inputs):
+    """capture(), plus {graph node name: where the model defines it} (module and source line,
+    when torch records them) for the program's debug metadata."""
     if not isinstance(module, torch.nn.Module):
         raise TypeError("univk.export: module must be a torch.nn.Module")
     example_inputs = tuple(example_inputs)
@@ -422,6 +429,7 @@ def capture(module, example_inputs):
             raise ExportError(f"node '{node.name}': random operator '{node.target}' (a module in training mode? "
                               f"call module.eval()){_location(node)}")
     structure = None
+    locations = {}
     for node in gm.graph.nodes:
         if node.op == "output":
             result = node.args[0]
@@ -434,6 +442,7 @@ def capture(module, example_inputs):
                     raise ExportError(f"output {r!r} is not a tensor computed by the model")
                 ctx.outputs.append(ctx.tensor(r))
             continue
+        first_new = len(ctx.nodes)
         try:
             ctx.env[node] = _convert(ctx, gm, node)
         except ExportError as e:
@@ -441,9 +450,13 @@ def capture(module, example_inputs):
             raise ExportError(f"{named}{_location(node)}") from e
         except Exception as e:  # a Python error inside a handler: name the node
             raise ExportError(f"node '{node.name}' ({node.op} {node.target}){_location(node)}: {e}") from e
+        location = _location(node).strip()
+        if location:
+            for n in ctx.nodes[first_new:]:
+                locations[n.name] = location
     _fold_batch_norms(ctx)
     _warn_limits(ctx)
-    return _build_graph(ctx), structure
+    return _build_graph(ctx), structure, locations
 
 
 # A binding covers at most maxStorageBufferRange bytes: 4 GiB - 1 on the largest devices,

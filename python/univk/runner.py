@@ -35,13 +35,14 @@ class Method:
     Properties are the values fixed when the method was loaded (cheap, no side effect, the same
     on every read): name, mode, mode_reason, input_infos, output_infos, instructions, io_info.
     Methods act or read what calls change: calling the method, run(), input_array(i),
-    output_array(i), delegate_calls() (whose counters change with every call)."""
+    output_array(i), delegate_calls() (whose counters change with every call), profile() (the
+    last call's timings; it raises when there is none)."""
 
     def __init__(self, program, name="forward", mode="auto", require_no_cpu_fallback=False, options=None,
-                 backend_options=None, host_inputs=None, host_outputs=None):
+                 backend_options=None, host_inputs=None, host_outputs=None, profile=False):
         self._program = program  # keeps the C++ Program alive (the Method also holds it)
         self._method = program.load_method(name, mode, require_no_cpu_fallback, options or {},
-                                           backend_options or {}, host_inputs or {}, host_outputs or {})
+                                           backend_options or {}, host_inputs or {}, host_outputs or {}, profile)
 
     @property
     def name(self):
@@ -100,6 +101,13 @@ class Method:
         """Runs the method on what the input arrays hold; the outputs land in the output arrays."""
         self._method.run()
 
+    def profile(self):
+        """The last call's or run()'s profile (load with profile=True): print it for the table;
+        .events is a list of dicts (track 'host'/'gpu', kind, name, backend, instruction, parent,
+        start_us, duration_us, source); .write_chrome_trace(path) writes Chrome trace JSON.
+        Raises when the method was loaded without profile=True or has not run yet."""
+        return self._method.profile()
+
     def delegate_calls(self):
         """Per delegate call: backend, device_key ('default/0'; None for a private device of
         vulkan_shared_context_mode=disabled), device_name ('default/0' or 'private'),
@@ -111,17 +119,18 @@ class Method:
 
 
 def load(path, method="forward", mode="auto", require_no_cpu_fallback=False, options=None, backend_options=None,
-         host_inputs=None, host_outputs=None):
+         host_inputs=None, host_outputs=None, profile=False):
     """Loads a .uvk file and returns its method `method` ready to call.
 
     mode: 'auto' (fused when possible), 'per_delegate' or 'fused'. options: runtime options
     given to every backend (e.g. {'vulkan_shared_context_mode': 'disabled'}); backend_options:
     per backend id. host_inputs / host_outputs: {index: numpy array} of caller memory the method
     uses as that input's or output's buffer (VK_EXT_external_memory_host; see aligned_buffer);
-    the method keeps the arrays alive."""
+    the method keeps the arrays alive. profile: record GPU timestamps and time the host phases
+    so that method.profile() returns the last call's profile (docs/RUNTIME.md, Profiling)."""
     program = _univk.Program.load(str(path))
     return Method(program, method, mode, require_no_cpu_fallback, options, backend_options, host_inputs,
-                  host_outputs)
+                  host_outputs, profile)
 
 
 def aligned_buffer(nbytes, alignment=65536):

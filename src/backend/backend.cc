@@ -5,6 +5,8 @@
 namespace univk::backend {
 
 Delegate::~Delegate() = default;
+
+void Delegate::set_gpu_timer(vulkan::GpuTimer*) {}
 PreparedPayload::~PreparedPayload() = default;
 Backend::~Backend() = default;
 

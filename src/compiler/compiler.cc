@@ -90,12 +90,17 @@ Result<CompiledProgram> compile_program_or_throw(const Graph& graph, const Compi
   std::vector<TensorLayout> layouts(graph.values().size(), TensorLayout::kNatural);  // as lowered so far
   ValueMap values(graph, method, layouts);
   method.set_inputs(values(graph.inputs()));
+  auto source_node = [&](NodeId n) {
+    const std::string& name = graph.node(n).name;
+    const auto location = options.node_locations.find(name);
+    return runtime::SourceNode{name, location == options.node_locations.end() ? std::string() : location->second};
+  };
   for (size_t p = 0; p < result.partition.partitions.size(); ++p) {
     const Partition& part = result.partition.partitions[p];
     if (part.backend == kCpuBackend) {
       for (NodeId n : part.nodes) {
         const Node& node = graph.node(n);
-        method.add_kernel_call(node.op, node.attrs, values(node.inputs), values(node.outputs));
+        method.add_kernel_call(node.op, node.attrs, values(node.inputs), values(node.outputs), {source_node(n)});
         result.calls.push_back(CompiledCall{kCpuBackend, {node.name}, 0});
       }
       continue;
@@ -107,7 +112,9 @@ Result<CompiledProgram> compile_program_or_throw(const Graph& graph, const Compi
                                      : lower_vulkan_partition(graph, part.nodes, io, plan.nhwc_partition[p], layouts);
     if (!payload.ok()) return payload.status().with_context("compile: " + part.backend + " partition");
     const uint32_t delegate = builder.add_delegate(part.backend, *payload);
-    method.add_delegate_call(delegate, values(io.inputs), values(io.outputs));
+    std::vector<runtime::SourceNode> sources;
+    for (NodeId n : part.nodes) sources.push_back(source_node(n));
+    method.add_delegate_call(delegate, values(io.inputs), values(io.outputs), std::move(sources));
     CompiledCall call{part.backend, {}, payload->size()};
     for (NodeId n : part.nodes) call.nodes.push_back(graph.node(n).name);
     result.calls.push_back(std::move(call));

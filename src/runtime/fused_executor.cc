@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "method_impl.h"
+#include "method_profiler.h"
 #include "univk/base/logging.h"
 #include "univk/base/parallel_copy.h"
 #include "univk/vulkan/arena_plan.h"
@@ -30,14 +31,15 @@ Result<FusedIo> fused_io_from_name(std::string_view name) {
 Result<std::unique_ptr<FusedExecutor>> FusedExecutor::create(const MethodDesc& method,
                                                              std::span<DelegateSlot> delegates,
                                                              vulkan::DeviceLease device, FusedIo io,
-                                                             std::span<const HostMemoryBinding> host_memory) {
+                                                             std::span<const HostMemoryBinding> host_memory,
+                                                             MethodProfiler* profiler) {
   std::unique_ptr<FusedExecutor> executor(new FusedExecutor());
   executor->device_ = std::move(device);
   executor->method_ = &method;
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(executor->device_));
   executor->pool_.emplace(std::move(pool));
   UNIVK_RETURN_IF_ERROR(executor->allocate(method, io, host_memory));
-  UNIVK_RETURN_IF_ERROR(executor->record(method, delegates));
+  UNIVK_RETURN_IF_ERROR(executor->record(method, delegates, profiler));
   return executor;
 }
 
@@ -188,7 +190,7 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io, std::span<c
   return ok_status();
 }
 
-Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> delegates) {
+Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> delegates, MethodProfiler* profiler) {
   UNIVK_ASSIGN_OR_RETURN(cmd_, pool_->allocate());
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, cmd_));
   // Orders the method's own commands (staging copies) and the delegate calls by the values they
@@ -213,7 +215,8 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
   size_t slot = 0;
   for (size_t k = 0; k < method.instructions.size(); ++k) {
     const auto& call = std::get<DelegateCallDesc>(method.instructions[k]);
-    DelegateSlot& delegate = delegates[slot++];
+    const size_t s = slot++;
+    DelegateSlot& delegate = delegates[s];
     // One barrier before the call when it reads a value written since the last barrier, or
     // writes arena bytes an earlier call read or wrote (reused memory).
     std::vector<vulkan::BufferAccess> accesses;
@@ -224,10 +227,21 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
     std::vector<backend::DeviceTensor> inputs, outputs;
     for (uint32_t v : call.inputs) inputs.push_back({locations_[v].range, method.values[v].info});
     for (uint32_t v : call.outputs) outputs.push_back({locations_[v].range, method.values[v].info});
+    vulkan::GpuTimer* timer = profiler != nullptr ? profiler->timer(s) : nullptr;
+    uint32_t span = 0;
+    if (timer != nullptr) {
+      UNIVK_ASSIGN_OR_RETURN(span, timer->begin(cmd_, delegate.backend_id));
+      profiler->set_call_span(s, span);
+      profiler->begin_delegate(s);
+    }
     Status recorded;
     {
       DelegateLoadStep step(delegate);
       recorded = delegate.delegate->record(cmd_, inputs, outputs);
+    }
+    if (timer != nullptr) {
+      profiler->end_delegate(s);
+      if (recorded.ok()) recorded = timer->end(cmd_, span).status();
     }
     if (!recorded.ok()) {
       return recorded.with_context("instruction " + std::to_string(k) + " (" + delegate.backend_id + ") record");
@@ -259,29 +273,43 @@ Status FusedExecutor::record(const MethodDesc& method, std::span<DelegateSlot> d
   return vulkan::end_command_buffer(*device_, cmd_);
 }
 
-Status FusedExecutor::run() {
+Status FusedExecutor::run(HostEvents* host) {
   if (cmd_ == VK_NULL_HANDLE) return internal_error("fused method: executed after release");
   for (size_t b : imported_) UNIVK_RETURN_IF_ERROR(buffers_[b].flush_host_writes());
   vulkan::Queue& queue = device_->queue();
+  size_t event = 0;
+  if (host != nullptr) {
+    event = host->begin(ProfileKind::kPhase, "submit");
+    host->anchor_gpu_at(event);
+  }
   // Waiting (on the GPU) for this executor's previous submission orders this one after it.
   UNIVK_ASSIGN_OR_RETURN(const uint64_t value,
                          queue.submit(std::span<const VkCommandBuffer>(&cmd_, 1), last_submitted_));
   last_submitted_ = value;
+  if (host != nullptr) {
+    host->end(event);
+    event = host->begin(ProfileKind::kPhase, "wait");
+  }
   UNIVK_RETURN_IF_ERROR(queue.wait(value));
   last_completed_ = value;
+  if (host != nullptr) host->end(event);
   for (size_t b : imported_) UNIVK_RETURN_IF_ERROR(buffers_[b].invalidate_for_host_reads());
   return ok_status();
 }
 
-Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTensor> inputs) {
+Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTensor> inputs, HostEvents* host) {
   if (cmd_ == VK_NULL_HANDLE) return internal_error("fused method: executed after release");
+  size_t event = 0;
+  if (host != nullptr) event = host->begin(ProfileKind::kPhase, "input copy");
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].byte_size() != 0) {
       parallel_memcpy(locations_[method_->inputs[i]].host, inputs[i].bytes().data(), inputs[i].byte_size());
     }
   }
-  UNIVK_RETURN_IF_ERROR(run());
+  if (host != nullptr) host->end(event);
+  UNIVK_RETURN_IF_ERROR(run(host));
 
+  if (host != nullptr) event = host->begin(ProfileKind::kPhase, "output copy");
   std::vector<HostTensor> outputs;
   outputs.reserve(method_->outputs.size());
   for (uint32_t v : method_->outputs) {
@@ -296,6 +324,7 @@ Result<std::vector<HostTensor>> FusedExecutor::execute(std::span<const HostTenso
     parallel_memcpy(out.bytes().data(), locations_[v].host, out.byte_size());
     outputs.push_back(std::move(out));
   }
+  if (host != nullptr) host->end(event);
   return outputs;
 }
 

@@ -33,6 +33,8 @@
 namespace univk::runtime {
 
 struct DelegateSlot;
+class HostEvents;
+class MethodProfiler;
 
 // Where a fused method keeps program inputs and outputs (UNIVK_FUSED_IO picks; default auto).
 enum class FusedIo {
@@ -49,16 +51,19 @@ Result<FusedIo> fused_io_from_name(std::string_view name);  // "auto", "staged",
 class FusedExecutor {
  public:
   // `delegates` are the method's initialised delegates in instruction order, all on `device`;
-  // the method has no KernelCall.
+  // the method has no KernelCall. With `profiler` (borrowed, may be null) each delegate call is
+  // recorded inside a GPU timer span.
   static Result<std::unique_ptr<FusedExecutor>> create(const MethodDesc& method, std::span<DelegateSlot> delegates,
                                                        vulkan::DeviceLease device, FusedIo io,
-                                                       std::span<const HostMemoryBinding> host_memory);
+                                                       std::span<const HostMemoryBinding> host_memory,
+                                                       MethodProfiler* profiler);
   ~FusedExecutor();
 
   // Inputs were checked by the Method, which serialises calls (one execute at a time per Method).
-  Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
+  // `host` (null unless profiling) gets the phases: input copy, submit, wait, output copy.
+  Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs, HostEvents* host);
   // Submits on what the mapped input buffers hold; outputs land in their mapped buffers.
-  Status run();
+  Status run(HostEvents* host);
   // The mapped bytes of a program input or output value and how they reach the delegates.
   void* host(uint32_t value) const { return locations_[value].host; }
   IoPath path(uint32_t value) const { return locations_[value].path; }
@@ -83,7 +88,7 @@ class FusedExecutor {
 
   FusedExecutor() = default;
   Status allocate(const MethodDesc& method, FusedIo io, std::span<const HostMemoryBinding> host_memory);
-  Status record(const MethodDesc& method, std::span<DelegateSlot> delegates);
+  Status record(const MethodDesc& method, std::span<DelegateSlot> delegates, MethodProfiler* profiler);
 
   vulkan::DeviceLease device_;
   const MethodDesc* method_ = nullptr;

@@ -1,9 +1,11 @@
 // Method: input checks, per_delegate execution and introspection.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "fused_executor.h"
 #include "method_impl.h"
+#include "method_profiler.h"
 #include "univk/reference/kernels.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
@@ -32,6 +34,7 @@ Method::Impl::~Impl() {
   if (fused) fused->release_commands();
   delegates.clear();
   fused.reset();
+  profiler.reset();
 }
 
 Status Method::Impl::check_inputs(std::span<const HostTensor> inputs) const {
@@ -47,11 +50,19 @@ Status Method::Impl::check_inputs(std::span<const HostTensor> inputs) const {
 
 Result<std::vector<HostTensor>> Method::Impl::execute(std::span<const HostTensor> inputs) {
   UNIVK_RETURN_IF_ERROR(check_inputs(inputs));
-  if (mode == ExecutionMode::kFused) return fused->execute(inputs);
-  return execute_per_delegate(inputs);
+  if (!profiler)
+    return mode == ExecutionMode::kFused ? fused->execute(inputs, nullptr) : execute_per_delegate(inputs, nullptr);
+  HostEvents host;
+  const size_t call = host.begin(ProfileKind::kExecute, "execute");
+  auto outputs = mode == ExecutionMode::kFused ? fused->execute(inputs, &host) : execute_per_delegate(inputs, &host);
+  if (!outputs.ok()) return outputs;
+  host.end(call);
+  UNIVK_RETURN_IF_ERROR(profiler->finish(std::string(execution_mode_name(mode)), std::move(host)));
+  return outputs;
 }
 
-Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<const HostTensor> inputs) {
+Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<const HostTensor> inputs,
+                                                                   HostEvents* host) {
   const ProgramDesc& program_desc = program->desc();
   std::vector<HostTensor> values(desc->values.size());
   std::vector<bool> present(desc->values.size(), false);
@@ -84,12 +95,24 @@ Result<std::vector<HostTensor>> Method::Impl::execute_per_delegate(std::span<con
       }
     }
 
+    const int slot = slot_of_instruction[k];
+    size_t event = 0;
+    if (host != nullptr) {
+      if (slot >= 0) {
+        const std::string& backend_id = delegates[static_cast<size_t>(slot)].backend_id;
+        event = host->begin(ProfileKind::kDelegate, backend_id, static_cast<int64_t>(k), backend_id);
+        host->anchor_gpu_at(event);
+      } else {
+        event =
+            host->begin(ProfileKind::kCpuOperator, std::get<KernelCallDesc>(instruction).op, static_cast<int64_t>(k));
+      }
+    }
     Result<std::vector<HostTensor>> results = [&]() -> Result<std::vector<HostTensor>> {
-      const int slot = slot_of_instruction[k];
       if (slot >= 0) return delegates[static_cast<size_t>(slot)].delegate->execute(args);
       const auto& call = std::get<KernelCallDesc>(instruction);
       return reference::run_op(call.op, call.attributes, args);
     }();
+    if (host != nullptr) host->end(event);
     if (!results.ok()) return results.status().with_context(instruction_name(*desc, program_desc, k));
     if (results->size() != out_ids.size()) {
       return internal_error(instruction_name(*desc, program_desc, k) + " returned " + std::to_string(results->size()) +
@@ -140,14 +163,26 @@ Status Method::Impl::ensure_host_views() {
 }
 
 Status Method::Impl::run() {
-  if (mode == ExecutionMode::kFused) return fused->run();
-  UNIVK_RETURN_IF_ERROR(ensure_host_views());
-  UNIVK_ASSIGN_OR_RETURN(auto outputs, execute_per_delegate(view_inputs));
-  // Copied into the views' own storage: the views' pointers must not move.
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::memcpy(view_outputs[i].bytes().data(), outputs[i].bytes().data(), view_outputs[i].byte_size());
+  std::optional<HostEvents> host;
+  size_t call = 0;
+  if (profiler) {
+    host.emplace();
+    call = host->begin(ProfileKind::kExecute, "run");
   }
-  return ok_status();
+  HostEvents* events = host ? &*host : nullptr;
+  if (mode == ExecutionMode::kFused) {
+    UNIVK_RETURN_IF_ERROR(fused->run(events));
+  } else {
+    UNIVK_RETURN_IF_ERROR(ensure_host_views());
+    UNIVK_ASSIGN_OR_RETURN(auto outputs, execute_per_delegate(view_inputs, events));
+    // Copied into the views' own storage: the views' pointers must not move.
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::memcpy(view_outputs[i].bytes().data(), outputs[i].bytes().data(), view_outputs[i].byte_size());
+    }
+  }
+  if (!host) return ok_status();
+  host->end(call);
+  return profiler->finish(std::string(execution_mode_name(mode)), std::move(*host));
 }
 
 std::string_view io_path_name(IoPath path) {
@@ -240,6 +275,14 @@ IoInfo Method::io_info() const {
   for (uint32_t v : desc.inputs) info.inputs.push_back(path(v));
   for (uint32_t v : desc.outputs) info.outputs.push_back(path(v));
   return info;
+}
+
+Result<Profile> Method::profile() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (!impl_->profiler) {
+    return invalid_argument("method '" + impl_->desc->name + "' was loaded without LoadOptions::profile");
+  }
+  return impl_->profiler->last();
 }
 
 std::string DelegateCallInfo::device_name() const {

@@ -1,9 +1,10 @@
 // Method::Impl: the state of one loaded method (internal to src/runtime).
 //
-// Ownership: the Impl owns its delegates and (fused mode) the FusedExecutor with the method's
-// buffers and command buffer; it holds the Program through a shared_ptr so payload spans stay
-// valid. Destruction order is explicit in ~Impl: the fused command buffer is waited for and
-// freed, then the delegates go (they may reference the method's buffers), then the buffers.
+// Ownership: the Impl owns its delegates, (fused mode) the FusedExecutor with the method's
+// buffers and command buffer, and (profiling) the MethodProfiler whose timers they record into; it holds the Program
+// through a shared_ptr so payload spans stay valid. Destruction order is explicit in ~Impl: the fused command buffer is
+// waited for and freed, then the delegates go (they may reference the method's buffers), then the buffers, then the
+// profiler's timers.
 #pragma once
 
 #include <chrono>
@@ -20,6 +21,8 @@
 namespace univk::runtime {
 
 class FusedExecutor;
+class HostEvents;
+class MethodProfiler;
 
 // One DelegateCall instruction and the delegate initialised for it.
 struct DelegateSlot {
@@ -64,7 +67,8 @@ class Method::Impl {
 
   // "input 0: expected float32[1,3,8,8], got float32[1,3,8,9]"
   Status check_inputs(std::span<const HostTensor> inputs) const;
-  Result<std::vector<HostTensor>> execute_per_delegate(std::span<const HostTensor> inputs);
+  // `host` (null unless profiling) gets the call's host events.
+  Result<std::vector<HostTensor>> execute_per_delegate(std::span<const HostTensor> inputs, HostEvents* host);
   Result<std::vector<HostTensor>> execute(std::span<const HostTensor> inputs);
   // per_delegate mode: allocates the view tensors on first use.
   Status ensure_host_views();
@@ -83,7 +87,8 @@ class Method::Impl {
   // Per instruction: index into `delegates`, or -1 for a KernelCall.
   std::vector<int> slot_of_instruction;
   std::vector<DelegateSlot> delegates;
-  std::unique_ptr<FusedExecutor> fused;  // fused mode only
+  std::unique_ptr<FusedExecutor> fused;      // fused mode only
+  std::unique_ptr<MethodProfiler> profiler;  // LoadOptions::profile only
   // per_delegate mode: the tensors behind input_view/output_view (empty until the first view).
   std::vector<HostTensor> view_inputs, view_outputs;
 

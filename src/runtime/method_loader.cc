@@ -13,6 +13,7 @@
 
 #include "fused_executor.h"
 #include "method_impl.h"
+#include "method_profiler.h"
 #include "univk/base/logging.h"
 #include "univk/reference/kernels.h"
 #include "univk/vulkan/buffer.h"
@@ -105,8 +106,9 @@ Result<std::vector<PendingDelegate>> collect_delegates(const ProgramDesc& progra
 }
 
 // Prepares every delegate's payload, groups delegates by device key and merges their
-// requirements. No device or Vulkan object is created here.
-Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pending) {
+// requirements. No device or Vulkan object is created here. `profile`: the devices should place
+// GPU timestamps on the host clock (LoadOptions::profile).
+Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pending, bool profile) {
   std::vector<DeviceGroup> groups;
   std::map<vulkan::DeviceKey, size_t> group_of_key;
   for (size_t i = 0; i < pending.size(); ++i) {
@@ -133,6 +135,7 @@ Result<std::vector<DeviceGroup>> plan_devices(std::vector<PendingDelegate>& pend
     groups[group].requirements.merge(p.prepared->requirements());
     // The method's own optional need: caller memory imported as program IO (LoadOptions::host_memory).
     groups[group].requirements.optional_extensions.insert(vulkan::kExternalMemoryHostExtension);
+    if (profile) groups[group].requirements.optional_extensions.insert(vulkan::kCalibratedTimestampsExtension);
     groups[group].members.push_back(i);
     p.group = group;
   }
@@ -229,7 +232,7 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
   impl->desc = method;
 
   UNIVK_ASSIGN_OR_RETURN(auto pending, collect_delegates(desc_, *method, options));
-  UNIVK_ASSIGN_OR_RETURN(auto groups, plan_devices(pending));
+  UNIVK_ASSIGN_OR_RETURN(auto groups, plan_devices(pending, options.profile));
   for (DeviceGroup& group : groups) {
     auto lease = options.registry->acquire(group.shared, group.requirements, options.config);
     if (!lease.ok()) {
@@ -276,7 +279,11 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
     const char* io_name = std::getenv("UNIVK_FUSED_IO");
     auto io = fused_io_from_name(io_name != nullptr && *io_name != '\0' ? io_name : "auto");
     if (!io.ok()) return io.status().with_context("UNIVK_FUSED_IO");
-    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease, *io, options.host_memory);
+    if (options.profile) {
+      UNIVK_ASSIGN_OR_RETURN(impl->profiler, MethodProfiler::create(*method, impl->delegates));
+    }
+    auto fused = FusedExecutor::create(*method, impl->delegates, groups.front().lease, *io, options.host_memory,
+                                       impl->profiler.get());
     if (fused.ok()) {
       impl->fused = std::move(fused).value();
       impl->mode = ExecutionMode::kFused;
@@ -301,9 +308,19 @@ Result<std::unique_ptr<Method>> Program::load_method_or_throw(std::string_view n
                        ": host memory bindings need fused mode");
   }
   impl->mode = ExecutionMode::kPerDelegate;
-  for (DelegateSlot& slot : impl->delegates) {
-    DelegateLoadStep step(slot);
-    UNIVK_RETURN_IF_ERROR(slot.delegate->prepare_execute().with_context(slot.label()));
+  // A fused attempt that failed may have left spans in the profiler's timers that no command
+  // buffer writes: per_delegate starts from fresh ones.
+  if (options.profile) {
+    UNIVK_ASSIGN_OR_RETURN(impl->profiler, MethodProfiler::create(*method, impl->delegates));
+  }
+  for (size_t i = 0; i < impl->delegates.size(); ++i) {
+    DelegateSlot& slot = impl->delegates[i];
+    if (impl->profiler) impl->profiler->begin_delegate(i);
+    {
+      DelegateLoadStep step(slot);
+      UNIVK_RETURN_IF_ERROR(slot.delegate->prepare_execute().with_context(slot.label()));
+    }
+    if (impl->profiler) impl->profiler->end_delegate(i);
   }
   impl->constants.resize(method->values.size());
   for (size_t v = 0; v < method->values.size(); ++v) {

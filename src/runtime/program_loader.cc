@@ -85,6 +85,7 @@ class MethodParser {
       for (uint32_t i = 0; i < method_.instructions()->size(); ++i) {
         UNIVK_ASSIGN_OR_RETURN(auto instruction, parse_instruction(i, *method_.instructions()->Get(i)));
         desc_.instructions.push_back(std::move(instruction));
+        desc_.sources.push_back(parse_sources(*method_.instructions()->Get(i)));
       }
     }
 
@@ -196,6 +197,17 @@ class MethodParser {
         return invalid_argument(field + ": unknown value type " +
                                 std::to_string(static_cast<int>(attribute.value_type())));
     }
+  }
+
+  // Debug metadata only: a missing name or location reads as empty, never an error.
+  static std::vector<SourceNode> parse_sources(const fbs::Instruction& instruction) {
+    std::vector<SourceNode> sources;
+    if (instruction.sources() == nullptr) return sources;
+    for (const fbs::SourceNode* node : *instruction.sources()) {
+      if (node == nullptr) continue;
+      sources.push_back({node->name() ? node->name()->str() : "", node->location() ? node->location()->str() : ""});
+    }
+    return sources;
   }
 
   Result<InstructionDesc> parse_instruction(uint32_t index, const fbs::Instruction& instruction) {

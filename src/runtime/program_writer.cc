@@ -22,8 +22,10 @@ ValueId MethodBuilder::add_constant(DType dtype, Shape shape, std::span<const ui
   return static_cast<ValueId>(values_.size() - 1);
 }
 
-void MethodBuilder::add_delegate_call(uint32_t delegate, std::vector<ValueId> inputs, std::vector<ValueId> outputs) {
+void MethodBuilder::add_delegate_call(uint32_t delegate, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                                      std::vector<SourceNode> sources) {
   Instruction instruction;
+  instruction.sources = std::move(sources);
   instruction.is_delegate_call = true;
   instruction.delegate = delegate;
   instruction.inputs = std::move(inputs);
@@ -32,8 +34,9 @@ void MethodBuilder::add_delegate_call(uint32_t delegate, std::vector<ValueId> in
 }
 
 void MethodBuilder::add_kernel_call(std::string op, Attributes attributes, std::vector<ValueId> inputs,
-                                    std::vector<ValueId> outputs) {
+                                    std::vector<ValueId> outputs, std::vector<SourceNode> sources) {
   Instruction instruction;
+  instruction.sources = std::move(sources);
   instruction.op = std::move(op);
   instruction.attributes = std::move(attributes);
   instruction.inputs = std::move(inputs);
@@ -142,10 +145,20 @@ struct ProgramSerializer {
       }
       std::vector<flatbuffers::Offset<fbs::Instruction>> instructions;
       for (const auto& instruction : method.instructions_) {
+        // Absent (not an empty vector) without debug metadata: the file stays as before.
+        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::SourceNode>>> sources;
+        if (!instruction.sources.empty()) {
+          std::vector<flatbuffers::Offset<fbs::SourceNode>> nodes;
+          for (const SourceNode& node : instruction.sources) {
+            nodes.push_back(fbs::CreateSourceNodeDirect(fbb, node.name.c_str(), node.location.c_str()));
+          }
+          sources = fbb.CreateVector(nodes);
+        }
         if (instruction.is_delegate_call) {
           auto call =
               fbs::CreateDelegateCallDirect(fbb, instruction.delegate, &instruction.inputs, &instruction.outputs);
-          instructions.push_back(fbs::CreateInstruction(fbb, fbs::InstructionKind::DelegateCall, call.Union()));
+          instructions.push_back(
+              fbs::CreateInstruction(fbb, fbs::InstructionKind::DelegateCall, call.Union(), sources));
         } else {
           std::vector<flatbuffers::Offset<fbs::Attribute>> attributes;
           for (const auto& [name, value] : instruction.attributes.values()) {
@@ -153,7 +166,7 @@ struct ProgramSerializer {
           }
           auto call = fbs::CreateKernelCallDirect(fbb, instruction.op.c_str(), &attributes, &instruction.inputs,
                                                   &instruction.outputs);
-          instructions.push_back(fbs::CreateInstruction(fbb, fbs::InstructionKind::KernelCall, call.Union()));
+          instructions.push_back(fbs::CreateInstruction(fbb, fbs::InstructionKind::KernelCall, call.Union(), sources));
         }
       }
       method_offsets.push_back(fbs::CreateMethodDirect(fbb, method.name_.c_str(), &values, &method.inputs_,

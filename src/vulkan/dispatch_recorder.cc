@@ -5,6 +5,7 @@
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/dispatch_limits.h"
+#include "univk/vulkan/gpu_timer.h"
 
 namespace univk::vulkan {
 
@@ -74,6 +75,10 @@ Status DispatchRecorder::dispatch(DescriptorPool& pool, const DispatchDesc& desc
     vk.vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
   before_command(desc.accesses);
+  uint32_t span = 0;
+  if (timer_ != nullptr) {
+    UNIVK_ASSIGN_OR_RETURN(span, timer_->begin(cmd_, std::string(desc.label)));
+  }
   vk.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, desc.pipeline->handle());
   if (!sets.empty()) {
     vk.vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, desc.pipeline->layout(), 0,
@@ -84,6 +89,7 @@ Status DispatchRecorder::dispatch(DescriptorPool& pool, const DispatchDesc& desc
                           static_cast<uint32_t>(desc.push_constants.size()), desc.push_constants.data());
   }
   vk.vkCmdDispatch(cmd_, desc.groups[0], desc.groups[1], desc.groups[2]);
+  if (timer_ != nullptr) UNIVK_RETURN_IF_ERROR(timer_->end(cmd_, span).status());
   ++counts_.dispatches;
   return ok_status();
 }

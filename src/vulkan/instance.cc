@@ -165,6 +165,7 @@ Status Instance::load_functions() {
   }
   // Null where no device has VK_NV_cooperative_matrix.
   UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV);
+  UNIVK_LOAD_INSTANCE_FN(vkGetPhysicalDeviceCalibrateableTimeDomainsEXT);
 #undef UNIVK_LOAD_INSTANCE_FN
   fault_injection::instrument(fn_);  // no-op unless a test turned it on
   if (fn_.vkEnumeratePhysicalDevices == nullptr || fn_.vkGetPhysicalDeviceProperties == nullptr ||

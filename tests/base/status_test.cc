@@ -56,3 +56,20 @@ TEST(Result, OkStatusWithoutValueIsInternalError) {
 
 }  // namespace
 }  // namespace univk
+
+#include <cmath>
+
+#include "univk/base/json.h"
+
+namespace univk {
+namespace {
+
+TEST(Json, QuotesAndNumbers) {
+  EXPECT_EQ(json_quote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  EXPECT_EQ(json_number(0.5), "0.5");
+  EXPECT_EQ(json_number(1.0 / 3.0, 3), "0.333");
+  EXPECT_EQ(json_number(std::nan("")), "null");
+}
+
+}  // namespace
+}  // namespace univk

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """univk.Method's API: properties for what load fixed (mode, mode_reason, infos, instructions,
-io_info), methods for actions and live counters (delegate_calls); the auto mode's reason; a
+io_info), methods for actions and what calls change (delegate_calls, profile); the auto mode's reason; a
 private device shown as such; the load's info log lines. Run with PYTHONPATH=<build>/python
 (ctest sets it)."""
 
@@ -57,7 +57,7 @@ class MethodApi(unittest.TestCase):
             self.assertGreaterEqual(call["load_ms"], 0.0)
         for name in ("mode", "mode_reason", "input_infos", "output_infos", "instructions", "io_info"):
             self.assertFalse(callable(getattr(method, name)), name)
-        for name in ("delegate_calls", "run", "input_array", "output_array"):
+        for name in ("delegate_calls", "profile", "run", "input_array", "output_array"):
             self.assertTrue(callable(getattr(method, name)), name)
 
     def test_requested_mode(self):

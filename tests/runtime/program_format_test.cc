@@ -21,7 +21,8 @@ std::vector<uint8_t> float_bytes(std::vector<float> values) {
   return out;
 }
 
-// Two delegates, two methods, a constant and a kernel call with every attribute type.
+// Two delegates, two methods, a constant and a kernel call with every attribute type; debug
+// sources on the kernel call and the second delegate call, none on the first.
 ProgramBuilder& sample(ProgramBuilder& b) {
   uint32_t d0 = b.add_delegate("VulkanBackend", bytes_of("graph-payload-0"), {{"version", {1, 2}}, {"empty", {}}});
   uint32_t d1 = b.add_delegate("VgfBackend", bytes_of("a longer VGF payload, 37 bytes long.."));
@@ -38,8 +39,8 @@ ProgramBuilder& sample(ProgramBuilder& b) {
   attrs.set("mode", std::string("tanh"));
   attrs.set("dims", std::vector<int64_t>{0, 2, 3});
   attrs.set("scales", std::vector<double>{0.5, 0.25});
-  forward.add_kernel_call("add", attrs, {y, c}, {z});
-  forward.add_delegate_call(d1, {z}, {w});
+  forward.add_kernel_call("add", attrs, {y, c}, {z}, {{"add_1", "at model.py:7 (in forward): y + c"}});
+  forward.add_delegate_call(d1, {z}, {w}, {{"relu", ""}, {"mul_2", "at model.py:9"}});
   forward.set_inputs({x});
   forward.set_outputs({w, y});
   MethodBuilder& other = b.add_method("scalar");
@@ -89,6 +90,11 @@ TEST(ProgramFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(*kernel.attributes.get_ints("dims"), (std::vector<int64_t>{0, 2, 3}));
   EXPECT_EQ(*kernel.attributes.get_floats("scales"), (std::vector<double>{0.5, 0.25}));
   EXPECT_EQ(kernel.inputs, (std::vector<uint32_t>{1, 2}));
+  // Debug metadata; an instruction written without it (as older programs are) reads as none.
+  ASSERT_EQ(forward.sources.size(), 3u);
+  EXPECT_TRUE(forward.sources[0].empty());
+  EXPECT_EQ(forward.sources[1], (std::vector<SourceNode>{{"add_1", "at model.py:7 (in forward): y + c"}}));
+  EXPECT_EQ(forward.sources[2], (std::vector<SourceNode>{{"relu", ""}, {"mul_2", "at model.py:9"}}));
 
   const MethodDesc& scalar = desc.methods[1];
   EXPECT_EQ(scalar.values[0].info.dtype, DType::kInt64);

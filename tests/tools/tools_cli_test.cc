@@ -179,6 +179,24 @@ TEST_F(ToolsCli, OptEqualsValueIsOptSpaceValue) {
   EXPECT_EQ(run(run_tool, {path("model.uvk"), "--random-inputs=1", "--mode=sideways"}).exit_code, 2);
 }
 
+TEST_F(ToolsCli, RunProfileAndTrace) {
+  Tool run_tool = tools()[0];
+  ToolRun r = run(run_tool, {path("model.uvk"), "--random-inputs=1", "--profile", "--trace=" + path("trace.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("profile of method 'forward'"), std::string::npos) << r.out;
+  auto trace = read_file(path("trace.json"));
+  UNIVK_ASSERT_OK(trace);
+  const nlohmann::json json = nlohmann::json::parse(*trace, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << *trace;
+  EXPECT_FALSE(json["traceEvents"].empty());
+  fs::remove(path("trace.json"));
+  // --json - keeps stdout one JSON document: the profile table is left out.
+  r = run(run_tool, {path("model.uvk"), "--random-inputs=1", "--profile", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out, nullptr, false).is_object()) << r.out;
+  EXPECT_EQ(run(run_tool, {path("model.uvk"), "--random-inputs=1", "--trace"}).exit_code, 2);
+}
+
 TEST_F(ToolsCli, UnknownDeviceExitsTwoNamingTheDevices) {
   for (const Tool& tool : tools()) {
     if (!tool.opens_device) continue;

@@ -1,7 +1,8 @@
 // univk-dump: JSON output for VGF files with real graph modules and for Arm's samples, clear
 // failures and exit codes for bad files and bad usage, .uvk programs with their VgfBackend and
-// VulkanBackend payloads decoded, CPU kernel attributes as objects, the partition as a table
-// (--summary) and as Graphviz (--dot, checked with Graphviz's `dot` where it is installed).
+// VulkanBackend payloads decoded, CPU kernel attributes as objects, the instructions' PyTorch
+// nodes, the partition as a table (--summary) and as Graphviz (--dot, checked with Graphviz's
+// `dot` where it is installed).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,7 +151,8 @@ TEST(UnivkDump, ProgramWithVgfDelegate) {
 }
 
 // Writes a program of four instructions: VgfBackend (AVG_POOL2D), VulkanBackend (sigmoid, in
-// builds that have it; else a CPU sigmoid), a CPU softmax with an attribute, and a CPU relu.
+// builds that have it; else a CPU sigmoid), a CPU softmax with an attribute, and a CPU relu
+// with its PyTorch node (debug metadata).
 void write_mixed_program(const std::string& path) {
   runtime::ProgramBuilder pb;
   const uint32_t pool = pb.add_delegate("VgfBackend", pool_vgf());
@@ -176,7 +178,7 @@ void write_mixed_program(const std::string& path) {
   Attributes dim;
   dim.set("dim", int64_t{3});
   m.add_kernel_call("softmax", dim, {s}, {p});
-  m.add_kernel_call("relu", {}, {p}, {r});
+  m.add_kernel_call("relu", {}, {p}, {r}, {{"relu_1", "at model.py:9"}});
   m.set_inputs({x});
   m.set_outputs({r});
   UNIVK_EXPECT_OK(pb.write(path));
@@ -202,6 +204,9 @@ TEST_F(UnivkDumpProgram, PayloadsAndAttributesAreDecoded) {
   EXPECT_EQ(instructions[2]["op"], "softmax");
   EXPECT_EQ(instructions[2]["attributes"], nlohmann::json({{"dim", 3}}));
   EXPECT_EQ(instructions[3]["attributes"], nlohmann::json::object());
+  // Debug metadata: only the relu records its PyTorch node.
+  EXPECT_FALSE(instructions[2].contains("sources"));
+  EXPECT_EQ(instructions[3]["sources"], nlohmann::json::parse(R"([{"name": "relu_1", "location": "at model.py:9"}])"));
   EXPECT_EQ(dump["delegates"][0]["vgf"]["modules"][0]["graph"]["operations"][0]["attributes"]["kernel"],
             nlohmann::json({2, 2}));
 #if UNIVK_BUILD_VULKAN_BACKEND
@@ -230,9 +235,10 @@ TEST_F(UnivkDumpProgram, SummaryHasOneLinePerInstruction) {
   DumpRun r = run_dump(path_ + " --summary");
   ASSERT_EQ(r.rc, 0) << r.out;
 #if UNIVK_BUILD_VULKAN_BACKEND
-  EXPECT_EQ(r.out, "0: VgfBackend: AVG_POOL2D\n1: VulkanBackend: sigmoid\n2: cpu: softmax\n3: cpu: relu\n");
+  EXPECT_EQ(r.out,
+            "0: VgfBackend: AVG_POOL2D\n1: VulkanBackend: sigmoid\n2: cpu: softmax\n3: cpu: relu (from relu_1)\n");
 #else
-  EXPECT_EQ(r.out, "0: VgfBackend: AVG_POOL2D\n1: cpu: sigmoid\n2: cpu: softmax\n3: cpu: relu\n");
+  EXPECT_EQ(r.out, "0: VgfBackend: AVG_POOL2D\n1: cpu: sigmoid\n2: cpu: softmax\n3: cpu: relu (from relu_1)\n");
 #endif
   // A VGF file has no partition.
   const std::string vgf_path = temp_path("pool_summary.vgf");

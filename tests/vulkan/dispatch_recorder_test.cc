@@ -1,12 +1,15 @@
 // The one dispatch recorder and the one pipeline cache of src/vulkan: hazard rules as pure data,
 // then barriers, descriptor binding and counts on a real driver under the validation layer
-// (with synchronization validation where enabled, a missing barrier is a test failure).
+// (with synchronization validation where enabled, a missing barrier is a test failure), and the
+// GPU timer's spans around dispatches.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <vector>
 
 #include "univk/vulkan/dispatch_recorder.h"
+#include "univk/vulkan/gpu_timer.h"
 #include "univk/vulkan/pipeline_cache.h"
 #include "vulkan_test_util.h"
 
@@ -159,6 +162,89 @@ TEST(DispatchRecorder, GroupCountOverTheLimitRecordsNothing) {
   EXPECT_EQ(status.code(), StatusCode::kUnsupported);
   EXPECT_NE(status.message().find("dispatch too_wide"), std::string::npos);
   EXPECT_EQ(recorder.counts().dispatches, 0u);
+}
+
+// With a GpuTimer the recorder writes one span per dispatch, nested in the span open around
+// them; the spans span two query pools (more than 512 queries), resubmitting the command buffer
+// rewrites them, and a device with VK_EXT_calibrated_timestamps places them on steady_clock.
+TEST(DispatchRecorder, TimerSpansEveryDispatch) {
+  for (const bool calibrate : {true, false}) {
+    SCOPED_TRACE(calibrate ? "calibrated" : "not calibrated");
+    DeviceRequirements requirements;
+    if (calibrate) requirements.optional_extensions = {kCalibratedTimestampsExtension};
+    auto device = Device::create(testing::test_config(), requirements);
+    ASSERT_TRUE(device.ok()) << device.status().to_string();
+    const bool calibrated = (*device)->enabled().extensions.contains(kCalibratedTimestampsExtension);
+    auto timer = GpuTimer::create(*device);
+    ASSERT_TRUE(timer.ok()) << timer.status().to_string();
+    constexpr uint32_t n = 256, dispatches = 300;
+    auto buffer = Buffer::create(*device, 2 * n * sizeof(float), MemoryKind::kHostVisible);
+    ASSERT_TRUE(buffer.ok()) << buffer.status().to_string();
+    const BufferRange in{buffer->handle(), 0, n * sizeof(float)},
+        out{buffer->handle(), n * sizeof(float), n * sizeof(float)};
+    auto pipeline = get_or_create_pipeline(
+        *device, ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams)));
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status().to_string();
+    auto pool = DescriptorPool::create(*device, dispatches, 2 * dispatches);
+    ASSERT_TRUE(pool.ok());
+    auto commands = CommandPool::create(*device);
+    ASSERT_TRUE(commands.ok());
+    auto cmd = commands->allocate();
+    ASSERT_TRUE(cmd.ok());
+    ASSERT_TRUE(begin_command_buffer(**device, *cmd).ok());
+    DispatchRecorder recorder(**device, *cmd, timer->get());
+    auto outer = (*timer)->begin(*cmd, "call");
+    ASSERT_TRUE(outer.ok());
+    const ScaleAddParams params{2.0f, 1.0f, n};
+    const DescriptorWrite descriptors[] = {{0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, in},
+                                           {0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, out}};
+    const BufferAccess accesses[] = {{in, false}, {out, true}};
+    for (uint32_t i = 0; i < dispatches; ++i) {
+      DispatchDesc d;
+      d.pipeline = pipeline->get();
+      d.descriptors = descriptors;
+      d.push_constants = testing::bytes_of(params);
+      d.groups = {(n + 63) / 64, 1, 1};
+      d.accesses = accesses;
+      d.label = "scale_add";
+      ASSERT_TRUE(recorder.dispatch(*pool, d).ok());
+    }
+    ASSERT_TRUE((*timer)->end(*cmd, *outer).ok());
+    ASSERT_TRUE(end_command_buffer(**device, *cmd).ok());
+
+    const auto& spans = (*timer)->spans();
+    ASSERT_EQ(spans.size(), dispatches + 1);
+    EXPECT_EQ(spans[0].parent, -1);
+    for (size_t i = 1; i < spans.size(); ++i) {
+      EXPECT_EQ(spans[i].parent, 0);
+      EXPECT_EQ(spans[i].name, "scale_add");
+    }
+    for (int run = 0; run < 2; ++run) {
+      const auto before = std::chrono::steady_clock::now().time_since_epoch();
+      auto value = (*device)->queue().submit({&*cmd, 1});
+      ASSERT_TRUE(value.ok()) << value.status().to_string();
+      ASSERT_TRUE((*device)->queue().wait(*value).ok());
+      const auto after = std::chrono::steady_clock::now().time_since_epoch();
+      auto readout = (*timer)->read();
+      ASSERT_TRUE(readout.ok()) << readout.status().to_string();
+      ASSERT_EQ(readout->times.size(), spans.size());
+      const GpuTimer::Times call = readout->times[0];
+      EXPECT_EQ(call.begin_ns, 0);
+      EXPECT_GT(call.end_ns, call.begin_ns);
+      for (size_t i = 1; i < spans.size(); ++i) {
+        const GpuTimer::Times t = readout->times[i];
+        EXPECT_GT(t.end_ns, t.begin_ns) << i;
+        EXPECT_GE(t.begin_ns, call.begin_ns) << i;
+        EXPECT_LE(t.end_ns, call.end_ns) << i;
+      }
+      EXPECT_EQ(readout->host_origin_ns.has_value(), calibrated);
+      if (readout->host_origin_ns) {
+        EXPECT_GE(*readout->host_origin_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(before).count());
+        EXPECT_LE(*readout->host_origin_ns + call.end_ns,
+                  std::chrono::duration_cast<std::chrono::nanoseconds>(after).count());
+      }
+    }
+  }
 }
 
 }  // namespace

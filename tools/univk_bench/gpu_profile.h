@@ -1,18 +1,14 @@
-// GPU time of a method's work, per delegate, from timestamp queries.
+// GPU time of a method's work, per delegate call, from the runtime's own profiling
+// (LoadOptions::profile, docs/RUNTIME.md "Profiling"): a second Method of the program, loaded
+// with profiling on the same device and options, runs the same inputs; each execute's profile
+// gives the GPU time of every delegate call from the timestamps the runtime writes into the
+// method's real command buffers (fused: around each delegate's recorded work; per_delegate:
+// from the delegate's first dispatch to its last). The total is, fused, from the first call's
+// start to the last call's end (barriers between calls included); per_delegate, the sum of the
+// calls (the host work between them is not GPU time). The timed latency comes from a Method
+// without profiling, so these timestamps cost it nothing.
 //
-// A Method does not expose the command buffer it submits, so this measures a replay: it
-// initialises the method's delegates a second time on the same device, through the public
-// Backend interface and the same DelegateSpecs the Method builds, gives every value of the
-// method its own device-local buffer (inputs and constants uploaded once), and records each
-// delegate's work with Delegate::record -- the call fused mode makes -- into one command
-// buffer of its own:
-//     reset, full barrier, timestamp 0, delegate 0, timestamp 1, full barrier, delegate 1, ...
-// The GPU time of delegate k is timestamp k+1 - timestamp k; the total is the last stamp.
-// It differs from the method's own fused command buffer in two ways: full barriers instead of
-// the method's exact buffer barriers, and IO in device-local buffers instead of mapped ones.
-//
-// Ownership: everything (delegates, buffers, pool) lives inside profile_gpu and is destroyed
-// after its last submission completed.
+// Ownership: the profiled Method lives inside profile_gpu only.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +25,7 @@ namespace univk::bench {
 struct DelegateProfile {
   size_t instruction = 0;
   std::string backend_id;
-  runtime::ExecuteStats stats;  // the replayed delegate's counters (dispatches, barriers)
+  runtime::ExecuteStats stats;  // the profiled delegate's counters (dispatches, barriers)
   uint64_t min_bytes = 0;       // bytes of its input and output tensors: the fewest it must move
   Summary gpu_ns;
 };
@@ -39,10 +35,10 @@ struct GpuProfile {
   std::vector<DelegateProfile> delegates;
 };
 
-// Unsupported when the method has a CPU kernel or a delegate cannot record.
-Result<GpuProfile> profile_gpu(const runtime::ProgramDesc& program, const runtime::MethodDesc& method,
-                               const vulkan::DeviceLease& device, const runtime::LoadOptions& options,
-                               std::span<const HostTensor> inputs, RepeatCounts counts);
+// Unsupported when the method runs no delegate on the GPU, or its device has no timestamps.
+Result<GpuProfile> profile_gpu(const runtime::Program& program, const std::string& method,
+                               const runtime::LoadOptions& options, std::span<const HostTensor> inputs,
+                               RepeatCounts counts);
 
 // Bytes of a tensor (what a kernel that reads or writes it once must move).
 uint64_t tensor_bytes(const runtime::TensorInfo& info);

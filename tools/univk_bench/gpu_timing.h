@@ -1,5 +1,5 @@
 // GPU timing helpers of the benchmark tools: a command buffer's host time through submit and
-// wait, and a piece of recorded work's GPU time between two timestamps.
+// wait, and a piece of recorded work's GPU time in one span of the runtime's vulkan::GpuTimer.
 #pragma once
 
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "floors.h"
-#include "timestamps.h"
+#include "univk/vulkan/gpu_timer.h"
 #include "univk/vulkan/command.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
@@ -28,29 +28,28 @@ inline Result<double> submit_and_wait(vulkan::Queue& queue, VkCommandBuffer cmd)
   return elapsed_ns(start);
 }
 
-// GPU time of `record_work` between two timestamps, the work ordered after the previous
+// GPU time of `record_work` inside one timer span, the work ordered after the previous
 // submission of the same command buffer by a full barrier; returns {gpu ns, host ns} samples.
 template <typename RecordWork>
 Result<std::pair<Summary, Summary>> time_work(const vulkan::DeviceLease& device, RepeatCounts counts,
                                               RecordWork record_work) {
-  UNIVK_ASSIGN_OR_RETURN(auto timestamps, TimestampPool::create(device, 2));
+  UNIVK_ASSIGN_OR_RETURN(auto timer, vulkan::GpuTimer::create(device));
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
-  timestamps.record_reset(cmd);
   vulkan::record_full_barrier(*device, cmd);
-  timestamps.record_write(cmd, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+  UNIVK_ASSIGN_OR_RETURN(const uint32_t span, timer->begin(cmd, "work"));
   record_work(cmd);
-  timestamps.record_write(cmd, 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  UNIVK_RETURN_IF_ERROR(timer->end(cmd, span).status());
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
   std::vector<double> gpu, host;
   const auto start = Clock::now();
   for (int i = 0, measured = 0; measured < counts.iterations; ++i) {
     UNIVK_ASSIGN_OR_RETURN(const double host_ns, submit_and_wait(device->queue(), cmd));
-    UNIVK_ASSIGN_OR_RETURN(auto stamps, timestamps.read_ns());
+    UNIVK_ASSIGN_OR_RETURN(const vulkan::GpuTimer::Readout stamps, timer->read());
     if (warming_up(counts, i, start)) continue;
     host.push_back(host_ns);
-    gpu.push_back(stamps[1]);
+    gpu.push_back(static_cast<double>(stamps.times[span].end_ns - stamps.times[span].begin_ns));
     ++measured;
   }
   return std::make_pair(summarize(std::move(gpu)), summarize(std::move(host)));

@@ -13,11 +13,12 @@
 //   2. the floors: an empty submit-and-wait round trip, device-local copy bandwidth
 //      (vkCmdCopyBuffer timed with timestamp queries), and submissions of 0, 1 and 3 one-workgroup
 //      dispatches (host and GPU time);
-//   3. GPU time per delegate and in total, from timestamps around a replay of the delegates'
-//      recorded work (gpu_profile.h says how it differs from the method's own submission);
+//   3. GPU time per delegate and in total, from the runtime's profiling of a second Method
+//      loaded with LoadOptions::profile (timestamps in the method's own command buffers;
+//      gpu_profile.h);
 // then the ratios: latency p50 / round trip p50, and achieved bandwidth (fewest bytes / GPU
 // time) as a fraction of copy bandwidth, for the model and for each delegate.
-// The copy floor and the GPU replay keep warming up for --gpu-warmup-ms (default 1000) besides
+// The copy floor and the GPU profile keep warming up for --gpu-warmup-ms (default 1000) besides
 // their warm-up runs, so a GPU whose clocks dropped while the host copied is measured at speed.
 // --json FILE writes the results as one JSON object into FILE; `--json -` prints it on stdout
 // instead of the text report.
@@ -79,7 +80,7 @@ void add_options(univk::tools::ToolApp& app, Options& o) {
       ->check(CLI::IsMember({"per_delegate", "fused", "auto"}))
       ->capture_default_str();
   constexpr int kMaxCount = 1000000000;
-  app.add_option("--iterations", o.iterations, "Timed runs of the method (and of the GPU replay)")
+  app.add_option("--iterations", o.iterations, "Timed runs of the method (and of the profiled GPU runs)")
       ->check(CLI::Range(1, kMaxCount))
       ->capture_default_str();
   app.add_option("--warmup", o.warmup, "Untimed runs before them")
@@ -95,9 +96,10 @@ void add_options(univk::tools::ToolApp& app, Options& o) {
   app.add_option("--copy-iterations", o.copy_iterations, "Timed copies")
       ->check(CLI::Range(1, kMaxCount))
       ->capture_default_str();
-  app.add_flag("--gpu-time,!--no-gpu-time", o.gpu_time, "Measure (or not) GPU time per delegate by a timed replay");
+  app.add_flag("--gpu-time,!--no-gpu-time", o.gpu_time,
+               "Measure (or not) GPU time per delegate with the runtime's profiling");
   app.add_option("--gpu-warmup-ms", o.gpu_warmup_ms,
-                 "How long the copy floor and the GPU replay keep the GPU busy before timing, in ms")
+                 "How long the copy floor and the GPU profile keep the GPU busy before timing, in ms")
       ->check(CLI::Range(0, kMaxCount))
       ->capture_default_str();
   app.add_option("--option", o.option_texts, "A runtime option for every backend (docs/USER_GUIDE.md lists them)")
@@ -259,7 +261,7 @@ Result<bench::BenchResult> run(const Options& o, const runtime::LoadOptions& bas
   if (!o.gpu_time) {
     r.gpu_error = "--no-gpu-time";
   } else {
-    auto gpu = bench::profile_gpu(program->desc(), *desc, device, load, inputs,
+    auto gpu = bench::profile_gpu(*program, o.method, load, inputs,
                                   {o.warmup > 0 ? 1 : 0, o.iterations, double(o.gpu_warmup_ms)});
     if (gpu.ok()) {
       r.gpu = std::move(gpu).value();

@@ -125,7 +125,7 @@ std::string format_text(const BenchResult& r) {
   }
   if (r.gpu) {
     o << "gpu time   p50 " << us(r.gpu->total_ns.p50) << "  p90 " << us(r.gpu->total_ns.p90)
-      << "  (timestamps around a replay of the delegates' recorded work)\n";
+      << "  (runtime profiling: timestamps in the method's own command buffers)\n";
     for (const auto& d : r.gpu->delegates) {
       o << "  instruction " << d.instruction << "  " << d.backend_id << ": p50 " << us(d.gpu_ns.p50) << ", "
         << d.stats.dispatches << " dispatches, moves at least " << bytes_text(d.min_bytes) << " -> "
@@ -208,12 +208,11 @@ tools::Json format_json(const BenchResult& r) {
            {"bandwidth_gb_s", tools::json_number(bytes_per_second(d.min_bytes, d.gpu_ns.p50) / 1e9)},
            {"fraction_of_copy", tools::json_number(fraction_of_copy(d.min_bytes, d.gpu_ns.p50, r.copy))}});
     }
-    j["gpu"] = {
-        {"source", "timestamps around a replay of the delegates' recorded work (full barriers between delegates)"},
-        {"total_us", summary_us(r.gpu->total_ns)},
-        {"bandwidth_gb_s", tools::json_number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9)},
-        {"fraction_of_copy", tools::json_number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy))},
-        {"delegates", std::move(delegates)}};
+    j["gpu"] = {{"source", "runtime profiling (LoadOptions::profile): timestamps in the method's own command buffers"},
+                {"total_us", summary_us(r.gpu->total_ns)},
+                {"bandwidth_gb_s", tools::json_number(bytes_per_second(r.min_bytes, r.gpu->total_ns.p50) / 1e9)},
+                {"fraction_of_copy", tools::json_number(fraction_of_copy(r.min_bytes, r.gpu->total_ns.p50, r.copy))},
+                {"delegates", std::move(delegates)}};
   } else {
     j["gpu"] = nullptr;
     j["gpu_error"] = r.gpu_error;

@@ -109,6 +109,11 @@ std::string partition_summary(const runtime::ProgramDesc& program, const std::ve
       out << i << ": " << step.backend << ": ";
       if (!step.decoded) out << "(payload not decoded)";
       for (size_t k = 0; k < step.ops.size(); ++k) out << (k ? ", " : "") << step.ops[k].name;
+      if (!m.sources[i].empty()) {
+        out << " (from";
+        for (size_t k = 0; k < m.sources[i].size(); ++k) out << (k ? ", " : " ") << m.sources[i][k].name;
+        out << ")";
+      }
       out << "\n";
     }
   }

@@ -11,11 +11,12 @@
 namespace univk::dump {
 
 // One line per instruction, the columns of Python's Program.summary():
-//   0: VgfBackend: AVG_POOL2D, SIGMOID
-//   1: cpu: softmax
+//   0: VgfBackend: AVG_POOL2D, SIGMOID (from avg_pool2d, sigmoid)
+//   1: cpu: softmax (from softmax)
 // The operators are those stored in the program (TOSA operators for VgfBackend, run_op names
-// for VulkanBackend and CPU kernels); PyTorch's node names are not in the file. A program with
-// more than one method gets a "method NAME:" line before each method's lines.
+// for VulkanBackend and CPU kernels); "(from ...)" names the PyTorch nodes the instruction runs
+// when the program has that debug metadata. A program with more than one method gets a
+// "method NAME:" line before each method's lines.
 std::string partition_summary(const runtime::ProgramDesc& program, const std::vector<DecodedDelegate>& delegates);
 
 // A Graphviz digraph: one cluster per instruction (labelled "index: backend", coloured by

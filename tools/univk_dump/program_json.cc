@@ -50,7 +50,8 @@ Json method_json(const runtime::MethodDesc& m) {
     values.push_back(std::move(value));
   }
   Json instructions = Json::array();
-  for (const runtime::InstructionDesc& ins : m.instructions) {
+  for (size_t k = 0; k < m.instructions.size(); ++k) {
+    const runtime::InstructionDesc& ins = m.instructions[k];
     Json instruction;
     if (const auto* call = std::get_if<runtime::DelegateCallDesc>(&ins)) {
       instruction["kind"] = "delegate_call";
@@ -63,6 +64,16 @@ Json method_json(const runtime::MethodDesc& m) {
     }
     instruction["inputs"] = runtime::instruction_inputs(ins);
     instruction["outputs"] = runtime::instruction_outputs(ins);
+    // Debug metadata: the PyTorch nodes the instruction runs (absent in older programs).
+    if (!m.sources[k].empty()) {
+      Json sources = Json::array();
+      for (const runtime::SourceNode& node : m.sources[k]) {
+        Json source = {{"name", node.name}};
+        if (!node.location.empty()) source["location"] = node.location;
+        sources.push_back(std::move(source));
+      }
+      instruction["sources"] = std::move(sources);
+    }
     instructions.push_back(std::move(instruction));
   }
   return {{"name", m.name},

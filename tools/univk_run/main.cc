@@ -4,7 +4,7 @@
 //             [--reference y.npy ...] [--atol A] [--rtol R] [--mode per_delegate|fused|auto]
 //             [--shared-mode disabled|lookup_only|lookup_or_create|create_only]
 //             [--option KEY=VALUE ...] [--device INDEX|NAME] [--require-no-cpu-fallback]
-//             [--repeat N] [--output-dir DIR] [--json FILE] [--quiet]
+//             [--repeat N] [--output-dir DIR] [--json FILE] [--quiet] [--profile] [--trace FILE]
 //
 // Prints, per instruction, the backend (or CPU operator), the device key and the VkDevice and
 // VkQueue each delegate ran on, the delegate's counters and the timings; writes the outputs as
@@ -14,6 +14,8 @@
 // --device, as many --input/--reference files as the method has inputs/outputs), 3 a file
 // could not be read or written (FIFOs and devices are refused unread, .npy files are checked
 // against their header before their data is read), or the program failed to load or run.
+// --profile prints the last execute's profile (docs/RUNTIME.md, "Profiling"); --trace FILE
+// writes it as Chrome trace JSON.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +26,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "device_option.h"
+#include "profile_output.h"
 #include "report.h"
 #include "stdout_check.h"
 #include "univk/npy/npy.h"
@@ -56,6 +59,8 @@ struct Options {
   std::string output_dir;
   std::string json_path;
   bool quiet = false;
+  bool profile = false;
+  std::string trace_path;
 };
 
 // Option values as typed, turned into Options by finish_options.
@@ -102,6 +107,10 @@ void add_options(univk::tools::ToolApp& app, Options& o, RawOptions& raw) {
   app.add_option("--output-dir", o.output_dir, "Write the outputs as output_<i>.npy into DIR")->type_name("DIR");
   univk::tools::add_json_option(app, o.json_path, "the report");
   app.add_flag("-q,--quiet", o.quiet, "Print no text report");
+  app.add_flag("--profile", o.profile,
+               "Print the last run's profile (per delegate call and dispatch, host and GPU times)");
+  app.add_option("--trace", o.trace_path, "Write the last run's profile as Chrome trace JSON (loads with profiling)")
+      ->type_name("FILE");
 }
 
 // The checks that need more than one option. Returns an empty string on success, else the problem.
@@ -181,6 +190,7 @@ int run(const Options& o) {
   }
   load.mode = o.mode;
   load.require_no_cpu_fallback = o.require_no_cpu_fallback;
+  load.profile = o.profile || !o.trace_path.empty();
   load.all_backends = o.backend_options;
 
   auto start = clock::now();
@@ -265,6 +275,11 @@ int run(const Options& o) {
   report.rtol = o.rtol;
   if (!o.quiet && o.json_path != "-") report.print_text(stdout);  // --json - keeps stdout pure JSON
   if (!o.json_path.empty() && !report.write_json(o.json_path, kTool)) return kExitFailure;
+  if (load.profile) {
+    const univk::Status s =
+        univk::tools::write_profile(**method, o.profile && o.json_path != "-", o.trace_path, stdout);
+    if (!s.ok()) return fail(report, o, s.to_string());
+  }
   if (!univk::tools::stdout_written(kTool)) return kExitFailure;
   return report.all_match() ? 0 : kExitMismatch;
 }

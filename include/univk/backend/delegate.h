@@ -30,6 +30,10 @@
 #include "univk/tensor/tensor.h"
 #include "univk/vulkan/registry.h"
 
+namespace univk::vulkan {
+class GpuTimer;
+}
+
 namespace univk::backend {
 
 class Delegate {
@@ -54,6 +58,13 @@ class Delegate {
   // dispatches. Buffers in `inputs`/`outputs` outlive the delegate.
   virtual Status record(VkCommandBuffer cmd, std::span<const DeviceTensor> inputs,
                         std::span<const DeviceTensor> outputs) = 0;
+
+  // Profiling (LoadOptions::profile): the Method calls this once, before prepare_execute() and
+  // record(); the delegate then records its dispatches through DispatchRecorders given `timer`,
+  // so each dispatch gets a timer span named by its label. `timer` is borrowed and outlives
+  // every command buffer the delegate records. The default records no per-dispatch spans (the
+  // Method still times the call as a whole).
+  virtual void set_gpu_timer(vulkan::GpuTimer* timer);
 
   // Counters of the work done per execute (per_delegate) or per recorded submission (fused).
   virtual ExecuteStats stats() const = 0;

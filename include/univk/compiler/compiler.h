@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ std::vector<BackendClaim> builtin_claims();
 struct CompileOptions {
   PartitionOptions partition;
   std::string method_name = "forward";
+  // Debug metadata: node name -> where the source model defines it (the exporter passes the
+  // PyTorch module and source line). Every instruction records the names of the nodes it runs,
+  // with these locations, in the program (runtime::MethodDesc::sources).
+  std::map<std::string, std::string> node_locations;
 };
 
 // One instruction of the compiled method, for reports ("VgfBackend: avg_pool2d").

@@ -41,6 +41,7 @@
 #include "univk/base/status.h"
 #include "univk/runtime/backend_registry.h"
 #include "univk/runtime/builtin_backends.h"
+#include "univk/runtime/profile.h"
 #include "univk/runtime/program_desc.h"
 #include "univk/tensor/tensor.h"
 #include "univk/vulkan/registry.h"
@@ -87,6 +88,12 @@ struct LoadOptions {
   // per_delegate mode or without VK_EXT_external_memory_host, InvalidArgument for a bad index,
   // alignment or size, each naming the input or output). The memory must outlive the Method.
   std::vector<HostMemoryBinding> host_memory;
+  // Profiling (profile.h, docs/RUNTIME.md "Profiling"): records GPU timestamps around every
+  // delegate call and dispatch into the method's command buffers (once, at load) and times the
+  // host phases of every execute()/run(); Method::profile() returns the last call's. Unsupported
+  // at load, naming the device, when a device's queue has no timestamps. Off, nothing is
+  // recorded or timed.
+  bool profile = false;
 
   // The options one backend gets: all_backends overridden by backend_options[backend_id].
   BackendOptions options_for(const std::string& backend_id) const;
@@ -223,6 +230,11 @@ class Method {
   // execute() (Timeout, DeviceLost, OutOfMemory), never a check of the inputs' bytes.
   Status run();
   IoInfo io_info() const;
+
+  // The last execute()'s or run()'s Profile (a copy the caller owns). InvalidArgument when the
+  // method was loaded without LoadOptions::profile, NotFound before its first call. Serialised
+  // with execute() like every call: it never sees a call half done.
+  Result<Profile> profile() const;
 
   std::vector<DelegateCallInfo> delegate_calls() const;
   std::vector<InstructionInfo> instructions() const;

@@ -54,12 +54,21 @@ using InstructionDesc = std::variant<DelegateCallDesc, KernelCallDesc>;
 const std::vector<uint32_t>& instruction_inputs(const InstructionDesc& instruction);
 const std::vector<uint32_t>& instruction_outputs(const InstructionDesc& instruction);
 
+// Debug metadata: a source-model operator (a PyTorch graph node) an instruction runs.
+struct SourceNode {
+  std::string name;      // e.g. the torch.fx node name "conv2d_1"
+  std::string location;  // e.g. "in module 'features.0' (Conv2d) at model.py:12 (in forward): ..."; may be empty
+  bool operator==(const SourceNode&) const = default;
+};
+
 struct MethodDesc {
   std::string name;
   std::vector<ValueDesc> values;
   std::vector<uint32_t> inputs;
   std::vector<uint32_t> outputs;
   std::vector<InstructionDesc> instructions;
+  // Per instruction, the source nodes it runs (empty when the program has no debug metadata).
+  std::vector<std::vector<SourceNode>> sources;
 };
 
 struct DelegateDesc {

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "univk/base/status.h"
+#include "univk/runtime/program_desc.h"
 #include "univk/tensor/attributes.h"
 #include "univk/tensor/dtype.h"
 #include "univk/tensor/shape.h"
@@ -59,11 +60,13 @@ class MethodBuilder {
   // A constant: `bytes` (copied) must be exactly numel * dtype_size bytes (checked by finish()).
   ValueId add_constant(DType dtype, Shape shape, std::span<const uint8_t> bytes);
 
-  // `delegate` is an index returned by ProgramBuilder::add_delegate.
-  void add_delegate_call(uint32_t delegate, std::vector<ValueId> inputs, std::vector<ValueId> outputs);
+  // `delegate` is an index returned by ProgramBuilder::add_delegate. `sources`: debug metadata,
+  // the source-model nodes the call runs (MethodDesc::sources).
+  void add_delegate_call(uint32_t delegate, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                         std::vector<SourceNode> sources = {});
   // `op` and attribute names follow univk::reference::run_op (PyTorch names).
-  void add_kernel_call(std::string op, Attributes attributes, std::vector<ValueId> inputs,
-                       std::vector<ValueId> outputs);
+  void add_kernel_call(std::string op, Attributes attributes, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                       std::vector<SourceNode> sources = {});
 
   void set_inputs(std::vector<ValueId> inputs);
   void set_outputs(std::vector<ValueId> outputs);
@@ -84,6 +87,7 @@ class MethodBuilder {
     Attributes attributes;
     std::vector<ValueId> inputs;
     std::vector<ValueId> outputs;
+    std::vector<SourceNode> sources;
   };
   std::string name_;
   std::vector<Value> values_;

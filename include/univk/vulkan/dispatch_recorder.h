@@ -12,7 +12,9 @@
 // the pending accesses are forgotten. Commands that touch disjoint bytes are not separated, so
 // independent dispatches can overlap on the GPU.
 //
-// Ownership: borrows the device and the command buffer; descriptor sets come from the pool each
+// Profiling: given a GpuTimer, every dispatch is recorded inside a timer span named by its label.
+//
+// Ownership: borrows the device, the command buffer and the timer; descriptor sets come from the pool each
 // dispatch names, which must outlive every execution of the command buffer, as must the
 // pipelines and buffers the dispatches use. Not thread-safe: one recorder per command buffer
 // being recorded, on one thread.
@@ -33,6 +35,7 @@
 namespace univk::vulkan {
 
 class Device;
+class GpuTimer;
 
 // True when the two ranges share at least one byte of one buffer.
 bool ranges_overlap(const BufferRange& a, const BufferRange& b);
@@ -89,7 +92,9 @@ struct RecordCounts {
 
 class DispatchRecorder {
  public:
-  DispatchRecorder(const Device& device, VkCommandBuffer cmd) : device_(device), cmd_(cmd) {}
+  // `timer` (may be null: no timestamps) must outlive every execution of the command buffer.
+  DispatchRecorder(const Device& device, VkCommandBuffer cmd, GpuTimer* timer = nullptr)
+      : device_(device), cmd_(cmd), timer_(timer) {}
 
   // Barrier when needed, descriptor sets (allocated from `pool`), pipeline, push constants,
   // vkCmdDispatch. Fails (and records nothing) when the group count exceeds the device's limits
@@ -109,6 +114,7 @@ class DispatchRecorder {
  private:
   const Device& device_;
   VkCommandBuffer cmd_;
+  GpuTimer* timer_;
   HazardTracker hazards_;
   RecordCounts counts_;
 };

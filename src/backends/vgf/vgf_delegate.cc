@@ -286,7 +286,7 @@ Status VgfDelegate::prepare_execute() {
   const std::vector<BufferRange> ranges = own_resource_ranges();
   auto recording = std::make_unique<Recording>();
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device_, own_cmd_));
-  vulkan::DispatchRecorder recorder(*device_, own_cmd_);
+  vulkan::DispatchRecorder recorder(*device_, own_cmd_, timer_);
   UNIVK_RETURN_IF_ERROR(record_work(recorder, ranges, *recording));
   UNIVK_RETURN_IF_ERROR(record_output_readback(recorder, ranges));
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device_, own_cmd_));
@@ -436,7 +436,7 @@ Status VgfDelegate::record(VkCommandBuffer cmd, std::span<const backend::DeviceT
   for (size_t i = 0; i < inputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(input_resources_[i], inputs[i], true));
   for (size_t i = 0; i < outputs.size(); ++i) UNIVK_RETURN_IF_ERROR(bind(output_resources_[i], outputs[i], false));
   auto recording = std::make_unique<Recording>();
-  vulkan::DispatchRecorder recorder(*device_, cmd);
+  vulkan::DispatchRecorder recorder(*device_, cmd, timer_);
   UNIVK_RETURN_IF_ERROR(record_work(recorder, ranges, *recording, copy_in, copy_out));
   recording->stats.dispatches = recorder.counts().dispatches + recording->native_dispatches;
   recording->stats.barriers = recorder.counts().barriers;

@@ -79,6 +79,7 @@ class VgfDelegate final : public backend::Delegate {
   backend::ExecuteStats stats() const override { return last_stats_; }
   // "native" (GRAPH segments as VK_ARM_data_graph pipelines) or "lowered", resolved at init.
   std::string_view graph_path() const override { return graph_path_name(graph_path_); }
+  void set_gpu_timer(vulkan::GpuTimer* timer) override { timer_ = timer; }
 
   // Labels of the lowered GRAPH segments' dispatches in dispatch order (tests, tools, logs).
   std::vector<std::string> dispatch_labels() const;
@@ -177,6 +178,7 @@ class VgfDelegate final : public backend::Delegate {
   std::vector<vulkan::Buffer> output_staging_;
   uint64_t last_submission_ = 0;
   backend::ExecuteStats last_stats_;
+  vulkan::GpuTimer* timer_ = nullptr;  // borrowed (set_gpu_timer)
 };
 
 }  // namespace univk::backends::vgf

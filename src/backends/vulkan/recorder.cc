@@ -51,8 +51,8 @@ uint32_t storage_descriptors_needed(const GraphPlan& plan) {
 Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd,
                                                 const GraphPlan& plan, const PipelineSet& pipelines,
                                                 univk::vulkan::DescriptorPool& pool, const BoundBuffers& buffers,
-                                                bool host_readback) {
-  univk::vulkan::DispatchRecorder recorder(device, cmd);
+                                                bool host_readback, univk::vulkan::GpuTimer* timer) {
+  univk::vulkan::DispatchRecorder recorder(device, cmd, timer);
   for (const PlannedDispatch& pd : plan.dispatches) {
     const Dispatch& d = pd.dispatch;
     const univk::vulkan::ComputePipeline* pipeline = pipelines.find(d);

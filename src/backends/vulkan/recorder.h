@@ -32,11 +32,12 @@ struct BoundBuffers {
 uint32_t descriptor_sets_needed(const GraphPlan& plan);
 uint32_t storage_descriptors_needed(const GraphPlan& plan);
 
+// `timer` (may be null): one span per dispatch (GpuTimer).
 // `host_readback`: end with a barrier making the output slots' writes visible to the host
 // (per_delegate). Fused recordings leave the last barrier to the method.
 Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& device, VkCommandBuffer cmd,
                                                 const GraphPlan& plan, const PipelineSet& pipelines,
                                                 univk::vulkan::DescriptorPool& pool, const BoundBuffers& buffers,
-                                                bool host_readback);
+                                                bool host_readback, univk::vulkan::GpuTimer* timer);
 
 }  // namespace univk::backends::vulkan

@@ -77,7 +77,7 @@ Status VulkanDelegate::record_own_command_buffer() {
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, command_pool_.allocate());
   UNIVK_RETURN_IF_ERROR(univk::vulkan::begin_command_buffer(dev, cmd));
   UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
-                         record_plan(dev, cmd, plan(), prepared_->pipelines, pool, bound, true));
+                         record_plan(dev, cmd, plan(), prepared_->pipelines, pool, bound, true, timer_));
   UNIVK_RETURN_IF_ERROR(univk::vulkan::end_command_buffer(dev, cmd));
   command_buffer_ = cmd;
   descriptor_pools_.push_back(std::move(pool));
@@ -138,7 +138,7 @@ Status VulkanDelegate::record(VkCommandBuffer cmd, std::span<const backend::Devi
   UNIVK_ASSIGN_OR_RETURN(univk::vulkan::DescriptorPool pool, make_descriptor_pool());
   BoundBuffers bound{in_ranges, out_ranges, whole(prepared_->constants), whole(arena_)};
   UNIVK_ASSIGN_OR_RETURN(univk::vulkan::RecordCounts counts,
-                         record_plan(*device_, cmd, plan(), prepared_->pipelines, pool, bound, false));
+                         record_plan(*device_, cmd, plan(), prepared_->pipelines, pool, bound, false, timer_));
   descriptor_pools_.push_back(std::move(pool));
   fused_stats_.dispatches = counts.dispatches;
   fused_stats_.barriers = counts.barriers;

@@ -47,6 +47,7 @@ class VulkanDelegate final : public backend::Delegate {
   Status record(VkCommandBuffer cmd, std::span<const backend::DeviceTensor> inputs,
                 std::span<const backend::DeviceTensor> outputs) override;
   backend::ExecuteStats stats() const override;
+  void set_gpu_timer(univk::vulkan::GpuTimer* timer) override { timer_ = timer; }
 
  private:
   explicit VulkanDelegate(univk::vulkan::DeviceLease device) : device_(std::move(device)) {}
@@ -67,6 +68,7 @@ class VulkanDelegate final : public backend::Delegate {
   backend::ExecuteStats per_delegate_stats_;
   backend::ExecuteStats fused_stats_;
   bool fused_ = false;
+  univk::vulkan::GpuTimer* timer_ = nullptr;  // borrowed (set_gpu_timer)
 };
 
 }  // namespace univk::backends::vulkan
