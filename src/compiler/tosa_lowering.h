@@ -34,6 +34,16 @@ inline constexpr int64_t kMaxInlineConstantElements = 16;
 
 using Layout = TensorLayout;
 
+// A PyTorch conv2d weight [OC, C/groups, KH, KW] as TOSA takes it, with the operator that
+// reads it: CONV2D's OHWI for groups == 1, DEPTHWISE_CONV2D's HWCM when each of the `ic` input
+// channels is its own group; Unsupported (naming `what`) for other groupings.
+struct TosaConvWeight {
+  HostTensor weight;
+  spirv::TosaOp op;
+};
+Result<TosaConvWeight> tosa_conv_weight(const HostTensor& oihw, int64_t groups, int64_t ic, int64_t oc, int64_t kh,
+                                        int64_t kw, const std::string& what);
+
 class TosaLowering {
  public:
   explicit TosaLowering(const Graph& graph) : graph_(graph) {}

@@ -60,6 +60,17 @@ std::vector<int64_t> in_layout(const std::vector<int64_t>& natural, Layout layou
 
 }  // namespace
 
+Result<TosaConvWeight> tosa_conv_weight(const HostTensor& oihw, int64_t groups, int64_t ic, int64_t oc, int64_t kh,
+                                        int64_t kw, const std::string& what) {
+  if (groups == 1) return TosaConvWeight{permute_tensor(oihw, {0, 2, 3, 1}), TosaOp::kConv2d};  // OIHW -> OHWI
+  if (groups == ic && oihw.shape()[1] == 1 && oc % ic == 0) {
+    // [C*M,1,KH,KW] -> [C,M,KH,KW] -> HWCM
+    UNIVK_ASSIGN_OR_RETURN(HostTensor w4, oihw.reshaped(Shape{ic, oc / ic, kh, kw}));
+    return TosaConvWeight{permute_tensor(w4, {2, 3, 0, 1}), TosaOp::kDepthwiseConv2d};
+  }
+  return unsupported(what + " with groups=" + std::to_string(groups) + " (only 1 or depthwise)");
+}
+
 Result<TosaLowering::TosaId> TosaLowering::operand(ValueId value, size_t rank, Layout layout) {
   const Value& v = graph_.value(value);
   if (v.shape.rank() == rank) return get(value, layout);
@@ -301,19 +312,9 @@ Status TosaLowering::lower_conv2d(const Node& node) {
   if (!cv.batched) return unsupported("conv2d on a rank-3 input");
   if (wv.kind != ValueKind::kConstant) return unsupported("conv2d with a weight that is not a constant");
   const int64_t groups = cv.groups, oc = cv.oc, kh = cv.kh, kw = cv.kw, ic = cv.c;
-  HostTensor weight;
-  TosaOp tosa_op;
-  if (groups == 1) {
-    weight = permute_tensor(*wv.constant, {0, 2, 3, 1});  // OIHW -> OHWI
-    tosa_op = TosaOp::kConv2d;
-  } else if (groups == ic && wv.shape[1] == 1 && oc % ic == 0) {
-    // [C*M,1,KH,KW] -> [C,M,KH,KW] -> HWCM
-    UNIVK_ASSIGN_OR_RETURN(HostTensor w4, wv.constant->reshaped(Shape{ic, oc / ic, kh, kw}));
-    weight = permute_tensor(w4, {2, 3, 0, 1});
-    tosa_op = TosaOp::kDepthwiseConv2d;
-  } else {
-    return unsupported("conv2d with groups=" + std::to_string(groups) + " (only 1 or depthwise)");
-  }
+  UNIVK_ASSIGN_OR_RETURN(TosaConvWeight tw, tosa_conv_weight(*wv.constant, groups, ic, oc, kh, kw, "conv2d"));
+  HostTensor weight = std::move(tw.weight);
+  const TosaOp tosa_op = tw.op;
   HostTensor bias(DType::kFloat32, Shape{oc});
   if (node.inputs.size() == 3) {
     const Value& bv = graph_.value(node.inputs[2]);

@@ -198,18 +198,9 @@ Status TosaLowering::lower_quantized_conv2d(const Node& node) {
   UNIVK_RETURN_IF_ERROR(require_dtype(wv, DType::kInt8, "weight"));
   UNIVK_ASSIGN_OR_RETURN(QuantParams in, quant_params(node.attrs, "input_"));
   const int64_t groups = cv.groups, oc = cv.oc, kh = cv.kh, kw = cv.kw, ic = cv.c;
-  HostTensor weight;
-  TosaOp tosa_op;
-  if (groups == 1) {
-    weight = permute_tensor(*wv.constant, {0, 2, 3, 1});
-    tosa_op = TosaOp::kConv2d;
-  } else if (groups == ic && wv.shape[1] == 1 && oc % ic == 0) {
-    UNIVK_ASSIGN_OR_RETURN(HostTensor w4, wv.constant->reshaped(Shape{ic, oc / ic, kh, kw}));
-    weight = permute_tensor(w4, {2, 3, 0, 1});
-    tosa_op = TosaOp::kDepthwiseConv2d;
-  } else {
-    return unsupported("quantized_conv2d with groups=" + std::to_string(groups) + " (only 1 or depthwise)");
-  }
+  UNIVK_ASSIGN_OR_RETURN(TosaConvWeight tw, tosa_conv_weight(*wv.constant, groups, ic, oc, kh, kw, "quantized_conv2d"));
+  HostTensor weight = std::move(tw.weight);
+  const TosaOp tosa_op = tw.op;
   HostTensor bias(DType::kInt32, Shape{oc});
   if (node.inputs.size() == 3) {
     const Value& bv = graph_.value(node.inputs[2]);

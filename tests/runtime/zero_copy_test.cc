@@ -17,6 +17,7 @@
 #include "univk/runtime/program.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/device.h"
+#include "example_chain.h"
 #include "univk_test.h"
 
 namespace univk::runtime {
@@ -24,36 +25,8 @@ namespace {
 
 const Shape kIn{1, 3, 8, 8}, kOut{1, 3, 4, 4};
 
-// x -> avg_pool2d(2) -> sigmoid -> s*s + 0.25
-compiler::Graph example_graph() {
-  compiler::Graph g;
-  const compiler::ValueId x = g.add_input("x", DType::kFloat32, kIn).value();
-  Attributes pool;
-  pool.set("kernel_size", std::vector<int64_t>{2, 2});
-  compiler::ValueId v = g.add_node_inferred("avg_pool2d", "avg_pool2d", pool, {x}).value();
-  const compiler::ValueId s = g.add_node_inferred("sigmoid", "sigmoid", {}, {v}).value();
-  v = g.add_node_inferred("mul", "mul", {}, {s, s}).value();
-  Attributes add;
-  add.set("other", 0.25);
-  v = g.add_node_inferred("add", "add", add, {v}).value();
-  EXPECT_TRUE(g.add_output(v).ok());
-  return g;
-}
-
-HostTensor reference_output(const HostTensor& x) {
-  Attributes pool;
-  pool.set("kernel_size", std::vector<int64_t>{2, 2});
-  pool.set("stride", std::vector<int64_t>{2, 2});
-  auto run = [](const char* op, const Attributes& a, std::vector<HostTensor> in) {
-    auto out = reference::run_op(op, a, in);
-    EXPECT_TRUE(out.ok()) << op << ": " << out.status().to_string();
-    return out.ok() ? (*out)[0] : HostTensor();
-  };
-  const HostTensor s = run("sigmoid", {}, {run("avg_pool2d", pool, {x})});
-  Attributes add;
-  add.set("other", 0.25);
-  return run("add", add, {run("mul", {}, {s, s})});
-}
+compiler::Graph example_graph() { return testing::example_chain_graph(kIn); }
+HostTensor reference_output(const HostTensor& x) { return testing::example_chain_reference(x); }
 
 enum class Partition { kVgfVulkanVgf, kVulkanOnly, kVgfOnly };
 

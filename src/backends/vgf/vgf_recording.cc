@@ -8,6 +8,7 @@
 #include "shader_library.h"
 #include "shader_variants.h"
 #include "univk/vulkan/device.h"
+#include "univk/vulkan/gpu_timer.h"
 #include "univk/vulkan/pipeline_cache.h"
 #include "vgf_delegate.h"
 
@@ -262,7 +263,16 @@ Status VgfDelegate::record_native_segment(vulkan::DispatchRecorder& recorder, si
   }
   UNIVK_ASSIGN_OR_RETURN(std::unique_ptr<NativeGraphBinding> bound, native.bind(ranges));
   recorder.before_command(accesses);
+  // The data-graph dispatch bypasses the recorder's dispatch(), so it opens its own profiling
+  // span, named as dispatch_labels() names it.
+  uint32_t span = 0;
+  if (timer_ != nullptr) {
+    UNIVK_ASSIGN_OR_RETURN(span, timer_->begin(recorder.command_buffer(), "DATA_GRAPH"));
+  }
   native.record(recorder.command_buffer(), *bound);
+  if (timer_ != nullptr) {
+    UNIVK_RETURN_IF_ERROR(timer_->end(recorder.command_buffer(), span).status());
+  }
   recording.native_bindings.push_back(std::move(bound));
   ++recording.native_dispatches;
   return ok_status();

@@ -280,12 +280,29 @@ HostTensor run_example(bool vgf_first, const std::string& path, runtime::Executi
   options.mode = mode;
   options.config = emulation_config();
   options.backend_options["VgfBackend"] = {{"vgf_graph_path", path}};
+  options.profile = true;
   auto method = (*program)->load_method("forward", options);
   UNIVK_EXPECT_OK(method);
   if (!method.ok()) return HostTensor();
   EXPECT_EQ((*method)->mode(), mode);
   auto out = (*method)->execute(std::span<const HostTensor>(&in, 1));
   UNIVK_EXPECT_OK(out);
+  // The profile times every dispatch on the GPU, the data-graph ones included: one per
+  // VgfBackend call natively (one GRAPH segment each), and each delegate call has a GPU event.
+  auto profile = (*method)->profile();
+  UNIVK_EXPECT_OK(profile);
+  if (profile.ok()) {
+    int data_graph = 0, gpu_delegates = 0;
+    for (const runtime::ProfileEvent* e : profile->of_kind(runtime::ProfileKind::kDispatch)) {
+      EXPECT_EQ(e->track, runtime::ProfileTrack::kGpu);
+      if (e->name == "DATA_GRAPH") ++data_graph;
+    }
+    for (const runtime::ProfileEvent* e : profile->of_kind(runtime::ProfileKind::kDelegate)) {
+      if (e->track == runtime::ProfileTrack::kGpu) ++gpu_delegates;
+    }
+    EXPECT_EQ(data_graph, path == "native" ? 2 : 0) << profile->table();
+    EXPECT_EQ(gpu_delegates, 3) << profile->table();
+  }
   const auto calls = (*method)->delegate_calls();
   EXPECT_EQ(calls.size(), 3u);
   for (const auto& call : calls) {
