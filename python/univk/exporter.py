@@ -421,7 +421,8 @@ def capture_with_locations(module, example_inputs):
         ctx = _Context(module, {}, [])
         structure = quantized.capture(ctx, module, example_inputs)
         _warn_limits(ctx)
-        return _build_graph(ctx), structure
+        # quantize_fx's graph carries no module or source positions: no locations to record.
+        return _build_graph(ctx), structure, {}
     gm, lifted, input_names = _trace(module, example_inputs)
     ctx = _Context(module, lifted, input_names)
     for node in gm.graph.nodes:
