@@ -253,14 +253,21 @@ NativeGraph::~NativeGraph() {
 }
 
 Result<std::unique_ptr<NativeGraphBinding>> NativeGraph::bind(std::span<const vulkan::BufferRange> ranges) const {
-  if (ranges.size() != bindings_.size()) return internal_error(label_ + ": wrong number of tensor ranges");
+  auto bound = bind_tensors(ranges);
+  if (!bound.ok()) return bound.status().with_context(label_);
+  return bound;
+}
+
+Result<std::unique_ptr<NativeGraphBinding>> NativeGraph::bind_tensors(
+    std::span<const vulkan::BufferRange> ranges) const {
+  if (ranges.size() != bindings_.size()) return internal_error("wrong number of tensor ranges");
   const VkDevice dev = device_->handle();
   std::unique_ptr<NativeGraphBinding> bound(new NativeGraphBinding());
   bound->device_ = device_;
   bound->arm_ = arm_;
   for (size_t i = 0; i < bindings_.size(); ++i) {
     const vulkan::BufferRange& range = ranges[i];
-    const std::string where = label_ + ": resource " + std::to_string(bindings_[i].resource);
+    const std::string where = "resource " + std::to_string(bindings_[i].resource);
     const arm::TensorDescription description = describe(shapes_[i], formats_[i]);
     arm::TensorCreateInfo info;
     info.pDescription = &description;

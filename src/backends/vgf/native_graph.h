@@ -65,7 +65,8 @@ class NativeGraph {
 
   const std::vector<NativeBinding>& bindings() const { return bindings_; }
   // Tensors over `ranges[i]` for bindings()[i] (each range's memory must be set) and their
-  // descriptor sets. Unsupported when a range's offset misses the tensor's memory alignment.
+  // descriptor sets. Unsupported when a range does not suit the tensor (check_tensor_memory);
+  // errors name the pipeline and resource.
   Result<std::unique_ptr<NativeGraphBinding>> bind(std::span<const vulkan::BufferRange> ranges) const;
   void record(VkCommandBuffer cmd, const NativeGraphBinding& binding) const;
 
@@ -73,6 +74,7 @@ class NativeGraph {
   NativeGraph() = default;
   Status create_pipeline(const univk::vgf::VgfFile& file, size_t segment_index, const spirv::TosaGraph& graph);
   Status create_session();
+  Result<std::unique_ptr<NativeGraphBinding>> bind_tensors(std::span<const vulkan::BufferRange> ranges) const;
 
   vulkan::DeviceLease device_;
   vulkan::DataGraphDispatch arm_;
