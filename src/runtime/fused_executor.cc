@@ -67,7 +67,8 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io, std::span<c
     const std::string what = std::string(binding.output ? "output " : "input ") + std::to_string(binding.index);
     auto buffer = vulkan::Buffer::import_host(device_, binding.data, binding.bytes);
     if (!buffer.ok()) return buffer.status().with_context("host memory for " + what);
-    locations_[v].range = {buffer->handle(), 0, device_size(method.values[v].info), buffer->memory()};
+    locations_[v].range = {buffer->handle(), 0, device_size(method.values[v].info), buffer->memory(),
+                           buffer->memory_type()};
     locations_[v].host = buffer->mapped();
     locations_[v].path = IoPath::kImported;
     imported[v] = true;
@@ -129,7 +130,7 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io, std::span<c
     loc.path = IoPath::kStaged;
     loc.staging = {host.handle(), 0, size};
     loc.host = host.mapped();
-    loc.range = {local.handle(), 0, size, local.memory()};
+    loc.range = {local.handle(), 0, size, local.memory(), local.memory_type()};
     buffers_.push_back(std::move(host));
     buffers_.push_back(std::move(local));
     staging_ = true;
@@ -169,7 +170,8 @@ Status FusedExecutor::allocate(const MethodDesc& method, FusedIo io, std::span<c
     const vulkan::ArenaPlan plan = vulkan::plan_arena(requests, alignment);
     UNIVK_ASSIGN_OR_RETURN(auto arena, vulkan::Buffer::create(device_, plan.total, vulkan::MemoryKind::kDeviceLocal));
     for (size_t i = 0; i < arena_values.size(); ++i) {
-      locations_[arena_values[i]].range = {arena.handle(), plan.offsets[i], requests[i].size, arena.memory()};
+      locations_[arena_values[i]].range = {arena.handle(), plan.offsets[i], requests[i].size, arena.memory(),
+                                           arena.memory_type()};
     }
     arena_bytes_ = plan.total;
     buffers_.push_back(std::move(arena));

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "fault_injection.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/queue.h"
 
@@ -29,6 +30,7 @@ Result<DataGraphDispatch> DataGraphDispatch::load(const Device& device) {
   load(d.vkDestroyDataGraphPipelineSessionARM, "vkDestroyDataGraphPipelineSessionARM");
   load(d.vkCmdDispatchDataGraphARM, "vkCmdDispatchDataGraphARM");
   if (!missing.empty()) return unsupported("vkGetDeviceProcAddr returned no " + missing);
+  fault_injection::instrument(d);
   return d;
 }
 

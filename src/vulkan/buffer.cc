@@ -52,6 +52,7 @@ Result<Buffer> Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     return vk_status(r, "vkAllocateMemory").with_context("Buffer::create (" + std::to_string(size) + " bytes)");
   }
   device->note_allocation(1, static_cast<int64_t>(req.size));
+  buffer.memory_type_ = *type;
   buffer.allocated_bytes_ = req.size;
   UNIVK_VK_RETURN_IF_ERROR(vk.vkBindBufferMemory(device->handle(), buffer.buffer_, buffer.memory_, 0));
   if (kind != MemoryKind::kDeviceLocal) {
@@ -63,7 +64,7 @@ Result<Buffer> Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   return buffer;
 }
 
-BufferRange Buffer::range() const { return {buffer_, 0, size_, memory_}; }
+BufferRange Buffer::range() const { return {buffer_, 0, size_, memory_, memory_type_}; }
 
 Result<VkDeviceSize> host_import_alignment(const Device& device) {
   const PFN_vkGetPhysicalDeviceProperties2 properties2 = device.instance_object()->vk().vkGetPhysicalDeviceProperties2;
@@ -138,6 +139,7 @@ Result<Buffer> Buffer::import_host(std::shared_ptr<Device> device, void* host, V
     return vk_status(r, "vkAllocateMemory").with_context("Buffer::import_host (" + std::to_string(size) + " bytes)");
   }
   device->note_allocation(1, static_cast<int64_t>(size));
+  buffer.memory_type_ = type;
   buffer.allocated_bytes_ = size;
   UNIVK_VK_RETURN_IF_ERROR(vk.vkBindBufferMemory(device->handle(), buffer.buffer_, buffer.memory_, 0));
   buffer.host_coherent_ = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
@@ -184,6 +186,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
   device_ = std::move(other.device_);
   buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
   memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
+  memory_type_ = std::exchange(other.memory_type_, kUnknownMemoryType);
   size_ = std::exchange(other.size_, 0);
   mapped_ = std::exchange(other.mapped_, nullptr);
   device_local_ = std::exchange(other.device_local_, false);

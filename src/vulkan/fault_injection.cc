@@ -138,6 +138,14 @@ void wrap(Table& table, const char* name) {
   X(vkEnumeratePhysicalDevices)            \
   X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkCreateDebugUtilsMessengerEXT)
 
+// The DataGraphDispatch members (VK_ARM_tensors, VK_ARM_data_graph) that return a VkResult.
+// clang-format off
+#define UNIVK_DATA_GRAPH_RESULT_FUNCTIONS(X)                                                                 \
+  X(vkCreateTensorARM) X(vkCreateTensorViewARM) X(vkBindTensorMemoryARM) X(vkCreateDataGraphPipelinesARM) \
+  X(vkCreateDataGraphPipelineSessionARM) X(vkGetDataGraphPipelineSessionBindPointRequirementsARM)         \
+  X(vkBindDataGraphPipelineSessionMemoryARM)
+// clang-format on
+
 void count_instrumented(bool ok) { (ok ? g_instrumented : g_mismatched).fetch_add(1, std::memory_order_relaxed); }
 
 }  // namespace
@@ -165,6 +173,20 @@ void instrument(InstanceDispatch& table) {
   if (ok) {
 #define UNIVK_WRAP_MEMBER(fn) wrap<&InstanceDispatch::fn>(table, #fn);
     UNIVK_INSTANCE_RESULT_FUNCTIONS(UNIVK_WRAP_MEMBER)
+#undef UNIVK_WRAP_MEMBER
+  }
+  count_instrumented(ok);
+}
+
+void instrument(DataGraphDispatch& table) {
+  if (!g_instrument.load(std::memory_order_acquire)) return;
+  bool ok = true;
+#define UNIVK_CHECK_MEMBER(fn) ok = ok && compatible<&DataGraphDispatch::fn>(table);
+  UNIVK_DATA_GRAPH_RESULT_FUNCTIONS(UNIVK_CHECK_MEMBER)
+#undef UNIVK_CHECK_MEMBER
+  if (ok) {
+#define UNIVK_WRAP_MEMBER(fn) wrap<&DataGraphDispatch::fn>(table, #fn);
+    UNIVK_DATA_GRAPH_RESULT_FUNCTIONS(UNIVK_WRAP_MEMBER)
 #undef UNIVK_WRAP_MEMBER
   }
   count_instrumented(ok);

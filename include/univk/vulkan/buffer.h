@@ -14,6 +14,9 @@ namespace univk::vulkan {
 
 class Device;
 
+// BufferRange::memory_type when the maker did not say.
+inline constexpr uint32_t kUnknownMemoryType = UINT32_MAX;
+
 // A range of a buffer (a planned slice of an arena, or a whole buffer). Borrowed handle.
 struct BufferRange {
   VkBuffer buffer = VK_NULL_HANDLE;
@@ -23,6 +26,9 @@ struct BufferRange {
   // bytes are memory bytes [offset, offset + size): what a VK_ARM_tensors tensor aliasing the
   // range binds. VK_NULL_HANDLE where the maker did not say (tensors cannot alias it then).
   VkDeviceMemory memory = VK_NULL_HANDLE;
+  // The memory type index of `memory` (a tensor may alias it only if its memoryTypeBits has it);
+  // kUnknownMemoryType where the maker did not say.
+  uint32_t memory_type = kUnknownMemoryType;
 };
 
 enum class MemoryKind {
@@ -56,7 +62,8 @@ class Buffer {
   ~Buffer();
 
   VkBuffer handle() const { return buffer_; }
-  VkDeviceMemory memory() const { return memory_; }  // bound at offset 0
+  VkDeviceMemory memory() const { return memory_; }      // bound at offset 0
+  uint32_t memory_type() const { return memory_type_; }  // the index memory() was allocated with
   // The whole buffer as a range (with its memory).
   BufferRange range() const;
   VkDeviceSize size() const { return size_; }
@@ -79,6 +86,7 @@ class Buffer {
   std::shared_ptr<Device> device_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  uint32_t memory_type_ = kUnknownMemoryType;
   VkDeviceSize size_ = 0;
   void* mapped_ = nullptr;
   bool device_local_ = false;

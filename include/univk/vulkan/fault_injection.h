@@ -3,8 +3,9 @@
 // Status (no crash, abort or leak) and leaves the device usable.
 //
 // How it works: while instrumentation is on, each Device (and Instance) created replaces the
-// entries of its own dispatch table (VolkDeviceTable / InstanceDispatch) for every function that
-// returns a VkResult with a counting trampoline that forwards to the real function. Tables of
+// entries of its own dispatch table (VolkDeviceTable / InstanceDispatch, and each
+// DataGraphDispatch loaded: the VK_ARM_tensors / VK_ARM_data_graph entry points) for every
+// function that returns a VkResult with a counting trampoline that forwards to the real function. Tables of
 // devices created while instrumentation is off are never touched, so normal runs pay nothing.
 // Only calls that return a VkResult are counted (the others cannot fail).
 //

@@ -1,6 +1,7 @@
 #include "native_graph.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -25,6 +26,24 @@ arm::TensorDescription describe(const std::vector<int64_t>& shape, VkFormat form
 }
 
 }  // namespace
+
+Status check_tensor_memory(const VkMemoryRequirements& req, const vulkan::BufferRange& range, const std::string& what) {
+  if (range.memory == VK_NULL_HANDLE || range.memory_type == vulkan::kUnknownMemoryType)
+    return internal_error(what + ": its buffer range does not say which device memory (and memory type) backs it");
+  if (range.memory_type >= 32 || ((req.memoryTypeBits >> range.memory_type) & 1u) == 0) {
+    char bits[16];
+    std::snprintf(bits, sizeof(bits), "0x%x", req.memoryTypeBits);
+    return unsupported(what + " lives in memory type " + std::to_string(range.memory_type) +
+                       ", which the tensor cannot be bound to (its memoryTypeBits are " + bits + ")");
+  }
+  if (req.alignment > 1 && range.offset % req.alignment != 0)
+    return unsupported(what + " starts at byte " + std::to_string(range.offset) +
+                       " of its memory; the tensor needs an alignment of " + std::to_string(req.alignment));
+  if (req.size > range.size)
+    return unsupported(what + ": the tensor needs " + std::to_string(req.size) + " bytes, its buffer range holds " +
+                       std::to_string(range.size));
+  return ok_status();
+}
 
 Result<std::unique_ptr<NativeGraph>> NativeGraph::create(vulkan::DeviceLease device,
                                                          const vulkan::DataGraphDispatch& arm,
@@ -242,7 +261,6 @@ Result<std::unique_ptr<NativeGraphBinding>> NativeGraph::bind(std::span<const vu
   for (size_t i = 0; i < bindings_.size(); ++i) {
     const vulkan::BufferRange& range = ranges[i];
     const std::string where = label_ + ": resource " + std::to_string(bindings_[i].resource);
-    if (range.memory == VK_NULL_HANDLE) return internal_error(where + " has no device memory to alias");
     const arm::TensorDescription description = describe(shapes_[i], formats_[i]);
     arm::TensorCreateInfo info;
     info.pDescription = &description;
@@ -254,16 +272,7 @@ Result<std::unique_ptr<NativeGraphBinding>> NativeGraph::bind(std::span<const vu
     VkMemoryRequirements2 requirements{};
     requirements.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2;
     arm_.vkGetTensorMemoryRequirementsARM(dev, &requirements_info, &requirements);
-    const VkMemoryRequirements& req = requirements.memoryRequirements;
-    if (req.alignment > 1 && range.offset % req.alignment != 0)
-      return unsupported(where + " starts at byte " + std::to_string(range.offset) +
-                         " of its memory; the tensor needs an alignment of " + std::to_string(req.alignment));
-    // Not checked: that the range's memory type is among req.memoryTypeBits (BufferRange does
-    // not carry the type). Under Arm's emulation layer every buffer memory type backs tensors;
-    // a driver with tensor-only memory types would need the type here (docs/VGF_BACKEND.md).
-    if (req.size > range.size)
-      return unsupported(where + ": the tensor needs " + std::to_string(req.size) + " bytes, its buffer range holds " +
-                         std::to_string(range.size));
+    UNIVK_RETURN_IF_ERROR(check_tensor_memory(requirements.memoryRequirements, range, where));
     arm::BindTensorMemoryInfo bind;
     bind.tensor = tensor;
     bind.memory = range.memory;

@@ -46,6 +46,12 @@ struct NativeBinding {
 
 class NativeGraphBinding;
 
+// Whether a tensor with memory requirements `req` may alias `range`'s memory at the range's
+// offset: the memory is set, its type is among req.memoryTypeBits, the offset meets
+// req.alignment and the range holds req.size bytes. Unsupported naming `what` and the numbers
+// otherwise (Internal when the range does not say its memory or memory type). Pure.
+Status check_tensor_memory(const VkMemoryRequirements& req, const vulkan::BufferRange& range, const std::string& what);
+
 class NativeGraph {
  public:
   // InvalidArgument for a module/resource-table mismatch or a missing graph constant (naming

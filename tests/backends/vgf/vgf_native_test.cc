@@ -11,6 +11,7 @@
 #include "example_vgfs.h"
 #include "external_data.h"
 #include "backends/vgf/graph_path.h"
+#include "backends/vgf/native_graph.h"
 #include "backends/vgf/requirements.h"
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/runtime/program.h"
@@ -233,6 +234,60 @@ TEST(VgfNative, MissingGraphConstantIsAnError) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument) << loaded.status().to_string();
   EXPECT_NE(loaded.status().message().find("graph constant 1"), std::string::npos) << loaded.status().to_string();
+}
+
+// What a tensor aliasing a buffer range must find there (pure): a memory type the tensor takes,
+// an aligned offset, enough bytes; each refusal names the resource and the numbers.
+TEST(VgfNativeMemory, AliasedTensorMemoryIsCheckedAgainstTheTensorsRequirements) {
+  VkMemoryRequirements req{};
+  req.size = 96;
+  req.alignment = 64;
+  req.memoryTypeBits = 0b0110;
+  vulkan::BufferRange range;
+  range.buffer = reinterpret_cast<VkBuffer>(uintptr_t{1});
+  range.memory = reinterpret_cast<VkDeviceMemory>(uintptr_t{1});
+  range.memory_type = 2;
+  range.offset = 128;
+  range.size = 96;
+  UNIVK_EXPECT_OK(vgf::check_tensor_memory(req, range, "resource 3"));
+
+  auto refused = [&](vulkan::BufferRange r, StatusCode code, std::vector<std::string> words) {
+    const Status s = vgf::check_tensor_memory(req, r, "resource 3");
+    EXPECT_EQ(s.code(), code) << s.to_string();
+    for (const auto& w : words) EXPECT_NE(s.message().find(w), std::string::npos) << w << " in " << s.to_string();
+  };
+  vulkan::BufferRange wrong_type = range;
+  wrong_type.memory_type = 0;
+  refused(wrong_type, StatusCode::kUnsupported, {"resource 3", "memory type 0", "memoryTypeBits are 0x6"});
+  wrong_type.memory_type = 40;  // beyond the 32 bits
+  refused(wrong_type, StatusCode::kUnsupported, {"memory type 40"});
+  vulkan::BufferRange misaligned = range;
+  misaligned.offset = 80;
+  refused(misaligned, StatusCode::kUnsupported, {"resource 3", "byte 80", "alignment of 64"});
+  vulkan::BufferRange small = range;
+  small.size = 95;
+  refused(small, StatusCode::kUnsupported, {"resource 3", "needs 96 bytes", "holds 95"});
+  vulkan::BufferRange unknown = range;
+  unknown.memory_type = vulkan::kUnknownMemoryType;
+  refused(unknown, StatusCode::kInternal, {"resource 3", "memory type"});
+  unknown = range;
+  unknown.memory = VK_NULL_HANDLE;
+  refused(unknown, StatusCode::kInternal, {"resource 3"});
+}
+
+// Buffers say which memory type they were allocated from, and their ranges carry it (what the
+// native path checks tensors against).
+TEST(VgfNativeMemory, BufferRangesCarryTheirMemoryType) {
+  REQUIRE_EMULATION_LAYER();
+  auto device = DeviceCache::get().device_for(native_graph_requirements(), emulation_config());
+  UNIVK_ASSERT_OK(device);
+  for (auto kind : {vulkan::MemoryKind::kDeviceLocal, vulkan::MemoryKind::kHostVisible}) {
+    auto buffer = vulkan::Buffer::create(*device, 256, kind);
+    UNIVK_ASSERT_OK(buffer);
+    EXPECT_LT(buffer->memory_type(), (*device)->memory_properties().memoryTypeCount);
+    EXPECT_EQ(buffer->range().memory_type, buffer->memory_type());
+    EXPECT_EQ(buffer->range().memory, buffer->memory());
+  }
 }
 
 std::vector<uint8_t> sigmoid_graph(Shape shape) {

@@ -127,6 +127,48 @@ TEST(VgfSegments, ComputeSegmentRunsTheModuleShader) {
   EXPECT_EQ(loaded->delegate->stats().dispatches, 1u);
 }
 
+// A GRAPH segment then a COMPUTE segment through an intermediate, y = 2 x^2 + 1. On the native
+// path (vgf_backend_segments_native) the graph runs as a data-graph pipeline and the COMPUTE
+// segment as a compute pipeline of the same delegate, on its one device and command buffer.
+TEST(VgfSegments, GraphSegmentThenComputeSegment) {
+  vgf::VgfFile model;
+  model.resources = {tensor_resource(vgf::ResourceCategory::kInput), tensor_resource(vgf::ResourceCategory::kOutput),
+                     tensor_resource(vgf::ResourceCategory::kIntermediate)};
+  add_graph_segment(model, true, 0, 0, 1, 2);
+  vgf::Module m;
+  m.type = vgf::ModuleType::kCompute;
+  m.name = "double_plus_one";
+  m.entry_point = "main";
+  const auto spv = shaders::double_plus_one_spv();
+  m.set_spirv(std::vector<uint32_t>(spv.begin(), spv.end()));
+  vgf::Segment seg;
+  seg.type = vgf::ModuleType::kCompute;
+  seg.name = "compute";
+  seg.module_index = static_cast<uint32_t>(model.modules.size());
+  seg.set_infos.push_back({0u, {{0, 2}, {1, 1}}});
+  seg.inputs = {{0, 2}};
+  seg.outputs = {{1, 1}};
+  const Shape shape(kType.shape);
+  seg.dispatch_shape = {static_cast<uint32_t>(shape.numel() / 4), 1, 1};
+  model.modules.push_back(m);
+  model.segments.push_back(seg);
+  model.inputs = {{0, 0}};
+  model.outputs = {{1, 1}};
+  auto loaded = load(model);
+  UNIVK_ASSERT_OK(loaded);
+  EXPECT_EQ(loaded->delegate->graph_path(), test_graph_path() == "native" ? "native" : "lowered");
+  HostTensor in = random_tensor(DType::kFloat32, shape, 33);
+  HostTensor want = in;
+  for (float& v : want.data<float>()) v = 2.f * (v * v) + 1.f;
+  for (int run = 0; run < 2; ++run) {
+    auto out = loaded->delegate->execute(std::span<const HostTensor>(&in, 1));
+    UNIVK_ASSERT_OK(out);
+    EXPECT_TRUE(tensors_close((*out)[0], want, {1e-6f, 1e-6f})) << "graph then compute";
+  }
+  EXPECT_EQ(loaded->delegate->stats().dispatches, 2u);  // one graph (data graph or fused kernel), one compute
+  EXPECT_EQ(loaded->delegate->stats().submissions, 1u);
+}
+
 TEST(VgfSegments, MalformedPayloadsFailAtInitWithoutCrashing) {
   vgf::VgfFile model;
   model.resources = {tensor_resource(vgf::ResourceCategory::kInput), tensor_resource(vgf::ResourceCategory::kOutput),
