@@ -124,6 +124,46 @@ def _dropout(ctx, node, a):
     return ctx.alias(a["input"])
 
 
+def _scaled_dot_product_attention(ctx, node, a):
+    """softmax(query @ key^T * scale + mask) @ value, PyTorch's math definition: the causal mask
+    and a boolean mask become additive -inf constants (a boolean mask must be a constant; a float
+    mask is added as it is)."""
+    if a.get("dropout_p", 0.0) != 0.0:
+        raise ExportError(f"node '{node.name}': scaled_dot_product_attention with dropout_p > 0 (training)")
+    if a.get("enable_gqa"):
+        raise ExportError(f"node '{node.name}': scaled_dot_product_attention with enable_gqa is not supported")
+    query, key, value = (ctx.tensor(a[k]) for k in ("query", "key", "value"))
+    q_shape, k_shape = list(ctx.shape(query)), list(ctx.shape(key))
+    if len(q_shape) < 2 or len(k_shape) != len(q_shape):
+        raise ExportError(f"node '{node.name}': scaled_dot_product_attention needs query and key of equal rank >= 2")
+    length, source = q_shape[-2], k_shape[-2]
+    scores_shape = q_shape[:-1] + [source]
+    scale = a.get("scale")
+    scale = 1.0 / float(q_shape[-1]) ** 0.5 if scale is None else float(scale)
+    key_t = ctx.emit_internal(node, "transpose", {"dim0": len(k_shape) - 2, "dim1": len(k_shape) - 1}, [key],
+                              k_shape[:-2] + [k_shape[-1], source])
+    scores = ctx.emit_internal(node, "matmul", {}, [query, key_t], scores_shape)
+    scores = ctx.emit_internal(node, "mul", {"other": scale}, [scores], scores_shape)
+    masks = []
+    if a.get("is_causal"):
+        masks.append(torch.ones(length, source, dtype=torch.bool).tril())
+    mask = a.get("attn_mask")
+    if mask is not None:
+        constant = ctx.constant_tensor(mask)
+        if constant is not None:
+            masks.append(constant)
+        elif ctx.node_meta(mask)[1] == torch.bool:
+            raise ExportError(f"node '{node.name}': a boolean attn_mask computed by the model is not supported "
+                              "(pass a constant mask, a float mask or is_causal=True)")
+        else:
+            scores = ctx.emit_internal(node, "add", {}, [scores, ctx.tensor(mask)], scores_shape)
+    for m in masks:
+        additive = torch.zeros(m.shape).masked_fill(~m, float("-inf")) if m.dtype == torch.bool else m.float()
+        scores = ctx.emit_internal(node, "add", {}, [scores, ctx.tensor(additive)], scores_shape)
+    weights = ctx.emit_internal(node, "softmax", {"dim": len(scores_shape) - 1}, [scores], scores_shape)
+    return ctx.emit(node, "matmul", {}, [weights, value])
+
+
 def _native_batch_norm(ctx, node, a):
     if a["training"]:
         raise ExportError(f"node '{node.name}': batch_norm in training mode (call module.eval())")
@@ -381,6 +421,7 @@ ATEN.update({
     "_softmax": _softmax("softmax"), "softmax": _softmax("softmax"),
     "_log_softmax": _softmax("log_softmax"), "log_softmax": _softmax("log_softmax"),
     "layer_norm": _call("layer_norm", ["input", "normalized_shape", "weight", "bias", "eps"]),
+    "scaled_dot_product_attention": _scaled_dot_product_attention,
     "native_batch_norm": _native_batch_norm, "native_layer_norm": _native_layer_norm,
     "_reshape_alias": _reshape, "expand": _expand, "repeat": _repeat,
     "zeros_like": _constant_like(value=0), "ones_like": _constant_like(value=1),
@@ -430,9 +471,19 @@ def _first_result(vid):
 
 
 def is_random(node):
-    """True for operators that draw random numbers (dropout in training mode)."""
-    return node.op == "call_function" and is_aten(node.target) and \
-        torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+    """True for operators that draw random numbers: those PyTorch tags as seeded, unless the call
+    turns the randomness off (train=False, as an eval-mode LSTM or dropout passes, or a dropout
+    probability of 0, as scaled_dot_product_attention gets in eval mode)."""
+    if not (node.op == "call_function" and is_aten(node.target) and
+            torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())):
+        return False
+    _, bound = bind_schema(node)
+    for arg in node.target._schema.arguments:  # arguments left at their defaults count too
+        if arg.name not in bound and arg.has_default_value():
+            bound[arg.name] = arg.default_value
+    if bound.get("train", bound.get("training")) is False:
+        return False
+    return not any(k in bound and bound[k] == 0 for k in ("dropout_p", "dropout", "p"))
 
 
 def is_getitem(node):

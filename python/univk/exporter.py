@@ -154,6 +154,17 @@ class _Context:
             return self.constants[key][1]
         raise ExportError(f"expected a tensor, got {type(arg).__name__}")
 
+    def constant_tensor(self, arg):
+        """The value of a tensor known at export (a tensor object, or a graph constant such as a
+        lifted buffer) as a torch tensor; None for a tensor the model computes."""
+        if isinstance(arg, torch.Tensor):
+            return arg.detach().cpu()
+        if isinstance(arg, torch.fx.Node) and self.env.get(arg, (None,))[0] == "tensor":
+            value = self.values[self.env[arg][1]]
+            if value.kind == "constant":
+                return torch.from_numpy(np.array(value.data))
+        return None
+
     # -- node emission -----------------------------------------------------------------------
     def emit(self, node, op, attrs, inputs):
         shape, dtype = self.node_meta(node)
@@ -374,6 +385,18 @@ def _input_names(module, count):
     return names[:count] if len(names) >= count else []
 
 
+def _recurrent_decompositions():
+    """For torch.export's run_decompositions: torch.export keeps recurrent layers as one ATen
+    operator each (aten.lstm.input, ...), which make_fx on PyTorch 1.13 records as their cells'
+    arithmetic; PyTorch's own decompositions give that arithmetic here too. (run_decompositions
+    also turns export's training IR into the inference IR: eval-mode dropout disappears, batch
+    norm becomes _native_batch_norm_legit_no_training.)"""
+    import torch._decomp
+    overloads = [getattr(torch.ops.aten, name).input for name in ("lstm", "gru", "rnn_tanh", "rnn_relu")
+                 if hasattr(getattr(torch.ops.aten, name, None), "input")]
+    return torch._decomp.get_decompositions(overloads)
+
+
 def _trace(module, example_inputs):
     """(graph module with shapes in node.meta, {placeholder name: (qualified name, lifted tensor)},
     names of the inputs or [] to keep the graph's)."""
@@ -381,7 +404,7 @@ def _trace(module, example_inputs):
     if export is not None:
         try:
             with aten_trace.composite_path(module):
-                program = export(module, example_inputs)
+                program = export(module, example_inputs).run_decompositions(_recurrent_decompositions())
         except Exception as e:
             raise _capture_error("torch.export", module, e) from e
         tensors = dict(program.state_dict)

@@ -115,7 +115,7 @@ class SegmentationOut(nn.Module):
 
 
 class ZooTest(unittest.TestCase):
-    def check(self, name, model, inputs, delegate_calls=None):
+    def check(self, name, model, inputs, delegate_calls=None, atol=ATOL):
         with torch.no_grad():
             expected = model(*inputs)
         self.assertGreater(float(expected.abs().max()), 0.1)  # outputs of a meaningful size
@@ -135,7 +135,7 @@ class ZooTest(unittest.TestCase):
                 self.assertTrue(all(not i["on_cpu"] for i in method.instructions))
                 if delegate_calls is not None and partition == BOTH_ORDERS[0]:
                     self.assertEqual(len(backends), delegate_calls, program.summary())
-                np.testing.assert_allclose(actual.numpy(), expected.numpy(), atol=ATOL, rtol=RTOL)
+                np.testing.assert_allclose(actual.numpy(), expected.numpy(), atol=atol, rtol=RTOL)
                 self.assertEqual(univk._univk.validation_messages(), [])
 
     def test_shufflenet_v2_shape_unpacking_and_channel_shuffle(self):

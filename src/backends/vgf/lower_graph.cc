@@ -103,6 +103,31 @@ class Lowering {
  private:
   const spirv::TosaTensorType& type(ValueId v) const { return g_.values[v].type; }
 
+  // The lowered shaders implement nan_mode PROPAGATE (what univk writes, the spec's default and
+  // PyTorch's semantics) on float inputs; IGNORE, which another encoder may write, is refused
+  // rather than computed another way.
+  Status check_nan_mode(const TosaOperation& op, size_t index) const {
+    switch (op.op) {
+      case TosaOp::kMaximum:
+      case TosaOp::kMinimum:
+      case TosaOp::kClamp:
+      case TosaOp::kMaxPool2d:
+      case TosaOp::kReduceMax:
+      case TosaOp::kArgmax:
+        break;
+      default:
+        return ok_status();
+    }
+    if (op.inputs.empty() || op.inputs[0] >= g_.values.size()) return ok_status();  // index_graph reports it
+    const DType dtype = type(op.inputs[0]).dtype;
+    if (dtype != DType::kFloat32 && dtype != DType::kFloat16) return ok_status();
+    UNIVK_ASSIGN_OR_RETURN(const int64_t mode, op.attrs.get_int_or("nan_mode", spirv::kNanPropagate));
+    if (mode == spirv::kNanPropagate) return ok_status();
+    return unsupported("operation " + std::to_string(index) + " (" + std::string(spirv::tosa_op_name(op.op)) +
+                       "): nan_mode " + std::to_string(mode) +
+                       " is not supported by the lowered path, which implements PROPAGATE (1)");
+  }
+
   Status index_graph() {
     const size_t n = g_.values.size();
     consumers_.assign(n, {});
@@ -121,6 +146,7 @@ class Lowering {
         if (std::find(c.begin(), c.end(), i) == c.end()) c.push_back(i);
       }
       if (op.outputs[0] >= n) return invalid_argument("operation result out of range");
+      UNIVK_RETURN_IF_ERROR(check_nan_mode(op, i));
       producer_[op.outputs[0]] = i;
     }
     for (const auto& out : g_.outputs) {

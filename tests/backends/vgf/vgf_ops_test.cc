@@ -189,6 +189,54 @@ TEST(VgfOps, MatmulAndReductions) {
   }
 }
 
+// f32 with NaN at every `every`-th element (from `first`), and -inf and +inf beside some.
+HostTensor with_nans(Shape s, uint32_t seed, size_t first, size_t every) {
+  HostTensor t = f32(std::move(s), seed);
+  auto v = t.data<float>();
+  for (size_t i = first; i < v.size(); i += every) v[i] = NAN;
+  if (v.size() > first + 1) v[first + 1] = -INFINITY;
+  if (v.size() > first + 2) v[first + 2] = INFINITY;
+  return t;
+}
+
+// nan_mode PROPAGATE, PyTorch's semantics: a NaN operand or tap gives NaN (ARGMAX: the first
+// NaN's index), whatever the order of the operands; GLSL's min/max/clamp alone leave that
+// undefined. IGNORE is refused by the lowering with an error naming it.
+TEST(VgfOps, NanPropagates) {
+  for (TosaOp op : {TosaOp::kMaximum, TosaOp::kMinimum}) {
+    OpCase c{op, {}, {with_nans(Shape({4, 9}), 40, 0, 5), with_nans(Shape({4, 9}), 41, 2, 7)}, {4, 9}};
+    c.attrs.set("nan_mode", spirv::kNanPropagate);
+    run_case(c, std::string(spirv::tosa_op_name(op)) + " with NaN");
+  }
+  OpCase clamp{TosaOp::kClamp, {}, {with_nans(Shape({4, 9}), 42, 1, 4)}, {4, 9}};
+  clamp.attrs.set("min_val", 0.0);
+  clamp.attrs.set("max_val", 6.0);
+  clamp.attrs.set("nan_mode", spirv::kNanPropagate);
+  run_case(clamp, "CLAMP with NaN");
+  run_case({TosaOp::kTanh, {}, {with_nans(Shape({3, 7}), 43, 3, 6)}, {3, 7}}, "TANH with NaN");
+  OpCase pool{TosaOp::kMaxPool2d, {}, {with_nans(Shape({1, 6, 6, 2}), 44, 5, 17)}, {1, 3, 3, 2}};
+  pool.attrs.set("kernel", std::vector<int64_t>{2, 2});
+  pool.attrs.set("stride", std::vector<int64_t>{2, 2});
+  pool.attrs.set("pad", std::vector<int64_t>{0, 0, 0, 0});
+  pool.attrs.set("nan_mode", spirv::kNanPropagate);
+  run_case(pool, "MAX_POOL2D with NaN");
+  Attributes axis;
+  axis.set("axis", int64_t{1});
+  axis.set("nan_mode", spirv::kNanPropagate);
+  run_case({TosaOp::kReduceMax, axis, {with_nans(Shape({3, 8, 2}), 45, 4, 9)}, {3, 1, 2}}, "REDUCE_MAX with NaN");
+  run_case({TosaOp::kArgmax, axis, {with_nans(Shape({3, 8, 2}), 46, 4, 9)}, {3, 2}, DType::kInt32},
+           "ARGMAX with NaN");
+
+  clamp.attrs.set("nan_mode", spirv::kNanIgnore);
+  TosaGraph g;
+  ValueId x = g.add_input({DType::kFloat32, {4, 9}}, 0, 0);
+  g.add_output(g.add_operation(TosaOp::kClamp, {x}, clamp.attrs, {DType::kFloat32, {4, 9}}), 0, 1);
+  auto loaded = load(single_graph_model(g));
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("nan_mode 2 is not supported"), std::string::npos)
+      << loaded.status().message();
+}
+
 TEST(VgfOps, DataMovement) {
   Attributes tr;
   tr.set("perms", std::vector<int64_t>{2, 0, 1});

@@ -23,6 +23,13 @@ vec4 ew_pow(vec4 a, vec4 b) {
   return mix(r, mix(nan, signed_r, vec4(integral)), vec4(negative));
 }
 
+// TOSA's nan_mode PROPAGATE (what univk writes, and PyTorch's semantics): a NaN operand gives
+// NaN. GLSL's min, max and clamp leave the result undefined for a NaN operand, so every NaN is
+// passed through explicitly.
+vec4 ew_keep_nan(vec4 r, vec4 a) { return mix(r, a, isnan(a)); }
+vec4 ew_max(vec4 a, vec4 b) { return ew_keep_nan(ew_keep_nan(max(a, b), a), b); }
+vec4 ew_min(vec4 a, vec4 b) { return ew_keep_nan(ew_keep_nan(min(a, b), a), b); }
+
 REG ew_apply(uint op, REG a, REG b, uint imm0, uint imm1) {
   switch (op) {
     case 0u: return a;
@@ -30,8 +37,8 @@ REG ew_apply(uint op, REG a, REG b, uint imm0, uint imm1) {
     case 2u: return a - b;
     case 3u: return a * b;
     case 4u: return 1.0 / (1.0 + exp(-a));
-    case 5u: return tanh(clamp(a, -15.0, 15.0));  // tanh saturates; avoids inf/inf
-    case 6u: return min(max(a, ew_imm(imm0)), ew_imm(imm1));
+    case 5u: return ew_keep_nan(tanh(clamp(a, -15.0, 15.0)), a);  // tanh saturates; avoids inf/inf
+    case 6u: return ew_keep_nan(min(max(a, ew_imm(imm0)), ew_imm(imm1)), a);
     case 7u: return exp(a);
     case 8u: return log(a);
     case 9u: return abs(a);
@@ -40,8 +47,8 @@ REG ew_apply(uint op, REG a, REG b, uint imm0, uint imm1) {
     case 12u: return inversesqrt(a);
     case 13u: return ew_pow(a, b);
     case 14u: return ew_erf(a);
-    case 15u: return max(a, b);
-    case 16u: return min(a, b);
+    case 15u: return ew_max(a, b);
+    case 16u: return ew_min(a, b);
   }
   return a;
 }

@@ -77,8 +77,11 @@ vec4 load_epilogue_quad(uint k, uint i4) {
   return vec4(I3Q[i4]);
 }
 
-float fold_tap(float acc, float v) { return IS_MAX != 0u ? max(acc, v) : acc + v; }
-vec4 fold_tap4(vec4 acc, vec4 v) { return IS_MAX != 0u ? max(acc, v) : acc + v; }
+// MAX_POOL2D propagates NaN (nan_mode PROPAGATE): GLSL's max is undefined for a NaN operand.
+float max_nan(float acc, float v) { return isnan(acc) ? acc : (isnan(v) ? v : max(acc, v)); }
+vec4 max_nan4(vec4 acc, vec4 v) { return mix(mix(max(acc, v), v, isnan(v)), acc, isnan(acc)); }
+float fold_tap(float acc, float v) { return IS_MAX != 0u ? max_nan(acc, v) : acc + v; }
+vec4 fold_tap4(vec4 acc, vec4 v) { return IS_MAX != 0u ? max_nan4(acc, v) : acc + v; }
 
 // One output window at (y0, x0) of the image/channel starting at in_base.
 float pool_window(uint in_base, int y0, int x0, out uint count) {

@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // REDUCE_SUM, REDUCE_MAX and ARGMAX (TOSA 1.0, fp32 input) along one axis: one invocation per
-// output element. ARGMAX writes int32 (the first index of the maximum).
+// output element. ARGMAX writes int32 (the first index of the maximum, or of
+// the first NaN).
 // Bindings: 1 output, 2 input. Params after 2 base words: P[2] output count, P[3..8] output
 // iteration dims (the input dims with the axis set to 1), P[9..14] output strides (0 on the
 // axis), P[15..20] input strides, P[21] axis length, P[22] input stride along the axis.
@@ -25,7 +26,8 @@ void main() {
   for (uint i = 0u; i < P[21]; ++i) {
     const float v = I[in_off];
     if (MODE == 0u) acc += v;
-    else if (v > acc) { acc = v; best = int(i); }
+    // The first NaN wins and stays (nan_mode PROPAGATE): nothing compares greater than NaN.
+    else if (v > acc || (isnan(v) && !isnan(acc))) { acc = v; best = int(i); }
     in_off += P[22];
   }
   if (MODE == 2u) OI[out_off] = best;
