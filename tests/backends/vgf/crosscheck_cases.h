@@ -36,9 +36,6 @@ struct CrossCheckGenerator {
   const char* variant;  // "CONV2D int8": unique, the test's name for the case
   spirv::TosaOp op;
   CrossCheckCase (*make)(std::mt19937& rng);
-  // A disagreement found and documented but not fixed: the test skips the variant with this
-  // text unless UNIVK_CROSSCHECK_KNOWN_ISSUES=1 (to reproduce the documented cases).
-  const char* known_issue = nullptr;
 };
 
 // Every generator, in the order the test runs them.
