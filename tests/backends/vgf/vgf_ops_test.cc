@@ -224,8 +224,7 @@ TEST(VgfOps, NanPropagates) {
   axis.set("axis", int64_t{1});
   axis.set("nan_mode", spirv::kNanPropagate);
   run_case({TosaOp::kReduceMax, axis, {with_nans(Shape({3, 8, 2}), 45, 4, 9)}, {3, 1, 2}}, "REDUCE_MAX with NaN");
-  run_case({TosaOp::kArgmax, axis, {with_nans(Shape({3, 8, 2}), 46, 4, 9)}, {3, 2}, DType::kInt32},
-           "ARGMAX with NaN");
+  run_case({TosaOp::kArgmax, axis, {with_nans(Shape({3, 8, 2}), 46, 4, 9)}, {3, 2}, DType::kInt32}, "ARGMAX with NaN");
 
   clamp.attrs.set("nan_mode", spirv::kNanIgnore);
   TosaGraph g;
