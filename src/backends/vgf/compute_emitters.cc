@@ -37,6 +37,13 @@ Status require_f32(const std::vector<TensorView>& inputs, const TensorView& outp
   return ok_status();
 }
 
+// Row-major packed strides at any offset (a SLICE of a packed tensor along its first dim).
+bool packed(const TensorView& v) {
+  TensorView at_zero = v;
+  at_zero.offset = 0;
+  return at_zero.contiguous();
+}
+
 // Element strides of a TOSA NHWC view by logical dim.
 kernels::ActivationStrides nhwc_strides(const TensorView& v) {
   return {v.strides[0], v.strides[3], v.strides[1], v.strides[2]};
@@ -105,7 +112,7 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   }
   if (in.shape.size() != 4 || w.shape.size() != 4 || output.shape.size() != 4 || bias.shape.size() != 1)
     return invalid_argument("convolution ranks must be 4 (input, weight, output) and 1 (bias)");
-  if (!w.contiguous() || !bias.contiguous()) return unsupported("convolution weight and bias must be packed");
+  if (!packed(w) || !packed(bias)) return unsupported("convolution weight and bias must be packed");
   UNIVK_ASSIGN_OR_RETURN(double in_zp, op.attrs.get_float_or("input_zp", 0.0));
   UNIVK_ASSIGN_OR_RETURN(double w_zp, op.attrs.get_float_or("weight_zp", 0.0));
   if (!is_int8 && (in_zp != 0.0 || w_zp != 0.0)) return invalid_argument("float convolution needs zero points of 0");
@@ -392,6 +399,32 @@ bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue) {
   k.problem = std::move(problem);
   k.inputs = std::move(inputs);
   return true;
+}
+
+Result<std::vector<Dispatch>> emit_grouped_conv(const TosaOperation& group, int64_t groups,
+                                                const std::vector<TensorView>& inputs, const TensorView& output) {
+  if (inputs.size() != 3 || groups < 2) return invalid_argument("grouped convolution needs input, weight and bias");
+  const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
+  if (in.shape.size() != 4 || w.shape.size() != 4 || bias.shape.size() != 1 || output.shape.size() != 4 ||
+      in.shape[3] % groups != 0 || w.shape[0] % groups != 0 || bias.shape[0] != w.shape[0] ||
+      output.shape[3] != w.shape[0])
+    return invalid_argument("grouped convolution shapes do not split into " + std::to_string(groups) + " groups");
+  // Group 0's views: emit_conv checks them (and the attributes) as one TOSA CONV2D.
+  std::vector<TensorView> first = inputs;
+  first[0].shape[3] /= groups;
+  first[1].shape[0] /= groups;
+  first[2].shape[0] /= groups;
+  TensorView first_output = output;
+  first_output.shape[3] /= groups;
+  UNIVK_ASSIGN_OR_RETURN(Dispatch k, emit_conv(group, first, first_output));
+  auto* p = std::get_if<kernels::Conv2dProblem>(&k.problem);
+  if (p == nullptr) return unsupported("grouped convolution on " + std::string(dtype_name(in.dtype)));
+  kernels::Conv2dProblem whole = *p;
+  whole.groups = groups;
+  whole.in_channels = in.shape[3];
+  whole.out_channels = output.shape[3];
+  UNIVK_ASSIGN_OR_RETURN(Dispatch grouped, library_dispatch(whole, inputs, output));
+  return std::vector<Dispatch>{std::move(grouped)};
 }
 
 Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
