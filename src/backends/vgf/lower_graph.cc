@@ -395,6 +395,9 @@ class Lowering {
     if (const auto* c = std::get_if<kernels::Conv2dProblem>(&problem)) {
       return uint64_t(c->batch * c->out_channels * c->out_h * c->out_w);
     }
+    if (const auto* t = std::get_if<kernels::ConvTranspose2dProblem>(&problem)) {
+      return uint64_t(t->batch * t->out_channels * t->out_h * t->out_w);
+    }
     const auto& d = std::get<kernels::DepthwiseProblem>(problem);
     return uint64_t(d.batch * d.channels * d.multiplier * d.out_h * d.out_w);
   }
