@@ -61,12 +61,14 @@ def _reshape(ctx, node, a):
 
 def _slice(ctx, node, a):
     x = ctx.tensor(a["input"])
-    step = a.get("step", 1)
-    if step != 1:
+    step = int(a.get("step", 1))
+    if step < 1:
         raise ExportError(f"node '{node.name}': slicing with step {step} is not supported")
     start = a.get("start") or 0
     end = a.get("end")
     attrs = {"dim": int(a.get("dim", 0)), "start": int(start), "end": _INT_MAX if end is None else min(int(end), _INT_MAX)}
+    if step != 1:
+        attrs["step"] = step
     return ctx.emit(node, "slice", attrs, [x])
 
 
@@ -361,6 +363,42 @@ def _upsample(op):
     return handler
 
 
+def _roll(ctx, node, a):
+    """torch.roll as a cat of two slices per rolled dim (the tail moved in front); no dims: the
+    flattened tensor rolled, then reshaped back."""
+    x = ctx.tensor(a["input"])
+    shape = list(ctx.shape(x))
+    shifts, dims = list(a["shifts"]), list(a.get("dims") or [])
+    if not dims:
+        if len(shifts) != 1:
+            raise ExportError(f"node '{node.name}': roll without dims takes one shift, got {shifts}")
+        numel = 1
+        for s in shape:
+            numel *= s
+        flat = ctx.emit_internal(node, "reshape", {"shape": [numel]}, [x], [numel])
+        rolled = _roll_dims(ctx, node, flat, [numel], shifts, [0])
+        return ctx.emit(node, "reshape", {"shape": shape}, [rolled])
+    if len(shifts) != len(dims):
+        raise ExportError(f"node '{node.name}': roll with {len(shifts)} shifts for {len(dims)} dims")
+    rolled = _roll_dims(ctx, node, x, shape, shifts, dims)
+    return ctx.emit(node, "reshape", {"shape": shape}, [rolled])
+
+
+def _roll_dims(ctx, node, x, shape, shifts, dims):
+    for shift, dim in zip(shifts, dims):
+        dim %= len(shape)
+        size = shape[dim]
+        cut = size - int(shift) % size  # the first element of the result
+        if cut == size:
+            continue
+        tail_shape, head_shape = list(shape), list(shape)
+        tail_shape[dim], head_shape[dim] = size - cut, cut
+        tail = ctx.emit_internal(node, "slice", {"dim": dim, "start": cut, "end": size}, [x], tail_shape)
+        head = ctx.emit_internal(node, "slice", {"dim": dim, "start": 0, "end": cut}, [x], head_shape)
+        x = ctx.emit_internal(node, "cat", {"dim": dim}, [tail, head], shape)
+    return x
+
+
 def _write_back(ctx, node, a):
     # Functionalization writes a mutated input back at the end: univk's programs return their
     # outputs and leave inputs alone, so the write-back has no effect on the program.
@@ -413,7 +451,7 @@ ATEN.update({
     "transpose": _call("transpose", ["input", "dim0", "dim1"]), "t": _t,
     "squeeze": _call("squeeze", ["input", "dim"]), "unsqueeze": _call("unsqueeze", ["input", "dim"]),
     "cat": _call("cat", ["tensors", "dim"]), "stack": _stack, "concat": _call("cat", ["tensors", "dim"]),
-    "slice": _slice, "select": _select,
+    "slice": _slice, "select": _select, "roll": _roll,
     "constant_pad_nd": _call("pad", ["input", "pad", "value"]),
     "upsample_nearest2d": _upsample("upsample_nearest2d"), "upsample_bilinear2d": _upsample("upsample_bilinear2d"),
     **{f"reflection_pad{n}d": _padding("reflect") for n in (1, 2, 3)},

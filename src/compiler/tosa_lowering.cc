@@ -130,6 +130,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["avg_pool2d"] = t["max_pool2d"] = &TosaLowering::lower_pool;
     t["adaptive_avg_pool2d"] = &TosaLowering::lower_adaptive_avg_pool;
     t["conv2d"] = &TosaLowering::lower_conv2d;
+    t["conv_transpose2d"] = &TosaLowering::lower_conv_transpose2d;
     t["linear"] = &TosaLowering::lower_linear;
     t["matmul"] = t["bmm"] = &TosaLowering::lower_matmul;
     t["mean"] = t["sum"] = &TosaLowering::lower_reduce;

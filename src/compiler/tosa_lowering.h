@@ -88,6 +88,10 @@ class TosaLowering {
   Status lower_pool(const Node& node);
   Status lower_adaptive_avg_pool(const Node& node);
   Status lower_conv2d(const Node& node);
+  // Transposed and grouped convolutions (tosa_lowering_conv.cc).
+  Status lower_conv_transpose2d(const Node& node);
+  TosaId grouped_conv2d(TosaId nhwc, TosaId ohwi_weight, TosaId bias, int64_t groups, const Attributes& conv_attrs,
+                        const std::vector<int64_t>& out_shape);
   Status lower_linear(const Node& node);
   Status lower_matmul(const Node& node);
   Status lower_reduce(const Node& node);

@@ -312,7 +312,9 @@ Status TosaLowering::lower_conv2d(const Node& node) {
   if (!cv.batched) return unsupported("conv2d on a rank-3 input");
   if (wv.kind != ValueKind::kConstant) return unsupported("conv2d with a weight that is not a constant");
   const int64_t groups = cv.groups, oc = cv.oc, kh = cv.kh, kw = cv.kw, ic = cv.c;
-  UNIVK_ASSIGN_OR_RETURN(TosaConvWeight tw, tosa_conv_weight(*wv.constant, groups, ic, oc, kh, kw, "conv2d"));
+  const bool grouped = groups != 1 && groups != ic;
+  UNIVK_ASSIGN_OR_RETURN(TosaConvWeight tw,
+                         tosa_conv_weight(*wv.constant, grouped ? 1 : groups, ic, oc, kh, kw, "conv2d"));
   HostTensor weight = std::move(tw.weight);
   const TosaOp tosa_op = tw.op;
   HostTensor bias(DType::kFloat32, Shape{oc});
@@ -333,7 +335,9 @@ Status TosaLowering::lower_conv2d(const Node& node) {
   a.set("local_bound", int64_t{0});
   a.set("input_zp", int64_t{0});
   a.set("weight_zp", int64_t{0});
-  TosaId y = op(tosa_op, {x, constant(weight), constant(bias)}, std::move(a), permuted(cv.output.dims(), kToNhwc));
+  const std::vector<int64_t> out_shape = permuted(cv.output.dims(), kToNhwc);
+  const TosaId y = grouped ? grouped_conv2d(x, constant(weight), constant(bias), groups, a, out_shape)
+                           : op(tosa_op, {x, constant(weight), constant(bias)}, std::move(a), out_shape);
   set(node.outputs[0], Layout::kNhwc, y);
   return ok_status();
 }

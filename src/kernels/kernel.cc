@@ -4,6 +4,7 @@
 #include <string>
 
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/conv_transpose2d.h"
 #include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
 #include "univk/vulkan/command.h"
@@ -23,6 +24,8 @@ const char* kernel_name(Kernel kernel) {
       return "conv2d_coopmat_f16";
     case Kernel::kDepthwiseF32:
       return "depthwise_f32";
+    case Kernel::kConvTranspose2dF32:
+      return "conv_transpose2d_f32";
   }
   return "?";
 }
@@ -34,7 +37,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kGemmCoopmatF16:
     case Kernel::kConv2dCoopmatF16:
     case Kernel::kDepthwiseF32:
-      return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise)
+    case Kernel::kConvTranspose2dF32:
+      return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
   }
   return 0;
 }
@@ -49,6 +53,8 @@ uint32_t kernel_push_bytes(Kernel kernel) {
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
+    case Kernel::kConvTranspose2dF32:
+      return kCtPushWords * 4;
   }
   return 0;
 }
@@ -65,6 +71,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::conv2d_coopmat_f16_spv();
     case Kernel::kDepthwiseF32:
       return shaders::depthwise_f32_spv();
+    case Kernel::kConvTranspose2dF32:
+      return shaders::conv_transpose2d_f32_spv();
   }
   return {};
 }

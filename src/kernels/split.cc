@@ -193,6 +193,34 @@ Layout depthwise_layout(const DepthwiseProblem& p) {
   return l;
 }
 
+// Transposed convolution: pieces cut the batch and whole groups (a group's input channels feed
+// all its output channels).
+Layout conv_transpose_layout(const ConvTranspose2dProblem& p) {
+  const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
+  Layout l;
+  l.kernel = "conv_transpose2d";
+  l.extent = {p.batch, p.groups, 1};
+  l.operands[0] = {"input",
+                   true,
+                   p.input_offset,
+                   {p.input.n, icg * p.input.c, 0},
+                   {{icg, p.input.c}, {p.in_h, p.input.h}, {p.in_w, p.input.w}}};
+  l.operands[1] = {"weight",
+                   true,
+                   p.weight_offset,
+                   {0, icg * p.weight.ic, 0},
+                   {{icg, p.weight.ic}, {ocg, p.weight.oc}, {p.kernel_h * p.kernel_w, p.weight.tap}}};
+  const int64_t bias_stride = p.bias_broadcast ? 0 : 1;
+  l.operands[2] = {"bias", p.epilogue.bias, p.bias_offset, {0, ocg * bias_stride, 0}, {{ocg, bias_stride}}};
+  l.operands[3] = {"output",
+                   true,
+                   p.output_offset,
+                   {p.output.n, ocg * p.output.c, 0},
+                   {{ocg, p.output.c}, {p.out_h, p.output.h}, {p.out_w, p.output.w}}};
+  l.operands[4] = {"residual", false, 0, {0, 0, 0}, {}};
+  return l;
+}
+
 // Iterates the pieces of `extent` in `chunk` steps, batch-major.
 template <typename Fn>
 Status for_each_piece(const Chunk& extent, const Chunk& chunk, Fn&& fn) {
@@ -256,6 +284,19 @@ Result<std::vector<ProblemPiece>> split_problem(const Problem& problem, const De
       DepthwiseProblem q = *dw;
       q.batch = size[0], q.channels = size[1];
       q.input_offset = q.weight_offset = q.bias_offset = q.output_offset = q.residual_offset = 0;
+      return q;
+    });
+  }
+  if (const auto* ct = std::get_if<ConvTranspose2dProblem>(&problem)) {
+    if (ct->groups < 1 || ct->in_channels % ct->groups != 0 || ct->out_channels % ct->groups != 0) {
+      return plan(problem, device).status();  // the planner's own error
+    }
+    return split(conv_transpose_layout(*ct), device, [&](const Chunk& size) -> Problem {
+      ConvTranspose2dProblem q = *ct;
+      q.batch = size[0], q.groups = size[1];
+      q.in_channels = size[1] * (ct->in_channels / ct->groups);
+      q.out_channels = size[1] * (ct->out_channels / ct->groups);
+      q.input_offset = q.weight_offset = q.bias_offset = q.output_offset = 0;
       return q;
     });
   }

@@ -80,6 +80,30 @@ Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int6
   return c;
 }
 
+Result<TosaTransposeConv2d> tosa_transpose_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw) {
+  TosaTransposeConv2d c;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, int_list(attrs, "out_pad", 4, {0, 0, 0, 0}, -kMaxWindowAttr));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, int_list(attrs, "stride", 2, {1, 1}, 1));
+  UNIVK_RETURN_IF_ERROR(check_nhwc(input));
+  if (kh < 1 || kw < 1) return invalid_argument("kernel " + std::to_string(kh) + "x" + std::to_string(kw));
+  const int64_t kernel[2] = {kh, kw};
+  for (size_t i = 0; i < 4; ++i) {
+    if (pad[i] <= -kernel[i / 2]) {
+      return invalid_argument("attribute 'out_pad' value " + std::to_string(pad[i]) + " must be above -" +
+                              std::to_string(kernel[i / 2]));
+    }
+    c.out_pad[i] = pad[i];
+  }
+  c.stride[0] = stride[0], c.stride[1] = stride[1];
+  c.out_h = (input[1] - 1) * stride[0] + pad[0] + pad[1] + kh;
+  c.out_w = (input[2] - 1) * stride[1] + pad[2] + pad[3] + kw;
+  if (c.out_h < 1 || c.out_w < 1) {
+    return invalid_argument("output size " + std::to_string(c.out_h) + "x" + std::to_string(c.out_w) +
+                            " is not positive");
+  }
+  return c;
+}
+
 Result<TosaTranspose> tosa_transpose(const Attributes& attrs, const Shape& input) {
   TosaTranspose t;
   UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> perms, attrs.get_ints("perms"));

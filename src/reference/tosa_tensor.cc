@@ -1,6 +1,6 @@
 // TOSA 1.0 tensor operators on NHWC: AVG_POOL2D, MAX_POOL2D, CONV2D (weight OHWI),
-// DEPTHWISE_CONV2D (weight [KH,KW,C,M]) and MATMUL ([N,H,C] x [N,C,W]). fp32, and int8 (int16
-// for pools) with int32 accumulation and zero points.
+// DEPTHWISE_CONV2D (weight [KH,KW,C,M]), TRANSPOSE_CONV2D (weight OHWI) and MATMUL ([N,H,C] x [N,C,W]). fp32, and int8
+// (int16 for pools) with int32 accumulation and zero points.
 #include <algorithm>
 #include <cmath>
 
@@ -216,6 +216,65 @@ Result<Tensors> conv(std::string_view op, const Attributes& attrs, Inputs inputs
   return single(std::move(out));
 }
 
+// TRANSPOSE_CONV2D (weight [OC,KH,KW,IC]): every input pixel scatters onto the output pixels its
+// taps reach (iy * stride + out_pad_top + ky), as the spec's pseudocode; outside the output it is
+// dropped. Accumulated in double from the bias (exact for int8).
+Result<Tensors> transpose_conv(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 3));
+  const HostTensor& x = inputs[0];
+  const HostTensor& weight = inputs[1];
+  UNIVK_RETURN_IF_ERROR(check_nhwc(x, "input"));
+  if (weight.shape().rank() != 4)
+    return invalid_argument("weight shape " + weight.shape().to_string() + " must be 4-d");
+  UNIVK_ASSIGN_OR_RETURN(ConvParams p, conv_params(attrs, x, weight));
+  const int64_t n = x.shape()[0], ih = x.shape()[1], iw = x.shape()[2], ic = x.shape()[3];
+  const Shape& ws = weight.shape();
+  const int64_t oc = ws[0], kh = ws[1], kw = ws[2];
+  if (ws[3] != ic) {
+    return invalid_argument("weight shape " + ws.to_string() + " has " + std::to_string(ws[3]) +
+                            " input channels, input has " + std::to_string(ic));
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<double> bias, bias_values(inputs, oc, p.is_int));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaTransposeConv2d tc, ops::tosa_transpose_conv2d(attrs, x.shape(), kh, kw));
+  const int64_t oh = tc.out_h, ow = tc.out_w;
+  std::vector<double> acc(static_cast<size_t>(n * oh * ow * oc));
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = bias[i % static_cast<size_t>(oc)];
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t iy = 0; iy < ih; ++iy) {
+      for (int64_t ix = 0; ix < iw; ++ix) {
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          const int64_t oy = iy * tc.stride[0] + tc.out_pad[0] + ky;
+          if (oy < 0 || oy >= oh) continue;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const int64_t ox = ix * tc.stride[1] + tc.out_pad[2] + kx;
+            if (ox < 0 || ox >= ow) continue;
+            for (int64_t f = 0; f < oc; ++f) {
+              double sum = 0.0;
+              for (int64_t ch = 0; ch < ic; ++ch) {
+                const int64_t xi = ((b * ih + iy) * iw + ix) * ic + ch;
+                const int64_t wi = ((f * kh + ky) * kw + kx) * ic + ch;
+                const double xv = p.is_int ? static_cast<double>(read_int(x, xi) - p.in_zp) : x.data<float>()[xi];
+                const double wv =
+                    p.is_int ? static_cast<double>(read_int(weight, wi) - p.w_zp) : weight.data<float>()[wi];
+                sum += xv * wv;
+              }
+              acc[static_cast<size_t>(((b * oh + oy) * ow + ox) * oc + f)] += sum;
+            }
+          }
+        }
+      }
+    }
+  }
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(p.is_int ? DType::kInt32 : DType::kFloat32, {n, oh, ow, oc}));
+  for (size_t i = 0; i < acc.size(); ++i) {
+    if (p.is_int)
+      write_int(out, static_cast<int64_t>(i), static_cast<int64_t>(acc[i]));
+    else
+      out.data<float>()[i] = static_cast<float>(acc[i]);
+  }
+  return single(std::move(out));
+}
+
 Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
   const HostTensor& a = inputs[0];
@@ -259,7 +318,12 @@ Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs)
 }  // namespace
 
 OpTable tosa_tensor_ops() {
-  return {{"AVG_POOL2D", pool}, {"MAX_POOL2D", pool}, {"CONV2D", conv}, {"DEPTHWISE_CONV2D", conv}, {"MATMUL", matmul}};
+  return {{"AVG_POOL2D", pool},
+          {"MAX_POOL2D", pool},
+          {"CONV2D", conv},
+          {"DEPTHWISE_CONV2D", conv},
+          {"TRANSPOSE_CONV2D", transpose_conv},
+          {"MATMUL", matmul}};
 }
 
 }  // namespace univk::reference::detail

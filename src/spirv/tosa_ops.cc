@@ -123,6 +123,15 @@ constexpr OperandSpec kConv[] = {{"pad", K::kI32List},
                                  {"bias", K::kData},
                                  {"input_zp", K::kElemTensor1, T::kInput0},
                                  {"weight_zp", K::kElemTensor1, T::kInput1}};
+constexpr OperandSpec kTransposeConv[] = {{"out_pad", K::kI32List},
+                                          {"stride", K::kI32List},
+                                          {"acc_type", K::kI32},
+                                          {"local_bound", K::kBool},
+                                          {"input", K::kData},
+                                          {"weight", K::kData},
+                                          {"bias", K::kData},
+                                          {"input_zp", K::kElemTensor1, T::kInput0},
+                                          {"weight_zp", K::kElemTensor1, T::kInput1}};
 constexpr OperandSpec kMatmul[] = {
     {"A", K::kData}, {"B", K::kData}, {"a_zp", K::kElemTensor1, T::kInput0}, {"b_zp", K::kElemTensor1, T::kInput1}};
 constexpr OperandSpec kMaxPool[] = {
@@ -162,6 +171,7 @@ const OpSpec kSpecs[] = {
     {TosaOp::kMaxPool2d, kMaxPool},
     {TosaOp::kConv2d, kConv},
     {TosaOp::kDepthwiseConv2d, kConv},
+    {TosaOp::kTransposeConv2d, kTransposeConv},
     {TosaOp::kMatmul, kMatmul},
     {TosaOp::kAdd, kBinary},
     {TosaOp::kSub, kBinary},

@@ -221,6 +221,13 @@ void conv_cases(Table& t) {
         {in(Shape{1, 3, 4, 4}), weight(Shape{3, 2, 3, 3}), weight(Shape{2})});
   t.add("conv_transpose2d", "depthwise_unbatched", attrs({{"groups", i64(3)}, {"stride", i64(2)}}),
         {in(Shape{3, 4, 3}), in(Shape{3, 1, 3, 3}), in(Shape{3})});
+  t.add("conv_transpose2d", "k5x2_stride3x2_pad2x1_output_padding2x1",
+        attrs({{"stride", ints({3, 2})}, {"padding", ints({2, 1})}, {"output_padding", ints({2, 1})}}),
+        {in(Shape{2, 5, 3, 4}), weight(Shape{5, 7, 5, 2}), weight(Shape{7})});
+  t.add("conv_transpose2d", "stride2_pad2_crops_k3", attrs({{"stride", i64(2)}, {"padding", i64(2)}}),
+        {in(Shape{1, 3, 5, 5}), weight(Shape{3, 2, 3, 3}), weight(Shape{2})});
+  t.add("conv_transpose2d", "padding_at_kernel_declined_by_vgf", attrs({{"stride", i64(3)}, {"padding", i64(2)}}),
+        {in(Shape{1, 2, 4, 4}), weight(Shape{2, 2, 2, 2})});
 }
 
 void matmul_cases(Table& t) {

@@ -4,8 +4,8 @@ unpacking, library modules with Python checks, eval-mode stochastic depth, recur
 univk.export, run through the C++ runtime on the Vulkan device (lavapipe in CI) with the
 validation layer and compared with PyTorch.
 
-Also a UNet-style decoder (conv, upsample nearest and bilinear, pad, cat) and lraspp's bilinear
-segmentation head.
+Also UNet-style decoders (conv, upsample nearest and bilinear, pad, cat; conv_transpose2d),
+lraspp's bilinear segmentation head, grouped convolutions (regnet, resnext) and torch.roll.
 
 Models: random weights from torch.manual_seed(0), eval mode; batch norm parameters and statistics
 and zero-initialised classifier heads are drawn at random too, so that outputs are of a meaningful
@@ -13,9 +13,10 @@ size. Inputs are small (64x64 images, ViT at 32x32, 5-token sequences) to keep t
 2-core lavapipe machine. Tolerance: atol 1e-4, rtol 1e-4 (fp32 summation order).
 
 Each model runs under both partition orders with require_no_cpu_fallback=True (VgfBackend first:
-the operators the VgfBackend lacks, grouped convolutions among them, go to the VulkanBackend;
-softmax, log_softmax, layer_norm and both gelu forms lower to TOSA decompositions, so transformer
-blocks are one VGF delegate; VulkanBackend first: one VulkanBackend delegate).
+the operators the VgfBackend lacks go to the VulkanBackend; softmax, log_softmax, layer_norm and
+both gelu forms lower to TOSA decompositions, so transformer blocks are one VGF delegate, and
+grouped convolutions to one TOSA CONV2D per group that the VgfBackend runs as one grouped kernel,
+so regnet and resnext are one VGF delegate; VulkanBackend first: one VulkanBackend delegate).
 
 Run with PYTHONPATH=<build>/python (ctest sets it).
 """
@@ -101,6 +102,19 @@ class UNetTransposedDecoder(nn.Module):
         d2 = F.relu(self.dec2(torch.cat([self.up2(b), e2], 1)))      # 7x7
         d1 = F.relu(self.dec1(torch.cat([self.up1(d2), e1], 1)))     # 14x14
         return self.head(d1)
+
+
+class Rolled(nn.Module):
+    """torch.roll as swin's shifted windows use it (both spatial dims, shifts of both signs),
+    and a roll of the flattened tensor (no dims)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.roll(F.relu(self.conv(x)), shifts=(3, -2), dims=(2, 3))
+        return torch.roll(y, 5) * 2.0
 
 
 class SegmentationOut(nn.Module):
@@ -200,10 +214,22 @@ class ZooTest(unittest.TestCase):
         torch.manual_seed(0)
         model = UNetTransposedDecoder().eval()
         torch.manual_seed(1)
-        # VgfBackend first: the two transposed convolutions run on the VulkanBackend between VGF
-        # calls (5 calls); VulkanBackend first: one call.
+        # VgfBackend first: the transposed convolutions are TOSA TRANSPOSE_CONV2D, so the whole
+        # decoder is one VGF call (5 before); VulkanBackend first: one call.
         self.check("UNet decoder with ConvTranspose2d (14x14)", model, (torch.randn(1, 3, 14, 14),),
-                   delegate_calls=5)
+                   delegate_calls=1)
+
+    def test_grouped_convolutions_regnet_and_resnext_are_one_vgf_delegate(self):
+        # 32x32: the smallest input their five stride-2 stages take (1x1 at the last stage).
+        for name in ("regnet_y_400mf", "resnext50_32x4d"):
+            torch.manual_seed(1)
+            self.check(name, torchvision_model(name), (torch.randn(1, 3, 32, 32),), delegate_calls=1)
+
+    def test_roll_is_slices_and_cat(self):
+        torch.manual_seed(0)
+        model = Rolled().eval()
+        torch.manual_seed(1)
+        self.check("roll", model, (torch.randn(1, 3, 9, 7),), delegate_calls=1)
 
     def test_lraspp_mobilenet_v3_large_bilinear_heads(self):
         # Its head upsamples twice with F.interpolate(mode="bilinear", align_corners=False); both

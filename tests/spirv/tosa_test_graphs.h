@@ -76,6 +76,21 @@ inline TosaGraph graph_for(TosaOp op) {
       g.add_output(y, 0, 1);
       break;
     }
+    case TosaOp::kTransposeConv2d: {
+      // Stride 2 with a negative (cropping) and a positive out_pad: [1,4,4,3] -> [1,8,10,2].
+      a.set("out_pad", std::vector<int64_t>{-1, 0, 0, 1});
+      a.set("stride", std::vector<int64_t>{2, 2});
+      a.set("acc_type", kAccFp32);
+      a.set("local_bound", int64_t{0});
+      a.set("input_zp", 0.0);
+      a.set("weight_zp", 0.0);
+      ValueId x = g.add_input(f4, 0, 0);
+      ValueId w = g.add_graph_constant({DType::kFloat32, {2, 3, 3, 3}}, 7);
+      ValueId b = g.add_constant({DType::kFloat32, {2}}, f32_bytes({0.5f, -0.5f}));
+      ValueId y = g.add_operation(op, {x, w, b}, a, {DType::kFloat32, {1, 8, 10, 2}});
+      g.add_output(y, 0, 1);
+      break;
+    }
     case TosaOp::kMatmul:
       a.set("a_zp", int64_t{3});
       a.set("b_zp", int64_t{-2});

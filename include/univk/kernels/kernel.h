@@ -1,7 +1,7 @@
 // The kernel library (src/kernels): tensor kernels that both backends lower to, compiled to
 // SPIR-V at build time, with pure-data planners that pick a kernel's tiling and fill its
-// push constants for one problem (gemm.h, conv2d.h, depthwise.h). A backend turns a KernelDispatch into a
-// vulkan::DispatchDesc and records it through the one DispatchRecorder.
+// push constants for one problem (gemm.h, conv2d.h, depthwise.h, conv_transpose2d.h). A backend turns a KernelDispatch
+// into a vulkan::DispatchDesc and records it through the one DispatchRecorder.
 //
 // Interface of every library kernel: set 0 binds kernel_binding_count() storage buffers at
 // bindings 0..n-1; the first n-1 push-constant words are the element offsets of the operand
@@ -35,11 +35,12 @@ namespace univk::kernels {
 // The *CoopmatF16 variants are the same kernels with the multiply on NV cooperative matrices
 // (operands rounded to fp16, fp32 accumulation; Precision below).
 enum class Kernel : uint8_t {
-  kGemmF32,           // gemm.h
-  kConv2dF32,         // conv2d.h
-  kDepthwiseF32,      // depthwise.h
-  kGemmCoopmatF16,    // gemm.h, Precision::kFp16 on a device with cooperative matrices
-  kConv2dCoopmatF16,  // conv2d.h, likewise
+  kGemmF32,             // gemm.h
+  kConv2dF32,           // conv2d.h
+  kDepthwiseF32,        // depthwise.h
+  kGemmCoopmatF16,      // gemm.h, Precision::kFp16 on a device with cooperative matrices
+  kConv2dCoopmatF16,    // conv2d.h, likewise
+  kConvTranspose2dF32,  // conv_transpose2d.h
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);

@@ -2,7 +2,8 @@
 // descriptor may cover (maxStorageBufferRange, or a backend's `max_binding_bytes` option) is cut
 // into pieces, each a smaller problem of the same kernel whose every operand range fits:
 //   GEMM: along the batch, the rows (M) and the columns (N);
-//   conv2d: along the batch, whole groups, and output channels within one group.
+//   conv2d: along the batch, whole groups, and output channels within one group;
+//   conv_transpose2d: along the batch and whole groups.
 // K is never split (each piece's epilogue sees its whole sum), so one row of A or one column of
 // B (a GEMM), or one image's input channels of a group (a convolution) must fit on its own.
 //

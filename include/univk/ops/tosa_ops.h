@@ -38,6 +38,17 @@ struct TosaConv2d {
 };
 Result<TosaConv2d> tosa_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw);
 
+// TRANSPOSE_CONV2D: out_pad [top, bottom, left, right] (each > -kernel, default 0s; negative
+// values crop the output) and stride (2 values, >= 1, default 1s) for a kernel of kh x kw on an
+// input [N,H,W,C]; output row iy * stride + out_pad_top + ky takes input row iy through tap ky,
+// and OH = (IH - 1) * stride + out_pad_top + out_pad_bottom + KH (likewise along W).
+struct TosaTransposeConv2d {
+  int64_t out_pad[4] = {0, 0, 0, 0};
+  int64_t stride[2] = {1, 1};
+  int64_t out_h = 0, out_w = 0;
+};
+Result<TosaTransposeConv2d> tosa_transpose_conv2d(const Attributes& attrs, const Shape& input, int64_t kh, int64_t kw);
+
 // MATMUL: A [N,H,C] x B [N,C,W] -> [N,H,W].
 Result<Shape> tosa_matmul(const Shape& a, const Shape& b);
 

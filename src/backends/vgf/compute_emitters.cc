@@ -1,4 +1,5 @@
 // Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D,
+// TRANSPOSE_CONV2D,
 // DEPTHWISE_CONV2D and MATMUL on the kernel library; int8 convolutions on
 // shaders/conv2d_i8.comp), the reductions (shaders/reduce_f32.comp) and RESIZE
 // (shaders/resize_f32.comp), whose parameter layouts they match.
@@ -35,6 +36,13 @@ Status require_f32(const std::vector<TensorView>& inputs, const TensorView& outp
   if (output_f32 && output.dtype != DType::kFloat32)
     return unsupported("output type " + std::string(dtype_name(output.dtype)) + " (fp32 only)");
   return ok_status();
+}
+
+// Row-major packed strides at any offset (a SLICE of a packed tensor along its first dim).
+bool packed(const TensorView& v) {
+  TensorView at_zero = v;
+  at_zero.offset = 0;
+  return at_zero.contiguous();
 }
 
 // Element strides of a TOSA NHWC view by logical dim.
@@ -105,7 +113,7 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   }
   if (in.shape.size() != 4 || w.shape.size() != 4 || output.shape.size() != 4 || bias.shape.size() != 1)
     return invalid_argument("convolution ranks must be 4 (input, weight, output) and 1 (bias)");
-  if (!w.contiguous() || !bias.contiguous()) return unsupported("convolution weight and bias must be packed");
+  if (!packed(w) || !packed(bias)) return unsupported("convolution weight and bias must be packed");
   UNIVK_ASSIGN_OR_RETURN(double in_zp, op.attrs.get_float_or("input_zp", 0.0));
   UNIVK_ASSIGN_OR_RETURN(double w_zp, op.attrs.get_float_or("weight_zp", 0.0));
   if (!is_int8 && (in_zp != 0.0 || w_zp != 0.0)) return invalid_argument("float convolution needs zero points of 0");
@@ -394,6 +402,69 @@ bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue) {
   return true;
 }
 
+// TRANSPOSE_CONV2D (fp32, weight OHWI) on the kernel library's transposed convolution, over the
+// NHWC views; TOSA's out_pad is the kernel's negated padding.
+Result<Dispatch> emit_transpose_conv(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                     const TensorView& output) {
+  if (inputs.size() != 3) return invalid_argument("TRANSPOSE_CONV2D needs input, weight and bias");
+  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
+  const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
+  if (in.shape.size() != 4 || w.shape.size() != 4 || output.shape.size() != 4 || bias.shape.size() != 1)
+    return invalid_argument("TRANSPOSE_CONV2D ranks must be 4 (input, weight, output) and 1 (bias)");
+  if (!packed(w) || !packed(bias)) return unsupported("TRANSPOSE_CONV2D weight and bias must be packed");
+  UNIVK_ASSIGN_OR_RETURN(double in_zp, op.attrs.get_float_or("input_zp", 0.0));
+  UNIVK_ASSIGN_OR_RETURN(double w_zp, op.attrs.get_float_or("weight_zp", 0.0));
+  if (in_zp != 0.0 || w_zp != 0.0) return invalid_argument("float convolution needs zero points of 0");
+  const int64_t oc = w.shape[0], kh = w.shape[1], kw = w.shape[2];
+  if (w.shape[3] != in.shape[3] || oc != output.shape[3] || in.shape[0] != output.shape[0])
+    return invalid_argument("TRANSPOSE_CONV2D channel counts do not match the weight");
+  if (bias.shape[0] != oc && bias.shape[0] != 1) return invalid_argument("bias must have OC or 1 elements");
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaTransposeConv2d tc, ops::tosa_transpose_conv2d(op.attrs, Shape(in.shape), kh, kw));
+  if (tc.out_h != output.shape[1] || tc.out_w != output.shape[2]) {
+    return invalid_argument("output shape " + Shape(output.shape).to_string() +
+                            " does not follow the TOSA transposed convolution rule (" + std::to_string(tc.out_h) + "x" +
+                            std::to_string(tc.out_w) + ")");
+  }
+  kernels::ConvTranspose2dProblem p;
+  p.batch = in.shape[0], p.in_h = in.shape[1], p.in_w = in.shape[2], p.in_channels = in.shape[3];
+  p.out_h = tc.out_h, p.out_w = tc.out_w, p.out_channels = oc;
+  p.kernel_h = kh, p.kernel_w = kw;
+  p.stride_h = tc.stride[0], p.stride_w = tc.stride[1];
+  p.pad_top = -tc.out_pad[0], p.pad_left = -tc.out_pad[2];
+  p.input = nhwc_strides(in);
+  p.output = nhwc_strides(output);
+  p.weight = kernels::ConvTransposeWeightStrides::ohwi(p.in_channels, kh, kw);
+  p.bias_broadcast = bias.shape[0] == 1;
+  p.epilogue.bias = true;
+  return library_dispatch(p, inputs, output);
+}
+
+Result<std::vector<Dispatch>> emit_grouped_conv(const TosaOperation& group, int64_t groups,
+                                                const std::vector<TensorView>& inputs, const TensorView& output) {
+  if (inputs.size() != 3 || groups < 2) return invalid_argument("grouped convolution needs input, weight and bias");
+  const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
+  if (in.shape.size() != 4 || w.shape.size() != 4 || bias.shape.size() != 1 || output.shape.size() != 4 ||
+      in.shape[3] % groups != 0 || w.shape[0] % groups != 0 || bias.shape[0] != w.shape[0] ||
+      output.shape[3] != w.shape[0])
+    return invalid_argument("grouped convolution shapes do not split into " + std::to_string(groups) + " groups");
+  // Group 0's views: emit_conv checks them (and the attributes) as one TOSA CONV2D.
+  std::vector<TensorView> first = inputs;
+  first[0].shape[3] /= groups;
+  first[1].shape[0] /= groups;
+  first[2].shape[0] /= groups;
+  TensorView first_output = output;
+  first_output.shape[3] /= groups;
+  UNIVK_ASSIGN_OR_RETURN(Dispatch k, emit_conv(group, first, first_output));
+  auto* p = std::get_if<kernels::Conv2dProblem>(&k.problem);
+  if (p == nullptr) return unsupported("grouped convolution on " + std::string(dtype_name(in.dtype)));
+  kernels::Conv2dProblem whole = *p;
+  whole.groups = groups;
+  whole.in_channels = in.shape[3];
+  whole.out_channels = output.shape[3];
+  UNIVK_ASSIGN_OR_RETURN(Dispatch grouped, library_dispatch(whole, inputs, output));
+  return std::vector<Dispatch>{std::move(grouped)};
+}
+
 Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output) {
   Result<Dispatch> dispatch = unsupported("");
@@ -404,6 +475,9 @@ Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::v
       break;
     case TosaOp::kMatmul:
       dispatch = emit_matmul(op, inputs, output);
+      break;
+    case TosaOp::kTransposeConv2d:
+      dispatch = emit_transpose_conv(op, inputs, output);
       break;
     case TosaOp::kReduceSum:
     case TosaOp::kReduceMax:

@@ -51,6 +51,11 @@ Result<std::vector<Dispatch>> emit_copy(const TensorView& input, const TensorVie
 // DEPTHWISE_CONV2D and MATMUL along the batch, CAST and TABLE along dim 0).
 Result<std::vector<Dispatch>> emit_compute(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                            const TensorView& output);
+// A grouped convolution (grouped_conv.h) as one kernel-library dispatch with `groups`: `group`
+// is one of its CONV2D operations (attributes and window), `inputs` the whole input
+// [N,H,W,G*Cg], weight [G*OCg,KH,KW,Cg] and bias [G*OCg], `output` the whole [N,OH,OW,G*OCg].
+Result<std::vector<Dispatch>> emit_grouped_conv(const spirv::TosaOperation& group, int64_t groups,
+                                                const std::vector<TensorView>& inputs, const TensorView& output);
 // What a kernel-library dispatch's epilogue takes over from the operators after it
 // (fusion.h's EpilogueChain): an addend (a convolution's residual or a MATMUL's bias) and a
 // clamp {lo, hi} as its activation.

@@ -134,7 +134,7 @@ bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>&
 }  // namespace
 
 EpiloguePlan form_epilogue_chains(const TosaGraph& g, const std::vector<std::vector<size_t>>& consumers,
-                                  const std::vector<bool>& is_output) {
+                                  const std::vector<bool>& is_output, const std::vector<bool>& grouped_anchor) {
   EpiloguePlan plan;
   plan.chain_of_op.assign(g.operations.size(), std::nullopt);
   // The one operation reading `v`, when `v` is an intermediate value of that one reader and
@@ -145,7 +145,7 @@ EpiloguePlan form_epilogue_chains(const TosaGraph& g, const std::vector<std::vec
   };
   for (size_t i = 0; i < g.operations.size(); ++i) {
     const TosaOperation& op = g.operations[i];
-    if (plan.chain_of_op[i] || !is_kernel_anchor(g, op)) continue;
+    if (plan.chain_of_op[i] || !(is_kernel_anchor(g, op) || grouped_anchor[i])) continue;
     EpilogueChain chain;
     chain.anchor = i;
     chain.output = op.outputs[0];

@@ -50,9 +50,11 @@ struct EpiloguePlan {
   std::vector<std::optional<size_t>> chain_of_op;  // per operation: its chain, if any
 };
 
-// `consumers[v]`: the operations reading value v; `is_output[v]`: v is a graph output.
+// `consumers[v]`: the operations reading value v; `is_output[v]`: v is a graph output;
+// `grouped_anchor[i]`: operation i is the CONCAT of a grouped convolution (grouped_conv.h),
+// which anchors a chain as a convolution does.
 EpiloguePlan form_epilogue_chains(const spirv::TosaGraph& graph, const std::vector<std::vector<size_t>>& consumers,
-                                  const std::vector<bool>& is_output);
+                                  const std::vector<bool>& is_output, const std::vector<bool>& grouped_anchor);
 
 // Elementwise groups over the operations that no epilogue chain took (`taken[i]`).
 FusionPlan form_fusion_groups(const spirv::TosaGraph& graph, const std::vector<std::vector<size_t>>& consumers,

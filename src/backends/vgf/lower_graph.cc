@@ -11,6 +11,7 @@
 #include "elementwise_program.h"
 #include "fusion.h"
 #include "dispatch_emitters.h"
+#include "grouped_conv.h"
 #include "univk/kernels/split.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/vulkan/arena_plan.h"
@@ -84,9 +85,13 @@ class Lowering {
   Result<SegmentPlan> run() {
     UNIVK_RETURN_IF_ERROR(index_graph());
     UNIVK_RETURN_IF_ERROR(bind_interface());
-    epilogues_ = form_epilogue_chains(g_, consumers_, is_output_);
+    grouped_ = find_grouped_convs(g_, consumers_, is_output_);
+    std::vector<bool> grouped_anchor(g_.operations.size());
+    for (size_t i = 0; i < grouped_anchor.size(); ++i) grouped_anchor[i] = grouped_.is_concat(i);
+    epilogues_ = form_epilogue_chains(g_, consumers_, is_output_, grouped_anchor);
     std::vector<bool> taken(g_.operations.size());
-    for (size_t i = 0; i < taken.size(); ++i) taken[i] = epilogues_.chain_of_op[i].has_value();
+    for (size_t i = 0; i < taken.size(); ++i)
+      taken[i] = epilogues_.chain_of_op[i].has_value() || grouped_.of_op[i].has_value();
     fusion_ = form_fusion_groups(g_, consumers_, is_output_, taken);
     plan_write_through();
     for (size_t i = 0; i < g_.operations.size(); ++i) {
@@ -283,6 +288,11 @@ class Lowering {
       if (i != chain.last_op()) return ok_status();  // emitted with the chain's last op
       return emit_chain(chain);
     }
+    if (grouped_.of_op[i]) {
+      if (!grouped_.is_concat(i)) return ok_status();  // a group's CONV2D: emitted with the CONCAT
+      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_anchor(i, output_view(op.outputs[0])));
+      return add_dispatches(std::move(dispatches), anchor_label(i));
+    }
     if (fusion_.group_of_op[i]) {
       const FusionGroup& grp = fusion_.groups[*fusion_.group_of_op[i]];
       if (g_.operations[i].outputs[0] != grp.output) return ok_status();  // emitted with the group's last op
@@ -327,12 +337,7 @@ class Lowering {
   // anchor on its own and the ADD/CLAMP as one elementwise group.
   Status emit_chain(const EpilogueChain& chain) {
     const TosaOperation& anchor = g_.operations[chain.anchor];
-    std::vector<TensorView> inputs;
-    for (ValueId v : anchor.inputs) {
-      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
-      inputs.push_back(view);
-    }
-    std::string label = op_label(anchor);
+    std::string label = anchor_label(chain.anchor);
     for (auto member : {chain.add, chain.clamp})
       if (member) label += "+" + op_label(g_.operations[*member]);
     KernelEpilogue epilogue;
@@ -341,19 +346,37 @@ class Lowering {
     }
     if (chain.clamp) epilogue.clamp = std::pair{chain.lo, chain.hi};
     {
-      TensorView output = output_view(chain.output);
-      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_dispatches(anchor, inputs, output, ctx_.binding_limit));
+      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_anchor(chain.anchor, output_view(chain.output)));
       if (fused.size() == 1 && fuse_kernel_epilogue(fused[0], epilogue)) return add_dispatches(std::move(fused), label);
     }
-    TensorView output = output_view(anchor.outputs[0]);
-    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches,
-                           emit_dispatches(anchor, inputs, output, ctx_.binding_limit));
-    UNIVK_RETURN_IF_ERROR(add_dispatches(std::move(dispatches), op_label(anchor)));
+    UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_anchor(chain.anchor, output_view(anchor.outputs[0])));
+    UNIVK_RETURN_IF_ERROR(add_dispatches(std::move(dispatches), anchor_label(chain.anchor)));
     FusionGroup rest;
     for (auto member : {chain.add, chain.clamp})
       if (member) rest.ops.push_back(*member);
     rest.output = chain.output;
     return emit_group(rest);
+  }
+
+  // The dispatches of a kernel-library operation, or of a grouped convolution (its CONCAT),
+  // writing `output`.
+  Result<std::vector<Dispatch>> emit_anchor(size_t i, const TensorView& output) {
+    const TosaOperation& op = g_.operations[i];
+    std::vector<TensorView> inputs;
+    const bool grouped = grouped_.is_concat(i);
+    const GroupedConv* gc = grouped ? &grouped_.convs[*grouped_.of_op[i]] : nullptr;
+    const std::vector<ValueId> operands = grouped ? std::vector<ValueId>{gc->input, gc->weight, gc->bias} : op.inputs;
+    for (ValueId v : operands) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
+      inputs.push_back(view);
+    }
+    if (!grouped) return emit_dispatches(op, inputs, output, ctx_.binding_limit);
+    return emit_grouped_conv(g_.operations[gc->convs[0]], static_cast<int64_t>(gc->convs.size()), inputs, output);
+  }
+
+  std::string anchor_label(size_t i) const {
+    if (!grouped_.is_concat(i)) return op_label(g_.operations[i]);
+    return "CONV2D x" + std::to_string(grouped_.convs[*grouped_.of_op[i]].convs.size()) + "+CONCAT";
   }
 
   // A kernel-library dispatch cut into pieces whose operand windows fit the binding limit
@@ -397,6 +420,9 @@ class Lowering {
     if (const auto* g = std::get_if<kernels::GemmProblem>(&problem)) return uint64_t(g->batch * g->m * g->n);
     if (const auto* c = std::get_if<kernels::Conv2dProblem>(&problem)) {
       return uint64_t(c->batch * c->out_channels * c->out_h * c->out_w);
+    }
+    if (const auto* t = std::get_if<kernels::ConvTranspose2dProblem>(&problem)) {
+      return uint64_t(t->batch * t->out_channels * t->out_h * t->out_w);
     }
     const auto& d = std::get<kernels::DepthwiseProblem>(problem);
     return uint64_t(d.batch * d.channels * d.multiplier * d.out_h * d.out_w);
@@ -544,6 +570,7 @@ class Lowering {
   std::vector<bool> is_output_;
   std::vector<std::optional<TensorView>> views_;
   std::vector<TensorView> out_views_;
+  GroupedConvPlan grouped_;
   EpiloguePlan epilogues_;
   FusionPlan fusion_;
   std::set<size_t> write_through_;

@@ -129,37 +129,24 @@ Result<LoweredOp> lower_conv_transpose2d(std::string_view, const Attributes& att
   for (size_t i = 0; i < inputs.size(); ++i) {
     UNIVK_RETURN_IF_ERROR(check_extent(inputs[i].shape, "input " + std::to_string(i)));
   }
-  // The shader's source positions (out + padding - k*dilation) are int32.
-  constexpr int64_t kIntMax = (int64_t{1} << 31) - 1;
-  if (cv.out_h + cv.padding[0] > kIntMax || cv.out_w + cv.padding[1] > kIntMax ||
-      cv.dilation[0] * (cv.kh - 1) > kIntMax || cv.dilation[1] * (cv.kw - 1) > kIntMax) {
-    return unsupported("conv_transpose2d positions do not fit the shader's int32 arithmetic");
-  }
   UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(DType::kFloat32, cv.output));
-  const int64_t n = lowered.output.shape.numel();
-  Dispatch d;
-  d.shader = Shader::kConvTranspose2d;
-  // Params { n, C, H, W, OC, OH, OW, ICG, OCG, KH, KW, SH, SW, PH, PW, DH, DW, has_bias }
-  d.push = {u32(n),
-            u32(cv.c),
-            u32(cv.h),
-            u32(cv.w),
-            u32(cv.oc),
-            u32(cv.out_h),
-            u32(cv.out_w),
-            u32(cv.c / cv.groups),
-            u32(cv.ocg),
-            u32(cv.kh),
-            u32(cv.kw),
-            u32(cv.stride[0]),
-            u32(cv.stride[1]),
-            u32(cv.padding[0]),
-            u32(cv.padding[1]),
-            u32(cv.dilation[0]),
-            u32(cv.dilation[1]),
-            cv.has_bias ? 1u : 0u};
-  d.bindings = {Operand::input(0), Operand::input(1), Operand::input(cv.has_bias ? 2 : 0), Operand::output()};
-  UNIVK_ASSIGN_OR_RETURN(d.groups, grid_for_threads(static_cast<uint64_t>(n)));
+  // The kernel library's transposed convolution, over NCHW activations and PyTorch's weight
+  // layout; an unbatched input is a batch of one.
+  kernels::ConvTranspose2dProblem p;
+  p.batch = cv.n, p.in_channels = cv.c, p.in_h = cv.h, p.in_w = cv.w;
+  p.out_channels = cv.oc, p.out_h = cv.out_h, p.out_w = cv.out_w;
+  p.kernel_h = cv.kh, p.kernel_w = cv.kw;
+  p.stride_h = cv.stride[0], p.stride_w = cv.stride[1];
+  p.dilation_h = cv.dilation[0], p.dilation_w = cv.dilation[1];
+  p.pad_top = cv.padding[0], p.pad_left = cv.padding[1];
+  p.groups = cv.groups;
+  p.input = kernels::ActivationStrides::nchw({cv.n, cv.c, cv.h, cv.w});
+  p.output = kernels::ActivationStrides::nchw({cv.n, cv.oc, cv.out_h, cv.out_w});
+  p.weight = kernels::ConvTransposeWeightStrides::iohw(cv.ocg, cv.kh, cv.kw);
+  p.epilogue.bias = cv.has_bias;
+  const std::vector<Operand> bindings = {Operand::input(0), Operand::input(1), Operand::input(cv.has_bias ? 2 : 0),
+                                         Operand::output(), Operand::input(0), Operand::scratch()};
+  UNIVK_ASSIGN_OR_RETURN(Dispatch d, kernel_dispatch(p, bindings));
   lowered.dispatches.push_back(std::move(d));
   return lowered;
 }

@@ -47,8 +47,6 @@ const char* shader_name(Shader shader) {
       return "pad";
     case Shader::kUpsample:
       return "upsample";
-    case Shader::kConvTranspose2d:
-      return "conv_transpose2d";
   }
   return "unknown";
 }
@@ -66,7 +64,6 @@ uint32_t shader_binding_count(Shader shader) {
     case Shader::kBinary:
       return 3;
     case Shader::kLayerNorm:
-    case Shader::kConvTranspose2d:
       return 4;
     case Shader::kBatchNorm:
       return 6;

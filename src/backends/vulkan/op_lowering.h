@@ -33,9 +33,8 @@ enum class Shader : uint8_t {
   kBatchNorm,
   kPad,
   kUpsample,
-  kConvTranspose2d,
 };
-inline constexpr int kShaderCount = 11;
+inline constexpr int kShaderCount = 10;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 

@@ -34,8 +34,6 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::pad_spv();
     case Shader::kUpsample:
       return shaders::upsample_spv();
-    case Shader::kConvTranspose2d:
-      return shaders::conv_transpose2d_spv();
   }
   return {};
 }

@@ -166,6 +166,34 @@ TEST(VgfOps, Convolutions) {
   }
 }
 
+// Cropping (negative) and growing (positive) out_pad, strides, a broadcast bias, a batch.
+TEST(VgfOps, TransposeConvolutions) {
+  struct C {
+    std::vector<int64_t> in;
+    int64_t oc, kh, kw;
+    std::vector<int64_t> stride, out_pad;
+    int64_t bias;
+  };
+  for (const C& p :
+       {C{{1, 4, 5, 3}, 2, 3, 3, {2, 2}, {-1, 0, 0, 1}, 2}, C{{2, 3, 3, 2}, 3, 2, 3, {3, 1}, {1, 2, -2, 0}, 1},
+        C{{1, 5, 4, 4}, 5, 1, 1, {1, 1}, {0, 0, 0, 0}, 5}}) {
+    Attributes a;
+    a.set("out_pad", p.out_pad);
+    a.set("stride", p.stride);
+    a.set("acc_type", spirv::kAccFp32);
+    a.set("local_bound", int64_t{0});
+    a.set("input_zp", 0.0);
+    a.set("weight_zp", 0.0);
+    const int64_t oh = (p.in[1] - 1) * p.stride[0] + p.out_pad[0] + p.out_pad[1] + p.kh;
+    const int64_t ow = (p.in[2] - 1) * p.stride[1] + p.out_pad[2] + p.out_pad[3] + p.kw;
+    OpCase tc{TosaOp::kTransposeConv2d,
+              a,
+              {f32(Shape(p.in), 21), f32(Shape({p.oc, p.kh, p.kw, p.in[3]}), 22), f32(Shape({p.bias}), 23)},
+              {p.in[0], oh, ow, p.oc}};
+    run_case(tc, "TRANSPOSE_CONV2D " + Shape(p.in).to_string());
+  }
+}
+
 TEST(VgfOps, MatmulAndReductions) {
   Attributes mm;
   mm.set("a_zp", 0.0);
