@@ -36,6 +36,14 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::upsample_spv();
     case Shader::kConvTranspose2d:
       return shaders::conv_transpose2d_spv();
+    case Shader::kLogic:
+      return shaders::logic_spv();
+    case Shader::kSelect:
+      return shaders::select_spv();
+    case Shader::kGather:
+      return shaders::gather_spv();
+    case Shader::kAlongDim:
+      return shaders::along_dim_spv();
   }
   return {};
 }
