@@ -14,6 +14,7 @@ import operator
 
 import torch
 
+from .aten_index import ATEN_INDEX
 from .ops import FUNCTIONS, ExportError
 
 _INT_MAX = 2 ** 63 - 1
@@ -472,6 +473,7 @@ ATEN.update({
     "feature_alpha_dropout": _dropout, "clone": _identity, "contiguous": _identity, "alias": _identity, "detach": _identity,
     "lift_fresh_copy": _identity,
 })
+ATEN.update(ATEN_INDEX)
 
 
 def is_aten(target):

@@ -1,4 +1,5 @@
 #include "tosa_lowering.h"
+#include "univk/ops/torch_index_ops.h"
 #include "univk/ops/torch_ops.h"
 
 namespace univk::compiler::detail {
@@ -103,17 +104,20 @@ bool takes_int8(std::string_view op) {
 
 Status TosaLowering::lower_node(const Node& node) {
   if (node.outputs.size() != 1) return unsupported("ops with " + std::to_string(node.outputs.size()) + " results");
-  if (!is_quantized_op(node.op)) {
+  if (!is_quantized_op(node.op) && !is_logic_op(node.op) && !is_index_op(node.op)) {
     const DType dtype = graph_.value(node.outputs[0]).dtype;
     const bool int8 = dtype == DType::kInt8 && takes_int8(node.op);
+    if (dtype != DType::kFloat32 && !int8) {
+      return unsupported("the result is " + std::string(dtype_name(dtype)) +
+                         " (float32 is lowered to TOSA, and int8 for pools and reshapes)");
+    }
     for (ValueId in : node.inputs) {
-      if (graph_.value(in).dtype != dtype || (dtype != DType::kFloat32 && !int8)) {
+      if (graph_.value(in).dtype != dtype) {
         return unsupported("input '" + graph_.value(in).name + "' is " +
                            std::string(dtype_name(graph_.value(in).dtype)) +
                            " (float32 is lowered to TOSA, and int8 for pools and reshapes)");
       }
     }
-    if (dtype != DType::kFloat32 && !int8) return unsupported("non-float32 result");
   }
   const auto& table = lowerings();
   auto it = table.find(node.op);
@@ -151,6 +155,12 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["slice"] = &TosaLowering::lower_slice;
     t["pad"] = &TosaLowering::lower_pad;
     t["upsample_nearest2d"] = t["upsample_bilinear2d"] = &TosaLowering::lower_upsample;
+    for (std::string_view op : ops::compare_op_names()) t[std::string(op)] = &TosaLowering::lower_compare;
+    for (std::string_view op : ops::logical_op_names()) t[std::string(op)] = &TosaLowering::lower_logical;
+    t["where"] = &TosaLowering::lower_where;
+    t["masked_fill"] = &TosaLowering::lower_masked_fill;
+    t["index_select"] = &TosaLowering::lower_index_select;
+    t["cumsum"] = &TosaLowering::lower_cumsum;
     return t;
   }();
   return table;

@@ -31,6 +31,8 @@
 namespace univk::compiler::detail {
 
 inline constexpr int64_t kMaxInlineConstantElements = 16;
+// Longest cumsum line the VgfBackend takes: its triangular matrix holds length^2 floats (4 MiB).
+inline constexpr int64_t kMaxCumsumLength = 1024;
 
 using Layout = TensorLayout;
 
@@ -102,6 +104,19 @@ class TosaLowering {
   Status lower_slice(const Node& node);
   Status lower_pad(const Node& node);
   Status lower_upsample(const Node& node);
+  // Comparisons, logical operators and selection (tosa_lowering_logic.cc): bool operands and
+  // results, so lower_node leaves their dtype checks to them.
+  static bool is_logic_op(std::string_view op);
+  Layout elementwise_layout(const Node& node) const;
+  Status lower_compare(const Node& node);
+  Status lower_logical(const Node& node);
+  Status lower_where(const Node& node);
+  Status lower_masked_fill(const Node& node);
+  // index_select as GATHER (constant or int32 indices) and cumsum as a MATMUL with a constant
+  // triangular matrix (tosa_lowering_index.cc).
+  static bool is_index_op(std::string_view op);
+  Status lower_index_select(const Node& node);
+  Status lower_cumsum(const Node& node);
   // Decompositions (tosa_lowering_norm.cc).
   Status lower_softmax(const Node& node);
   Status lower_layer_norm(const Node& node);

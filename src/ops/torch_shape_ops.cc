@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "univk/ops/torch_index_ops.h"
 #include "univk/ops/torch_ops.h"
 
 namespace univk::ops {
@@ -254,6 +255,14 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("squeeze", output_of<squeeze>);
     m.emplace("unsqueeze", output_of<unsqueeze>);
     m.emplace("contiguous", output_of<contiguous>);
+    for (std::string_view op : compare_op_names()) m.emplace(op, output_of<compare>);
+    for (std::string_view op : logical_op_names()) m.emplace(op, output_of<logical>);
+    m.emplace("where", output_of<where>);
+    m.emplace("masked_fill", output_of<masked_fill>);
+    m.emplace("index_select", output_of<index_select>);
+    m.emplace("argmax", output_of<arg_reduce>);
+    m.emplace("argmin", output_of<arg_reduce>);
+    m.emplace("cumsum", output_of<cumsum>);
     return m;
   }();
   return map;

@@ -104,6 +104,8 @@ using T = TypeSource;
 constexpr OperandSpec kUnary[] = {{"input", K::kData}};
 constexpr OperandSpec kUnary1[] = {{"input1", K::kData}};
 constexpr OperandSpec kBinary[] = {{"input1", K::kData}, {"input2", K::kData}};
+constexpr OperandSpec kTernary[] = {{"input1", K::kData}, {"input2", K::kData}, {"input3", K::kData}};
+constexpr OperandSpec kGather[] = {{"values", K::kData}, {"indices", K::kData}};
 constexpr OperandSpec kBinaryNan[] = {{"nan_mode", K::kI32}, {"input1", K::kData}, {"input2", K::kData}};
 constexpr OperandSpec kArgmax[] = {{"axis", K::kI32}, {"nan_mode", K::kI32}, {"input", K::kData}};
 constexpr OperandSpec kAvgPool[] = {{"kernel", K::kI32List},
@@ -202,6 +204,14 @@ const OpSpec kSpecs[] = {
     {TosaOp::kCast, kUnary},
     {TosaOp::kRescale, kRescale},
     {TosaOp::kTable, kTable},
+    {TosaOp::kEqual, kBinary},
+    {TosaOp::kGreater, kBinary},
+    {TosaOp::kGreaterEqual, kBinary},
+    {TosaOp::kLogicalAnd, kBinary},
+    {TosaOp::kLogicalOr, kBinary},
+    {TosaOp::kLogicalNot, kUnary1},
+    {TosaOp::kSelect, kTernary},
+    {TosaOp::kGather, kGather},
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 // UNIVK_CONFORMANCE_OP line in conformance_test.cc.
 #include "cases.h"
 
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -359,12 +360,63 @@ void shape_cases(Table& t) {
         {in(Shape{2, 1, 1, 3})});
 }
 
+// Operands of other dtypes: a graph input, or a constant, with integer values in [lo, hi].
+Operand typed(DType dtype, Shape s, double lo, double hi) { return Operand{std::move(s), false, {lo, hi}, dtype}; }
+Operand typed_constant(DType dtype, Shape s, double lo, double hi) {
+  return Operand{std::move(s), true, {lo, hi}, dtype};
+}
+Operand mask(Shape s) { return typed(DType::kBool, std::move(s), 0, 1); }
+
+void index_cases(Table& t) {
+  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+    t.add(op, "same_shape", {}, {in(Shape{3, 17}), in(Shape{3, 17})});
+    t.add(op, "broadcast_both", {}, {in(Shape{2, 1, 5}), in(Shape{3, 1})});
+    t.add(op, "scalar_other", attrs({{"other", f64(0.25)}}), {in(Shape{4, 7})});
+    t.add(op, "scalar_first", attrs({{"other", f64(-0.5)}, {"scalar_first", i64(1)}}), {in(Shape{2, 3, 5})});
+    t.add(op, "scalar_integral", attrs({{"other", f64(1)}}), {in(Shape{5, 3}, -1, 1)});
+  }
+  for (const char* op : {"logical_and", "logical_or"}) {
+    t.add(op, "same_shape", {}, {mask(Shape{3, 17}), mask(Shape{3, 17})});
+    t.add(op, "broadcast_both", {}, {mask(Shape{2, 1, 5}), mask(Shape{3, 1})});
+    t.add(op, "constant_row", {}, {mask(Shape{4, 6}), typed_constant(DType::kBool, Shape{6}, 0, 1)});
+  }
+  t.add("logical_not", "odd", {}, {mask(Shape{3, 7, 5})});
+  t.add("logical_not", "rank0", {}, {mask(Shape{})});
+  t.add("where", "same_shape", {}, {mask(Shape{4, 9}), in(Shape{4, 9}), in(Shape{4, 9})});
+  t.add("where", "broadcast_all", {}, {mask(Shape{3, 1, 5}), in(Shape{2, 1}), in(Shape{1, 1, 1, 5})});
+  t.add("where", "constant_y", {}, {mask(Shape{2, 7}), in(Shape{2, 7}), weight(Shape{})});
+  t.add("masked_fill", "same_shape", attrs({{"value", f64(-1.5)}}), {in(Shape{3, 11}), mask(Shape{3, 11})});
+  t.add("masked_fill", "causal_neg_inf", attrs({{"value", f64(-INFINITY)}}),
+        {in(Shape{2, 3, 5, 5}), typed_constant(DType::kBool, Shape{5, 5}, 0, 1)});
+  t.add("masked_fill", "broadcast_mask", attrs({{"value", f64(0.0)}}), {in(Shape{2, 4, 6}), mask(Shape{2, 1, 6})});
+  t.add("index_select", "embedding_int64", attrs({{"dim", i64(0)}}),
+        {weight(Shape{11, 6}), typed(DType::kInt64, Shape{9}, 0, 10)});
+  t.add("index_select", "dim1_int32", attrs({{"dim", i64(1)}}),
+        {in(Shape{2, 7, 3}), typed(DType::kInt32, Shape{5}, 0, 6)});
+  t.add("index_select", "last_dim_constant_index", attrs({{"dim", i64(-1)}}),
+        {in(Shape{3, 8}), typed_constant(DType::kInt64, Shape{4}, 0, 7)});
+  t.add("index_select", "int32_values", attrs({{"dim", i64(0)}}),
+        {typed(DType::kInt32, Shape{6, 3}, -50, 50), typed(DType::kInt64, Shape{8}, 0, 5)});
+  for (const char* op : {"argmax", "argmin"}) {
+    t.add(op, "dim1", attrs({{"dim", i64(1)}}), {in(Shape{3, 17, 5})});
+    t.add(op, "last_dim_keepdim", attrs({{"dim", i64(-1)}, {"keepdim", i64(1)}}), {in(Shape{4, 9})});
+    t.add(op, "flattened", {}, {in(Shape{3, 4, 5})});
+    t.add(op, "dim0", attrs({{"dim", i64(0)}}), {in(Shape{6, 8}, -1, 1)});
+  }
+  t.add("cumsum", "dim0", attrs({{"dim", i64(0)}}), {in(Shape{7, 3})});
+  t.add("cumsum", "last_dim", attrs({{"dim", i64(-1)}}), {in(Shape{2, 3, 9})});
+  t.add("cumsum", "long_line", attrs({{"dim", i64(1)}}), {in(Shape{2, 4096}, -1, 1)});
+  t.add("cumsum", "rank1", attrs({{"dim", i64(0)}}), {in(Shape{33})});
+  t.add("cumsum", "line_1024_middle_dim", attrs({{"dim", i64(1)}}), {in(Shape{2, 1024, 3}, -1, 1)});
+}
+
 }  // namespace
 
 const std::vector<OpCase>& all_cases() {
   static const std::vector<OpCase> cases = [] {
     Table t;
-    for (auto family : {unary_cases, binary_cases, pool_cases, conv_cases, matmul_cases, norm_cases, shape_cases}) {
+    for (auto family :
+         {unary_cases, binary_cases, pool_cases, conv_cases, matmul_cases, norm_cases, shape_cases, index_cases}) {
       family(t);
     }
     return t.take();
@@ -373,7 +425,8 @@ const std::vector<OpCase>& all_cases() {
 }
 
 // Rows by op family (fp32; shape ops also int32, exact):
-//  - exact (data movement, sign, max/min, relu-like clamps, max pools, nearest upsampling): 0
+//  - exact (data movement, sign, max/min, relu-like clamps, max pools, nearest upsampling,
+//    selection and gathers; comparisons, logical operators and arg-reductions, bool or int64): 0
 //  - one rounding step (add/sub/mul/div, scalar forms, hard* activations, avg pools): 1e-6 / 1e-6
 //  - batch_norm (a rounded scale and shift), bilinear upsampling (four weighted taps): 1e-6 / 1e-5
 //  - transcendental functions (GPU exp/log/tanh are correct to a few ulp; gelu's erf
@@ -392,16 +445,19 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
         {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "amax", "amin", "max_pool2d",
-          "adaptive_max_pool2d", "upsample_nearest2d"},
+          "adaptive_max_pool2d", "upsample_nearest2d", "where", "masked_fill", "index_select"},
          DType::kFloat32,
          {0, 0}},
+        {{"index_select"}, DType::kInt32, {0, 0}},
+        {{"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not"}, DType::kBool, {0, 0}},
+        {{"argmax", "argmin"}, DType::kInt64, {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},
          DType::kFloat32,
          {1e-6, 1e-6}},
         {{"batch_norm", "upsample_bilinear2d"}, DType::kFloat32, {1e-6, 1e-5}},
         {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow"}, DType::kFloat32, {1e-5, 1e-5}},
         {{"conv2d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax",
-          "layer_norm"},
+          "layer_norm", "cumsum"},
          DType::kFloat32,
          {1e-5, 1e-4}},
     };

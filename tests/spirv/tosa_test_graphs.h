@@ -207,6 +207,33 @@ inline TosaGraph graph_for(TosaOp op) {
       g.add_output(y, 0, 1);
       break;
     }
+    case TosaOp::kEqual:
+    case TosaOp::kGreater:
+    case TosaOp::kGreaterEqual:
+      binary(f4, {DType::kFloat32, {1, 1, 1, 3}}, {DType::kBool, {1, 4, 4, 3}}, a);
+      break;
+    case TosaOp::kLogicalAnd:
+    case TosaOp::kLogicalOr:
+      binary({DType::kBool, {2, 5}}, {DType::kBool, {1, 5}}, {DType::kBool, {2, 5}}, a);
+      break;
+    case TosaOp::kLogicalNot:
+      unary({DType::kBool, {2, 5}}, {DType::kBool, {2, 5}}, a);
+      break;
+    case TosaOp::kGather: {
+      ValueId v = g.add_input({DType::kFloat32, {2, 5, 3}}, 0, 0);
+      ValueId i = g.add_constant({DType::kInt32, {2, 2}}, i32_bytes({4, 0, 1, 1}));
+      ValueId y = g.add_operation(op, {v, i}, a, {DType::kFloat32, {2, 2, 3}});
+      g.add_output(y, 0, 1);
+      break;
+    }
+    case TosaOp::kSelect: {
+      ValueId c = g.add_input({DType::kBool, {1, 4, 4, 1}}, 0, 0);
+      ValueId x = g.add_input(f4, 0, 1);
+      ValueId z = g.add_constant({DType::kFloat32, {1, 1, 1, 1}}, f32_bytes({-1.5f}));
+      ValueId y = g.add_operation(op, {c, x, z}, a, f4);
+      g.add_output(y, 0, 2);
+      break;
+    }
     default:
       break;
   }

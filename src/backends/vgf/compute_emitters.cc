@@ -295,6 +295,87 @@ Result<Dispatch> emit_cast(const TensorView& in, const TensorView& out) {
   return k;
 }
 
+// The comparison, logical and SELECT operators on shaders/logic.comp: operands broadcast to the
+// output through zero strides; a unary or binary operator binds its last operand again.
+Result<Dispatch> emit_logic(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& out) {
+  uint32_t mode = 0;
+  DType operand = DType::kBool;
+  DType result = DType::kBool;
+  size_t count = 2;
+  switch (op.op) {
+    case TosaOp::kEqual:
+    case TosaOp::kGreater:
+    case TosaOp::kGreaterEqual:
+      mode = op.op == TosaOp::kEqual ? 0u : (op.op == TosaOp::kGreater ? 1u : 2u);
+      operand = DType::kFloat32;
+      break;
+    case TosaOp::kLogicalAnd:
+      mode = 3;
+      break;
+    case TosaOp::kLogicalOr:
+      mode = 4;
+      break;
+    case TosaOp::kLogicalNot:
+      mode = 5;
+      count = 1;
+      break;
+    default:  // SELECT
+      mode = 6;
+      count = 3;
+      result = DType::kFloat32;
+      break;
+  }
+  const std::string name(spirv::tosa_op_name(op.op));
+  if (inputs.size() != count) return invalid_argument(name + " takes " + std::to_string(count) + " operands");
+  for (size_t i = 0; i < count; ++i) {
+    const DType want = mode == 6 && i > 0 ? DType::kFloat32 : operand;
+    if (inputs[i].dtype != want)
+      return unsupported(name + " operand " + std::to_string(i + 1) + " " + std::string(dtype_name(inputs[i].dtype)) +
+                         " (" + std::string(dtype_name(want)) + " only)");
+  }
+  if (out.dtype != result) return unsupported(name + " result " + std::string(dtype_name(out.dtype)));
+  Dispatch k;
+  k.shader = Shader::kLogic;
+  k.outputs = {out};
+  for (size_t i = 0; i < 3; ++i) k.inputs.push_back(inputs[std::min(i, count - 1)]);
+  UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(out.shape).numel()}));
+  UNIVK_RETURN_IF_ERROR(append_padded(k.params, out.shape, 1, "dim"));
+  UNIVK_RETURN_IF_ERROR(append_padded(k.params, out.strides, 0, "stride"));
+  for (const TensorView& in : k.inputs) {
+    if (in.shape.size() != out.shape.size()) return invalid_argument(name + " operands must have the output's rank");
+    UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> strides, broadcast_strides(in, out.shape));
+    UNIVK_RETURN_IF_ERROR(append_padded(k.params, strides, 0, "stride"));
+  }
+  k.specialization = {{0u, mode}};
+  k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
+  return k;
+}
+
+// GATHER on shaders/gather.comp: 32-bit values, int32 indices, strided views.
+Result<Dispatch> emit_gather(const std::vector<TensorView>& inputs, const TensorView& out) {
+  if (inputs.size() != 2) return invalid_argument("GATHER takes values and indices");
+  const TensorView& values = inputs[0];
+  const TensorView& indices = inputs[1];
+  if (dtype_size(values.dtype) != 4 || indices.dtype != DType::kInt32 || out.dtype != values.dtype)
+    return unsupported("GATHER of " + std::string(dtype_name(values.dtype)) + " by " +
+                       std::string(dtype_name(indices.dtype)) + " (32-bit values, int32 indices)");
+  if (values.shape.size() != 3 || indices.shape.size() != 2 || out.shape.size() != 3 ||
+      indices.shape[0] != values.shape[0] ||
+      out.shape != std::vector<int64_t>{values.shape[0], indices.shape[1], values.shape[2]})
+    return invalid_argument("GATHER shapes " + Shape(values.shape).to_string() + ", " +
+                            Shape(indices.shape).to_string() + " -> " + Shape(out.shape).to_string());
+  Dispatch k;
+  k.shader = Shader::kGather;
+  k.outputs = {out};
+  k.inputs = {values, indices};
+  UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(out.shape).numel(), values.shape[1], out.shape[1], out.shape[2]}));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, out.strides));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, values.strides));
+  UNIVK_RETURN_IF_ERROR(push_all(k.params, indices.strides));
+  k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
+  return k;
+}
+
 Result<Dispatch> emit_rescale(const TosaOperation& op, const TensorView& in, const TensorView& out) {
   if (in.dtype != DType::kInt8 && in.dtype != DType::kUint8 && in.dtype != DType::kInt32)
     return unsupported("RESCALE input " + std::string(dtype_name(in.dtype)) + " (int8, uint8, int32 only)");
@@ -495,6 +576,18 @@ Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::v
       break;
     case TosaOp::kResize:
       dispatch = emit_resize(op, inputs, output);
+      break;
+    case TosaOp::kEqual:
+    case TosaOp::kGreater:
+    case TosaOp::kGreaterEqual:
+    case TosaOp::kLogicalAnd:
+    case TosaOp::kLogicalOr:
+    case TosaOp::kLogicalNot:
+    case TosaOp::kSelect:
+      dispatch = emit_logic(op, inputs, output);
+      break;
+    case TosaOp::kGather:
+      dispatch = emit_gather(inputs, output);
       break;
     default: {
       std::string types;

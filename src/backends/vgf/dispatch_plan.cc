@@ -96,6 +96,10 @@ const char* shader_name(Shader id) {
       return "cast16";
     case Shader::kResizeF32:
       return "resize_f32";
+    case Shader::kLogic:
+      return "logic";
+    case Shader::kGather:
+      return "gather";
   }
   return "?";
 }
@@ -121,7 +125,10 @@ uint32_t shader_tensor_bindings(Shader id) {
     case Shader::kConv2dI8:
       return 4;
     case Shader::kTableI8:
+    case Shader::kGather:
       return 3;
+    case Shader::kLogic:
+      return 4;
   }
   return 0;
 }

@@ -90,6 +90,8 @@ enum class Shader : uint8_t {
   kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
   kCast16,          // CAST between fp32 and fp16
   kResizeF32,       // fp32 RESIZE (nearest, bilinear)
+  kLogic,           // EQUAL/GREATER/GREATER_EQUAL, LOGICAL_AND/OR/NOT, SELECT (8-bit storage)
+  kGather,          // GATHER of 32-bit values by int32 indices
 };
 const char* shader_name(Shader id);
 // Bindings after params: outputs + inputs.

@@ -221,6 +221,10 @@ Result<DeviceRequirements> vgf_requirements(const univk::vgf::VgfFile& file) {
   DeviceRequirements r;
   r.min_api_version = VK_API_VERSION_1_1;
   r.queue_flags = VK_QUEUE_COMPUTE_BIT;
+  // Bool tensors (comparison results, masks) need 8-bit storage; asked for as optional by every
+  // file, so a shared device created for one without them can run a later one with them.
+  r.optional_features.insert(Feature::kShaderInt8);
+  r.optional_features.insert(Feature::kStorageBuffer8BitAccess);
   for (size_t s = 0; s < file.segments.size(); ++s) {
     const univk::vgf::Segment& seg = file.segments[s];
     const univk::vgf::Module& m = file.modules[seg.module_index];

@@ -38,6 +38,10 @@ std::span<const uint32_t> shader_spirv(Shader id) {
       return shaders::cast16_spv();
     case Shader::kResizeF32:
       return shaders::resize_f32_spv();
+    case Shader::kLogic:
+      return shaders::logic_spv();
+    case Shader::kGather:
+      return shaders::gather_spv();
   }
   return {};
 }

@@ -22,6 +22,7 @@ LowerTable shape_lowerings();
 LowerTable pool_conv_lowerings();
 LowerTable matmul_lowerings();
 LowerTable normalization_lowerings();
+LowerTable index_lowerings();  // lowering_index.cc
 
 inline uint32_t float_bits(float v) { return std::bit_cast<uint32_t>(v); }
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }

@@ -1,6 +1,6 @@
 // Lowering of avg_pool2d, max_pool2d, adaptive_avg_pool2d, adaptive_max_pool2d (pool2d.comp), upsample_nearest2d and
 // upsample_bilinear2d (upsample.comp), conv2d (the kernel library's conv2d_f32 and
-// depthwise_f32) and conv_transpose2d (conv_transpose2d.comp), NCHW or unbatched CHW.
+// depthwise_f32) and conv_transpose2d (the kernel library's conv_transpose2d_f32), NCHW or unbatched CHW.
 #include "lowering_common.h"
 
 namespace univk::backends::vulkan {

@@ -15,7 +15,7 @@ const LowerMap& lowerings() {
   static const LowerMap map = [] {
     LowerMap m;
     for (const LowerTable& table : {elementwise_lowerings(), shape_lowerings(), pool_conv_lowerings(),
-                                    matmul_lowerings(), normalization_lowerings()}) {
+                                    matmul_lowerings(), normalization_lowerings(), index_lowerings()}) {
       for (const auto& [name, fn] : table) m.emplace(std::string(name), fn);
     }
     return m;
@@ -47,6 +47,14 @@ const char* shader_name(Shader shader) {
       return "pad";
     case Shader::kUpsample:
       return "upsample";
+    case Shader::kLogic:
+      return "logic";
+    case Shader::kSelect:
+      return "select";
+    case Shader::kGather:
+      return "gather";
+    case Shader::kAlongDim:
+      return "along_dim";
   }
   return "unknown";
 }
@@ -60,10 +68,14 @@ uint32_t shader_binding_count(Shader shader) {
     case Shader::kPool2d:
     case Shader::kSoftmax:
     case Shader::kReduce:
+    case Shader::kAlongDim:
       return 2;
     case Shader::kBinary:
+    case Shader::kLogic:
+    case Shader::kGather:
       return 3;
     case Shader::kLayerNorm:
+    case Shader::kSelect:
       return 4;
     case Shader::kBatchNorm:
       return 6;

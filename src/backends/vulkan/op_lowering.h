@@ -33,8 +33,12 @@ enum class Shader : uint8_t {
   kBatchNorm,
   kPad,
   kUpsample,
+  kLogic,
+  kSelect,
+  kGather,
+  kAlongDim,
 };
-inline constexpr int kShaderCount = 10;
+inline constexpr int kShaderCount = 14;
 const char* shader_name(Shader shader);
 uint32_t shader_binding_count(Shader shader);
 
@@ -73,6 +77,11 @@ enum class UnaryOp : uint32_t {
 };
 // Spec constant 0 of binary.comp.
 enum class BinaryOp : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kPow };
+// Spec constant 0 of logic.comp: the LogicOp in the low 8 bits, or'ed with kLogicScalar when
+// operand b is the push-constant scalar (and kLogicScalarFirst when it is the left operand).
+enum class LogicOp : uint32_t { kEq = 0, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kNot };
+inline constexpr uint32_t kLogicScalar = 1u << 8;
+inline constexpr uint32_t kLogicScalarFirst = 1u << 9;
 
 inline constexpr uint32_t kMaxRank = 6;            // strided shaders take at most this many dims
 inline constexpr uint32_t kWorkgroupSize = 256;    // threads per workgroup of 1-d shaders

@@ -34,6 +34,14 @@ std::span<const uint32_t> shader_spirv(Shader shader) {
       return shaders::pad_spv();
     case Shader::kUpsample:
       return shaders::upsample_spv();
+    case Shader::kLogic:
+      return shaders::logic_spv();
+    case Shader::kSelect:
+      return shaders::select_spv();
+    case Shader::kGather:
+      return shaders::gather_spv();
+    case Shader::kAlongDim:
+      return shaders::along_dim_spv();
   }
   return {};
 }

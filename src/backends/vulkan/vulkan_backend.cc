@@ -2,6 +2,7 @@
 // the parsed graph.
 #include "univk/backends/vulkan/vulkan_backend.h"
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
 #include <string>
@@ -42,14 +43,22 @@ Result<vulkan::DelegateOptions> parse_options(const backend::BackendOptions& opt
 }
 
 // A parsed compute graph, checked against the call's tensors. Its requirements: every shader
-// is plain fp32 compute; the shared Queue orders submissions with a timeline semaphore; the
-// kernel library's optional extras (cooperative matrices for precision=fp16).
+// is plain compute; the shared Queue orders submissions with a timeline semaphore; a graph
+// holding 1-byte values (bool results of comparisons, masks) reads and writes them with 8-bit
+// storage, which every other graph asks for as optional features, so that a shared device
+// created for it can later run such a graph; the kernel library's optional extras
+// (cooperative matrices for precision=fp16).
 class PreparedComputeGraph final : public backend::PreparedPayload {
  public:
   PreparedComputeGraph(backend::DelegateSpec spec, std::shared_ptr<const ComputeGraph> graph)
       : spec_(std::move(spec)), graph_(std::move(graph)) {
     requirements_.min_api_version = VK_API_VERSION_1_2;
     requirements_.required_features = {univk::vulkan::Feature::kTimelineSemaphore};
+    const bool bytes = std::any_of(graph_->values.begin(), graph_->values.end(),
+                                   [](const ComputeValue& v) { return dtype_size(v.dtype) == 1; });
+    for (auto feature : {univk::vulkan::Feature::kStorageBuffer8BitAccess, univk::vulkan::Feature::kShaderInt8}) {
+      (bytes ? requirements_.required_features : requirements_.optional_features).insert(feature);
+    }
     requirements_.queue_flags = VK_QUEUE_COMPUTE_BIT;
     requirements_.merge(kernels::optional_requirements());
   }

@@ -163,8 +163,9 @@ TEST(ComputeGraph, SupportQuery) {
   const ComputeTensorType a{DType::kFloat32, Shape{2, 1, 4, 5}}, b{DType::kFloat32, Shape{1, 3, 5, 6}};
   const ComputeTensorType ab[] = {a, b};
   EXPECT_FALSE(vulkan_backend_supports("matmul", {}, ab));  // partial batch broadcasting
-  EXPECT_EQ(vulkan_backend_ops().size(),
-            55u);  // issue 3's operators, pad, upsamples, conv_transpose2d, adaptive max, amax/amin
+  // issue 3's operators, pad, upsamples, conv_transpose2d, adaptive max, amax/amin; comparisons,
+  // logical operators, where, masked_fill, index_select, argmax/argmin, cumsum
+  EXPECT_EQ(vulkan_backend_ops().size(), 70u);
 }
 
 TEST(OpLowering, LargeGridsGoTwoDimensional) {
