@@ -225,6 +225,70 @@ CrossCheckCase matmul(std::mt19937& rng) {
   return c;
 }
 
+// TRANSPOSE_CONV2D (weights OHWI, graph constants like the exporter's); out_pad crops (negative)
+// or grows (positive) each border, bounded by TOSA: out_pad > -kernel.
+CrossCheckCase transpose_convolution(std::mt19937& rng) {
+  const int64_t n = pick(rng, 1, 2), ih = pick(rng, 1, 5), iw = pick(rng, 1, 5), ic = pick(rng, 1, 5),
+                oc = pick(rng, 1, 5), kh = pick(rng, 1, 3), kw = pick(rng, 1, 3);
+  const Dims stride = {pick(rng, 1, 3), pick(rng, 1, 3)};
+  const Dims out_pad = {pick(rng, 1 - kh, 2), pick(rng, 1 - kh, 2), pick(rng, 1 - kw, 2), pick(rng, 1 - kw, 2)};
+  const int64_t oh = (ih - 1) * stride[0] + out_pad[0] + out_pad[1] + kh;
+  const int64_t ow = (iw - 1) * stride[1] + out_pad[2] + out_pad[3] + kw;
+  if (oh < 1 || ow < 1) return transpose_convolution(rng);  // redraw: the output must not be empty
+  CrossCheckCase c = make(TosaOp::kTransposeConv2d,
+                          {tensor(rng, DType::kFloat32, {n, ih, iw, ic}, -1.0, 1.0),
+                           tensor(rng, DType::kFloat32, {oc, kh, kw, ic}, -1.0, 1.0),
+                           tensor(rng, DType::kFloat32, coin(rng) ? Dims{oc} : Dims{1}, -1.0, 1.0)},
+                          DType::kFloat32, {n, oh, ow, oc}, kAccumulated);
+  c.graph_constant = {false, true, true};
+  c.attrs.set("out_pad", out_pad);
+  c.attrs.set("stride", stride);
+  c.attrs.set("acc_type", spirv::kAccFp32);
+  c.attrs.set("local_bound", int64_t{0});
+  c.attrs.set("input_zp", 0.0);
+  c.attrs.set("weight_zp", 0.0);
+  return c;
+}
+
+// ---- comparison, logic, selection, gather -------------------------------------------------------
+
+// EQUAL, GREATER, GREATER_EQUAL of two broadcasting fp32 tensors -> bool. Values are drawn from
+// a few integers so that ties (where EQUAL and GREATER_EQUAL differ from GREATER) are common.
+template <TosaOp Op>
+CrossCheckCase comparison(std::mt19937& rng) {
+  auto [a, b] = broadcast_pair(rng);
+  HostTensor x = tensor(rng, DType::kFloat32, a, -3.0, 3.0), y = tensor(rng, DType::kFloat32, b, -3.0, 3.0);
+  for (HostTensor* t : {&x, &y})
+    for (float& v : t->data<float>()) v = std::round(v);
+  return make(Op, {x, y}, DType::kBool, broadcast(a, b));
+}
+
+template <TosaOp Op>
+CrossCheckCase logical(std::mt19937& rng) {
+  auto [a, b] = broadcast_pair(rng);
+  if (Op == TosaOp::kLogicalNot) return make(Op, {tensor(rng, DType::kBool, a)}, DType::kBool, a);
+  return make(Op, {tensor(rng, DType::kBool, a), tensor(rng, DType::kBool, b)}, DType::kBool, broadcast(a, b));
+}
+
+// SELECT(condition bool, on_true, on_false), all three broadcasting to one shape.
+CrossCheckCase selection(std::mt19937& rng) {
+  auto [a, b] = broadcast_pair(rng);
+  Dims cond = broadcast(a, b);
+  for (auto& d : cond)
+    if (coin(rng) && coin(rng)) d = 1;
+  return make(TosaOp::kSelect,
+              {tensor(rng, DType::kBool, cond), tensor(rng, DType::kFloat32, a), tensor(rng, DType::kFloat32, b)},
+              DType::kFloat32, broadcast(a, b), kExact);
+}
+
+// GATHER: values [N,K,C], int32 indices [N,W] in [0, K) -> [N,W,C].
+CrossCheckCase gather(std::mt19937& rng) {
+  const int64_t n = pick(rng, 1, 3), k = pick(rng, 1, 9), c = pick(rng, 1, 6), w = pick(rng, 1, 9);
+  return make(TosaOp::kGather,
+              {tensor(rng, DType::kFloat32, {n, k, c}), tensor(rng, DType::kInt32, {n, w}, 0.0, double(k - 1))},
+              DType::kFloat32, {n, w, c}, kExact);
+}
+
 // ---- reductions -------------------------------------------------------------------------------
 
 template <TosaOp Op, bool Nans = false>
@@ -481,6 +545,15 @@ const CrossCheckGenerator kGenerators[] = {
     {"RESCALE int8->int32", TosaOp::kRescale, rescale<kI8, kI32>},
     {"RESCALE int32->int8", TosaOp::kRescale, rescale<kI32, kI8>},
     {"TABLE int8", TosaOp::kTable, table},
+    {"TRANSPOSE_CONV2D fp32", TosaOp::kTransposeConv2d, transpose_convolution},
+    {"EQUAL fp32", TosaOp::kEqual, comparison<TosaOp::kEqual>},
+    {"GREATER fp32", TosaOp::kGreater, comparison<TosaOp::kGreater>},
+    {"GREATER_EQUAL fp32", TosaOp::kGreaterEqual, comparison<TosaOp::kGreaterEqual>},
+    {"LOGICAL_AND bool", TosaOp::kLogicalAnd, logical<TosaOp::kLogicalAnd>},
+    {"LOGICAL_OR bool", TosaOp::kLogicalOr, logical<TosaOp::kLogicalOr>},
+    {"LOGICAL_NOT bool", TosaOp::kLogicalNot, logical<TosaOp::kLogicalNot>},
+    {"SELECT fp32", TosaOp::kSelect, selection},
+    {"GATHER fp32", TosaOp::kGather, gather},
     // NaN inputs (nan_mode PROPAGATE).
     {"MAXIMUM fp32 NaN", TosaOp::kMaximum, binary<TosaOp::kMaximum, kF32, true>},
     {"MINIMUM fp32 NaN", TosaOp::kMinimum, binary<TosaOp::kMinimum, kF32, true>},
