@@ -81,8 +81,23 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   // along M. The weight loads along K: contiguous for TOSA's layout, taps for PyTorch's.
   uint32_t flags = p.input.c == 1 ? detail::kFlagAKFast : 0;
   if (p.weight.oc == 1) flags |= detail::kFlagBNFast;
-  constexpr uint32_t kFlagAlignedK = 16;  // conv2d_f32.comp
-  if (icg % chosen.bk == 0) flags |= kFlagAlignedK;
+  constexpr uint32_t kFlagAlignedK = 16;  // conv2d.glsl
+  if (icg % chosen.bk == 0) {
+    flags |= kFlagAlignedK;
+    // 16-byte loads (vectorised tilings, conv2d.glsl): 4 contiguous input channels of the
+    // input and of the weight, or 4 contiguous output channels of the weight; offset and
+    // strides multiples of 4 (icg is, as a multiple of BK).
+    using detail::aligned4;
+    const int64_t in_batch = p.batch == 1 ? 0 : p.input.n;
+    if (p.input.c == 1 && aligned4({int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
+      flags |= detail::kFlagVecA;
+    }
+    const int64_t w_off = int64_t(p.weight_offset);
+    if (p.weight.oc == 1 ? aligned4({w_off, p.weight.ic, p.weight.tap, ocg})
+                         : p.weight.ic == 1 && aligned4({w_off, p.weight.oc, p.weight.tap})) {
+      flags |= detail::kFlagVecB;
+    }
+  }
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, k, p.groups, p.epilogue, flags, p.split_k, device));
   d.push.assign(kConvPushWords, 0);
   detail::set_binding_offsets(d.push,

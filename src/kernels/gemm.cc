@@ -36,6 +36,19 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
   uint32_t flags = 0;
   if (p.a.col == 1) flags |= detail::kFlagAKFast;
   if (p.b.col == 1) flags |= detail::kFlagBNFast;
+  // 16-byte loads (vectorised tilings) along the contiguous dimension: offset, the other
+  // strides and the walked extent multiples of 4 (one batch has no batch stride).
+  using detail::aligned4;
+  const int64_t a_batch = p.batch == 1 ? 0 : p.a.batch, b_batch = p.batch == 1 ? 0 : p.b.batch;
+  const int64_t a_off = int64_t(p.a.offset), b_off = int64_t(p.b.offset);
+  if (p.a.col == 1 ? aligned4({a_off, a_batch, p.a.row, p.k})
+                   : p.a.row == 1 && aligned4({a_off, a_batch, p.a.col, p.m})) {
+    flags |= detail::kFlagVecA;
+  }
+  if (p.b.col == 1 ? aligned4({b_off, b_batch, p.b.row, p.n})
+                   : p.b.row == 1 && aligned4({b_off, b_batch, p.b.col, p.k})) {
+    flags |= detail::kFlagVecB;
+  }
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));
   d.push.assign(kGemmPushWords, 0);
   detail::set_binding_offsets(d.push, {p.a.offset, p.b.offset, p.bias.offset, p.out.offset, p.residual_offset});

@@ -26,6 +26,14 @@ const char* kernel_name(Kernel kernel) {
       return "depthwise_f32";
     case Kernel::kConvTranspose2dF32:
       return "conv_transpose2d_f32";
+    case Kernel::kGemmVecF32:
+      return "gemm_vec_f32";
+    case Kernel::kConv2dVecF32:
+      return "conv2d_vec_f32";
+    case Kernel::kGemmVec8F32:
+      return "gemm_vec8_f32";
+    case Kernel::kConv2dVec8F32:
+      return "conv2d_vec8_f32";
   }
   return "?";
 }
@@ -38,6 +46,10 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dCoopmatF16:
     case Kernel::kDepthwiseF32:
     case Kernel::kConvTranspose2dF32:
+    case Kernel::kGemmVecF32:
+    case Kernel::kConv2dVecF32:
+    case Kernel::kGemmVec8F32:
+    case Kernel::kConv2dVec8F32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
   }
   return 0;
@@ -47,9 +59,13 @@ uint32_t kernel_push_bytes(Kernel kernel) {
   switch (kernel) {
     case Kernel::kGemmF32:
     case Kernel::kGemmCoopmatF16:
+    case Kernel::kGemmVecF32:
+    case Kernel::kGemmVec8F32:
       return kGemmPushWords * 4;
     case Kernel::kConv2dF32:
     case Kernel::kConv2dCoopmatF16:
+    case Kernel::kConv2dVecF32:
+    case Kernel::kConv2dVec8F32:
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
@@ -73,6 +89,14 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::depthwise_f32_spv();
     case Kernel::kConvTranspose2dF32:
       return shaders::conv_transpose2d_f32_spv();
+    case Kernel::kGemmVecF32:
+      return shaders::gemm_vec_f32_spv();
+    case Kernel::kConv2dVecF32:
+      return shaders::conv2d_vec_f32_spv();
+    case Kernel::kGemmVec8F32:
+      return shaders::gemm_vec8_f32_spv();
+    case Kernel::kConv2dVec8F32:
+      return shaders::conv2d_vec8_f32_spv();
   }
   return {};
 }

@@ -22,8 +22,30 @@ constexpr const Tiling& kSkinnyDirect = kTilings[std::size(kTilings) - 1];
 // 256 invocations (8 subgroups of 32 in gemm_tile.glsl's 4 x 2 grid), BK a multiple of 16.
 constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64, 32, 4, 4, false, true}};
 
+// The vectorised core (gemm_tile.glsl's UNIVK_VEC), under evaluation on GPUs: 8x8 and 8x4
+// accumulators (static indexing, vec4 reads), 64 to 256 invocations.
+constexpr Tiling kVecTilings[] = {
+    {128, 128, 8, 8, 8, false, false, true}, {128, 64, 8, 8, 8, false, false, true},
+    {128, 64, 16, 8, 4, false, false, true}, {64, 64, 16, 8, 8, false, false, true},
+    {64, 64, 16, 4, 4, false, false, true},  {32, 64, 16, 4, 4, false, false, true},
+    {64, 32, 16, 4, 4, false, false, true},
+};
+
+// The core's shape rules: accumulators in groups of 4, and every invocation loading whole
+// vec4s of both slices.
+constexpr bool vec_shape_ok(const Tiling& t) {
+  const uint32_t vectors = 4 * t.invocations();
+  return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 && (t.bm * t.bk) % vectors == 0 &&
+         (t.bn * t.bk) % vectors == 0;
+}
+static_assert(std::all_of(std::begin(kVecTilings), std::end(kVecTilings), vec_shape_ok));
+
 // gemm_tile.glsl's shared arrays.
 uint64_t shared_bytes(const Tiling& t) {
+  if (t.vec) {
+    // Two buffers of BK rows of vec4s, each row padded by one vec4.
+    return 2 * uint64_t{t.bk} * ((t.bm / 4 + 1) + (t.bn / 4 + 1)) * 16;
+  }
   if (t.coopmat) {
     // fp16 slices padded by 8 halves along whichever dim the loads walk (the larger of the two
     // layouts), then the fp32 accumulator tile.
@@ -67,14 +89,17 @@ std::span<const Tiling> candidates(int64_t m, int64_t n, int64_t k, int64_t batc
 
 std::span<const Tiling> gemm_tilings() { return kTilings; }
 std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }
+std::span<const Tiling> vec_tilings() { return kVecTilings; }
 
 namespace detail {
 
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced, uint32_t max_invocations) {
   if (forced) {
-    if (std::find(std::begin(kTilings), std::end(kTilings), *forced) == std::end(kTilings) &&
-        std::find(std::begin(kCoopmatTilings), std::end(kCoopmatTilings), *forced) == std::end(kCoopmatTilings)) {
+    auto listed = [&](std::span<const Tiling> list) {
+      return std::find(list.begin(), list.end(), *forced) != list.end();
+    };
+    if (!listed(kTilings) && !listed(kCoopmatTilings) && !listed(kVecTilings)) {
       return invalid_argument("tiling " + std::to_string(forced->bm) + "x" + std::to_string(forced->bn) +
                               " is not one of the library's");
     }
@@ -167,11 +192,21 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   }
   // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
   if (tiling.direct) flags = 0;
+  if (!tiling.vec) flags &= ~(kFlagVecA | kFlagVecB);
   if (tiling.coopmat) {
     dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatF16 : Kernel::kGemmCoopmatF16;
   } else if (device.precision == Precision::kFp16) {
     flags |= kFlagF16Operands;
   }
+  if (tiling.vec) {
+    // 8 x 8 accumulators run the variant with the sizes compiled in (gemm_tile.glsl).
+    const bool conv = dispatch.kernel == Kernel::kConv2dF32, eight = tiling.tm == 8 && tiling.tn == 8;
+    dispatch.kernel = conv ? (eight ? Kernel::kConv2dVec8F32 : Kernel::kConv2dVecF32)
+                           : (eight ? Kernel::kGemmVec8F32 : Kernel::kGemmVecF32);
+  }
+  dispatch.vector_access.clear();
+  if ((flags & kFlagVecA) != 0) dispatch.vector_access.push_back({0b1u, 7, kFlagVecA});
+  if ((flags & kFlagVecB) != 0) dispatch.vector_access.push_back({0b10u, 7, kFlagVecB});
   if (epilogue.bias) flags |= kFlagBias;
   if (epilogue.residual) flags |= kFlagResidual;
   dispatch.specialization = {{0, tiling.invocations()},

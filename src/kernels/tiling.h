@@ -29,9 +29,11 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
 // K elements per range: ceil(K / splits) rounded up to bk (gemm_tile.glsl's split_chunk).
 int64_t split_chunk(int64_t k, uint32_t splits, uint32_t bk);
 
-// Fills the dispatch fields every GEMM-shaped kernel shares: tiling, specialization
-// constants 0..9, the grid ((n, m) tiles, z * splits) and split-K's splits and scratch (with
-// `forced_splits` as choose_splits's `forced`); unsupported when the grid exceeds the device.
+// Fills the dispatch fields every GEMM-shaped kernel shares: tiling, kernel variant,
+// specialization constants 0..9, the grid ((n, m) tiles, z * splits), split-K's splits and
+// scratch (with `forced_splits` as choose_splits's `forced`), and the vector accesses of
+// kFlagVecA/B (kept only for a vectorised tiling); unsupported when the grid exceeds the
+// device.
 Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z,
                        const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device);
 
@@ -68,6 +70,15 @@ inline void set_activation_strides(std::vector<uint32_t>& push, size_t at, const
 inline uint32_t pack_yx(int64_t y, int64_t x) { return u32(y | (x << 16)); }
 
 // FLAGS bits of gemm_tile.glsl.
-inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32;
+inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32,
+                          kFlagVecA = 64, kFlagVecB = 128;
+
+// Whether every value is a multiple of 4 (vector access: offsets, strides, walked extents).
+inline bool aligned4(std::initializer_list<int64_t> values) {
+  for (int64_t v : values) {
+    if (v % 4 != 0) return false;
+  }
+  return true;
+}
 
 }  // namespace univk::kernels::detail

@@ -17,7 +17,20 @@ using univk::testing::random_tensor;
 
 struct ConvCase {
   int64_t n, c, h, w, oc, k, stride, pad, dilation, groups;
+  // Offsets multiples of 4 (vectorised tilings may load vectors); HWIO weights (output channels
+  // contiguous) instead of the layout's; the FLAGS vector bits (kFlagVecA 64, kFlagVecB 128)
+  // a vectorised tiling must get.
+  bool aligned = false, hwio = false;
+  uint32_t vec_flags = 0;
 };
+
+// FLAGS (specialization constant 7) of a dispatch.
+uint32_t flags_of(const KernelDispatch& d) {
+  for (auto [id, value] : d.specialization) {
+    if (id == 7) return value;
+  }
+  return 0;
+}
 
 enum class Layout { kNchw, kNhwc };
 
@@ -60,7 +73,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   p.input = layout == Layout::kNchw ? ActivationStrides::nchw(in_shape) : ActivationStrides::nhwc(in_shape);
   p.output = layout == Layout::kNchw ? ActivationStrides::nchw(out_shape) : ActivationStrides::nhwc(out_shape);
   p.weight = tosa_weight ? WeightStrides::ohwi(icg, c.k, c.k) : WeightStrides::oihw(icg, c.k, c.k);
-  p.input_offset = 2, p.output_offset = 1, p.residual_offset = 3;
+  if (c.hwio) p.weight = {1, c.oc, icg * c.oc};
+  p.input_offset = c.aligned ? 4 : 2, p.output_offset = 1, p.residual_offset = 3;
   p.epilogue = epilogue;
   p.split_k = split_k;
   DeviceTraits traits = device_traits(*device, precision);
@@ -73,14 +87,19 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   if (split_k > 1 && icg * c.k * c.k > int64_t{tiling.bk}) {
     EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
   }
+  if (tiling.vec) {
+    EXPECT_EQ(dispatch->kernel, tiling.tm == 8 && tiling.tn == 8 ? Kernel::kConv2dVec8F32 : Kernel::kConv2dVecF32);
+    EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags)
+        << "c " << c.c << " groups " << c.groups << " nhwc " << (layout == Layout::kNhwc);
+  }
 
-  std::vector<float> in(2 + x.shape().numel()), weight(w.shape().numel()), res(3 + conv.shape().numel());
+  std::vector<float> in(p.input_offset + x.shape().numel()), weight(w.shape().numel()), res(3 + conv.shape().numel());
   std::vector<float> out(1 + conv.shape().numel(), -7.0f);
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t ch = 0; ch < c.c; ++ch) {
       for (int64_t y = 0; y < c.h; ++y) {
         for (int64_t xx = 0; xx < c.w; ++xx) {
-          in[2 + at(p.input, n, ch, y, xx)] = x.data<float>()[((n * c.c + ch) * c.h + y) * c.w + xx];
+          in[p.input_offset + at(p.input, n, ch, y, xx)] = x.data<float>()[((n * c.c + ch) * c.h + y) * c.w + xx];
         }
       }
     }
@@ -128,7 +147,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   EXPECT_TRUE(univk::testing::tensors_close(gathered, want, {atol, 1e-4}))
       << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups << " nhwc "
       << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x" << tiling.bn
-      << (tiling.direct ? "d" : "") << (tiling.coopmat ? "c" : "") << " splits " << dispatch->splits;
+      << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
+      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << " hwio " << c.hwio << " splits " << dispatch->splits;
 }
 
 const ConvCase kCases[] = {
@@ -219,6 +239,56 @@ TEST(Conv2dKernel, SplitKEpilogues) {
     expect_conv({1, 40, 5, 5, 20, 3, 1, 1, 1, 2}, Layout::kNchw, false, tiling, {true, true, Activation::kRelu},
                 seed += 10, 7, 2);
   }
+}
+
+// The vectorised core. NHWC with TOSA weights and C/groups a multiple of BK (16; 8 for the BK-8
+// tilings): vector loads of input and weight channels; HWIO weights: of output channels; NCHW,
+// PyTorch weights, odd channel counts or unaligned offsets: scalar loads (the slice's tap still
+// decoded once per slice when C/groups is a multiple of BK).
+struct VecConvCase {
+  ConvCase c;
+  Layout layout;
+  bool tosa_weight;
+};
+const VecConvCase kVecCases[] = {
+    // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags
+    {{2, 16, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true},
+    {{1, 32, 6, 5, 40, 1, 1, 0, 1, 1, true, false, 192}, Layout::kNhwc, true},
+    {{1, 32, 8, 8, 24, 3, 2, 1, 1, 2, true, false, 192}, Layout::kNhwc, true},
+    {{1, 16, 10, 9, 8, 3, 1, 2, 2, 1, true, true, 192}, Layout::kNhwc, true},
+    {{1, 16, 10, 9, 12, 3, 1, 1, 1, 1, false, true, 128}, Layout::kNhwc, true},
+    {{2, 16, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false},
+    {{1, 3, 17, 15, 10, 7, 2, 3, 1, 1, true, false, 0}, Layout::kNhwc, true},
+    {{1, 12, 6, 7, 8, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNhwc, true},
+};
+
+// Every case on an 8x8 tiling (compiled-in sizes) and a 4x4 one (specialised sizes), a
+// vectorised and a scalar case on the others (each pipeline costs seconds on lavapipe).
+TEST(Conv2dKernel, VecTilingsMatchTheReference) {
+  uint32_t seed = 5000;
+  for (const Tiling& tiling : vec_tilings()) {
+    const bool all = tiling == vec_tilings()[0] || tiling == vec_tilings()[4];
+    for (const VecConvCase& v : kVecCases) {
+      if (all || &v == &kVecCases[0] || &v == &kVecCases[5]) {
+        expect_conv(v.c, v.layout, v.tosa_weight, tiling, {true}, seed += 10);
+      }
+    }
+  }
+}
+
+TEST(Conv2dKernel, VecTilingsSplitKAndEpilogues) {
+  uint32_t seed = 5500;
+  for (const Tiling& tiling : vec_tilings()) {
+    // K 576 in 5 ranges, aligned and vectorised.
+    expect_conv({1, 64, 5, 5, 20, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling,
+                {true, true, Activation::kRelu}, seed += 10, 5, 2);
+  }
+  // K 144 NCHW in 3 (scalar loads, aligned taps).
+  expect_conv({2, 32, 6, 7, 40, 3, 1, 2, 2, 2, false, false, 0}, Layout::kNchw, false, vec_tilings()[0], {true},
+              seed += 10, 3, 2);
+  const Tiling tiling = vec_tilings()[4];
+  expect_conv(kVecCases[0].c, Layout::kNhwc, true, tiling, {false, true, Activation::kRelu}, seed += 10);
+  expect_conv(kVecCases[0].c, Layout::kNhwc, true, tiling, {true}, seed += 10, 0, 1, 0, Precision::kFp16);
 }
 
 // A large GPU's limits.

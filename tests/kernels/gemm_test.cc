@@ -20,7 +20,19 @@ using univk::testing::random_tensor;
 struct GemmCase {
   int64_t batch, m, n, k;
   bool transpose_a = false, transpose_b = false, broadcast_b = false;
+  // Operand offsets multiples of 4 (A at 4, not 3), so vectorised tilings may load vectors;
+  // then the FLAGS vector bits (kFlagVecA 64, kFlagVecB 128) a vectorised tiling must get.
+  bool aligned = false;
+  uint32_t vec_flags = 0;
 };
+
+// FLAGS (specialization constant 7) of a dispatch.
+uint32_t flags_of(const KernelDispatch& d) {
+  for (auto [id, value] : d.specialization) {
+    if (id == 7) return value;
+  }
+  return 0;
+}
 
 // Stores logical [batch][rows][cols] `t` with (batch, row, col) strides `s` into a new buffer.
 std::vector<float> store(const HostTensor& t, int64_t batch, int64_t rows, int64_t cols, const MatrixOperand& s) {
@@ -64,7 +76,8 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
 
   GemmProblem p;
   p.batch = c.batch, p.m = c.m, p.n = c.n, p.k = c.k;
-  p.a = c.transpose_a ? MatrixOperand{3, c.m * c.k, 1, c.m} : MatrixOperand{3, c.m * c.k, c.k, 1};
+  const uint64_t a_offset = c.aligned ? 4 : 3;
+  p.a = c.transpose_a ? MatrixOperand{a_offset, c.m * c.k, 1, c.m} : MatrixOperand{a_offset, c.m * c.k, c.k, 1};
   p.b = c.transpose_b ? MatrixOperand{0, c.k * c.n, 1, c.k} : MatrixOperand{0, c.k * c.n, c.n, 1};
   if (c.broadcast_b) p.b.batch = 0;
   p.bias = {0, 0, 0, 1};
@@ -87,6 +100,10 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   }
   if (split_k == 1) {
     EXPECT_EQ(dispatch->splits, 1u);
+  }
+  if (tiling.vec) {
+    EXPECT_EQ(dispatch->kernel, tiling.tm == 8 && tiling.tn == 8 ? Kernel::kGemmVec8F32 : Kernel::kGemmVecF32);
+    EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags) << "m " << c.m << " n " << c.n << " k " << c.k;
   }
 
   const std::vector<std::vector<float>> bindings = {
@@ -134,7 +151,8 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   const double atol = (tiling.coopmat ? 1e-4 : 1e-5) * std::max<double>(1.0, double(c.k) / 128);
   EXPECT_TRUE(univk::testing::tensors_close(out, want, {atol, 1e-4}))
       << "batch " << c.batch << " m " << c.m << " n " << c.n << " k " << c.k << " tiling " << tiling.bm << "x"
-      << tiling.bn << (tiling.direct ? "d" : "") << (tiling.coopmat ? "c" : "") << " splits " << dispatch->splits;
+      << tiling.bn << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
+      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << " splits " << dispatch->splits;
 }
 
 // The tilings precision=fp16 runs on the test device: the cooperative-matrix ones where it has
@@ -201,6 +219,89 @@ TEST(GemmKernel, SplitKEpilogues) {
   for (const Tiling tiling : {gemm_tilings()[2], gemm_tilings()[5]}) {  // staged and direct
     for (const Epilogue& e : epilogues) expect_gemm({2, 37, 45, 293}, tiling, e, seed += 10, 6, /*runs=*/2);
   }
+}
+
+// The vectorised core: 16-byte loads where the operands allow them (A along K or, transposed,
+// along M; B along N or, transposed, along K), scalar loads where they do not (odd extents or
+// offsets), partial tiles, batches and broadcast B.
+const GemmCase kVecCases[] = {
+    {1, 64, 64, 64, false, false, false, true, 192}, {2, 36, 44, 40, false, false, false, true, 192},
+    {3, 20, 68, 36, true, false, false, true, 192},  {2, 32, 20, 40, false, true, true, true, 192},
+    {1, 64, 64, 64, true, true, false, true, 192},   {1, 130, 129, 17, false, false, false, true, 0},
+    {2, 33, 20, 41, false, true, true, false, 0},    {1, 7, 12, 6, false, false, false, true, 128},
+};
+
+// Every case on an 8x8 tiling (compiled-in sizes) and a 4x4 one (specialised sizes), an aligned
+// and an unaligned case on the others (each pipeline costs seconds on lavapipe).
+TEST(GemmKernel, VecTilingsMatchTheReference) {
+  uint32_t seed = 3000;
+  for (const Tiling& tiling : vec_tilings()) {
+    const bool all = tiling == vec_tilings()[0] || tiling == vec_tilings()[4];
+    for (const GemmCase& c : kVecCases) {
+      if (all || &c == &kVecCases[1] || &c == &kVecCases[5]) expect_gemm(c, tiling, {}, seed += 10);
+    }
+  }
+}
+
+TEST(GemmKernel, VecTilingsSplitKAndEpilogues) {
+  uint32_t seed = 3500;
+  for (const Tiling& tiling : vec_tilings()) {
+    expect_gemm({2, 36, 44, 296, false, false, false, true, 192}, tiling, {true, true, Activation::kRelu}, seed += 10,
+                5, /*runs=*/2);
+  }
+  expect_gemm({1, 130, 129, 517, true, true, false, false, 0}, vec_tilings()[0], {}, seed += 10, 7, /*runs=*/2);
+  const Epilogue epilogues[] = {
+      {true, false, Activation::kNone}, {false, true, Activation::kClamp, 0, 6}, {true, false, Activation::kGeluErf}};
+  for (const Epilogue& e : epilogues) {
+    expect_gemm({2, 36, 44, 40, false, false, false, true, 192}, vec_tilings()[4], e, seed += 10);
+  }
+  // fp16 operand rounding on the vector and scalar loads.
+  for (const GemmCase& c : {kVecCases[1], kVecCases[5]}) {
+    expect_gemm(c, vec_tilings()[4], {true}, seed += 10, 0, 1, 0, Precision::kFp16);
+  }
+}
+
+TEST(GemmPlanner, VecLoadsOnlyWhereAligned) {
+  DeviceTraits traits;
+  traits.max_shared_bytes = 49152;
+  traits.max_workgroup_invocations = 1024;
+  GemmProblem p;
+  p.m = 64, p.n = 64, p.k = 64;
+  p.a = {0, 0, 64, 1};
+  p.b = {0, 0, 64, 1};
+  p.out = {0, 0, 64, 1};
+  auto d = plan_gemm(p, traits, vec_tilings()[0]);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmVec8F32);
+  auto four = plan_gemm(p, traits, vec_tilings()[4]);
+  ASSERT_TRUE(four.ok());
+  EXPECT_EQ(four->kernel, Kernel::kGemmVecF32);
+  EXPECT_EQ(flags_of(*d) & 192u, 192u);
+  // A backend's binding offset that leaves A unaligned turns A's vectors off, not B's.
+  const uint32_t extra[] = {2, 8, 0, 0, 0};
+  ASSERT_TRUE(add_binding_offsets(*d, extra).ok());
+  EXPECT_EQ(flags_of(*d) & 192u, 128u);
+  // Unaligned offset, row stride or extent: scalar loads.
+  GemmProblem q = p;
+  q.a.offset = 2;
+  EXPECT_EQ(flags_of(*plan_gemm(q, traits, vec_tilings()[0])) & 192u, 128u);
+  q = p;
+  q.b.row = 66;
+  EXPECT_EQ(flags_of(*plan_gemm(q, traits, vec_tilings()[0])) & 192u, 64u);
+  q = p;
+  q.k = 62;
+  EXPECT_EQ(flags_of(*plan_gemm(q, traits, vec_tilings()[0])) & 192u, 128u);
+  // Other tilings never get the bits; the planner does not choose vectorised tilings by itself.
+  d = plan_gemm(p, traits, gemm_tilings()[0]);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(flags_of(*d) & 192u, 0u);
+  EXPECT_TRUE(d->vector_access.empty());
+  GemmProblem big = p;
+  big.m = big.n = big.k = 4096;
+  big.a.row = big.b.row = big.out.row = 4096;
+  d = plan_gemm(big, traits);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->tiling.vec);
 }
 
 // A large GPU's limits.

@@ -14,8 +14,10 @@
 // planner's tiling, or with every tiling under --tilings: GPU time (p50 of N timestamped runs),
 // achieved FLOP/s and its fraction of the FMA floor (of the cooperative-matrix floor for a
 // cooperative-matrix kernel); for the memory-bound depthwise kernel also its input and output
-// bytes per second as a fraction of the copy floor. The tiling column ends in "c" for a
-// cooperative-matrix tiling and in " sS" when the dispatch splits K into S ranges (kernel.h);
+// bytes per second as a fraction of the copy floor. --tilings includes the vectorised-core
+// tilings (kernels::vec_tilings, not yet the planner's). The tiling column ends in "c" for a
+// cooperative-matrix tiling, "v" for a vectorised one, and " sS" when the dispatch splits K
+// into S ranges (kernel.h);
 // --split-k forces S (1: no split) for every workload.
 // --json FILE writes the results as one JSON object into FILE; `--json -` prints it on stdout
 // instead of the table.
@@ -198,7 +200,7 @@ std::string tiling_name(const kernels::KernelDispatch& d) {
   }
   const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
-         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") +
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
          (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
@@ -268,6 +270,7 @@ int run(int argc, char** argv) {
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
     if (all_tilings && !w.depthwise) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
+      for (const kernels::Tiling& t : kernels::vec_tilings()) tilings.push_back(t);
       if (precision == kernels::Precision::kFp16) {
         for (const kernels::Tiling& t : kernels::coopmat_tilings()) tilings.push_back(t);
       }

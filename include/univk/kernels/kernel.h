@@ -33,7 +33,8 @@
 namespace univk::kernels {
 
 // The *CoopmatF16 variants are the same kernels with the multiply on NV cooperative matrices
-// (operands rounded to fp16, fp32 accumulation; Precision below).
+// (operands rounded to fp16, fp32 accumulation; Precision below); the *VecF32 variants the same
+// kernels on the vectorised FMA core (Tiling::vec).
 enum class Kernel : uint8_t {
   kGemmF32,             // gemm.h
   kConv2dF32,           // conv2d.h
@@ -41,6 +42,10 @@ enum class Kernel : uint8_t {
   kGemmCoopmatF16,      // gemm.h, Precision::kFp16 on a device with cooperative matrices
   kConv2dCoopmatF16,    // conv2d.h, likewise
   kConvTranspose2dF32,  // conv_transpose2d.h
+  kGemmVecF32,          // gemm.h, a Tiling::vec tiling
+  kConv2dVecF32,        // conv2d.h, likewise
+  kGemmVec8F32,         // gemm.h, a Tiling::vec tiling with 8 x 8 accumulators (compiled in)
+  kConv2dVec8F32,       // conv2d.h, likewise
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -113,7 +118,11 @@ struct Tiling {
   uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
   bool direct = false;
   bool coopmat = false;  // the *CoopmatF16 kernels' core (gemm_tile.glsl)
-  uint32_t invocations() const { return (bm / tm) * (bn / tn); }
+  // The *VecF32 kernels' core (gemm_tile.glsl's UNIVK_VEC): vec4 shared-memory reads, double-
+  // buffered shared tiles, and 16-byte global loads where the operands' alignment allows them
+  // (KernelDispatch::vector_access).
+  bool vec = false;
+  constexpr uint32_t invocations() const { return (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
 // The tilings the GEMM-shaped planners choose from, largest first (tests run every one).
@@ -121,6 +130,9 @@ std::span<const Tiling> gemm_tilings();
 // The cooperative-matrix tilings, chosen instead for Precision::kFp16 on devices with
 // DeviceTraits::cooperative_matrix_f16.
 std::span<const Tiling> coopmat_tilings();
+// The vectorised-core tilings (Tiling::vec): taken when forced (planners' `tiling` argument,
+// univk-kernel-bench --tilings); the planners choose among gemm_tilings() (tests run every one).
+std::span<const Tiling> vec_tilings();
 
 // Split-K (GEMM-shaped kernels): when the output has too few tiles to fill a GPU and K is long,
 // the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split). Each

@@ -6,7 +6,11 @@
 // GEMM view per group g (workgroup z = g * SPLITS + split, gemm_tile.glsl): M = N*OH*OW output positions, N = OC/groups output
 // channels, K = KH*KW*(C/groups), walked tap-major (k = tap * ICg + ic) whatever the weight
 // layout, so a K slice of an NHWC input is contiguous. When ICg is a multiple of BK
-// (kFlagAlignedK) a slice never crosses a tap and its tap is uniform.
+// (kFlagAlignedK) a slice never crosses a tap: prepare_slice decodes its tap once, and each
+// element is then a per-row base plus the slice's offset plus its channel (no division per
+// element). Vector loads (UNIVK_VEC, kFlagVecA/B) need kFlagAlignedK: the input's channels
+// contiguous (A along K), the weight's input channels (B along K) or output channels (B along
+// N) contiguous.
 // Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (same strides as out), 5 scratch
 // (split-K). The push-constant layout is kernels::Conv2dPush.
 #include "kernels/shaders/gemm_tile.glsl"
@@ -15,7 +19,9 @@
 const uint kFlagAlignedK = 16u;
 
 layout(set = 0, binding = 0) readonly buffer In { float x[]; };
+layout(set = 0, binding = 0) readonly buffer In4 { vec4 x4[]; };
 layout(set = 0, binding = 1) readonly buffer Weight { float w[]; };
+layout(set = 0, binding = 1) readonly buffer Weight4 { vec4 w4[]; };
 layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
 layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
@@ -32,17 +38,22 @@ layout(push_constant) uniform Params {
   float lo, hi;
 } p;
 
+const bool ALIGNED_K = (FLAGS & kFlagAlignedK) != 0u;
+
 // Per A slot of this invocation (its output position is fixed across slices): the element
-// offset of its image and channel group, and the top-left input coordinate of its window.
+// offset of its image and channel group, the top-left input coordinate of its window, and
+// (kFlagAlignedK) the offset of that coordinate's channel 0, modulo 2^32: the window may start
+// in the padding, and only in-bounds elements are read, whose offsets wrap back into range.
 uint a_base[A_SLOTS];
 int a_y0[A_SLOTS];
 int a_x0[A_SLOTS];
 bool a_live[A_SLOTS];
+uint a_corner[A_SLOTS];
 
 void init_a_slots() {
   const int sy = int(p.stride & 0xffffu), sx = int(p.stride >> 16);
   const int py = int(p.pad & 0xffffu), px = int(p.pad >> 16);
-  [[unroll]] for (uint l = 0u; l < A_SLOTS; ++l) {
+  [[unroll]] for (uint l = 0u; l < A_LIVE_SLOTS; ++l) {
     const uint m = tile_m0 + a_row(l);
     a_live[l] = m < p.M;
     const uint ox = m % p.OW, t = m / p.OW;
@@ -50,22 +61,46 @@ void init_a_slots() {
     a_base[l] = p.off_in + n * p.in_sn + batch_index() * p.ICg * p.in_sc;
     a_y0[l] = int(oy) * sy - py;
     a_x0[l] = int(ox) * sx - px;
+    a_corner[l] = a_base[l] + uint(a_y0[l]) * p.in_sh + uint(a_x0[l]) * p.in_sw;
   }
 }
 
-// (tap, input channel) of K index k0 + kk.
-uvec2 tap_ic(uint k0, uint kk) {
-  if ((FLAGS & kFlagAlignedK) != 0u) {
-    const uint tap = k0 / p.ICg;
-    return uvec2(tap, k0 - tap * p.ICg + kk);
-  }
-  const uint k = k0 + kk, tap = k / p.ICg;
+// The slice being loaded (kFlagAlignedK): its first input channel, its tap's window offset
+// (dy, dx), the input offset of (dy, dx) and the weight offset of (first channel, tap).
+uint s_ic0;
+int s_dy;
+int s_dx;
+uint s_in_offset;
+uint s_w_offset;
+
+void prepare_slice(uint k0) {
+  if (!ALIGNED_K) return;
+  const uint tap = k0 / p.ICg;
+  s_ic0 = k0 - tap * p.ICg;
+  const uint ky = tap / p.KW, kx = tap - ky * p.KW;
+  s_dy = int(ky * (p.dilation & 0xffffu));
+  s_dx = int(kx * (p.dilation >> 16));
+  s_in_offset = uint(s_dy) * p.in_sh + uint(s_dx) * p.in_sw + s_ic0 * p.in_sc;
+  s_w_offset = p.off_w + s_ic0 * p.w_ic + tap * p.w_tap;
+}
+
+// Whether A slot l's window element at the slice's tap is inside the input (kFlagAlignedK).
+bool a_inside(uint l) {
+  return a_live[l] && uint(a_y0[l] + s_dy) < p.IH && uint(a_x0[l] + s_dx) < p.IW;
+}
+
+// (tap, input channel) of K index k (the general path: a division per element).
+uvec2 tap_ic(uint k) {
+  const uint tap = k / p.ICg;
   return uvec2(tap, k - tap * p.ICg);
 }
 
+// With kFlagAlignedK a slice ends on a tap boundary, K is a multiple of BK and split-K's ranges
+// start on slices, so no slice reaches past k_end: the aligned paths skip the K check.
 float load_a(uint l, uint k0, uint kk) {
+  if (ALIGNED_K) return a_inside(l) ? x[a_corner[l] + s_in_offset + kk * p.in_sc] : 0.0;
   if (!a_live[l] || (k_check && k0 + kk >= k_end)) return 0.0;
-  const uvec2 ti = tap_ic(k0, kk);
+  const uvec2 ti = tap_ic(k0 + kk);
   const uint ky = ti.x / p.KW, kx = ti.x - ky * p.KW;
   const int iy = a_y0[l] + int(ky * (p.dilation & 0xffffu));
   const int ix = a_x0[l] + int(kx * (p.dilation >> 16));
@@ -75,25 +110,44 @@ float load_a(uint l, uint k0, uint kk) {
 
 float load_b(uint k0, uint kk, uint n_local) {
   const uint n = tile_n0 + n_local;
-  if ((k_check && k0 + kk >= k_end) || n >= p.OCg) return 0.0;
-  const uvec2 ti = tap_ic(k0, kk);
-  return w[p.off_w + (batch_index() * p.OCg + n) * p.w_oc + ti.y * p.w_ic + ti.x * p.w_tap];
+  if (n >= p.OCg) return 0.0;
+  const uint row = (batch_index() * p.OCg + n) * p.w_oc;
+  if (ALIGNED_K) return w[s_w_offset + row + kk * p.w_ic];
+  if (k_check && k0 + kk >= k_end) return 0.0;
+  const uvec2 ti = tap_ic(k0 + kk);
+  return w[p.off_w + row + ti.y * p.w_ic + ti.x * p.w_tap];
 }
+
+#ifdef UNIVK_VEC
+// Vector loads (kFlagAlignedK; the planner sets kFlagVecA only for contiguous channels,
+// in_sc == 1, and every offset and stride a multiple of 4): 4 input channels of the slice's
+// tap.
+vec4 load_a4(uint l, uint k0, uint kk) {
+  return a_inside(l) ? x4[(a_corner[l] + s_in_offset + kk) / 4u] : vec4(0.0);
+}
+
+// 4 input channels (w_ic == 1) or, with kFlagBNFast (w_oc == 1), 4 output channels of the
+// slice's tap.
+vec4 load_b4(uint k0, uint kk, uint n_local) {
+  const uint n = tile_n0 + n_local;
+  if (n >= p.OCg) return vec4(0.0);
+  return w4[(s_w_offset + (batch_index() * p.OCg + n) * p.w_oc + kk * p.w_ic) / 4u];
+}
+#endif
 
 void main() {
   if (!locate_tile(p.M, p.OCg)) return;
   init_a_slots();
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
-  const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    const uint m = tile_m0 + tm + i * THREADS_M;
+    const uint m = tile_m0 + acc_row(i);
     if (m >= p.M) continue;
     const uint ox = m % p.OW, t = m / p.OW;
     const uint oy = t % p.OH, n = t / p.OH;
     const uint pos = n * p.out_sn + oy * p.out_sh + ox * p.out_sw;
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      const uint c = tile_n0 + tn + j * THREADS_N;
+      const uint c = tile_n0 + acc_col(j);
       if (c >= p.OCg) continue;
       const uint oc = batch_index() * p.OCg + c;
       float v = acc[i][j];

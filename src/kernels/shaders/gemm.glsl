@@ -9,7 +9,9 @@
 #include "kernels/shaders/activation.glsl"
 
 layout(set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(set = 0, binding = 0) readonly buffer A4 { vec4 a4[]; };
 layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(set = 0, binding = 1) readonly buffer B4 { vec4 b4[]; };
 layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
 layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
@@ -23,6 +25,8 @@ layout(push_constant) uniform Params {
   float alpha, beta, lo, hi;
 } p;
 
+void prepare_slice(uint k0) {}
+
 float load_a(uint s, uint k0, uint kk) {
   const uint m = tile_m0 + a_row(s), k = k0 + kk;
   if (m >= p.M || (k_check && k >= k_end)) return 0.0;
@@ -35,17 +39,34 @@ float load_b(uint k0, uint kk, uint n_local) {
   return b[p.off_b + batch_index() * p.b_bs + k * p.b_rs + n * p.b_cs];
 }
 
+#ifdef UNIVK_VEC
+// 4 elements from the first: along K (kFlagAKFast: the column stride is 1) or M (the row
+// stride is 1). The planner guarantees 4-aligned offsets and strides and a multiple of 4 as the
+// walked extent, so the 4 are all inside or all outside.
+vec4 load_a4(uint s, uint k0, uint kk) {
+  const uint m = tile_m0 + a_row(s), k = k0 + kk;
+  if (m >= p.M || (k_check && k >= k_end)) return vec4(0.0);
+  return a4[(p.off_a + batch_index() * p.a_bs + m * p.a_rs + k * p.a_cs) / 4u];
+}
+
+// Along N (kFlagBNFast) or K, likewise.
+vec4 load_b4(uint k0, uint kk, uint n_local) {
+  const uint k = k0 + kk, n = tile_n0 + n_local;
+  if ((k_check && k >= k_end) || n >= p.N) return vec4(0.0);
+  return b4[(p.off_b + batch_index() * p.b_bs + k * p.b_rs + n * p.b_cs) / 4u];
+}
+#endif
+
 void main() {
   if (!locate_tile(p.M, p.N)) return;
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
   const uint bi = batch_index();
-  const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    const uint m = tile_m0 + tm + i * THREADS_M;
+    const uint m = tile_m0 + acc_row(i);
     if (m >= p.M) continue;
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      const uint n = tile_n0 + tn + j * THREADS_N;
+      const uint n = tile_n0 + acc_col(j);
       if (n >= p.N) continue;
       float v = p.alpha * acc[i][j];
       if ((FLAGS & kFlagBias) != 0u) v += p.beta * bias[p.off_bias + bi * p.bias_bs + m * p.bias_rs + n * p.bias_cs];

@@ -21,6 +21,16 @@
 // runs it only on devices that report that shape, with 256 invocations, subgroups of 32, BM/4
 // and BN/2 multiples of 16, and never splits it.
 //
+// UNIVK_VEC (defined by the *_vec_f32 shaders): the vectorised FMA core. TM and TN are multiples
+// of 4 and each invocation owns TM/4 groups of 4 consecutive rows (group g: rows
+// 4 * (g * THREADS_M + tm) + 0..3) and likewise TN/4 groups of 4 consecutive columns, so
+// multiply_slice reads every operand as a vec4 from shared tiles stored [k][m] and [k][n]
+// (neighbouring invocations read neighbouring vec4s), and the shared tiles are double-buffered:
+// one barrier per slice. With kFlagVecA (kFlagVecB) the A (B) slice is loaded as 16-byte vectors
+// along the operand's contiguous dimension (K with kFlagAKFast, else M; N with kFlagBNFast,
+// else K); the planner sets them only when every vector is aligned and inside the operand
+// (kernels::KernelDispatch::vector_access). Otherwise the loads are the scalar ones above.
+//
 // DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
 // the buffers, one k at a time.
@@ -44,19 +54,31 @@
 // last tile end at once.
 //
 // The including shader defines, after including this file,
+//   void prepare_slice(uint k0): slice-uniform work before slice k0's loads (staged path);
 //   float load_a(uint s, uint k0, uint kk): A at row a_row(s) of the tile, k = k0 + kk;
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
+//   vec4 load_a4(uint s, uint k0, uint kk), vec4 load_b4(uint k0, uint kk, uint n): the same
+//     from 4 consecutive elements along the operand's contiguous dimension (kFlagVecA/B);
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
 // false for the others), calls locate_tile() first (and ends when it returns false), then
-// gemm_main_loop(K), then split_k_reduce() before its epilogue. k0 is a multiple of BK in the
-// staged path: slice-uniform work can hang off it.
+// gemm_main_loop(K), then split_k_reduce() before its epilogue, where accumulator acc[i][j]
+// is the tile's element (acc_row(i), acc_col(j)). k0 is a multiple of BK in the staged path:
+// slice-uniform work can hang off it.
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 64;
 layout(constant_id = 2) const uint BN = 64;
 layout(constant_id = 3) const uint BK = 16;
+#ifdef UNIVK_VEC_8X8
+// 8 x 8 accumulators known at compile time (specialization constants 4 and 5 go unused): the
+// build's optimizer unrolls the accumulator loops and turns acc[][] into 64 scalars. With the
+// sizes specialised, the H200's driver kept 64 accumulators in memory (12 times slower).
+const uint TM = 8u;
+const uint TN = 8u;
+#else
 layout(constant_id = 4) const uint TM = 4;
 layout(constant_id = 5) const uint TN = 4;
+#endif
 layout(constant_id = 6) const uint ACT = 0;    // kernels::Activation of the epilogue
 layout(constant_id = 7) const uint FLAGS = 0;  // kFlag* below
 layout(constant_id = 8) const uint DIRECT = 0;
@@ -68,6 +90,8 @@ const uint kFlagAKFast = 4u;    // A slice loads walk K fastest (else M)
 const uint kFlagBNFast = 8u;    // B slice loads walk N fastest (else K)
 // 16: the including kernel's own flag.
 const uint kFlagF16Operands = 32u;  // round operands to fp16 (see Precision above)
+const uint kFlagVecA = 64u;         // A slice loads are 16-byte vectors (UNIVK_VEC above)
+const uint kFlagVecB = 128u;        // B slice loads likewise
 
 const uint THREADS_M = BM / TM;
 const uint THREADS_N = BN / TN;
@@ -77,6 +101,17 @@ const uint LOADS_B = BN * BK / WG;
 // A rows this invocation reads (its slots): its accumulator rows when DIRECT, else its share
 // of the staged slice.
 const uint A_SLOTS = DIRECT != 0u ? TM : LOADS_A;
+#ifdef UNIVK_VEC
+const bool VEC_A = (FLAGS & kFlagVecA) != 0u;
+const bool VEC_B = (FLAGS & kFlagVecB) != 0u;
+// Vector loads per invocation and slice (the planner's vector tilings make them whole).
+const uint LOADS_A4 = BM * BK < 4u * WG ? 1u : BM * BK / (4u * WG);
+const uint LOADS_B4 = BN * BK < 4u * WG ? 1u : BN * BK / (4u * WG);
+// The A slots in use: slots 0..A_LIVE_SLOTS-1 of A_SLOTS (a vector slot covers 4 elements).
+const uint A_LIVE_SLOTS = VEC_A ? LOADS_A4 : A_SLOTS;
+#else
+const uint A_LIVE_SLOTS = A_SLOTS;
+#endif
 
 #ifdef UNIVK_COOPMAT
 // fp16 slices, each stored in the order its loaders walk (FLAGS), so neighbouring invocations
@@ -97,6 +132,11 @@ shared float Cs[BM * BN];
 const uint FRAG_M = BM / 64u;  // 16x16 fragments per subgroup along M (4 subgroups)
 const uint FRAG_N = BN / 32u;  // and along N (2 subgroups)
 fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> cm[2][2];
+#elif defined(UNIVK_VEC)
+// Two buffers of [k][m] and [k][n] vec4s; one vec4 of padding per row, so the 4 scalar stores of
+// a vector loaded along K hit distinct banks.
+shared vec4 As4[2][BK][BM / 4u + 1u];
+shared vec4 Bs4[2][BK][BN / 4u + 1u];
 #else
 // One column of padding: a K-fastest store then hits distinct banks.
 shared float As[BK][BM + 1];
@@ -118,11 +158,25 @@ bool k_check;
 shared uint last_arrival;
 float ra[LOADS_A];
 float rb[LOADS_B];
+#ifdef UNIVK_VEC
+vec4 ra4[LOADS_A4];
+vec4 rb4[LOADS_B4];
+#endif
 
-// This invocation's accumulator rows are tm + i*THREADS_M, its columns tn + j*THREADS_N: the
+// This invocation's (tm, tn) in the THREADS_M x THREADS_N grid. Its accumulator rows are
+// tm + i*THREADS_M, its columns tn + j*THREADS_N (UNIVK_VEC: groups of 4, acc_row below): the
 // interleaving makes neighbouring invocations read neighbouring shared-memory words.
 uint tile_row() { return gl_LocalInvocationID.x / THREADS_N; }
 uint tile_col() { return gl_LocalInvocationID.x % THREADS_N; }
+
+// Row and column in the tile of accumulator acc[i][j] (UNIVK_VEC: groups of 4, above).
+#ifdef UNIVK_VEC
+uint acc_row(uint i) { return ((i / 4u) * THREADS_M + tile_row()) * 4u + i % 4u; }
+uint acc_col(uint j) { return ((j / 4u) * THREADS_N + tile_col()) * 4u + j % 4u; }
+#else
+uint acc_row(uint i) { return tile_row() + i * THREADS_M; }
+uint acc_col(uint j) { return tile_col() + j * THREADS_N; }
+#endif
 
 // (row in the tile, k in the slice) of A slot l of this invocation.
 uvec2 a_slot(uint l) {
@@ -158,11 +212,34 @@ uint split_index() { return gl_WorkGroupID.z % SPLITS; }
 // K elements per split: ceil(K / SPLITS) rounded up to BK (kernels::detail::split_chunk).
 uint split_chunk(uint K) { return SPLITS == 1u ? K : ((K + SPLITS - 1u) / SPLITS + BK - 1u) / BK * BK; }
 
-// Row within the tile of A slot s.
-uint a_row(uint s) { return DIRECT != 0u ? tile_row() + s * THREADS_M : a_slot(s).x; }
+#ifdef UNIVK_VEC
+// (first row, first k) of A vector slot l, and (first k, first column) of B vector slot l:
+// 4 elements along the operand's contiguous dimension.
+uvec2 a_slot4(uint l) {
+  const uint e = gl_LocalInvocationID.x + l * WG;
+  return (FLAGS & kFlagAKFast) != 0u ? uvec2(e / (BK / 4u), e % (BK / 4u) * 4u) : uvec2(e % (BM / 4u) * 4u, e / (BM / 4u));
+}
+uvec2 b_slot4(uint l) {
+  const uint e = gl_LocalInvocationID.x + l * WG;
+  return (FLAGS & kFlagBNFast) != 0u ? uvec2(e / (BN / 4u), e % (BN / 4u) * 4u) : uvec2(e % (BK / 4u) * 4u, e / (BK / 4u));
+}
+#endif
 
+// Row within the tile of A slot s.
+uint a_row(uint s) {
+#ifdef UNIVK_VEC
+  if (VEC_A) return a_slot4(s).x;
+#endif
+  return DIRECT != 0u ? acc_row(s) : a_slot(s).x;
+}
+
+void prepare_slice(uint k0);
 float load_a(uint s, uint k0, uint kk);
 float load_b(uint k0, uint kk, uint n);
+#ifdef UNIVK_VEC
+vec4 load_a4(uint s, uint k0, uint kk);
+vec4 load_b4(uint k0, uint kk, uint n);
+#endif
 
 // `v` as the multiply sees it: rounded to fp16 with kFlagF16Operands (Precision above).
 // The rounding is spelt out (to nearest, ties to even, as the cooperative-matrix variants'
@@ -181,15 +258,91 @@ float round_to_fp16(float v) {
 }
 
 float operand(float v) { return (FLAGS & kFlagF16Operands) != 0u ? round_to_fp16(v) : v; }
+vec4 operand4(vec4 v) {
+  return (FLAGS & kFlagF16Operands) != 0u
+             ? vec4(round_to_fp16(v.x), round_to_fp16(v.y), round_to_fp16(v.z), round_to_fp16(v.w))
+             : v;
+}
 
 void load_slice(uint k0, bool check) {
   k_check = check;
+  prepare_slice(k0);
+#ifdef UNIVK_VEC
+  if (VEC_A) {
+    [[unroll]] for (uint l = 0u; l < LOADS_A4; ++l) ra4[l] = operand4(load_a4(l, k0, a_slot4(l).y));
+  } else {
+    [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) ra[l] = operand(load_a(l, k0, a_slot(l).y));
+  }
+  if (VEC_B) {
+    [[unroll]] for (uint l = 0u; l < LOADS_B4; ++l) {
+      const uvec2 s = b_slot4(l);
+      rb4[l] = operand4(load_b4(k0, s.x, s.y));
+    }
+  } else {
+    [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
+      const uvec2 s = b_slot(l);
+      rb[l] = operand(load_b(k0, s.x, s.y));
+    }
+  }
+#else
   [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) ra[l] = operand(load_a(l, k0, a_slot(l).y));
   [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
     const uvec2 s = b_slot(l);
     rb[l] = operand(load_b(k0, s.x, s.y));
   }
+#endif
 }
+
+#ifdef UNIVK_VEC
+// The loaded slice into shared buffer `buf`: vectors along M (N) whole, vectors along K and
+// scalars one component at a time.
+void store_slice(uint buf) {
+  if (VEC_A) {
+    [[unroll]] for (uint l = 0u; l < LOADS_A4; ++l) {
+      const uvec2 s = a_slot4(l);
+      if ((FLAGS & kFlagAKFast) != 0u) {
+        [[unroll]] for (uint c = 0u; c < 4u; ++c) As4[buf][s.y + c][s.x / 4u][s.x % 4u] = ra4[l][c];
+      } else {
+        As4[buf][s.y][s.x / 4u] = ra4[l];
+      }
+    }
+  } else {
+    [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) {
+      const uvec2 s = a_slot(l);
+      As4[buf][s.y][s.x / 4u][s.x % 4u] = ra[l];
+    }
+  }
+  if (VEC_B) {
+    [[unroll]] for (uint l = 0u; l < LOADS_B4; ++l) {
+      const uvec2 s = b_slot4(l);
+      if ((FLAGS & kFlagBNFast) != 0u) {
+        Bs4[buf][s.x][s.y / 4u] = rb4[l];
+      } else {
+        [[unroll]] for (uint c = 0u; c < 4u; ++c) Bs4[buf][s.x + c][s.y / 4u][s.y % 4u] = rb4[l][c];
+      }
+    }
+  } else {
+    [[unroll]] for (uint l = 0u; l < LOADS_B; ++l) {
+      const uvec2 s = b_slot(l);
+      Bs4[buf][s.x][s.y / 4u][s.y % 4u] = rb[l];
+    }
+  }
+}
+
+void multiply_slice(uint buf) {
+  const uint tm = tile_row(), tn = tile_col();
+  [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
+    vec4 ar[TM / 4u];
+    vec4 br[TN / 4u];
+    [[unroll]] for (uint g = 0u; g < TM / 4u; ++g) ar[g] = As4[buf][kk][g * THREADS_M + tm];
+    [[unroll]] for (uint g = 0u; g < TN / 4u; ++g) br[g] = Bs4[buf][kk][g * THREADS_N + tn];
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i / 4u][i % 4u], br[j / 4u][j % 4u], acc[i][j]);
+    }
+  }
+}
+
+#else
 
 void store_slice() {
   [[unroll]] for (uint l = 0u; l < LOADS_A; ++l) {
@@ -209,6 +362,8 @@ void store_slice() {
 #endif
   }
 }
+
+#endif
 
 #ifdef UNIVK_COOPMAT
 // This subgroup's block of the tile: first row and column.
@@ -252,12 +407,11 @@ void coopmat_to_acc() {
     }
   }
   barrier();
-  const uint tm = tile_row(), tn = tile_col();
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = Cs[(tm + i * THREADS_M) * BN + tn + j * THREADS_N];
+    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = Cs[acc_row(i) * BN + acc_col(j)];
   }
 }
-#else
+#elif !defined(UNIVK_VEC)
 
 void multiply_slice() {
   const uint tm = tile_row(), tn = tile_col();
@@ -275,13 +429,12 @@ void multiply_slice() {
 #endif
 
 void direct_loop(uint k_begin) {
-  const uint tn = tile_col();
   k_check = false;
   for (uint k = k_begin; k < k_end; ++k) {
     float ar[TM];
     float br[TN];
     [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = operand(load_a(i, k, 0u));
-    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = operand(load_b(k, 0u, tn + j * THREADS_N));
+    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = operand(load_b(k, 0u, acc_col(j)));
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
       [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
     }
@@ -317,6 +470,18 @@ void gemm_main_loop(uint K) {
       return;
     }
     load_slice_at(k_begin);
+#ifdef UNIVK_VEC
+    // Double-buffered: a slice's stores go to the buffer not read by the previous multiply,
+    // and this slice's barrier orders them after every invocation finished the one before.
+    uint buf = 0u;
+    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+      store_slice(buf);
+      barrier();
+      if (k0 + BK < k_end) load_slice_at(k0 + BK);
+      multiply_slice(buf);
+      buf ^= 1u;
+    }
+#else
     for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
       store_slice();
       barrier();
@@ -324,6 +489,7 @@ void gemm_main_loop(uint K) {
       multiply_slice();
       barrier();
     }
+#endif
   }
 #ifdef UNIVK_COOPMAT
   coopmat_to_acc();
