@@ -8,6 +8,7 @@
 #include "convert.h"
 #include "univk/config.h"
 #include "univk/compiler/compiler.h"
+#include "univk/compiler/tosa_reference.h"
 #include "univk/compiler/vgf_lowering.h"
 #include "univk/compiler/vulkan_lowering.h"
 
@@ -130,6 +131,23 @@ void bind_compile(py::module_& m) {
       py::arg("graph"), py::arg("order"), py::arg("pins"), py::arg("require_no_cpu_fallback") = false,
       py::arg("method_name") = "forward", py::arg("locations") = std::map<std::string, std::string>{},
       "Partitions, lowers and writes a program; returns {'bytes', 'calls', 'warnings'}.");
+  m.def(
+      "tosa_reference",
+      [](const Graph& g, const std::vector<py::array>& arrays) {
+        std::vector<HostTensor> inputs;
+        for (size_t i = 0; i < arrays.size(); ++i)
+          inputs.push_back(tensor_from_array(arrays[i], "input " + std::to_string(i)));
+        std::optional<Result<std::vector<HostTensor>>> outcome;
+        {
+          py::gil_scoped_release release;
+          outcome.emplace(compiler::run_on_tosa_reference(g, inputs));
+        }
+        py::list outputs;
+        for (const HostTensor& t : value_or_throw(std::move(*outcome))) outputs.append(array_from_tensor(t));
+        return outputs;
+      },
+      py::arg("graph"), py::arg("inputs"),
+      "The graph's outputs (numpy arrays) computed by its TOSA lowering on univk's reference kernels.");
 }
 
 }  // namespace
