@@ -58,10 +58,11 @@ def is_quantized(module):
 
 
 class _Float:
-    """A float32 IR value (a program input)."""
+    """A float32 program input; with quantized IO, a placeholder whose int8 IR input (`vid`, in
+    input slot `slot`) its quantize_per_tensor creates."""
 
-    def __init__(self, vid):
-        self.vid = vid
+    def __init__(self, vid, node=None, slot=None):
+        self.vid, self.node, self.slot = vid, node, slot
 
 
 class _Quantized:
@@ -129,8 +130,9 @@ def _bias(bias, input_scale, weight_scales):
 
 
 class _Capture:
-    def __init__(self, ctx, gm):
-        self.ctx, self.gm = ctx, gm
+    def __init__(self, ctx, gm, quantized_io):
+        self.ctx, self.gm, self.quantized_io = ctx, gm, quantized_io
+        self.io_quantization = {}  # quantized IO: IR value name -> (scale, int8 zero point)
         # A module called from several places (ResNet's shared ReLU) keeps all its names.
         self.modules = dict(gm.named_modules(remove_duplicate=False))
 
@@ -167,6 +169,9 @@ class _Capture:
             shape, dtype = _meta(node)
             if dtype != torch.float32:
                 raise ExportError(f"input '{node.name}' is {dtype} (float32 inputs only)")
+            if self.quantized_io:  # the int8 input is created by its quantize_per_tensor
+                self.ctx.inputs.append(None)
+                return ("value", _Float(None, node, len(self.ctx.inputs) - 1))
             vid = self.ctx.add_value(node.name, "input", "float32", shape)
             self.ctx.inputs.append(vid)
             return ("value", _Float(vid))
@@ -208,7 +213,14 @@ class _Capture:
         out = _Quantized(None, scale, _int8_zero_point(node, dtype, zero_point), dtype)
         source = self.value(x, node)
         shape, _ = _meta(node)
-        if isinstance(source, _Float):
+        if isinstance(source, _Float) and self.quantized_io:
+            if source.vid is not None:
+                raise ExportError(f"node '{node.name}': input '{source.node.name}' is quantized twice; quantized_io "
+                                  "needs one quantize_per_tensor per input")
+            source.vid = out.vid = self.ctx.add_value(source.node.name, "input", "int8", shape)
+            self.ctx.inputs[source.slot] = out.vid
+            self.io_quantization[self.ctx.values[out.vid].name] = (out.scale, out.zero_point)
+        elif isinstance(source, _Float):
             attrs = {"scale": out.scale, "zero_point": out.zero_point}
             out.vid = self.emit(node, "quantize_per_tensor", attrs, [source.vid], "int8", shape)
         elif isinstance(source, _Pending):
@@ -418,6 +430,9 @@ class _Capture:
         if not isinstance(r, torch.fx.Node):
             raise ExportError(f"output {r!r} is not a tensor computed by the model")
         v = self.value(r, r)
+        if isinstance(v, _Dequantized) and self.quantized_io:
+            self.io_quantization[self.ctx.values[v.q.vid].name] = (v.q.scale, v.q.zero_point)
+            return v.q.vid
         if isinstance(v, _Dequantized):
             shape, _ = _meta(r)
             attrs = {"scale": v.q.scale, "zero_point": v.q.zero_point}
@@ -498,14 +513,16 @@ def _meta(node):
     return list(meta.shape), meta.dtype
 
 
-def capture(ctx, gm, example_inputs):
-    """Fills ctx (exporter._Context) from the reference-form GraphModule `gm`; returns the
-    output structure ("single" or "tuple")."""
+def capture(ctx, gm, example_inputs, quantized_io=False):
+    """Fills ctx (exporter._Context) from the quantize_fx GraphModule `gm`; returns (the output
+    structure, "single" or "tuple"; {IR value name: (scale, int8 zero point)} of the program's
+    int8 inputs and outputs, empty unless quantized_io). quantized_io: the program takes the
+    values of its first quantize_per_tensor and returns those of its last dequantize (int8)."""
     try:
         ShapeProp(gm).propagate(*example_inputs)
     except Exception as e:
         raise ExportError(f"the quantized model fails on example_inputs: {type(e).__name__}: {e}") from e
-    cap = _Capture(ctx, gm)
+    cap = _Capture(ctx, gm, quantized_io)
     structure = None
     for node in gm.graph.nodes:
         if node.op == "output":
@@ -518,4 +535,8 @@ def capture(ctx, gm, example_inputs):
             ctx.env[node] = cap.convert(node)
         except ExportError as e:
             raise ExportError(str(e) if str(e).startswith("node '") else f"node '{node.name}': {e}") from e
-    return structure
+    for vid, node in zip(ctx.inputs, [n for n in gm.graph.nodes if n.op == "placeholder"]):
+        if vid is None:
+            raise ExportError(f"input '{node.name}' does not go through quantize_per_tensor: quantized_io needs "
+                              "every input quantized")
+    return structure, cap.io_quantization

@@ -237,6 +237,39 @@ class Int8Export(unittest.TestCase):
         self.check_cnn("x86", per_channel=True, float_model=MulCatActivations, kernels=True,
                        ops=MUL_CAT_OPS)
 
+    def test_quantized_io(self):
+        """quantized_io=True: the program takes the int8 values of the model's first
+        quantize_per_tensor and returns those of its last dequantize, with their scale and zero
+        point in Program.quantization and in the program file; its int8 output dequantized is
+        the float program's output."""
+        shape = (2, 3, 16, 16)
+        for qconfig_backend, convert in (("qnnpack", convert_to_reference_fx), ("x86", convert_fx)):
+            model = quantize(SmallCnn(), qconfig_backend, shape, convert)
+            x = torch.randn(shape)
+            program = univk.export(model, (x,), require_no_cpu_fallback=True, quantized_io=True)
+            first = next(n for n in model.graph.nodes if n.target is torch.quantize_per_tensor)
+            scale, zero_point = float(getattr(model, first.args[1].target)), int(getattr(model, first.args[2].target))
+            self.assertEqual(program.quantization["inputs"], [(scale, zero_point - 128)])  # quint8 -> int8
+            (out_scale, out_zero_point), = program.quantization["outputs"]
+            self.assertEqual(out_scale, output_scale(model, x))
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "int8_io.uvk")
+                program.save(path)
+                method = univk.load(path)
+            self.assertEqual(method.input_infos, [("int8", list(shape))])
+            self.assertEqual(method.output_infos, [("int8", [2, 10])])
+            self.assertEqual(method.input_quantization, program.quantization["inputs"])
+            self.assertEqual(method.output_quantization, program.quantization["outputs"])
+            q = torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)
+            y = method((q.int_repr().to(torch.int32) - 128).to(torch.int8))
+            self.assertEqual(y.dtype, torch.int8)
+            float_output = univk.export(model, (x,)).load_method()(x)
+            np.testing.assert_array_equal(((y.float() - out_zero_point) * out_scale).numpy(), float_output.numpy())
+
+    def test_quantized_io_needs_a_quantized_model(self):
+        with self.assertRaisesRegex(univk.ExportError, "quantized_io=True needs a model quantized"):
+            univk.export(SmallCnn().eval(), (torch.randn(1, 3, 16, 16),), quantized_io=True)
+
     def test_unsupported_pattern_names_the_node(self):
         for convert in (convert_to_reference_fx, convert_fx):
             model = quantize(WithUnsupported(), "qnnpack", (1, 3, 8, 8), convert)
