@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Quantized torchvision MobileNetV2 and ResNet18 (random weights, BatchNorm statistics and
+"""Quantized torchvision MobileNetV2, ResNet18 and MobileNetV3-Small (random weights, BatchNorm statistics and
 calibration from random data, 32x32 inputs to keep lavapipe quick) exported as ONE VgfBackend
 call with require_no_cpu_fallback=True, in both FX forms (convert_to_reference_fx, convert_fx)
 and with both kinds of qconfig mapping (x86: per-channel weights; qnnpack: per-tensor), compared
@@ -10,7 +10,8 @@ amplifies a one-step difference from layer to layer: PyTorch's own two forms of 
 model differ by up to 44 steps (MobileNetV2, qnnpack), and nudging every bias by 1e-5 moves
 PyTorch's output by as much (docs/USER_GUIDE.md, "Quantized models"). So the strict bound (2
 steps, 0.5 on average) is checked on each model's first blocks (the stem and the first inverted
-residual or basic block, with depthwise convolution, ReLU6 tables and the residual add), and the
+residual or basic block, with depthwise convolution, ReLU6 / hardswish tables, the residual add
+and MobileNetV3's squeeze-and-excitation mul), and the
 whole model is checked to run as one delegate call, bit-exact against univk's TOSA reference
 kernels (the graph's TOSA lowering run on the CPU: univk._univk.tosa_reference), and within a
 loose bound of PyTorch's output. Run with PYTHONPATH=<build>/python (ctest sets it)."""
@@ -48,7 +49,7 @@ def float_model(name):
 def first_blocks(name):
     """The first blocks of `name` (float_model's weights) as their own model."""
     model = float_model(name)
-    if name == "mobilenet_v2":
+    if name.startswith("mobilenet"):
         return torch.nn.Sequential(*list(model.features.children())[:2]).eval()
     return torch.nn.Sequential(model.conv1, model.bn1, model.relu, model.maxpool, model.layer1[0]).eval()
 
@@ -107,7 +108,7 @@ class QuantizedTorchvision(unittest.TestCase):
 
 
 def _add_tests():
-    for name in ("mobilenet_v2", "resnet18"):
+    for name in ("mobilenet_v2", "resnet18", "mobilenet_v3_small"):
         for qconfig_backend in ("x86", "qnnpack"):
             for kernels in (False, True):
                 for whole in (False, True):
