@@ -8,6 +8,7 @@
 #include "convert.h"
 #include "univk/config.h"
 #include "univk/compiler/compiler.h"
+#include "univk/compiler/tosa_reference.h"
 #include "univk/compiler/vgf_lowering.h"
 #include "univk/compiler/vulkan_lowering.h"
 
@@ -75,6 +76,18 @@ void bind_graph(py::module_& m) {
       .def("add_output", [](Graph& g, compiler::ValueId v) { throw_if_error(g.add_output(v)); })
       .def("describe", &Graph::describe)
       .def("node_count", [](const Graph& g) { return g.nodes().size(); })
+      .def("input_names",
+           [](const Graph& g) {
+             std::vector<std::string> names;
+             for (compiler::ValueId v : g.inputs()) names.push_back(g.value(v).name);
+             return names;
+           })
+      .def("output_names",
+           [](const Graph& g) {
+             std::vector<std::string> names;
+             for (compiler::ValueId v : g.outputs()) names.push_back(g.value(v).name);
+             return names;
+           })
       .def("node_names",
            [](const Graph& g) {
              std::vector<std::string> names;
@@ -100,13 +113,15 @@ void bind_compile(py::module_& m) {
   m.def(
       "compile",
       [](const Graph& g, std::vector<std::string> order, std::map<std::string, std::string> pins,
-         bool require_no_cpu_fallback, std::string method_name, std::map<std::string, std::string> locations) {
+         bool require_no_cpu_fallback, std::string method_name, std::map<std::string, std::string> locations,
+         const std::map<std::string, std::pair<double, int64_t>>& io_quantization) {
         compiler::CompileOptions options;
         options.partition.order = std::move(order);
         options.partition.pins = std::move(pins);
         options.partition.require_no_cpu_fallback = require_no_cpu_fallback;
         options.method_name = std::move(method_name);
         options.node_locations = std::move(locations);
+        for (const auto& [name, q] : io_quantization) options.io_quantization[name] = {q.first, q.second};
         std::optional<Result<compiler::CompiledProgram>> outcome;
         {
           py::gil_scoped_release release;
@@ -129,7 +144,25 @@ void bind_compile(py::module_& m) {
       },
       py::arg("graph"), py::arg("order"), py::arg("pins"), py::arg("require_no_cpu_fallback") = false,
       py::arg("method_name") = "forward", py::arg("locations") = std::map<std::string, std::string>{},
+      py::arg("io_quantization") = std::map<std::string, std::pair<double, int64_t>>{},
       "Partitions, lowers and writes a program; returns {'bytes', 'calls', 'warnings'}.");
+  m.def(
+      "tosa_reference",
+      [](const Graph& g, const std::vector<py::array>& arrays) {
+        std::vector<HostTensor> inputs;
+        for (size_t i = 0; i < arrays.size(); ++i)
+          inputs.push_back(tensor_from_array(arrays[i], "input " + std::to_string(i)));
+        std::optional<Result<std::vector<HostTensor>>> outcome;
+        {
+          py::gil_scoped_release release;
+          outcome.emplace(compiler::run_on_tosa_reference(g, inputs));
+        }
+        py::list outputs;
+        for (const HostTensor& t : value_or_throw(std::move(*outcome))) outputs.append(array_from_tensor(t));
+        return outputs;
+      },
+      py::arg("graph"), py::arg("inputs"),
+      "The graph's outputs (numpy arrays) computed by its TOSA lowering on univk's reference kernels.");
 }
 
 }  // namespace

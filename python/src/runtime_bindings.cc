@@ -36,6 +36,15 @@ py::list infos_list(const std::vector<runtime::TensorInfo>& infos) {
   return out;
 }
 
+// Per value, (scale, zero_point) or None.
+py::list quantization_list(const std::vector<std::optional<runtime::QuantizationDesc>>& quantizations) {
+  py::list out;
+  for (const auto& q : quantizations) {
+    out.append(q ? py::object(py::make_tuple(q->scale, q->zero_point)) : py::object(py::none()));
+  }
+  return out;
+}
+
 // A numpy array over `bytes` (the Method's mapped memory or caller memory it imported) that
 // holds `owner`, the Python Method, so the memory outlives the array. Output arrays are
 // read-only.
@@ -116,6 +125,10 @@ void bind_runtime(py::module_& m) {
       .def_property_readonly("mode_reason", &Method::mode_reason)
       .def_property_readonly("input_infos", [](const Method& me) { return infos_list(me.input_infos()); })
       .def_property_readonly("output_infos", [](const Method& me) { return infos_list(me.output_infos()); })
+      .def_property_readonly("input_quantization",
+                             [](const Method& me) { return quantization_list(me.input_quantization()); })
+      .def_property_readonly("output_quantization",
+                             [](const Method& me) { return quantization_list(me.output_quantization()); })
       .def(
           "execute",
           [](Method& me, const std::vector<py::array>& arrays) {

@@ -434,6 +434,14 @@ def capture(module, example_inputs):
 def capture_with_locations(module, example_inputs):
     """capture(), plus {graph node name: where the model defines it} (module and source line,
     when torch records them) for the program's debug metadata."""
+    graph, structure, locations, _ = capture_for_export(module, example_inputs)
+    return graph, structure, locations
+
+
+def capture_for_export(module, example_inputs, quantized_io=False):
+    """capture_with_locations(), plus {program input/output value name: (scale, int8 zero
+    point)}: with quantized_io (quantized models only), the program's inputs and outputs are
+    the int8 values at the quantized region's boundary."""
     if not isinstance(module, torch.nn.Module):
         raise TypeError("univk.export: module must be a torch.nn.Module")
     example_inputs = tuple(example_inputs)
@@ -442,10 +450,12 @@ def capture_with_locations(module, example_inputs):
             raise TypeError(f"univk.export: example input {i} is a {type(x).__name__}, not a tensor")
     if quantized.is_quantized(module):
         ctx = _Context(module, {}, [])
-        structure = quantized.capture(ctx, module, example_inputs)
+        structure, io_quantization = quantized.capture(ctx, module, example_inputs, quantized_io)
         _warn_limits(ctx)
         # quantize_fx's graph carries no module or source positions: no locations to record.
-        return _build_graph(ctx), structure, {}
+        return _build_graph(ctx), structure, {}, io_quantization
+    if quantized_io:
+        raise ExportError("quantized_io=True needs a model quantized with torch.ao.quantization.quantize_fx")
     gm, lifted, input_names = _trace(module, example_inputs)
     ctx = _Context(module, lifted, input_names)
     for node in gm.graph.nodes:
@@ -480,7 +490,7 @@ def capture_with_locations(module, example_inputs):
                 locations[n.name] = location
     _fold_batch_norms(ctx)
     _warn_limits(ctx)
-    return _build_graph(ctx), structure, locations
+    return _build_graph(ctx), structure, locations, {}
 
 
 # A binding covers at most maxStorageBufferRange bytes: 4 GiB - 1 on the largest devices,

@@ -70,6 +70,17 @@ class Method:
         return self._method.output_infos
 
     @property
+    def input_quantization(self):
+        """Per input, (scale, zero_point) of an int8 input (a model exported with quantized_io:
+        real = (q - zero_point) * scale), else None."""
+        return self._method.input_quantization
+
+    @property
+    def output_quantization(self):
+        """Per output, (scale, zero_point) of an int8 output, else None."""
+        return self._method.output_quantization
+
+    @property
     def instructions(self):
         """Per instruction: {'on_cpu': bool, 'name': backend id or CPU operator}."""
         return self._method.instructions

@@ -120,6 +120,14 @@ Result<CompiledProgram> compile_program_or_throw(const Graph& graph, const Compi
     result.calls.push_back(std::move(call));
   }
   method.set_outputs(values(graph.outputs()));
+  for (const auto& [name, quantization] : options.io_quantization) {
+    std::optional<ValueId> found;
+    for (ValueId v : graph.inputs()) found = graph.value(v).name == name ? v : found;
+    for (ValueId v : graph.outputs()) found = graph.value(v).name == name ? v : found;
+    if (!found) return invalid_argument("compile: io_quantization names '" + name + "', not an input or output");
+    UNIVK_RETURN_IF_ERROR(
+        method.set_quantization(values(*found), quantization).with_context("compile: '" + name + "'"));
+  }
   auto bytes = builder.finish();
   if (!bytes.ok()) return bytes.status().with_context("compile: program writer");
   result.bytes = std::move(bytes).value();

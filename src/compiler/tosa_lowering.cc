@@ -90,14 +90,15 @@ namespace {
 // Operators whose lowering checks its own dtypes (fp32 <-> int8 at the int8 region's edges).
 bool is_quantized_op(std::string_view op) {
   return op == "quantize_per_tensor" || op == "dequantize_per_tensor" || op == "quantized_conv2d" ||
-         op == "quantized_linear" || op == "requantize" || op == "quantized_add";
+         op == "quantized_linear" || op == "requantize" || op == "quantized_add" || op == "quantized_mul" ||
+         op == "quantized_table";
 }
 
 // Operators that run on the integer values of int8 tensors whose input and output share their
-// quantization parameters (the pools and reshapes of a quantized model).
+// quantization parameters (the pools, reshapes and concatenations of a quantized model).
 bool takes_int8(std::string_view op) {
   return op == "max_pool2d" || op == "avg_pool2d" || op == "adaptive_avg_pool2d" || op == "reshape" || op == "view" ||
-         op == "flatten";
+         op == "flatten" || op == "cat";
 }
 
 }  // namespace
@@ -147,6 +148,8 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["quantized_linear"] = &TosaLowering::lower_quantized_linear;
     t["requantize"] = &TosaLowering::lower_requantize;
     t["quantized_add"] = &TosaLowering::lower_quantized_add;
+    t["quantized_mul"] = &TosaLowering::lower_quantized_mul;
+    t["quantized_table"] = &TosaLowering::lower_quantized_table;
     for (const char* op : {"reshape", "view", "flatten", "squeeze", "unsqueeze", "contiguous"}) {
       t[op] = &TosaLowering::lower_reshape;
     }

@@ -127,6 +127,8 @@ class TosaLowering {
   Status lower_quantized_linear(const Node& node);
   Status lower_requantize(const Node& node);
   Status lower_quantized_add(const Node& node);
+  Status lower_quantized_mul(const Node& node);
+  Status lower_quantized_table(const Node& node);
   // The node's fused ReLU and RESCALE of an int32 accumulator (channels last) to its int8 output.
   Result<TosaId> requantize(TosaId acc, const Node& node, double input_scale);
 

@@ -496,7 +496,9 @@ Status TosaLowering::lower_cat(const Node& node) {
   }
   Attributes a;
   a.set("axis", layout == Layout::kNhwc ? nhwc_axis(dim) : dim);
-  set(node.outputs[0], layout, op(spirv::TosaOp::kConcat, ins, std::move(a), in_layout(c.output.dims(), layout)));
+  set(node.outputs[0], layout,
+      op(spirv::TosaOp::kConcat, ins, std::move(a), in_layout(c.output.dims(), layout),
+         graph_.value(node.outputs[0]).dtype));
   return ok_status();
 }
 

@@ -3,7 +3,8 @@
 // nodes, docs/OPERATORS.md "Quantized int8 operators"), int8 x int8 -> int32 CONV2D with int32 bias,
 // RESCALE back to int8 with scale32 multipliers and shifts (ops::tosa_scale32), per channel when
 // the weight has one scale per output channel, and a fused ReLU as a CLAMP of the int32
-// accumulator at 0. quantize/dequantize convert between fp32 and int8 at the edges of the int8 region.
+// accumulator at 0; quantized mul, and elementwise functions as int8 TABLEs. quantize/dequantize
+// convert between fp32 and int8 at the edges of the int8 region.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -158,6 +159,74 @@ Status TosaLowering::lower_quantized_add(const Node& node) {
   if (!s.ok()) return unsupported(s.status().message());
   Attributes a = rescale_attrs({s->multiplier}, {s->shift}, 0, out.zero_point);
   set(node.outputs[0], layout, op(TosaOp::kRescale, {sum}, std::move(a), shape, DType::kInt8));
+  return ok_status();
+}
+
+// Both operands RESCALEd to int32 with their zero points removed (scale 1: the int8 differences
+// from the zero point fit in 9 bits, their product in 18), MUL int32 (broadcasting as PyTorch,
+// equal ranks after padding with leading 1s), ReLU as a CLAMP at 0, and a RESCALE by
+// scale_a x scale_b / output_scale to int8.
+Status TosaLowering::lower_quantized_mul(const Node& node) {
+  const Value& out = graph_.value(node.outputs[0]);
+  UNIVK_RETURN_IF_ERROR(require_dtype(graph_.value(node.inputs[0]), DType::kInt8, "input"));
+  UNIVK_RETURN_IF_ERROR(require_dtype(graph_.value(node.inputs[1]), DType::kInt8, "other"));
+  UNIVK_RETURN_IF_ERROR(require_dtype(out, DType::kInt8, "result"));
+  std::vector<Shape> shapes;
+  for (ValueId in : node.inputs) shapes.push_back(graph_.value(in).shape);
+  UNIVK_ASSIGN_OR_RETURN(ops::Binary bin, ops::binary("mul", {}, shapes));
+  if (bin.output != out.shape) {
+    return invalid_argument("quantized_mul computes " + bin.output.to_string() + ", the node declares " +
+                            out.shape.to_string());
+  }
+  UNIVK_ASSIGN_OR_RETURN(QuantParams qa, quant_params(node.attrs, "input_"));
+  UNIVK_ASSIGN_OR_RETURN(QuantParams qb, quant_params(node.attrs, "other_"));
+  UNIVK_ASSIGN_OR_RETURN(QuantParams qo, quant_params(node.attrs, "output_"));
+  UNIVK_ASSIGN_OR_RETURN(bool relu, node.attrs.get_bool_or("relu", false));
+  const size_t rank = out.shape.rank();
+  Layout layout = Layout::kNatural;
+  if (rank == 4) {
+    for (ValueId in : node.inputs) {
+      if (graph_.value(in).shape.rank() == 4 && has(in, Layout::kNhwc)) layout = Layout::kNhwc;
+    }
+  }
+  Result<ops::TosaScale> unit = ops::tosa_scale32(1.0);
+  if (!unit.ok()) return internal_error(unit.status().message());
+  std::vector<TosaId> terms;
+  for (const auto& [value, q] : {std::pair{node.inputs[0], qa}, std::pair{node.inputs[1], qb}}) {
+    UNIVK_ASSIGN_OR_RETURN(TosaId x, operand(value, rank, layout));
+    Attributes a = rescale_attrs({unit->multiplier}, {unit->shift}, q.zero_point, 0);
+    a.set("output_type", std::string("int32"));
+    terms.push_back(op(TosaOp::kRescale, {x}, std::move(a), shape_of(x), DType::kInt32));
+  }
+  const std::vector<int64_t> shape = layout == Layout::kNhwc ? permuted(out.shape.dims(), kToNhwc) : out.shape.dims();
+  Attributes mul;
+  mul.set("shift", int64_t{0});
+  TosaId product = op(TosaOp::kMul, {terms[0], terms[1]}, std::move(mul), shape, DType::kInt32);
+  if (relu) product = op(TosaOp::kClamp, {product}, int_clamp(0, INT32_MAX), shape, DType::kInt32);
+  Result<ops::TosaScale> s = ops::tosa_scale32(qa.scale * qb.scale / qo.scale);
+  if (!s.ok()) return unsupported(s.status().message());
+  Attributes a = rescale_attrs({s->multiplier}, {s->shift}, 0, qo.zero_point);
+  set(node.outputs[0], layout, op(TosaOp::kRescale, {product}, std::move(a), shape, DType::kInt8));
+  return ok_status();
+}
+
+// An elementwise function of one int8 value as TOSA's int8 TABLE: output = table[input + 128],
+// the table (int8 [256], a constant) computed by the exporter from the function and the input
+// and output quantization parameters.
+Status TosaLowering::lower_quantized_table(const Node& node) {
+  UNIVK_RETURN_IF_ERROR(require_dtype(graph_.value(node.inputs[0]), DType::kInt8, "input"));
+  UNIVK_RETURN_IF_ERROR(require_dtype(graph_.value(node.outputs[0]), DType::kInt8, "result"));
+  if (node.inputs.size() != 2) return invalid_argument("quantized_table takes an input and a table");
+  const Value& tv = graph_.value(node.inputs[1]);
+  if (tv.kind != ValueKind::kConstant) return unsupported("quantized_table with a table that is not a constant");
+  UNIVK_RETURN_IF_ERROR(require_dtype(tv, DType::kInt8, "table"));
+  if (tv.shape != Shape{256})
+    return invalid_argument("quantized_table needs a [256] table, got " + tv.shape.to_string());
+  if (graph_.value(node.outputs[0]).shape != graph_.value(node.inputs[0]).shape)
+    return invalid_argument("quantized_table's result must have its input's shape");
+  const Layout layout = preferred_layout(node.inputs[0]);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], layout));
+  set(node.outputs[0], layout, op(TosaOp::kTable, {x, constant(*tv.constant)}, {}, shape_of(x), DType::kInt8));
   return ok_status();
 }
 

@@ -223,6 +223,18 @@ std::vector<TensorInfo> Method::output_infos() const {
   return infos;
 }
 
+std::vector<std::optional<QuantizationDesc>> Method::input_quantization() const {
+  std::vector<std::optional<QuantizationDesc>> out;
+  for (uint32_t v : impl_->desc->inputs) out.push_back(impl_->desc->values[v].quantization);
+  return out;
+}
+
+std::vector<std::optional<QuantizationDesc>> Method::output_quantization() const {
+  std::vector<std::optional<QuantizationDesc>> out;
+  for (uint32_t v : impl_->desc->outputs) out.push_back(impl_->desc->values[v].quantization);
+  return out;
+}
+
 Result<std::vector<HostTensor>> Method::execute(std::span<const HostTensor> inputs) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return catch_out_of_memory([&] { return impl_->execute(inputs); });

@@ -1,5 +1,6 @@
 // parse_program: verifies a .uvk file and turns it into a ProgramDesc. Nothing read from the file
 // is used before it is checked; every error names the field and the value.
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -127,6 +128,15 @@ class MethodParser {
         bytes *= static_cast<uint64_t>(dims[d]);
       }
       desc.info.shape = Shape(std::move(dims));
+      if (const fbs::Quantization* q = value.quantization()) {
+        if (*dtype != DType::kInt8 || !std::isfinite(q->scale()) || q->scale() <= 0.0 || q->zero_point() < -128 ||
+            q->zero_point() > 127) {
+          return invalid_argument(field + ": quantization (scale " + std::to_string(q->scale()) + ", zero point " +
+                                  std::to_string(q->zero_point()) + ") needs an int8 value, a finite scale > 0 and " +
+                                  "an int8 zero point");
+        }
+        desc.quantization = QuantizationDesc{q->scale(), q->zero_point()};
+      }
       const int64_t segment = value.constant_segment();
       if (segment != -1) {
         if (segment < 0 || static_cast<uint64_t>(segment) >= program_.segments.size()) {

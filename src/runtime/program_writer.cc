@@ -1,5 +1,6 @@
 #include "univk/runtime/program_writer.h"
 
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -12,14 +13,26 @@ namespace univk::runtime {
 namespace fbs = univk::runtime::fb;
 
 ValueId MethodBuilder::add_value(DType dtype, Shape shape) {
-  values_.push_back({dtype, std::move(shape), -1});
+  values_.push_back({dtype, std::move(shape), -1, std::nullopt});
   return static_cast<ValueId>(values_.size() - 1);
 }
 
 ValueId MethodBuilder::add_constant(DType dtype, Shape shape, std::span<const uint8_t> bytes) {
   constants_.emplace_back(bytes.begin(), bytes.end());
-  values_.push_back({dtype, std::move(shape), static_cast<int64_t>(constants_.size() - 1)});
+  values_.push_back({dtype, std::move(shape), static_cast<int64_t>(constants_.size() - 1), std::nullopt});
   return static_cast<ValueId>(values_.size() - 1);
+}
+
+Status MethodBuilder::set_quantization(ValueId value, QuantizationDesc quantization) {
+  if (value >= values_.size()) return invalid_argument("set_quantization: no value " + std::to_string(value));
+  if (values_[value].dtype != DType::kInt8) return invalid_argument("set_quantization: the value is not int8");
+  if (!std::isfinite(quantization.scale) || quantization.scale <= 0.0 || quantization.zero_point < -128 ||
+      quantization.zero_point > 127) {
+    return invalid_argument("set_quantization: scale " + std::to_string(quantization.scale) + ", zero point " +
+                            std::to_string(quantization.zero_point) + " (a finite scale > 0 and an int8 zero point)");
+  }
+  values_[value].quantization = quantization;
+  return ok_status();
 }
 
 void MethodBuilder::add_delegate_call(uint32_t delegate, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
@@ -140,8 +153,12 @@ struct ProgramSerializer {
       std::vector<flatbuffers::Offset<fbs::Value>> values;
       for (size_t v = 0; v < method.values_.size(); ++v) {
         const auto& value = method.values_[v];
-        values.push_back(
-            fbs::CreateValueDirect(fbb, static_cast<uint32_t>(value.dtype), &value.shape.dims(), value_segment(m, v)));
+        flatbuffers::Offset<fbs::Quantization> quantization;
+        if (value.quantization) {
+          quantization = fbs::CreateQuantization(fbb, value.quantization->scale, value.quantization->zero_point);
+        }
+        values.push_back(fbs::CreateValueDirect(fbb, static_cast<uint32_t>(value.dtype), &value.shape.dims(),
+                                                value_segment(m, v), quantization));
       }
       std::vector<flatbuffers::Offset<fbs::Instruction>> instructions;
       for (const auto& instruction : method.instructions_) {

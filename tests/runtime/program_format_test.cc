@@ -101,6 +101,36 @@ TEST(ProgramFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(scalar.values[0].info.shape.rank(), 0u);
 }
 
+// int8 inputs and outputs of a quantized model carry their scale and zero point; other values none.
+TEST(ProgramFormat, QuantizationOfInt8ValuesRoundTrips) {
+  ProgramBuilder b;
+  const uint32_t d = b.add_delegate("VgfBackend", bytes_of("payload"));
+  MethodBuilder& m = b.add_method("forward");
+  const ValueId x = m.add_value(DType::kInt8, Shape{1, 3, 8, 8});
+  const ValueId y = m.add_value(DType::kInt8, Shape{1, 10});
+  const ValueId f = m.add_value(DType::kFloat32, Shape{1, 10});
+  UNIVK_ASSERT_OK(m.set_quantization(x, {0.03125, -5}));
+  UNIVK_ASSERT_OK(m.set_quantization(y, {0.25, 127}));
+  EXPECT_EQ(m.set_quantization(f, {0.5, 0}).code(), StatusCode::kInvalidArgument);    // not int8
+  EXPECT_EQ(m.set_quantization(9, {0.5, 0}).code(), StatusCode::kInvalidArgument);    // no such value
+  EXPECT_EQ(m.set_quantization(x, {0.0, 0}).code(), StatusCode::kInvalidArgument);    // scale 0
+  EXPECT_EQ(m.set_quantization(x, {0.5, 128}).code(), StatusCode::kInvalidArgument);  // zero point outside int8
+  m.add_delegate_call(d, {x}, {y, f});
+  m.set_inputs({x});
+  m.set_outputs({y, f});
+  auto bytes = b.finish();
+  UNIVK_ASSERT_OK(bytes);
+  auto program = Program::load_bytes(*bytes);
+  UNIVK_ASSERT_OK(program);
+  const MethodDesc& forward = (*program)->desc().methods[0];
+  ASSERT_TRUE(forward.values[0].quantization.has_value());
+  EXPECT_EQ(forward.values[0].quantization->scale, 0.03125);
+  EXPECT_EQ(forward.values[0].quantization->zero_point, -5);
+  ASSERT_TRUE(forward.values[1].quantization.has_value());
+  EXPECT_EQ(forward.values[1].quantization->zero_point, 127);
+  EXPECT_FALSE(forward.values[2].quantization.has_value());
+}
+
 TEST(ProgramFormat, PayloadsAreAlignedSpansIntoTheMappedFile) {
   ProgramBuilder b;
   const auto path = (std::filesystem::temp_directory_path() / "univk_program_format_test.uvk").string();

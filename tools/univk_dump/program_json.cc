@@ -47,6 +47,9 @@ Json method_json(const runtime::MethodDesc& m) {
       value["constant_segment"] = *v.constant_segment;
       value["constant_bytes"] = v.constant_bytes.size();
     }
+    if (v.quantization) {
+      value["quantization"] = {{"scale", v.quantization->scale}, {"zero_point", v.quantization->zero_point}};
+    }
     values.push_back(std::move(value));
   }
   Json instructions = Json::array();

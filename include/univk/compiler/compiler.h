@@ -19,6 +19,7 @@
 #include "univk/base/status.h"
 #include "univk/compiler/graph.h"
 #include "univk/compiler/partitioner.h"
+#include "univk/runtime/program_desc.h"
 
 namespace univk::compiler {
 
@@ -33,6 +34,9 @@ struct CompileOptions {
   // PyTorch module and source line). Every instruction records the names of the nodes it runs,
   // with these locations, in the program (runtime::MethodDesc::sources).
   std::map<std::string, std::string> node_locations;
+  // Metadata: program input/output value name -> the quantization of that int8 value (models
+  // exported with quantized IO), recorded in the program (runtime::ValueDesc::quantization).
+  std::map<std::string, runtime::QuantizationDesc> io_quantization;
 };
 
 // One instruction of the compiled method, for reports ("VgfBackend: avg_pool2d").

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -198,6 +199,10 @@ class Method {
   const std::string& mode_reason() const;
   std::vector<TensorInfo> input_infos() const;
   std::vector<TensorInfo> output_infos() const;
+  // Per input/output, its quantization when the program records one (int8 inputs and outputs
+  // of a quantized model exported with quantized IO), else nullopt.
+  std::vector<std::optional<QuantizationDesc>> input_quantization() const;
+  std::vector<std::optional<QuantizationDesc>> output_quantization() const;
 
   // Checks count, dtype and shape of `inputs` ("input 0: expected float32[1,3,8,8], got
   // float32[1,3,8,9]"), runs every instruction and returns the method's outputs (new tensors

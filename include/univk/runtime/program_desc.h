@@ -30,10 +30,17 @@ struct SegmentDesc {
   uint64_t size = 0;
 };
 
+// An int8 value's quantization: real = (q - zero_point) * scale (scale finite and > 0).
+struct QuantizationDesc {
+  double scale = 1.0;
+  int64_t zero_point = 0;
+};
+
 struct ValueDesc {
   TensorInfo info;
-  std::optional<uint32_t> constant_segment;  // set for constants
-  std::span<const uint8_t> constant_bytes;   // the segment's bytes (exactly info.byte_size())
+  std::optional<QuantizationDesc> quantization;  // int8 program inputs/outputs of quantized models
+  std::optional<uint32_t> constant_segment;      // set for constants
+  std::span<const uint8_t> constant_bytes;       // the segment's bytes (exactly info.byte_size())
   bool is_constant() const { return constant_segment.has_value(); }
 };
 

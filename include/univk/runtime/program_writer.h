@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ class MethodBuilder {
   void add_kernel_call(std::string op, Attributes attributes, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
                        std::vector<SourceNode> sources = {});
 
+  // Records the quantization of an int8 value (metadata for the program's caller);
+  // InvalidArgument for an unknown or non-int8 value, a scale not finite and > 0, or a zero point
+  // outside int8.
+  Status set_quantization(ValueId value, QuantizationDesc quantization);
   void set_inputs(std::vector<ValueId> inputs);
   void set_outputs(std::vector<ValueId> outputs);
 
@@ -79,6 +84,7 @@ class MethodBuilder {
     DType dtype;
     Shape shape;
     int64_t constant = -1;  // index into constants_, or -1
+    std::optional<QuantizationDesc> quantization;
   };
   struct Instruction {
     bool is_delegate_call = false;

@@ -1,6 +1,7 @@
 // Quantized int8 graphs (the IR operators of a PyTorch-quantized CNN: quantize_per_tensor,
 // quantized_conv2d with per-channel and per-tensor weight scales and fused ReLU, int8 max/avg
-// pools, flatten, requantize, quantized_linear, dequantize_per_tensor) compiled for the VgfBackend alone and
+// pools, flatten, requantize, quantized_linear, quantized_add/mul, quantized_table, int8 cat,
+// dequantize_per_tensor) compiled for the VgfBackend alone and
 // run on the device: the int8 result and the dequantized fp32 result are bit-exact against the
 // same TOSA graph evaluated on univk's TOSA reference kernels (tests/support/tosa_graph_eval.h).
 // The end-to-end comparison with PyTorch's quantized model is tests/e2e/int8_test.py.
@@ -98,8 +99,53 @@ compiler::Graph quantized_cnn() {
   return g;
 }
 
-TEST(VgfInt8Program, QuantizedCnnIsBitExactAgainstTheTosaReference) {
-  const compiler::Graph graph = quantized_cnn();
+// x [2,4,6,6] -> quantize -> table (a function of one int8 value) -> mul by a requantized view of
+// the input -> mul (relu) by the input's channel means [2,4,1,1] (broadcast, as a squeeze-and-
+// excitation block) -> cat with the table's result along the channels -> the int8 result and its
+// dequantized fp32 result.
+compiler::Graph quantized_mul_cat_table() {
+  compiler::Graph g;
+  const Shape shape{2, 4, 6, 6};
+  const auto x = g.add_input("x", DType::kFloat32, shape).value();
+  const auto q = g.add_node("q", "quantize_per_tensor", quant(0.03, -5), {x}, DType::kInt8, shape).value();
+  const auto table = g.add_constant("table", random_tensor(DType::kInt8, Shape{256}, 6, -128, 127)).value();
+  const auto t = g.add_node("t", "quantized_table", {}, {q, table}, DType::kInt8, shape).value();
+  const auto r = g.add_node("r", "requantize",
+                            attrs({{"input_scale", 0.03},
+                                   {"input_zero_point", int64_t{-5}},
+                                   {"output_scale", 0.05},
+                                   {"output_zero_point", int64_t{10}}}),
+                            {q}, DType::kInt8, shape)
+                     .value();
+  const auto mul_attrs = [](double a, int64_t za, double b, int64_t zb, double o, int64_t zo, bool relu) {
+    return attrs({{"input_scale", a},
+                  {"input_zero_point", za},
+                  {"other_scale", b},
+                  {"other_zero_point", zb},
+                  {"output_scale", o},
+                  {"output_zero_point", zo},
+                  {"relu", int64_t{relu ? 1 : 0}}});
+  };
+  const auto m =
+      g.add_node("m", "quantized_mul", mul_attrs(0.02, 3, 0.05, 10, 0.04, -7, false), {t, r}, DType::kInt8, shape)
+          .value();
+  const auto p =
+      g.add_node("p", "adaptive_avg_pool2d", attrs({{"output_size", Ints{1, 1}}}), {q}, DType::kInt8, Shape{2, 4, 1, 1})
+          .value();
+  const auto se =
+      g.add_node("se", "quantized_mul", mul_attrs(0.04, -7, 0.03, -5, 0.02, -128, true), {m, p}, DType::kInt8, shape)
+          .value();
+  const auto c = g.add_node("c", "cat", attrs({{"dim", int64_t{1}}}), {se, t}, DType::kInt8, Shape{2, 8, 6, 6}).value();
+  const auto y =
+      g.add_node("y", "dequantize_per_tensor", quant(0.02, -128), {c}, DType::kFloat32, Shape{2, 8, 6, 6}).value();
+  EXPECT_TRUE(g.add_output(c).ok());
+  EXPECT_TRUE(g.add_output(y).ok());
+  return g;
+}
+
+// Compiles `graph` for the VgfBackend alone (one delegate call) and checks every output against
+// the graph's TOSA lowering run on the reference kernels, for three random inputs.
+void expect_bit_exact(const compiler::Graph& graph, const Shape& input_shape) {
   std::vector<compiler::NodeId> nodes(graph.nodes().size());
   for (compiler::NodeId i = 0; i < nodes.size(); ++i) nodes[i] = i;
   UNIVK_ASSIGN_OR_FAIL(spirv::TosaGraph tosa,
@@ -114,18 +160,26 @@ TEST(VgfInt8Program, QuantizedCnnIsBitExactAgainstTheTosaReference) {
   ASSERT_EQ(method->delegate_calls().size(), 1u);
 
   for (uint32_t seed : {10u, 11u, 12u}) {
-    const HostTensor x = random_tensor(DType::kFloat32, Shape{1, 3, 10, 10}, seed, -2.5, 2.5);
+    const HostTensor x = random_tensor(DType::kFloat32, input_shape, seed, -2.5, 2.5);
     const std::vector<HostTensor> inputs = {x};
     UNIVK_ASSIGN_OR_FAIL(auto expected, ::univk::testing::run_tosa_graph(tosa, inputs));
     UNIVK_ASSIGN_OR_FAIL(auto actual, method->execute(inputs));
-    ASSERT_EQ(actual.size(), 2u);
-    for (size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t i = 0; i < actual.size(); ++i) {
       ASSERT_EQ(actual[i].dtype(), expected[i].dtype());
       ASSERT_EQ(actual[i].shape(), expected[i].shape());
       EXPECT_TRUE(std::equal(actual[i].bytes().begin(), actual[i].bytes().end(), expected[i].bytes().begin()))
           << "output " << i << " seed " << seed;
     }
   }
+}
+
+TEST(VgfInt8Program, QuantizedCnnIsBitExactAgainstTheTosaReference) {
+  expect_bit_exact(quantized_cnn(), Shape{1, 3, 10, 10});
+}
+
+TEST(VgfInt8Program, QuantizedMulCatTableAreBitExactAgainstTheTosaReference) {
+  expect_bit_exact(quantized_mul_cat_table(), Shape{2, 4, 6, 6});
 }
 
 }  // namespace
