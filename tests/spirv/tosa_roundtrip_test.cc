@@ -62,7 +62,8 @@ TEST(TosaOps, NamesAndOpcodes) {
     const auto op = static_cast<TosaOp>(i);
     EXPECT_EQ(tosa_op_from_name(tosa_op_name(op)), op);
   }
-  EXPECT_EQ(supported_tosa_ops().size(), 43u);  // + EQUAL, GREATER(_EQUAL), LOGICAL_AND/OR/NOT, SELECT, GATHER; TRANSPOSE_CONV2D
+  EXPECT_EQ(supported_tosa_ops().size(),
+            43u);  // + EQUAL, GREATER(_EQUAL), LOGICAL_AND/OR/NOT, SELECT, GATHER; TRANSPOSE_CONV2D
 }
 
 class TosaRoundTrip : public ::testing::TestWithParam<TosaOp> {};
