@@ -378,9 +378,9 @@ TEST(ConformanceCoverage, EveryVulkanBackendOpHasACase) {
 TEST(ConformanceCoverage, EveryVgfBackendOpHasACase) {
   // The quantized int8 operators have no PyTorch-semantics reference kernel: their oracle is
   // the TOSA graph they lower to, on the TOSA reference (tests/backends/vgf/vgf_int8_program_test.cc).
-  const std::set<std::string> quantized = {"quantize_per_tensor", "dequantize_per_tensor",
-                                           "quantized_conv2d",    "quantized_linear",
-                                           "requantize",          "quantized_add"};
+  const std::set<std::string> quantized = {
+      "quantize_per_tensor", "dequantize_per_tensor", "quantized_conv2d", "quantized_linear",
+      "requantize",          "quantized_add",         "quantized_mul",    "quantized_table"};
   std::vector<std::string> ops;
   for (const std::string& op : compiler::vgf_lowered_ops()) {
     if (!quantized.count(op)) ops.push_back(op);
