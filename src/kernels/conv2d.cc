@@ -25,45 +25,19 @@ WeightStrides WeightStrides::ohwi(int64_t ic_per_group, int64_t kh, int64_t kw) 
 }
 
 Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& device, std::optional<Tiling> tiling) {
-  using detail::check_range;
-  for (auto [v, what] : {std::pair{p.batch, "batch"},
-                         {p.in_channels, "input channels"},
-                         {p.in_h, "input height"},
-                         {p.in_w, "input width"},
-                         {p.out_channels, "output channels"},
-                         {p.out_h, "output height"},
-                         {p.out_w, "output width"},
-                         {p.kernel_h, "kernel height"},
-                         {p.kernel_w, "kernel width"},
-                         {p.groups, "groups"}}) {
-    if (v < 1) return invalid_argument(std::string("conv2d ") + what + " must be positive");
-    UNIVK_RETURN_IF_ERROR(check_range(v, UINT32_MAX, std::string("conv2d ") + what));
-  }
-  if (p.in_channels % p.groups != 0 || p.out_channels % p.groups != 0) {
-    return invalid_argument("conv2d channels are not divisible by groups " + std::to_string(p.groups));
-  }
-  for (auto [v, what] : {std::pair{p.stride_h, "stride"},
-                         {p.stride_w, "stride"},
-                         {p.dilation_h, "dilation"},
-                         {p.dilation_w, "dilation"},
-                         {p.pad_top, "padding"},
-                         {p.pad_left, "padding"}}) {
-    UNIVK_RETURN_IF_ERROR(check_range(v, 0xffff, std::string("conv2d ") + what));
-  }
+  UNIVK_RETURN_IF_ERROR(detail::check_conv_geometry(p, p.input_offset, p.output_offset, "conv2d "));
+  for (int64_t pad : {p.pad_top, p.pad_left}) UNIVK_RETURN_IF_ERROR(detail::check_range(pad, 0xffff, "conv2d padding"));
   const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
   UNIVK_ASSIGN_OR_RETURN(const int64_t m,
                          detail::checked_product({p.batch, p.out_h, p.out_w}, UINT32_MAX, "conv2d output positions"));
   UNIVK_ASSIGN_OR_RETURN(const int64_t k,
                          detail::checked_product({icg, p.kernel_h, p.kernel_w}, UINT32_MAX, "conv2d reduction size"));
   const int64_t taps = p.kernel_h * p.kernel_w;
-  UNIVK_RETURN_IF_ERROR(detail::check_addressable(
-      p.input_offset, {{p.batch, p.input.n}, {p.in_channels, p.input.c}, {p.in_h, p.input.h}, {p.in_w, p.input.w}},
-      "conv2d input"));
-  const std::initializer_list<std::pair<int64_t, int64_t>> out_extent = {
-      {p.batch, p.output.n}, {p.out_channels, p.output.c}, {p.out_h, p.output.h}, {p.out_w, p.output.w}};
-  UNIVK_RETURN_IF_ERROR(detail::check_addressable(p.output_offset, out_extent, "conv2d output"));
   if (p.epilogue.residual) {
-    UNIVK_RETURN_IF_ERROR(detail::check_addressable(p.residual_offset, out_extent, "conv2d residual"));
+    UNIVK_RETURN_IF_ERROR(detail::check_addressable(
+        p.residual_offset,
+        {{p.batch, p.output.n}, {p.out_channels, p.output.c}, {p.out_h, p.output.h}, {p.out_w, p.output.w}},
+        "conv2d residual"));
   }
   UNIVK_RETURN_IF_ERROR(detail::check_addressable(
       p.weight_offset, {{p.out_channels, p.weight.oc}, {icg, p.weight.ic}, {taps, p.weight.tap}}, "conv2d weight"));

@@ -19,31 +19,9 @@ ConvTransposeWeightStrides ConvTransposeWeightStrides::ohwi(int64_t in_channels,
 }
 
 Result<KernelDispatch> plan_conv_transpose2d(const ConvTranspose2dProblem& p, const DeviceTraits& device) {
-  using detail::check_range;
   const std::string what = "transposed convolution ";
-  for (auto [v, name] : {std::pair{p.batch, "batch"},
-                         {p.in_channels, "input channels"},
-                         {p.in_h, "input height"},
-                         {p.in_w, "input width"},
-                         {p.out_channels, "output channels"},
-                         {p.out_h, "output height"},
-                         {p.out_w, "output width"},
-                         {p.kernel_h, "kernel height"},
-                         {p.kernel_w, "kernel width"},
-                         {p.groups, "groups"}}) {
-    if (v < 1) return invalid_argument(what + name + " must be positive");
-    UNIVK_RETURN_IF_ERROR(check_range(v, UINT32_MAX, what + name));
-  }
-  if (p.in_channels % p.groups != 0 || p.out_channels % p.groups != 0)
-    return invalid_argument(what + "channels must divide into " + std::to_string(p.groups) + " groups");
   if (p.epilogue.residual) return invalid_argument(what + "has no residual epilogue");
-  for (auto [v, name] : {std::pair{p.stride_h, "stride"},
-                         {p.stride_w, "stride"},
-                         {p.dilation_h, "dilation"},
-                         {p.dilation_w, "dilation"}}) {
-    if (v < 1) return invalid_argument(what + "strides and dilations must be positive");
-    UNIVK_RETURN_IF_ERROR(check_range(v, 0xffff, what + name));
-  }
+  UNIVK_RETURN_IF_ERROR(detail::check_conv_geometry(p, p.input_offset, p.output_offset, what));
   // The shader's source positions (out + pad - k * dilation) are int32.
   constexpr int64_t kIntMax = (int64_t{1} << 31) - 1;
   for (auto [out, pad, reach] : {std::tuple{p.out_h, p.pad_top, p.dilation_h * (p.kernel_h - 1)},
@@ -54,13 +32,6 @@ Result<KernelDispatch> plan_conv_transpose2d(const ConvTranspose2dProblem& p, co
   }
   const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
   UNIVK_RETURN_IF_ERROR(detail::check_addressable(
-      p.input_offset, {{p.batch, p.input.n}, {p.in_channels, p.input.c}, {p.in_h, p.input.h}, {p.in_w, p.input.w}},
-      what + "input"));
-  UNIVK_RETURN_IF_ERROR(detail::check_addressable(
-      p.output_offset,
-      {{p.batch, p.output.n}, {p.out_channels, p.output.c}, {p.out_h, p.output.h}, {p.out_w, p.output.w}},
-      what + "output"));
-  UNIVK_RETURN_IF_ERROR(detail::check_addressable(
       p.weight_offset, {{p.in_channels, p.weight.ic}, {ocg, p.weight.oc}, {p.kernel_h * p.kernel_w, p.weight.tap}},
       what + "weight"));
   if (p.epilogue.bias) {
@@ -68,7 +39,7 @@ Result<KernelDispatch> plan_conv_transpose2d(const ConvTranspose2dProblem& p, co
         detail::check_addressable(p.bias_offset, {{p.bias_broadcast ? 1 : p.out_channels, 1}}, what + "bias"));
   }
   const int64_t total = p.batch * p.out_channels * p.out_h * p.out_w;
-  UNIVK_RETURN_IF_ERROR(check_range(total, UINT32_MAX, what + "invocations"));
+  UNIVK_RETURN_IF_ERROR(detail::check_range(total, UINT32_MAX, what + "invocations"));
   // 64 invocations: a multiple of every GPU's subgroup size and within every device's limits.
   const uint32_t workgroup = std::min<uint32_t>(64, device.max_workgroup_invocations);
   const int64_t groups = (total + workgroup - 1) / workgroup;

@@ -259,5 +259,39 @@ Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_
   return ok_status();
 }
 
+Status check_conv_geometry(const ConvGeometry& g, uint64_t input_offset, uint64_t output_offset,
+                           const std::string& what) {
+  for (auto [v, name] : {std::pair{g.batch, "batch"},
+                         {g.in_channels, "input channels"},
+                         {g.in_h, "input height"},
+                         {g.in_w, "input width"},
+                         {g.out_channels, "output channels"},
+                         {g.out_h, "output height"},
+                         {g.out_w, "output width"},
+                         {g.kernel_h, "kernel height"},
+                         {g.kernel_w, "kernel width"},
+                         {g.groups, "groups"}}) {
+    if (v < 1) return invalid_argument(what + name + " must be positive");
+    UNIVK_RETURN_IF_ERROR(check_range(v, UINT32_MAX, what + name));
+  }
+  if (g.in_channels % g.groups != 0 || g.out_channels % g.groups != 0) {
+    return invalid_argument(what + "channels do not divide into " + std::to_string(g.groups) + " groups");
+  }
+  for (auto [v, name] : {std::pair{g.stride_h, "stride"},
+                         {g.stride_w, "stride"},
+                         {g.dilation_h, "dilation"},
+                         {g.dilation_w, "dilation"}}) {
+    if (v < 1) return invalid_argument(what + "strides and dilations must be positive");
+    UNIVK_RETURN_IF_ERROR(check_range(v, 0xffff, what + name));
+  }
+  UNIVK_RETURN_IF_ERROR(check_addressable(
+      input_offset, {{g.batch, g.input.n}, {g.in_channels, g.input.c}, {g.in_h, g.input.h}, {g.in_w, g.input.w}},
+      what + "input"));
+  return check_addressable(
+      output_offset,
+      {{g.batch, g.output.n}, {g.out_channels, g.output.c}, {g.out_h, g.output.h}, {g.out_w, g.output.w}},
+      what + "output");
+}
+
 }  // namespace detail
 }  // namespace univk::kernels

@@ -47,6 +47,12 @@ Result<int64_t> checked_product(std::initializer_list<int64_t> factors, int64_t 
 Status check_addressable(uint64_t offset, std::initializer_list<std::pair<int64_t, int64_t>> extent_strides,
                          const std::string& what);
 
+// The checks every convolution planner makes, errors starting with `what`: sizes positive and
+// below 2^32, channels divisible by the groups, strides and dilations in [1, 0xffff], input and
+// output addressable through their strides and offsets.
+Status check_conv_geometry(const ConvGeometry& g, uint64_t input_offset, uint64_t output_offset,
+                           const std::string& what);
+
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // Push words 0..4: the element offsets of the operand bindings (kernel.h's interface), in

@@ -46,6 +46,23 @@ std::vector<Shape> shapes_of(Inputs inputs) {
   return shapes;
 }
 
+HostTensor select_broadcast(const HostTensor& cond, const HostTensor& x, const HostTensor& y, const Shape& shape) {
+  const auto size = static_cast<int64_t>(dtype_size(x.dtype()));
+  HostTensor out(x.dtype(), shape);
+  const uint8_t* c = cond.data<uint8_t>().data();
+  const uint8_t* xs = x.bytes().data();
+  const uint8_t* ys = y.bytes().data();
+  uint8_t* o = out.bytes().data();
+  for_each_broadcast(shape,
+                     {broadcast_strides(cond.shape(), shape), broadcast_strides(x.shape(), shape),
+                      broadcast_strides(y.shape(), shape)},
+                     [&](int64_t i, const std::vector<int64_t>& off) {
+                       const uint8_t* src = c[off[0]] != 0 ? xs + off[1] * size : ys + off[2] * size;
+                       std::memcpy(o + i * size, src, static_cast<size_t>(size));
+                     });
+  return out;
+}
+
 HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm) {
   const Shape& s = in.shape();
   std::vector<int64_t> out_dims(perm.size());

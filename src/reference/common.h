@@ -76,6 +76,10 @@ void for_each_broadcast(const Shape& shape, const std::vector<std::vector<int64_
   }
 }
 
+// Elementwise choice of `shape`: x where cond (bool) is true, else y; cond, x and y broadcast to
+// `shape` (already validated), x and y of one dtype (any).
+HostTensor select_broadcast(const HostTensor& cond, const HostTensor& x, const HostTensor& y, const Shape& shape);
+
 // Copies `in` permuted: output dim i is input dim perm[i] (perm already validated).
 HostTensor permute_tensor(const HostTensor& in, const std::vector<int64_t>& perm);
 

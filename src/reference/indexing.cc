@@ -100,20 +100,7 @@ Result<Tensors> where(std::string_view, const Attributes& attrs, Inputs inputs) 
     return unsupported("x and y have dtypes " + std::string(dtype_name(inputs[1].dtype())) + " and " +
                        std::string(dtype_name(inputs[2].dtype())) + " (equal dtypes are implemented)");
   }
-  const size_t size = dtype_size(inputs[1].dtype());
-  HostTensor out(inputs[1].dtype(), shape);
-  const uint8_t* cond = inputs[0].data<uint8_t>().data();
-  const uint8_t* x = inputs[1].bytes().data();
-  const uint8_t* y = inputs[2].bytes().data();
-  uint8_t* o = out.bytes().data();
-  for_each_broadcast(shape,
-                     {broadcast_strides(inputs[0].shape(), shape), broadcast_strides(inputs[1].shape(), shape),
-                      broadcast_strides(inputs[2].shape(), shape)},
-                     [&](int64_t i, const std::vector<int64_t>& off) {
-                       const uint8_t* src = cond[off[0]] != 0 ? x + off[1] * size : y + off[2] * size;
-                       std::memcpy(o + i * static_cast<int64_t>(size), src, size);
-                     });
-  return single(std::move(out));
+  return single(select_broadcast(inputs[0], inputs[1], inputs[2], shape));
 }
 
 Result<Tensors> masked_fill(std::string_view, const Attributes& attrs, Inputs inputs) {

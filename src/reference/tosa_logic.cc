@@ -65,21 +65,7 @@ Result<Tensors> select(std::string_view, const Attributes&, Inputs inputs) {
   }
   UNIVK_ASSIGN_OR_RETURN(Shape xy, tosa_broadcast(inputs[1].shape(), inputs[2].shape()));
   UNIVK_ASSIGN_OR_RETURN(Shape shape, tosa_broadcast(inputs[0].shape(), xy));
-  const size_t size = dtype_size(inputs[1].dtype());
-  HostTensor out(inputs[1].dtype(), shape);
-  const uint8_t* c = inputs[0].data<uint8_t>().data();
-  const uint8_t* x = inputs[1].bytes().data();
-  const uint8_t* y = inputs[2].bytes().data();
-  uint8_t* o = out.bytes().data();
-  for_each_broadcast(shape,
-                     {broadcast_strides(inputs[0].shape(), shape), broadcast_strides(inputs[1].shape(), shape),
-                      broadcast_strides(inputs[2].shape(), shape)},
-                     [&](int64_t i, const std::vector<int64_t>& off) {
-                       const uint8_t* src = c[off[0]] != 0 ? x + off[1] * static_cast<int64_t>(size)
-                                                           : y + off[2] * static_cast<int64_t>(size);
-                       std::memcpy(o + i * static_cast<int64_t>(size), src, size);
-                     });
-  return single(std::move(out));
+  return single(select_broadcast(inputs[0], inputs[1], inputs[2], shape));
 }
 
 Result<Tensors> gather(std::string_view, const Attributes&, Inputs inputs) {

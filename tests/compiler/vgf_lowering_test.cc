@@ -2,7 +2,7 @@
 // operators and boundary TRANSPOSEs, large constants land in the constants section, unsupported
 // nodes are refused with a reason, and multi-node graphs whose values change layout (NCHW
 // inputs, NHWC convolution results) compute what the PyTorch-semantics reference computes (the
-// TOSA graph is evaluated on the TOSA reference by tests/support/tosa_graph_eval.h and compared
+// TOSA graph is evaluated on the TOSA reference by spirv::run_on_reference and compared
 // with run_op on the IR).
 // Single operators are checked on the CPU and on the VgfBackend by the conformance table
 // (tests/conformance).
@@ -15,7 +15,7 @@
 #include <map>
 
 #include "univk/reference/kernels.h"
-#include "tosa_graph_eval.h"
+#include "univk/spirv/tosa_graph_reference.h"
 #include "univk/vgf/vgf_file.h"
 #include "univk_test.h"
 
@@ -63,7 +63,7 @@ void expect_lowering_matches(const Graph& g, float tolerance = 1e-5f) {
   uint32_t seed = 1;
   for (ValueId in : io.inputs) inputs.push_back(random_tensor(DType::kFloat32, g.value(in).shape, seed++, -1, 1));
   const auto expected = run_graph(g, inputs);
-  UNIVK_ASSIGN_OR_FAIL(const std::vector<HostTensor> actual, ::univk::testing::run_tosa_graph(*tosa, inputs));
+  UNIVK_ASSIGN_OR_FAIL(const std::vector<HostTensor> actual, spirv::run_on_reference(*tosa, inputs));
   ASSERT_EQ(expected.size(), actual.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_TRUE(tensors_close(actual[i], expected[i], {tolerance, tolerance})) << g.describe();

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "cases.h"
-#include "tosa_graph_eval.h"
+#include "univk/spirv/tosa_graph_reference.h"
 #include "univk/backends/vulkan/compute_graph.h"
 #include "univk/compiler/compiler.h"
 #include "univk/compiler/vgf_lowering.h"
@@ -179,7 +179,7 @@ void run_lowering_on_cpu(const OpCase& c, const Instance& inst, testing::Toleran
   const std::vector<NodeId> nodes = {0};
   const compiler::SubgraphIO io = compiler::subgraph_io(inst.graph, nodes);
   UNIVK_ASSIGN_OR_FAIL(spirv::TosaGraph g, compiler::lower_to_tosa(inst.graph, nodes, io));
-  UNIVK_ASSIGN_OR_FAIL(std::vector<HostTensor> out, testing::run_tosa_graph(g, inst.graph_inputs));
+  UNIVK_ASSIGN_OR_FAIL(std::vector<HostTensor> out, spirv::run_on_reference(g, inst.graph_inputs));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_TRUE(testing::tensors_close(out[0], inst.expected, tol)) << c.op << " " << c.name;
 }

@@ -1,7 +1,7 @@
 // A whole graph run on univk's TOSA reference kernels: the graph lowered to TOSA as the
-// VgfBackend receives it (lower_to_tosa, all nodes, natural layouts) and each TOSA operator
-// evaluated by reference::run_tosa on the CPU. The bit-exact oracle for graphs the VgfBackend
-// runs, quantized int8 graphs above all (the Python binding univk._univk.tosa_reference).
+// VgfBackend receives it (lower_to_tosa, all nodes, natural layouts) and evaluated by
+// spirv::run_on_reference on the CPU. The bit-exact oracle for graphs the VgfBackend runs,
+// quantized int8 graphs above all (the Python binding univk._univk.tosa_reference).
 //
 // Thread-safety: a pure function of its arguments.
 #pragma once

@@ -29,13 +29,19 @@ struct WeightStrides {
   static WeightStrides ohwi(int64_t ic_per_group, int64_t kh, int64_t kw);
 };
 
-struct Conv2dProblem {
+// The sizes every 2-d convolution problem has (Conv2dProblem, ConvTranspose2dProblem); each
+// problem says how its padding is read.
+struct ConvGeometry {
   int64_t batch = 1, in_channels = 1, in_h = 1, in_w = 1;
   int64_t out_channels = 1, out_h = 1, out_w = 1;
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0;  // bottom/right padding is implied by out_h/out_w
+  int64_t pad_top = 0, pad_left = 0;
   int64_t groups = 1;
   ActivationStrides input, output;
+};
+
+// Padding: bottom/right padding is implied by out_h/out_w.
+struct Conv2dProblem : ConvGeometry {
   WeightStrides weight;
   uint64_t input_offset = 0, weight_offset = 0, bias_offset = 0, output_offset = 0, residual_offset = 0;
   bool bias_broadcast = false;  // one bias value for every output channel

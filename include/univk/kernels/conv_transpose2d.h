@@ -21,15 +21,9 @@ struct ConvTransposeWeightStrides {
   static ConvTransposeWeightStrides ohwi(int64_t in_channels, int64_t kh, int64_t kw);
 };
 
-struct ConvTranspose2dProblem {
-  int64_t batch = 1, in_channels = 1, in_h = 1, in_w = 1;
-  int64_t out_channels = 1, out_h = 1, out_w = 1;
-  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  // Output row oy reads input row iy through tap ky where oy + pad_top = iy * stride + ky * dilation
-  // (PyTorch's padding; minus TOSA's out_pad_top), likewise along x.
-  int64_t pad_top = 0, pad_left = 0;
-  int64_t groups = 1;
-  ActivationStrides input, output;
+// Padding: output row oy reads input row iy through tap ky where oy + pad_top = iy * stride + ky *
+// dilation (PyTorch's padding; minus TOSA's out_pad_top, so it may be negative), likewise along x.
+struct ConvTranspose2dProblem : ConvGeometry {
   ConvTransposeWeightStrides weight;
   uint64_t input_offset = 0, weight_offset = 0, bias_offset = 0, output_offset = 0;
   bool bias_broadcast = false;  // one bias value for every output channel

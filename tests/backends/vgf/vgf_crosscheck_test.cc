@@ -48,17 +48,7 @@ std::vector<uint32_t> seeds() {
   g.add_output(y, 0, binding);
   ::univk::vgf::VgfFile file = single_graph_model(g);
   for (size_t i = 0; i < c.inputs.size(); ++i) {
-    if (!c.graph_constant[i]) continue;
-    ::univk::vgf::Resource r;
-    r.category = ::univk::vgf::ResourceCategory::kConstant;
-    r.vk_format = *::univk::vgf::vk_format_from_dtype(c.inputs[i].dtype());
-    r.shape = c.inputs[i].shape().dims();
-    ::univk::vgf::Constant constant;
-    constant.resource_index = static_cast<uint32_t>(file.resources.size());
-    constant.set_data(std::vector<uint8_t>(c.inputs[i].bytes().begin(), c.inputs[i].bytes().end()));
-    file.segments[0].constants.push_back(static_cast<uint32_t>(file.constants.size()));
-    file.resources.push_back(r);
-    file.constants.push_back(constant);
+    if (c.graph_constant[i]) add_graph_constants(file, {&c.inputs[i]});
   }
   return file;
 }

@@ -9,24 +9,6 @@
 namespace univk::backends::vgf_test {
 namespace {
 
-// Same-padded stride-1 3x3 convolution attributes; the reference takes its zero points as ints.
-Attributes conv_attrs(bool for_reference) {
-  Attributes a;
-  a.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  a.set("stride", std::vector<int64_t>{1, 1});
-  a.set("dilation", std::vector<int64_t>{1, 1});
-  a.set("acc_type", spirv::kAccFp32);
-  a.set("local_bound", int64_t{0});
-  if (for_reference) {
-    a.set("input_zp", int64_t{0});
-    a.set("weight_zp", int64_t{0});
-  } else {
-    a.set("input_zp", 0.0);
-    a.set("weight_zp", 0.0);
-  }
-  return a;
-}
-
 Attributes clamp_attrs(double lo, double hi) {
   Attributes a;
   a.set("min_val", lo);
@@ -81,8 +63,9 @@ Conv add_conv(TosaGraph& g, ValueId x, const HostTensor& in, int64_t oc, bool de
   const ValueId bv = g.add_constant({DType::kFloat32, b.shape().dims()}, bytes_of(b));
   const TosaOp op = depthwise ? TosaOp::kDepthwiseConv2d : TosaOp::kConv2d;
   const TosaTensorType t{DType::kFloat32, {s[0], s[1], s[2], depthwise ? c : oc}};
-  return {g.add_operation(op, {x, wv, bv}, conv_attrs(false), t),
-          ref(std::string(spirv::tosa_op_name(op)), conv_attrs(true), {in, w, b})};
+  return {g.add_operation(op, {x, wv, bv}, conv2d_attrs({1, 1, 1, 1}, {1, 1}), t),
+          ref(std::string(spirv::tosa_op_name(op)), conv2d_attrs({1, 1, 1, 1}, {1, 1}, /*for_reference=*/true),
+              {in, w, b})};
 }
 
 TEST(VgfEpilogueFusion, ConvolutionWithRelu6IsOneDispatch) {

@@ -3,7 +3,7 @@
 // the ADD and CLAMP after it into the epilogue; graphs that only resemble it (weights that are
 // no slices of one constant) run group by group. Each result against the TOSA reference of the
 // whole graph.
-#include "tosa_graph_eval.h"
+#include "univk/spirv/tosa_graph_reference.h"
 #include "univk_test.h"
 #include "vgf_test_util.h"
 
@@ -41,14 +41,7 @@ void run_case(const GroupedCase& c, uint32_t lowered_dispatches, const std::stri
   const ValueId x = g.add_input({DType::kFloat32, in.shape().dims()}, 0, 0);
   const ValueId wv = g.add_constant({DType::kFloat32, w.shape().dims()}, bytes_of(w));
   const ValueId bv = g.add_constant({DType::kFloat32, b.shape().dims()}, bytes_of(b));
-  Attributes conv;
-  conv.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  conv.set("stride", std::vector<int64_t>{c.stride, c.stride});
-  conv.set("dilation", std::vector<int64_t>{1, 1});
-  conv.set("acc_type", spirv::kAccFp32);
-  conv.set("local_bound", int64_t{0});
-  conv.set("input_zp", int64_t{0});
-  conv.set("weight_zp", int64_t{0});
+  const Attributes conv = conv2d_attrs({1, 1, 1, 1}, {c.stride, c.stride}, /*for_reference=*/true);
   const int64_t oh = (7 - 1) / c.stride + 1, ow = (5 - 1) / c.stride + 1;
   std::vector<ValueId> results;
   for (int64_t grp = 0; grp < c.groups; ++grp) {
@@ -82,7 +75,7 @@ void run_case(const GroupedCase& c, uint32_t lowered_dispatches, const std::stri
     y = g.add_operation(TosaOp::kClamp, {y}, std::move(relu), out_type);
   }
   g.add_output(y, 0, 2);
-  UNIVK_ASSIGN_OR_FAIL(std::vector<HostTensor> want, testing::run_tosa_graph(g, inputs));
+  UNIVK_ASSIGN_OR_FAIL(std::vector<HostTensor> want, spirv::run_on_reference(g, inputs));
   auto loaded = load(single_graph_model(g));
   UNIVK_ASSERT_OK(loaded);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(inputs));

@@ -3,11 +3,11 @@
 // pools, flatten, requantize, quantized_linear, quantized_add/mul, quantized_table, int8 cat,
 // dequantize_per_tensor) compiled for the VgfBackend alone and
 // run on the device: the int8 result and the dequantized fp32 result are bit-exact against the
-// same TOSA graph evaluated on univk's TOSA reference kernels (tests/support/tosa_graph_eval.h).
+// same TOSA graph evaluated on univk's TOSA reference kernels (spirv::run_on_reference).
 // The end-to-end comparison with PyTorch's quantized model is tests/e2e/int8_test.py.
 #include <gtest/gtest.h>
 
-#include "tosa_graph_eval.h"
+#include "univk/spirv/tosa_graph_reference.h"
 #include "univk/compiler/compiler.h"
 #include "univk/compiler/vgf_lowering.h"
 #include "univk/runtime/program.h"
@@ -162,7 +162,7 @@ void expect_bit_exact(const compiler::Graph& graph, const Shape& input_shape) {
   for (uint32_t seed : {10u, 11u, 12u}) {
     const HostTensor x = random_tensor(DType::kFloat32, input_shape, seed, -2.5, 2.5);
     const std::vector<HostTensor> inputs = {x};
-    UNIVK_ASSIGN_OR_FAIL(auto expected, ::univk::testing::run_tosa_graph(tosa, inputs));
+    UNIVK_ASSIGN_OR_FAIL(auto expected, spirv::run_on_reference(tosa, inputs));
     UNIVK_ASSIGN_OR_FAIL(auto actual, method->execute(inputs));
     ASSERT_EQ(actual.size(), expected.size());
     for (size_t i = 0; i < actual.size(); ++i) {

@@ -576,14 +576,7 @@ void check_batch_split(TosaOp op, const Attributes& attrs, const std::vector<Hos
 }
 
 TEST(VgfSplit, ConvolutionAndMatmulSplitAlongTheBatch) {
-  Attributes conv;
-  conv.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  conv.set("stride", std::vector<int64_t>{1, 1});
-  conv.set("dilation", std::vector<int64_t>{1, 1});
-  conv.set("acc_type", spirv::kAccFp32);
-  conv.set("local_bound", int64_t{0});
-  conv.set("input_zp", 0.0);
-  conv.set("weight_zp", 0.0);
+  const Attributes conv = conv2d_attrs({1, 1, 1, 1}, {1, 1});
   // Output images of 576 bytes, 2 per 1200-byte binding: 2 + 2 + 1.
   check_batch_split(
       TosaOp::kConv2d, conv,

@@ -34,37 +34,16 @@ Model conv_model() {
   m.name = "conv2d with graph constants";
   const HostTensor weights = random_tensor(DType::kFloat32, Shape({2, 3, 3, 2}), 81);
   const HostTensor bias = random_tensor(DType::kFloat32, Shape({2}), 82);
-  Attributes conv;
-  conv.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  conv.set("stride", std::vector<int64_t>{1, 1});
-  conv.set("dilation", std::vector<int64_t>{1, 1});
-  conv.set("acc_type", spirv::kAccFp32);
-  conv.set("local_bound", int64_t{0});
-  conv.set("input_zp", 0.0);
-  conv.set("weight_zp", 0.0);
+  const Attributes conv = conv2d_attrs({1, 1, 1, 1}, {1, 1});
   TosaGraph g;
   ValueId x = g.add_input({DType::kFloat32, {1, 4, 5, 2}}, 0, 0);
   ValueId w = g.add_graph_constant({DType::kFloat32, {2, 3, 3, 2}}, 0);
   ValueId b = g.add_graph_constant({DType::kFloat32, {2}}, 1);
   g.add_output(g.add_operation(TosaOp::kConv2d, {x, w, b}, conv, {DType::kFloat32, {1, 4, 5, 2}}), 0, 1);
   m.file = single_graph_model(g);
-  for (const HostTensor* t : {&weights, &bias}) {
-    ::univk::vgf::Resource r;
-    r.category = ::univk::vgf::ResourceCategory::kConstant;
-    r.vk_format = ::univk::vgf::vk::kFormatR32Sfloat;
-    r.shape = t->shape().dims();
-    ::univk::vgf::Constant c;
-    c.resource_index = static_cast<uint32_t>(m.file.resources.size());
-    c.set_data(std::vector<uint8_t>(t->bytes().begin(), t->bytes().end()));
-    m.file.resources.push_back(r);
-    m.file.constants.push_back(c);
-  }
-  m.file.segments[0].constants = {0, 1};
+  add_graph_constants(m.file, {&weights, &bias});
   m.inputs = {random_tensor(DType::kFloat32, Shape({1, 4, 5, 2}), 80)};
-  Attributes ref_conv = conv;
-  ref_conv.set("input_zp", int64_t{0});
-  ref_conv.set("weight_zp", int64_t{0});
-  m.want = ref("CONV2D", ref_conv, {m.inputs[0], weights, bias});
+  m.want = ref("CONV2D", conv2d_attrs({1, 1, 1, 1}, {1, 1}, /*for_reference=*/true), {m.inputs[0], weights, bias});
   return m;
 }
 

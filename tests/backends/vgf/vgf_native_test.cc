@@ -41,13 +41,7 @@ ConvModel conv_model() {
   ConvModel m;
   m.weights = random_tensor(DType::kFloat32, Shape({4, 3, 3, 3}), 71);
   m.bias = random_tensor(DType::kFloat32, Shape({4}), 72);
-  m.conv.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  m.conv.set("stride", std::vector<int64_t>{1, 1});
-  m.conv.set("dilation", std::vector<int64_t>{1, 1});
-  m.conv.set("acc_type", spirv::kAccFp32);
-  m.conv.set("local_bound", int64_t{0});
-  m.conv.set("input_zp", 0.0);
-  m.conv.set("weight_zp", 0.0);
+  m.conv = conv2d_attrs({1, 1, 1, 1}, {1, 1});
   TosaGraph g;
   ValueId x = g.add_input({DType::kFloat32, {1, 5, 6, 3}}, 0, 0);
   ValueId w = g.add_graph_constant({DType::kFloat32, {4, 3, 3, 3}}, 0);
@@ -60,18 +54,7 @@ ConvModel conv_model() {
   ValueId y = g.add_operation(TosaOp::kClamp, {c}, clamp, {DType::kFloat32, {1, 5, 6, 4}});
   g.add_output(y, 0, 1);
   m.file = single_graph_model(g);
-  for (const HostTensor* t : {&m.weights, &m.bias}) {
-    ::univk::vgf::Resource r;
-    r.category = ::univk::vgf::ResourceCategory::kConstant;
-    r.vk_format = ::univk::vgf::vk::kFormatR32Sfloat;
-    r.shape = t->shape().dims();
-    ::univk::vgf::Constant c;
-    c.resource_index = static_cast<uint32_t>(m.file.resources.size());
-    c.set_data(std::vector<uint8_t>(t->bytes().begin(), t->bytes().end()));
-    m.file.resources.push_back(r);
-    m.file.constants.push_back(c);
-  }
-  m.file.segments[0].constants = {0, 1};
+  add_graph_constants(m.file, {&m.weights, &m.bias});
   return m;
 }
 

@@ -8,27 +8,9 @@
 namespace univk::backends::vgf_test {
 namespace {
 
-// A 3x3 CONV2D, padding 1; the reference's zero points are integers.
-Attributes conv_attrs(bool for_reference) {
-  Attributes conv;
-  conv.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  conv.set("stride", std::vector<int64_t>{1, 1});
-  conv.set("dilation", std::vector<int64_t>{1, 1});
-  conv.set("acc_type", spirv::kAccFp32);
-  conv.set("local_bound", int64_t{0});
-  if (for_reference) {
-    conv.set("input_zp", int64_t{0});
-    conv.set("weight_zp", int64_t{0});
-  } else {
-    conv.set("input_zp", 0.0);
-    conv.set("weight_zp", 0.0);
-  }
-  return conv;
-}
-
 // The CONV2D with bias over NHWC graph inputs (input, weight, bias).
 TosaGraph conv_graph(const Shape& input, const Shape& weight, const Shape& output) {
-  const Attributes conv = conv_attrs(false);
+  const Attributes conv = conv2d_attrs({1, 1, 1, 1}, {1, 1});
   TosaGraph g;
   const ValueId x = g.add_input({DType::kFloat32, input.dims()}, 0, 0);
   const ValueId w = g.add_input({DType::kFloat32, weight.dims()}, 0, 1);
@@ -46,8 +28,8 @@ TEST(VgfPrecision, Fp16RoundsTheConvolutionsOperands) {
                                           random_tensor(DType::kFloat32, Shape({8}), 13)};
   const std::vector<HostTensor> rounded = {univk::testing::rounded_to_fp16(inputs[0]),
                                            univk::testing::rounded_to_fp16(inputs[1]), inputs[2]};
-  const HostTensor exact = ref("CONV2D", conv_attrs(true), inputs);
-  const HostTensor fp16_want = ref("CONV2D", conv_attrs(true), rounded);
+  const HostTensor exact = ref("CONV2D", conv2d_attrs({1, 1, 1, 1}, {1, 1}, /*for_reference=*/true), inputs);
+  const HostTensor fp16_want = ref("CONV2D", conv2d_attrs({1, 1, 1, 1}, {1, 1}, /*for_reference=*/true), rounded);
   for (const char* precision : {"fp32", "fp16"}) {
     auto loaded = load(single_graph_model(g), {{"precision", precision}});
     UNIVK_ASSERT_OK(loaded) << precision;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <span>
@@ -113,6 +114,42 @@ inline ::univk::vgf::VgfFile single_graph_model(const TosaGraph& graph) {
   for (const auto& b : graph.outputs) add(b, ::univk::vgf::ResourceCategory::kOutput);
   model.segments.push_back(seg);
   return model;
+}
+
+// Appends `tensors` as constant resources of the file, in order, to segment 0's constants: the
+// data of the graph constants (add_graph_constant) numbered from the file's first constant.
+inline void add_graph_constants(::univk::vgf::VgfFile& file, std::initializer_list<const HostTensor*> tensors) {
+  for (const HostTensor* t : tensors) {
+    ::univk::vgf::Resource r;
+    r.category = ::univk::vgf::ResourceCategory::kConstant;
+    r.vk_format = *::univk::vgf::vk_format_from_dtype(t->dtype());
+    r.shape = t->shape().dims();
+    ::univk::vgf::Constant c;
+    c.resource_index = static_cast<uint32_t>(file.resources.size());
+    c.set_data(std::vector<uint8_t>(t->bytes().begin(), t->bytes().end()));
+    file.segments[0].constants.push_back(static_cast<uint32_t>(file.constants.size()));
+    file.resources.push_back(r);
+    file.constants.push_back(c);
+  }
+}
+
+// CONV2D attributes with dilation 1 and fp32 accumulation; zero points 0 as floats (the SPIR-V
+// writer's fp32 form) or as ints (the reference's form).
+inline Attributes conv2d_attrs(std::vector<int64_t> pad, std::vector<int64_t> stride, bool for_reference = false) {
+  Attributes a;
+  a.set("pad", std::move(pad));
+  a.set("stride", std::move(stride));
+  a.set("dilation", std::vector<int64_t>{1, 1});
+  a.set("acc_type", spirv::kAccFp32);
+  a.set("local_bound", int64_t{0});
+  for (const char* zp : {"input_zp", "weight_zp"}) {
+    if (for_reference) {
+      a.set(zp, int64_t{0});
+    } else {
+      a.set(zp, 0.0);
+    }
+  }
+  return a;
 }
 
 // One COMPUTE segment running `spirv` (tests/backends/vgf/double_plus_one.comp: 4 invocations
