@@ -39,7 +39,11 @@ Result<std::vector<HostTensor>> run_on_tosa_reference(const Graph& graph, std::s
     for (auto id : op.inputs) in.push_back(values[id]);
     Result<std::vector<HostTensor>> out = reference::run_tosa(name, op.attrs, in);
     if (!out.ok()) return out.status().with_context(name + " " + op.attrs.to_string());
-    values[op.outputs[0]] = std::move((*out)[0]);
+    if (out->size() != op.outputs.size()) {
+      return internal_error(name + " gave " + std::to_string(out->size()) + " results, the graph has " +
+                            std::to_string(op.outputs.size()));
+    }
+    for (size_t k = 0; k < op.outputs.size(); ++k) values[op.outputs[k]] = std::move((*out)[k]);
   }
   std::vector<HostTensor> outputs;
   for (const auto& b : g.outputs) outputs.push_back(values[b.value]);
