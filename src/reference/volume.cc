@@ -23,8 +23,8 @@ Result<Tensors> flip(std::string_view, const Attributes& attrs, Inputs inputs) {
   HostTensor out(x.dtype(), s);
   const size_t es = dtype_size(x.dtype());
   for_each_broadcast(s, {strides}, [&](int64_t i, const std::vector<int64_t>& off) {
-    std::memcpy(out.bytes().data() + static_cast<size_t>(i) * es, x.bytes().data() + static_cast<size_t>(base + off[0]) * es,
-                es);
+    std::memcpy(out.bytes().data() + static_cast<size_t>(i) * es,
+                x.bytes().data() + static_cast<size_t>(base + off[0]) * es, es);
   });
   return single(std::move(out));
 }
@@ -61,8 +61,8 @@ Result<Tensors> conv3d(std::string_view, const Attributes& attrs, Inputs inputs)
                   for (int64_t c = 0; c < k[2]; ++c) {
                     const int64_t xx = q * cv.stride[2] - cv.padding[2] + c * cv.dilation[2];
                     if (xx < 0 || xx >= in[2]) continue;
-                    acc += static_cast<double>(volume[(zz * in[1] + yy) * in[2] + xx]) *
-                           kern[(a * k[1] + b) * k[2] + c];
+                    acc +=
+                        static_cast<double>(volume[(zz * in[1] + yy) * in[2] + xx]) * kern[(a * k[1] + b) * k[2] + c];
                   }
                 }
               }

@@ -21,8 +21,7 @@ Status append_all(std::vector<uint32_t>& params, const std::vector<int64_t>& val
 
 Status require_dtype(const TensorView& v, DType want, const std::string& what) {
   if (v.dtype != want)
-    return unsupported(what + " " + std::string(dtype_name(v.dtype)) + " (" + std::string(dtype_name(want)) +
-                       " only)");
+    return unsupported(what + " " + std::string(dtype_name(v.dtype)) + " (" + std::string(dtype_name(want)) + " only)");
   return ok_status();
 }
 
@@ -56,11 +55,11 @@ Result<std::vector<Dispatch>> emit_scatter(const std::vector<TensorView>& inputs
   return dispatches;
 }
 
-Result<Dispatch> emit_conv3d(const TosaOperation& op, const std::vector<TensorView>& inputs,
-                             const TensorView& output) {
+Result<Dispatch> emit_conv3d(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   if (inputs.size() != 3) return invalid_argument("CONV3D needs input, weight and bias");
   const TensorView &in = inputs[0], &w = inputs[1], &bias = inputs[2];
-  for (const TensorView* v : {&in, &w, &bias, &output}) UNIVK_RETURN_IF_ERROR(require_dtype(*v, DType::kFloat32, "CONV3D"));
+  for (const TensorView* v : {&in, &w, &bias, &output})
+    UNIVK_RETURN_IF_ERROR(require_dtype(*v, DType::kFloat32, "CONV3D"));
   if (in.shape.size() != 5 || w.shape.size() != 5 || output.shape.size() != 5 || bias.shape.size() != 1)
     return invalid_argument("CONV3D ranks must be 5 (input, weight, output) and 1 (bias)");
   UNIVK_ASSIGN_OR_RETURN(double in_zp, op.attrs.get_float_or("input_zp", 0.0));
@@ -70,10 +69,9 @@ Result<Dispatch> emit_conv3d(const TosaOperation& op, const std::vector<TensorVi
   if (w.shape[4] != in.shape[4] || oc != output.shape[4] || in.shape[0] != output.shape[0])
     return invalid_argument("CONV3D channel counts do not match the weight");
   if (bias.shape[0] != oc && bias.shape[0] != 1) return invalid_argument("bias must have OC or 1 elements");
-  UNIVK_ASSIGN_OR_RETURN(ops::TosaConv3d cw, ops::tosa_conv3d(op.attrs, Shape(in.shape), w.shape[1], w.shape[2],
-                                                              w.shape[3]));
-  UNIVK_RETURN_IF_ERROR(check_declared_output(
-      "CONV3D", Shape{in.shape[0], cw.out_d, cw.out_h, cw.out_w, oc}, output));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaConv3d cw,
+                         ops::tosa_conv3d(op.attrs, Shape(in.shape), w.shape[1], w.shape[2], w.shape[3]));
+  UNIVK_RETURN_IF_ERROR(check_declared_output("CONV3D", Shape{in.shape[0], cw.out_d, cw.out_h, cw.out_w, oc}, output));
   Dispatch k;
   k.shader = Shader::kConv3dF32;
   k.outputs = {output};
