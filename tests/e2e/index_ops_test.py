@@ -92,13 +92,13 @@ class Flips(nn.Module):
 
 
 class Volume(nn.Module):
-    """nn.Conv3d with stride and padding (one that drops trailing rows), then a ReLU and a second
-    conv3d without bias."""
+    """nn.Conv3d with stride and padding, a ReLU, then a conv3d without bias whose stride along W
+    drops the last input column (cropped by a SLICE before TOSA's CONV3D)."""
 
     def __init__(self):
         super().__init__()
         self.a = nn.Conv3d(2, 4, 3, stride=(2, 2, 1), padding=1)
-        self.b = nn.Conv3d(4, 3, (1, 2, 3), dilation=(1, 2, 1), bias=False)
+        self.b = nn.Conv3d(4, 3, (1, 2, 2), stride=(1, 1, 2), dilation=(1, 2, 1), bias=False)
 
     def forward(self, x):
         return self.b(F.relu(self.a(x)))
@@ -227,9 +227,15 @@ class IndexOpsTest(unittest.TestCase):
             def forward(self, x):
                 return self.conv(x)
 
-        # Neither backend takes a grouped conv3d: the partitioner names the node and the reason.
-        with self.assertRaisesRegex(univk.ExportError, r"conv3d"):
-            univk.export(GroupedConv3d(), (torch.randn(1, 4, 2, 3, 3),), require_no_cpu_fallback=True)
+        # Neither backend takes a grouped conv3d: the compile fails naming the operator. Without
+        # require_no_cpu_fallback it runs on the CPU fallback, with a warning.
+        grouped, x = GroupedConv3d().eval(), torch.randn(1, 4, 2, 3, 3)
+        with self.assertRaisesRegex(RuntimeError, "conv3d.*require_no_cpu_fallback"):
+            univk.export(grouped, (x,), require_no_cpu_fallback=True)
+        program = univk.export(grouped, (x,))
+        self.assertEqual([c["backend"] for c in program.calls], ["cpu"])
+        with torch.no_grad():
+            np.testing.assert_allclose(program.load_method()(x).numpy(), grouped(x).numpy(), atol=ATOL, rtol=RTOL)
 
 
 if __name__ == "__main__":
