@@ -20,6 +20,7 @@ Result<Flip> flip(const Attributes& attrs, Shapes inputs) {
     f.dims.push_back(wrapped);
   }
   std::sort(f.dims.begin(), f.dims.end());
+  if (x.rank() == 0) f.dims.clear();  // a 0-d tensor (dim 0 or -1, as in PyTorch) is its own flip
   f.output = x;
   return f;
 }

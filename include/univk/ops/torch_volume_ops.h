@@ -11,7 +11,8 @@
 namespace univk::ops {
 
 // flip(x, dims): reverses each listed dim (negative ones wrap; each at most once; at least one).
-// The result has x's shape; `dims` comes back wrapped and sorted.
+// The result has x's shape; `dims` comes back wrapped and sorted (empty for a 0-d x, which dims
+// 0 and -1 name, as in PyTorch).
 struct Flip {
   std::vector<int64_t> dims;
   Shape output;
