@@ -40,14 +40,33 @@ def _call(name, keep):
 
 
 def _convolution(ctx, node, a):
-    if len(ctx.shape(ctx.tensor(a["input"]))) != 4:
+    rank = len(ctx.shape(ctx.tensor(a["input"])))
+    if rank == 5 and not a.get("transposed"):
+        return _conv3d(ctx, node, a)
+    if rank != 4:
         kind = "transposed convolution" if a.get("transposed") else "convolution"
-        raise ExportError(f"node '{node.name}': only 2-d {kind} is supported")
+        raise ExportError(f"node '{node.name}': only 2-d {kind} and 3-d convolution are supported")
     if a.get("transposed"):
         return FUNCTIONS["conv_transpose2d"](ctx, node, [], {k: a[k] for k in (
             "input", "weight", "bias", "stride", "padding", "output_padding", "groups", "dilation")})
     return FUNCTIONS["conv2d"](ctx, node, [], {k: a[k] for k in ("input", "weight", "bias", "stride", "padding",
                                                                    "dilation", "groups")})
+
+
+def _conv3d(ctx, node, a):
+    """conv3d (nn.Conv3d): NCDHW input, [OC, C/groups, KD, KH, KW] weight, ints or 'valid' padding."""
+    def triple(value):
+        return [int(v) for v in value] * (3 if len(value) == 1 else 1) if isinstance(value, (list, tuple)) \
+            else [int(value)] * 3
+    padding = a.get("padding", 0)
+    if isinstance(padding, str) and padding != "valid":
+        raise ExportError(f"node '{node.name}': conv3d padding '{padding}' is not supported (ints and 'valid' are)")
+    attrs = {"stride": triple(a.get("stride", 1)), "dilation": triple(a.get("dilation", 1)),
+             "groups": int(a.get("groups", 1)), "padding": padding if isinstance(padding, str) else triple(padding)}
+    inputs = [ctx.tensor(a["input"]), ctx.tensor(a["weight"])]
+    if a.get("bias") is not None:
+        inputs.append(ctx.tensor(a["bias"]))
+    return ctx.emit(node, "conv3d", attrs, inputs)
 
 
 def _batch_norm_no_training(ctx, node, a):
@@ -426,6 +445,7 @@ ATEN.update({
     "conv_transpose2d": _call("conv_transpose2d", ["input", "weight", "bias", "stride", "padding", "output_padding",
                                                    "groups", "dilation"]),
     "convolution": _convolution,
+    "conv3d": _conv3d,
     "batch_norm": _call("batch_norm", ["input", "running_mean", "running_var", "weight", "bias", "training", "eps"]),
     "_native_batch_norm_legit_no_training": _batch_norm_no_training,
     "linear": _call("linear", ["input", "weight", "bias"]),

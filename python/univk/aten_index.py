@@ -127,6 +127,10 @@ def _cumsum(ctx, node, a):
     return ctx.emit(node, "cumsum", {"dim": int(a["dim"])}, [x])
 
 
+def _flip(ctx, node, a):
+    return ctx.emit(node, "flip", {"dims": [int(d) for d in a["dims"]]}, [ctx.tensor(a["input"])])
+
+
 def _gather(ctx, node, a):
     raise ExportError(f"node '{node.name}': torch.gather is not supported (index_select and embedding are)")
 
@@ -138,5 +142,5 @@ ATEN_INDEX = {
     "where": _where, "masked_fill": _masked_fill, "masked_fill_": _masked_fill,
     "index_select": _index_select, "embedding": _embedding,
     "argmax": _arg_reduce("argmax"), "argmin": _arg_reduce("argmin"),
-    "cumsum": _cumsum, "gather": _gather,
+    "cumsum": _cumsum, "gather": _gather, "flip": _flip,
 }

@@ -164,6 +164,8 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["masked_fill"] = &TosaLowering::lower_masked_fill;
     t["index_select"] = &TosaLowering::lower_index_select;
     t["cumsum"] = &TosaLowering::lower_cumsum;
+    t["flip"] = &TosaLowering::lower_flip;
+    t["conv3d"] = &TosaLowering::lower_conv3d;
     return t;
   }();
   return table;

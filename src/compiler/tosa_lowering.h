@@ -90,8 +90,9 @@ class TosaLowering {
   Status lower_pool(const Node& node);
   Status lower_adaptive_avg_pool(const Node& node);
   Status lower_conv2d(const Node& node);
-  // Transposed and grouped convolutions (tosa_lowering_conv.cc).
+  // Transposed, grouped and 3-d convolutions (tosa_lowering_conv.cc).
   Status lower_conv_transpose2d(const Node& node);
+  Status lower_conv3d(const Node& node);
   TosaId grouped_conv2d(TosaId nhwc, TosaId ohwi_weight, TosaId bias, int64_t groups, const Attributes& conv_attrs,
                         const std::vector<int64_t>& out_shape);
   Status lower_linear(const Node& node);
@@ -103,6 +104,7 @@ class TosaLowering {
   Status lower_cat(const Node& node);
   Status lower_slice(const Node& node);
   Status lower_pad(const Node& node);
+  Status lower_flip(const Node& node);
   Status lower_upsample(const Node& node);
   // Comparisons, logical operators and selection (tosa_lowering_logic.cc): bool operands and
   // results, so lower_node leaves their dtype checks to them.

@@ -1,7 +1,8 @@
-// Transposed convolutions (TOSA TRANSPOSE_CONV2D) and the grouped convolutions TOSA 1.0 has no
-// single operator for, written as compositions of its operators.
+// Transposed convolutions (TOSA TRANSPOSE_CONV2D), 3-d convolutions (CONV3D) and the grouped
+// convolutions TOSA 1.0 has no single operator for, written as compositions of its operators.
 #include "tosa_lowering.h"
 #include "univk/ops/torch_ops.h"
+#include "univk/ops/torch_volume_ops.h"
 
 namespace univk::compiler::detail {
 
@@ -80,6 +81,62 @@ TosaLowering::TosaId TosaLowering::grouped_conv2d(TosaId x, TosaId weight, TosaI
   Attributes a;
   a.set("axis", int64_t{3});
   return op(TosaOp::kConcat, std::move(results), std::move(a), out_shape);
+}
+
+// PyTorch's conv3d (groups 1) as CONV3D on NDHWC: the input transposed from NCDHW, the weight
+// [OC, C, KD, KH, KW] permuted to [OC, KD, KH, KW, C] at compile time, the result transposed
+// back. TOSA's exact output-size rule takes the padding after each axis that PyTorch's rounded
+// down size implies; where that is negative (PyTorch drops trailing input rows), the input is
+// cropped by a SLICE instead.
+Status TosaLowering::lower_conv3d(const Node& node) {
+  std::vector<Shape> shapes;
+  for (ValueId in : node.inputs) shapes.push_back(graph_.value(in).shape);
+  UNIVK_ASSIGN_OR_RETURN(ops::Conv3d cv, ops::conv3d(node.attrs, shapes));
+  if (!cv.batched) return unsupported("conv3d on a rank-4 input");
+  if (cv.groups != 1) return unsupported("conv3d with groups=" + std::to_string(cv.groups) + " (TOSA CONV3D: 1)");
+  const Value& wv = graph_.value(node.inputs[1]);
+  if (wv.kind != ValueKind::kConstant) return unsupported("conv3d with a weight that is not a constant");
+  HostTensor bias(DType::kFloat32, Shape{cv.oc});
+  if (node.inputs.size() == 3) {
+    const Value& bv = graph_.value(node.inputs[2]);
+    if (bv.kind != ValueKind::kConstant) return unsupported("conv3d with a bias that is not a constant");
+    bias = *bv.constant;
+  }
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(node.inputs[0], Layout::kNatural));
+  x = transpose(x, {0, 2, 3, 4, 1});
+  std::vector<int64_t> pad(6), sizes = shape_of(x), starts(5, 0);
+  bool crop = false;
+  for (size_t a = 0; a < 3; ++a) {
+    const int64_t needed = (cv.out[a] - 1) * cv.stride[a] + cv.dilation[a] * (cv.kernel[a] - 1) + 1;
+    int64_t after = needed - cv.in[a] - cv.padding[a];
+    if (after < 0) {
+      if (cv.in[a] + after < 1) return unsupported("conv3d whose windows read only padding along an axis");
+      sizes[a + 1] = cv.in[a] + after;
+      after = 0;
+      crop = true;
+    }
+    pad[2 * a] = cv.padding[a];
+    pad[2 * a + 1] = after;
+  }
+  if (crop) {
+    Attributes s;
+    s.set("start", starts);
+    s.set("size", sizes);
+    x = op(TosaOp::kSlice, {x}, std::move(s), sizes);
+  }
+  Attributes a;
+  a.set("pad", pad);
+  a.set("stride", std::vector<int64_t>{cv.stride[0], cv.stride[1], cv.stride[2]});
+  a.set("dilation", std::vector<int64_t>{cv.dilation[0], cv.dilation[1], cv.dilation[2]});
+  a.set("acc_type", spirv::kAccFp32);
+  a.set("local_bound", int64_t{0});
+  a.set("input_zp", int64_t{0});
+  a.set("weight_zp", int64_t{0});
+  const TosaId weight = constant(permute_tensor(*wv.constant, {0, 2, 3, 4, 1}));
+  const TosaId y =
+      op(TosaOp::kConv3d, {x, weight, constant(bias)}, std::move(a), {cv.n, cv.out[0], cv.out[1], cv.out[2], cv.oc});
+  set(node.outputs[0], Layout::kNatural, transpose(y, {0, 4, 1, 2, 3}));
+  return ok_status();
 }
 
 }  // namespace univk::compiler::detail

@@ -6,6 +6,7 @@
 #include "tosa_lowering.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/ops/torch_ops.h"
+#include "univk/ops/torch_volume_ops.h"
 #include "univk/ops/upsample_resize.h"
 
 namespace univk::compiler::detail {
@@ -519,6 +520,21 @@ Status TosaLowering::lower_slice(const Node& node) {
   a.set("start", starts);
   a.set("size", sizes);
   set(node.outputs[0], layout, op(spirv::TosaOp::kSlice, {x}, std::move(a), sizes));
+  return ok_status();
+}
+
+// flip as one REVERSE per flipped dim, in the layout the input already has.
+Status TosaLowering::lower_flip(const Node& node) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Flip f, ops::flip(node.attrs, input_shapes(graph_, node)));
+  const ValueId in = node.inputs[0];
+  const Layout layout = preferred_layout(in);
+  UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+  for (int64_t d : f.dims) {
+    Attributes a;
+    a.set("axis", layout == Layout::kNhwc ? nhwc_axis(d) : d);
+    x = op(spirv::TosaOp::kReverse, {x}, std::move(a), shape_of(x), tosa_.values[x].type.dtype);
+  }
+  set(node.outputs[0], layout, x);
   return ok_status();
 }
 

@@ -6,6 +6,7 @@
 
 #include "univk/ops/torch_index_ops.h"
 #include "univk/ops/torch_ops.h"
+#include "univk/ops/torch_volume_ops.h"
 
 namespace univk::ops {
 
@@ -263,6 +264,8 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("argmax", output_of<arg_reduce>);
     m.emplace("argmin", output_of<arg_reduce>);
     m.emplace("cumsum", output_of<cumsum>);
+    m.emplace("flip", output_of<flip>);
+    m.emplace("conv3d", output_of<conv3d>);
     return m;
   }();
   return map;

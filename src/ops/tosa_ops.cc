@@ -265,4 +265,62 @@ Result<TosaScale> tosa_scale32(double scale) {
   return s;
 }
 
+Result<TosaConv3d> tosa_conv3d(const Attributes& attrs, const Shape& input, int64_t kd, int64_t kh, int64_t kw) {
+  TosaConv3d c;
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> pad, int_list(attrs, "pad", 6, {0, 0, 0, 0, 0, 0}, 0));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> stride, int_list(attrs, "stride", 3, {1, 1, 1}, 1));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<int64_t> dil, int_list(attrs, "dilation", 3, {1, 1, 1}, 1));
+  for (size_t i = 0; i < 6; ++i) c.pad[i] = pad[i];
+  for (size_t i = 0; i < 3; ++i) c.stride[i] = stride[i], c.dilation[i] = dil[i];
+  if (input.rank() != 5) return invalid_argument("input shape " + input.to_string() + " must be 5-d NDHWC");
+  if (kd < 1 || kh < 1 || kw < 1) return invalid_argument("kernel sizes must be at least 1");
+  UNIVK_ASSIGN_OR_RETURN(c.out_d, exact_out(input[1], pad[0] + pad[1], (kd - 1) * dil[0] + 1, stride[0], "depth"));
+  UNIVK_ASSIGN_OR_RETURN(c.out_h, exact_out(input[2], pad[2] + pad[3], (kh - 1) * dil[1] + 1, stride[1], "height"));
+  UNIVK_ASSIGN_OR_RETURN(c.out_w, exact_out(input[3], pad[4] + pad[5], (kw - 1) * dil[2] + 1, stride[2], "width"));
+  return c;
+}
+
+Result<int64_t> tosa_reverse(const Attributes& attrs, const Shape& input) { return tosa_axis(attrs, input); }
+
+Result<Shape> tosa_scatter(const Shape& values_in, const Shape& indices, const Shape& input) {
+  if (values_in.rank() != 3 || indices.rank() != 2 || input.rank() != 3 || indices[0] != values_in[0] ||
+      input[0] != values_in[0] || input[1] != indices[1] || input[2] != values_in[2]) {
+    return invalid_argument("values_in " + values_in.to_string() + ", indices " + indices.to_string() + " and input " +
+                            input.to_string() + " are not [N,K,C], [N,W] and [N,W,C]");
+  }
+  if (indices[1] > values_in[1]) {
+    return invalid_argument("indices " + indices.to_string() + " name more rows than values_in " +
+                            values_in.to_string() + " has (W > K)");
+  }
+  return values_in;
+}
+
+namespace {
+
+bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+Status check_fft_input(const Shape& s, const char* what) {
+  if (s.rank() != 3) return invalid_argument(std::string(what) + " shape " + s.to_string() + " must be [N,H,W]");
+  if (!power_of_two(s[1]) || !power_of_two(s[2])) {
+    return invalid_argument(std::string(what) + " shape " + s.to_string() + ": H and W must be powers of two");
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Shape> tosa_fft2d(const Shape& input_real, const Shape& input_imag) {
+  UNIVK_RETURN_IF_ERROR(check_fft_input(input_real, "input_real"));
+  if (input_imag != input_real) {
+    return invalid_argument("input_imag " + input_imag.to_string() + " differs from input_real " +
+                            input_real.to_string());
+  }
+  return input_real;
+}
+
+Result<Shape> tosa_rfft2d(const Shape& input_real) {
+  UNIVK_RETURN_IF_ERROR(check_fft_input(input_real, "input_real"));
+  return Shape{input_real[0], input_real[1], input_real[2] / 2 + 1};
+}
+
 }  // namespace univk::ops

@@ -37,6 +37,7 @@ OpTable matmul_ops();
 OpTable normalization_ops();
 OpTable shape_ops();
 OpTable upsample_ops();
+OpTable volume_ops();    // flip, conv3d
 OpTable indexing_ops();  // comparisons, logical, where, masked_fill, index_select, argmax/argmin, cumsum
 // TOSA families.
 OpTable tosa_elementwise_ops();
@@ -45,6 +46,8 @@ OpTable tosa_data_ops();    // reshape, transpose, concat, slice, pad, tile, red
 OpTable tosa_resize_ops();  // RESIZE (fp32)
 OpTable tosa_quant_ops();   // cast, rescale, table
 OpTable tosa_logic_ops();   // equal, greater, greater_equal, logical and/or/not, select, gather
+OpTable tosa_index_ops();   // reverse, scatter
+OpTable tosa_fft_ops();     // FFT2D, RFFT2D (two results each)
 
 // InvalidArgument unless min <= inputs.size() <= max.
 Status check_input_count(Inputs inputs, size_t min, size_t max);

@@ -1,5 +1,6 @@
 // TOSA 1.0 tensor operators on NHWC: AVG_POOL2D, MAX_POOL2D, CONV2D (weight OHWI),
-// DEPTHWISE_CONV2D (weight [KH,KW,C,M]), TRANSPOSE_CONV2D (weight OHWI) and MATMUL ([N,H,C] x [N,C,W]). fp32, and int8
+// DEPTHWISE_CONV2D (weight [KH,KW,C,M]), TRANSPOSE_CONV2D (weight OHWI), CONV3D on NDHWC (weight
+// [OC,KD,KH,KW,IC]) and MATMUL ([N,H,C] x [N,C,W]). fp32, and int8
 // (int16 for pools) with int32 accumulation and zero points.
 #include <algorithm>
 #include <cmath>
@@ -275,6 +276,67 @@ Result<Tensors> transpose_conv(std::string_view, const Attributes& attrs, Inputs
   return single(std::move(out));
 }
 
+// CONV3D (input [N,D,H,W,IC], weight [OC,KD,KH,KW,IC]): CONV2D's sum over one more window axis.
+Result<Tensors> conv3d(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 3));
+  const HostTensor& x = inputs[0];
+  const HostTensor& weight = inputs[1];
+  const Shape& ws = weight.shape();
+  if (ws.rank() != 5) return invalid_argument("weight shape " + ws.to_string() + " must be 5-d [OC,KD,KH,KW,IC]");
+  UNIVK_ASSIGN_OR_RETURN(ConvParams p, conv_params(attrs, x, weight));
+  UNIVK_ASSIGN_OR_RETURN(ops::TosaConv3d cw, ops::tosa_conv3d(attrs, x.shape(), ws[1], ws[2], ws[3]));
+  const int64_t n = x.shape()[0], id = x.shape()[1], ih = x.shape()[2], iw = x.shape()[3], ic = x.shape()[4];
+  const int64_t oc = ws[0], kd = ws[1], kh = ws[2], kw = ws[3];
+  if (ws[4] != ic) {
+    return invalid_argument("weight shape " + ws.to_string() + " has " + std::to_string(ws[4]) +
+                            " input channels, input has " + std::to_string(ic));
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<double> bias, bias_values(inputs, oc, p.is_int));
+  const int64_t od = cw.out_d, oh = cw.out_h, ow = cw.out_w;
+  UNIVK_ASSIGN_OR_RETURN(HostTensor out, make_output(p.is_int ? DType::kInt32 : DType::kFloat32, {n, od, oh, ow, oc}));
+  auto in_at = [&](int64_t idx) -> double {
+    return p.is_int ? static_cast<double>(read_int(x, idx) - p.in_zp) : x.data<float>()[static_cast<size_t>(idx)];
+  };
+  auto w_at = [&](int64_t idx) -> double {
+    return p.is_int ? static_cast<double>(read_int(weight, idx) - p.w_zp)
+                    : weight.data<float>()[static_cast<size_t>(idx)];
+  };
+  int64_t o = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t z = 0; z < od; ++z) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t xo = 0; xo < ow; ++xo) {
+          for (int64_t f = 0; f < oc; ++f, ++o) {
+            double acc = 0.0;
+            for (int64_t t = 0; t < kd; ++t) {
+              const int64_t zz = z * cw.stride[0] - cw.pad[0] + t * cw.dilation[0];
+              if (zz < 0 || zz >= id) continue;
+              for (int64_t i = 0; i < kh; ++i) {
+                const int64_t yy = y * cw.stride[1] - cw.pad[2] + i * cw.dilation[1];
+                if (yy < 0 || yy >= ih) continue;
+                for (int64_t j = 0; j < kw; ++j) {
+                  const int64_t xx = xo * cw.stride[2] - cw.pad[4] + j * cw.dilation[2];
+                  if (xx < 0 || xx >= iw) continue;
+                  for (int64_t ch = 0; ch < ic; ++ch) {
+                    acc += in_at((((b * id + zz) * ih + yy) * iw + xx) * ic + ch) *
+                           w_at((((f * kd + t) * kh + i) * kw + j) * ic + ch);
+                  }
+                }
+              }
+            }
+            acc += bias[static_cast<size_t>(f)];
+            if (p.is_int)
+              write_int(out, o, static_cast<int64_t>(acc));
+            else
+              out.data<float>()[static_cast<size_t>(o)] = static_cast<float>(acc);
+          }
+        }
+      }
+    }
+  }
+  return single(std::move(out));
+}
+
 Result<Tensors> matmul(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
   const HostTensor& a = inputs[0];
@@ -323,6 +385,7 @@ OpTable tosa_tensor_ops() {
           {"CONV2D", conv},
           {"DEPTHWISE_CONV2D", conv},
           {"TRANSPOSE_CONV2D", transpose_conv},
+          {"CONV3D", conv3d},
           {"MATMUL", matmul}};
 }
 

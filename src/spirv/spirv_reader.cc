@@ -31,14 +31,14 @@ enum Section : int {
 };
 
 struct Type {
-  enum Kind { kBool, kInt, kFloat, kArray, kTensor, kPointer, kGraph, kOther } kind = kOther;
+  enum Kind { kBool, kInt, kFloat, kArray, kTensor, kPointer, kGraph, kStruct, kOther } kind = kOther;
   uint32_t width = 0;
   DType dtype = DType::kFloat32;  // scalars
   uint32_t elem = 0;              // tensor element type id / array element / pointee
   std::vector<int64_t> shape;     // tensor
   uint64_t length = 0;            // array
   uint32_t num_inputs = 0;        // graph
-  std::vector<uint32_t> io;       // graph: input types then output types
+  std::vector<uint32_t> io;       // graph: input types then output types; struct: member types
 };
 
 Type make_type(Type::Kind kind, uint32_t width = 0, DType dtype = DType::kFloat32) {
@@ -77,6 +77,7 @@ class Reader {
   Result<int64_t> const_int(uint32_t id, const char* what) const;
   Status handle_global(uint16_t opcode, std::span<const uint32_t> ops);
   Status handle_ext_inst(std::span<const uint32_t> ops);
+  Status handle_composite_extract(std::span<const uint32_t> ops);
   Result<ValueId> data_value(uint32_t id, const std::string& where);
   Result<AttrValue> attribute(uint32_t id, const OperandSpec& spec, DType elem, const std::string& where) const;
   Status finish();
@@ -102,7 +103,8 @@ class Reader {
   bool have_entry_ = false;
   uint32_t entry_graph_ = 0;
   std::vector<uint32_t> interface_;
-  std::unordered_map<uint32_t, ValueId> values_;  // SPIR-V id -> graph value
+  std::unordered_map<uint32_t, ValueId> values_;                       // SPIR-V id -> graph value
+  std::unordered_map<uint32_t, std::vector<ValueId>> struct_results_;  // multi-result operator -> its values
   std::vector<bool> output_set_;
   TosaGraph graph_;
 };
@@ -290,8 +292,19 @@ Status Reader::handle_global(uint16_t opcode, std::span<const uint32_t> o) {
       types_[o[0]] = t;
       return ok_status();
     }
-    case op::kTypeStruct:
-      return unsupported_here("struct types (multi-output operators)");
+    case op::kTypeStruct: {
+      // Only as the result type of a multi-result operator (FFT2D, RFFT2D): tensor members.
+      Type t = make_type(Type::kStruct);
+      for (size_t i = 1; i < o.size(); ++i) {
+        UNIVK_ASSIGN_OR_RETURN(const Type* member, type_of(o[i], "struct member type"));
+        if (member->kind != Type::kTensor) return unsupported_here("struct types with members other than tensors");
+        t.io.push_back(o[i]);
+      }
+      UNIVK_RETURN_IF_ERROR(need(1));
+      UNIVK_RETURN_IF_ERROR(define(o[0]));
+      types_[o[0]] = t;
+      return ok_status();
+    }
     case op::kConstantTrue:
     case op::kConstantFalse:
     case op::kConstant:
@@ -484,12 +497,25 @@ Status Reader::handle_ext_inst(std::span<const uint32_t> o) {
   const std::string where = std::string(tosa_op_name(*top));
   const detail::OpSpec* spec = detail::find_op_spec(*top);
   if (!spec) return unsupported_here("TOSA operator " + where + " is not supported by univk");
+  std::vector<TosaTensorType> out_types;
   {
     auto rt = type_of(o[0], "result type");
     if (!rt.ok()) return rt.status();
-    if ((*rt)->kind != Type::kTensor) return unsupported_here(where + ": result type must be a tensor");
+    if (spec->results == 1) {
+      if ((*rt)->kind != Type::kTensor) return unsupported_here(where + ": result type must be a tensor");
+      UNIVK_ASSIGN_OR_RETURN(TosaTensorType t, tensor_type(o[0]));
+      out_types.push_back(std::move(t));
+    } else {
+      if ((*rt)->kind != Type::kStruct || (*rt)->io.size() != spec->results) {
+        return fail(where + ": result type must be a struct of " + std::to_string(spec->results) + " tensors");
+      }
+      for (uint32_t member : (*rt)->io) {
+        UNIVK_ASSIGN_OR_RETURN(TosaTensorType t, tensor_type(member));
+        out_types.push_back(std::move(t));
+      }
+    }
   }
-  UNIVK_ASSIGN_OR_RETURN(TosaTensorType out_type, tensor_type(o[0]));
+  const TosaTensorType out_type = out_types[0];
   const auto args = o.subspan(4);
   const size_t fixed = spec->operands.size();
   if (spec->variadic_data ? args.size() < fixed : args.size() != fixed) {
@@ -539,7 +565,29 @@ Status Reader::handle_ext_inst(std::span<const uint32_t> o) {
     attrs.set(s->name, std::move(v));
   }
   UNIVK_RETURN_IF_ERROR(define(o[1]));
-  values_[o[1]] = graph_.add_operation(*top, std::move(inputs), std::move(attrs), std::move(out_type));
+  if (spec->results == 1) {
+    values_[o[1]] = graph_.add_operation(*top, std::move(inputs), std::move(attrs), std::move(out_types[0]));
+  } else {
+    struct_results_[o[1]] = graph_.add_operation(*top, std::move(inputs), std::move(attrs), std::move(out_types));
+  }
+  return ok_status();
+}
+
+// OpCompositeExtract of one result of a multi-result operator.
+Status Reader::handle_composite_extract(std::span<const uint32_t> o) {
+  if (o.size() != 4) return unsupported_here("OpCompositeExtract other than one member of an operator's results");
+  UNIVK_RETURN_IF_ERROR(use(o[2]));
+  auto it = struct_results_.find(o[2]);
+  if (it == struct_results_.end()) return fail("OpCompositeExtract of an id that is not a multi-result operator");
+  if (o[3] >= it->second.size()) return fail("OpCompositeExtract index " + std::to_string(o[3]) + " out of range");
+  const ValueId v = it->second[o[3]];
+  UNIVK_ASSIGN_OR_RETURN(TosaTensorType t, tensor_type(o[0]));
+  if (!(t == graph_.values[v].type)) {
+    return fail("OpCompositeExtract result type " + to_string(t) + " differs from the member's " +
+                to_string(graph_.values[v].type));
+  }
+  UNIVK_RETURN_IF_ERROR(define(o[1]));
+  values_[o[1]] = v;
   return ok_status();
 }
 
@@ -761,7 +809,9 @@ Result<TosaGraph> Reader::run() {
             UNIVK_RETURN_IF_ERROR(handle_ext_inst(o));
             break;
           case op::kCompositeExtract:
-            return unsupported_here("OpCompositeExtract (multi-output operators)");
+            if (state_ != GraphState::kBody) return fail("OpCompositeExtract outside a graph body");
+            UNIVK_RETURN_IF_ERROR(handle_composite_extract(o));
+            break;
           case op::kGraphSetOutputArm: {
             if (state_ == GraphState::kNone || state_ == GraphState::kDone)
               return fail("OpGraphSetOutputARM outside a graph");

@@ -2,7 +2,8 @@
 //
 // Layout written: capabilities, extensions, the TOSA import, the memory model, decorations,
 // then types/constants/variables (interned, each defined before use), then the graph section:
-// OpGraphEntryPointARM, OpGraphARM, OpGraphInputARM..., OpExtInst..., OpGraphSetOutputARM...,
+// OpGraphEntryPointARM, OpGraphARM, OpGraphInputARM..., OpExtInst... (each multi-result one
+// followed by an OpCompositeExtract per result), OpGraphSetOutputARM...,
 // OpGraphEndARM.
 #include <algorithm>
 #include <cstring>
@@ -51,6 +52,7 @@ class Writer {
   uint32_t scalar_const_bits(uint32_t type, uint64_t bits, bool wide = false);
   Result<uint32_t> scalar_const(DType dtype, const AttrValue& value);
   Result<uint32_t> tensor_type(const TosaTensorType& t);
+  uint32_t struct_type(const std::vector<uint32_t>& members);
   Result<uint32_t> tensor_const(const TosaTensorType& t, std::span<const uint8_t> bytes);
   Result<uint32_t> value_id(ValueId v);
   Result<uint32_t> attribute_operand(const TosaOperation& op, size_t op_index, const OperandSpec& spec);
@@ -66,6 +68,7 @@ class Writer {
   std::map<std::pair<DType, std::vector<int64_t>>, uint32_t> tensor_types_;
   std::map<uint32_t, uint32_t> pointer_types_;
   std::map<size_t, uint32_t> array_types_;
+  std::map<std::vector<uint32_t>, uint32_t> struct_types_;
   std::vector<uint32_t> value_ids_;  // SPIR-V id per TosaGraph value (0 = not yet defined)
   std::set<DType> used_dtypes_;
 };
@@ -193,6 +196,18 @@ Result<uint32_t> Writer::tensor_type(const TosaTensorType& t) {
   const uint32_t id = new_id();
   emit(globals_, op::kTypeTensorArm, {id, elem, rank, shape_ops[1]});
   tensor_types_[key] = id;
+  return id;
+}
+
+// The result type of a multi-result operator (FFT2D, RFFT2D): a struct of its tensor types.
+uint32_t Writer::struct_type(const std::vector<uint32_t>& members) {
+  uint32_t& id = struct_types_[members];
+  if (id == 0) {
+    id = new_id();
+    std::vector<uint32_t> ops = {id};
+    ops.insert(ops.end(), members.begin(), members.end());
+    emit(globals_, op::kTypeStruct, ops);
+  }
   return id;
 }
 
@@ -397,14 +412,20 @@ Status Writer::write_operation(size_t index) {
     if (in >= g_.values.size())
       return invalid_argument(where + ": input value " + std::to_string(in) + " out of range");
   }
-  if (op.outputs.size() != 1) return unsupported(where + ": exactly one output is supported");
-  const ValueId out = op.outputs[0];
-  if (out >= g_.values.size() || g_.values[out].kind != ValueKind::kOperation || g_.values[out].producer != index) {
-    return invalid_argument(where + ": output value " + std::to_string(out) + " is not this operation's result");
+  if (op.outputs.size() != spec->results) {
+    return invalid_argument(where + ": " + std::to_string(op.outputs.size()) + " outputs, expected " +
+                            std::to_string(spec->results));
   }
-  std::vector<uint32_t> ops;
-  UNIVK_ASSIGN_OR_RETURN(uint32_t result_type, tensor_type(g_.values[out].type));
-  ops = {result_type, 0, tosa_import_, static_cast<uint32_t>(op.op)};
+  std::vector<uint32_t> member_types;
+  for (ValueId out : op.outputs) {
+    if (out >= g_.values.size() || g_.values[out].kind != ValueKind::kOperation || g_.values[out].producer != index) {
+      return invalid_argument(where + ": output value " + std::to_string(out) + " is not this operation's result");
+    }
+    UNIVK_ASSIGN_OR_RETURN(uint32_t t, tensor_type(g_.values[out].type));
+    member_types.push_back(t);
+  }
+  const uint32_t result_type = member_types.size() == 1 ? member_types[0] : struct_type(member_types);
+  std::vector<uint32_t> ops = {result_type, 0, tosa_import_, static_cast<uint32_t>(op.op)};
   size_t next_input = 0;
   for (const OperandSpec& s : spec->operands) {
     if (s.kind == OperandKind::kData) {
@@ -421,7 +442,14 @@ Status Writer::write_operation(size_t index) {
   }
   ops[1] = new_id();
   emit(body_, op::kExtInst, ops);
-  value_ids_[out] = ops[1];
+  if (op.outputs.size() == 1) {
+    value_ids_[op.outputs[0]] = ops[1];
+    return ok_status();
+  }
+  for (size_t k = 0; k < op.outputs.size(); ++k) {
+    value_ids_[op.outputs[k]] = new_id();
+    emit(body_, op::kCompositeExtract, {member_types[k], value_ids_[op.outputs[k]], ops[1], static_cast<uint32_t>(k)});
+  }
   return ok_status();
 }
 

@@ -32,6 +32,7 @@ struct OpSpec {
   TosaOp op;
   std::span<const OperandSpec> operands;
   bool variadic_data = false;  // CONCAT: the data operand repeats (one or more)
+  size_t results = 1;          // FFT2D, RFFT2D: 2 (an OpTypeStruct result, see tosa_graph.h)
 };
 
 // nullptr for operators univk does not read or write.

@@ -157,6 +157,11 @@ constexpr OperandSpec kTile[] = {{"input1", K::kData}, {"multiples", K::kI32List
 constexpr OperandSpec kResize[] = {
     {"mode", K::kI32}, {"input", K::kData}, {"scale", K::kI32List}, {"offset", K::kI32List}, {"border", K::kI32List}};
 constexpr OperandSpec kTranspose[] = {{"perms", K::kI32List}, {"input1", K::kData}};
+constexpr OperandSpec kReverse[] = {{"axis", K::kI32}, {"input1", K::kData}};
+constexpr OperandSpec kScatter[] = {{"values_in", K::kData}, {"indices", K::kData}, {"input", K::kData}};
+constexpr OperandSpec kFft2d[] = {
+    {"inverse", K::kBool}, {"local_bound", K::kBool}, {"input_real", K::kData}, {"input_imag", K::kData}};
+constexpr OperandSpec kRfft2d[] = {{"local_bound", K::kBool}, {"input_real", K::kData}};
 constexpr OperandSpec kRescale[] = {{"scale32", K::kBool},
                                     {"rounding_mode", K::kI32},
                                     {"per_channel", K::kBool},
@@ -212,6 +217,11 @@ const OpSpec kSpecs[] = {
     {TosaOp::kLogicalNot, kUnary1},
     {TosaOp::kSelect, kTernary},
     {TosaOp::kGather, kGather},
+    {TosaOp::kReverse, kReverse},
+    {TosaOp::kScatter, kScatter},
+    {TosaOp::kConv3d, kConv},
+    {TosaOp::kFft2d, kFft2d, false, 2},
+    {TosaOp::kRfft2d, kRfft2d, false, 2},
 };
 
 }  // namespace
@@ -287,6 +297,21 @@ ValueId TosaGraph::add_operation(TosaOp op, std::vector<ValueId> op_inputs, Attr
   const auto id = static_cast<ValueId>(values.size() - 1);
   operations.push_back({op, std::move(op_inputs), {id}, std::move(attrs)});
   return id;
+}
+
+std::vector<ValueId> TosaGraph::add_operation(TosaOp op, std::vector<ValueId> op_inputs, Attributes attrs,
+                                              std::vector<TosaTensorType> output_types) {
+  TosaOperation operation{op, std::move(op_inputs), {}, std::move(attrs)};
+  for (TosaTensorType& type : output_types) {
+    TosaValue v;
+    v.kind = ValueKind::kOperation;
+    v.type = std::move(type);
+    v.producer = static_cast<uint32_t>(operations.size());
+    values.push_back(std::move(v));
+    operation.outputs.push_back(static_cast<ValueId>(values.size() - 1));
+  }
+  operations.push_back(std::move(operation));
+  return operations.back().outputs;
 }
 
 void TosaGraph::add_output(ValueId value, uint32_t descriptor_set, uint32_t binding) {

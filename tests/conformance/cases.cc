@@ -173,6 +173,13 @@ void pool_cases(Table& t) {
 }
 
 void conv_cases(Table& t) {
+  t.add("conv3d", "stride2_pad1_bias", attrs({{"stride", i64(2)}, {"padding", i64(1)}}),
+        {in(Shape{1, 2, 5, 6, 7}), weight(Shape{3, 2, 3, 3, 3}), weight(Shape{3})});
+  t.add("conv3d", "dilation_per_axis_nobias", attrs({{"dilation", ints({1, 2, 1})}, {"padding", ints({0, 2, 1})}}),
+        {in(Shape{2, 3, 4, 6, 5}), weight(Shape{2, 3, 2, 3, 3})});
+  t.add("conv3d", "stride_drops_rows_valid", attrs({{"stride", ints({2, 3, 2})}, {"padding", str("valid")}}),
+        {in(Shape{1, 2, 6, 8, 7}), weight(Shape{4, 2, 3, 2, 2}), weight(Shape{4})});
+  t.add("conv3d", "groups2", attrs({{"groups", i64(2)}}), {in(Shape{1, 4, 3, 4, 4}), weight(Shape{2, 2, 2, 2, 2})});
   t.add("conv2d", "stride2_pad1_bias", attrs({{"stride", i64(2)}, {"padding", i64(1)}}),
         {in(Shape{1, 3, 9, 7}), weight(Shape{4, 3, 3, 3}), weight(Shape{4})});
   t.add("conv2d", "dilation2_pad2x1_nobias", attrs({{"dilation", i64(2)}, {"padding", ints({2, 1})}}),
@@ -403,6 +410,9 @@ void index_cases(Table& t) {
     t.add(op, "flattened", {}, {in(Shape{3, 4, 5})});
     t.add(op, "dim0", attrs({{"dim", i64(0)}}), {in(Shape{6, 8}, -1, 1)});
   }
+  t.add("flip", "last_dim", attrs({{"dims", ints({-1})}}), {in(Shape{3, 7})});
+  t.add("flip", "two_dims_nchw", attrs({{"dims", ints({1, 3})}}), {in(Shape{2, 3, 4, 5})});
+  t.add("flip", "all_dims_int32", attrs({{"dims", ints({0, 1, 2})}}), {typed(DType::kInt32, Shape{2, 5, 3}, -50, 50)});
   t.add("cumsum", "dim0", attrs({{"dim", i64(0)}}), {in(Shape{7, 3})});
   t.add("cumsum", "last_dim", attrs({{"dim", i64(-1)}}), {in(Shape{2, 3, 9})});
   t.add("cumsum", "long_line", attrs({{"dim", i64(1)}}), {in(Shape{2, 4096}, -1, 1)});
@@ -445,10 +455,10 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
         {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "amax", "amin", "max_pool2d",
-          "adaptive_max_pool2d", "upsample_nearest2d", "where", "masked_fill", "index_select"},
+          "adaptive_max_pool2d", "upsample_nearest2d", "where", "masked_fill", "index_select", "flip"},
          DType::kFloat32,
          {0, 0}},
-        {{"index_select"}, DType::kInt32, {0, 0}},
+        {{"index_select", "flip"}, DType::kInt32, {0, 0}},
         {{"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not"}, DType::kBool, {0, 0}},
         {{"argmax", "argmin"}, DType::kInt64, {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},
@@ -456,8 +466,8 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
          {1e-6, 1e-6}},
         {{"batch_norm", "upsample_bilinear2d"}, DType::kFloat32, {1e-6, 1e-5}},
         {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow"}, DType::kFloat32, {1e-5, 1e-5}},
-        {{"conv2d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax", "log_softmax",
-          "layer_norm", "cumsum"},
+        {{"conv2d", "conv3d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax",
+          "log_softmax", "layer_norm", "cumsum"},
          DType::kFloat32,
          {1e-5, 1e-4}},
     };

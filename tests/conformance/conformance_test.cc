@@ -343,6 +343,8 @@ UNIVK_CONFORMANCE_OP(IndexSelect, "index_select");
 UNIVK_CONFORMANCE_OP(Argmax, "argmax");
 UNIVK_CONFORMANCE_OP(Argmin, "argmin");
 UNIVK_CONFORMANCE_OP(Cumsum, "cumsum");
+UNIVK_CONFORMANCE_OP(Flip, "flip");
+UNIVK_CONFORMANCE_OP(Conv3d, "conv3d");
 UNIVK_CONFORMANCE_OP(BatchNorm, "batch_norm");
 UNIVK_CONFORMANCE_OP(View, "view");
 UNIVK_CONFORMANCE_OP(Reshape, "reshape");

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """End-to-end: comparisons, logical operators, where, masked_fill, embedding / index_select,
-argmax / argmin and cumsum, exported with univk.export and run through the C++ runtime on the
+argmax / argmin, cumsum, flip and conv3d, exported with univk.export and run through the C++ runtime on the
 Vulkan device (lavapipe in CI) with the validation layer, against PyTorch.
 
 Every model runs under both partition orders with require_no_cpu_fallback=True, fused (the
-default): the VulkanBackend takes these operators, the VgfBackend (first) the rest. Token ids are
+default): the VulkanBackend takes these operators, the VgfBackend (first) the rest; conv3d runs on
+the VgfBackend under either order (TOSA CONV3D; the VulkanBackend has none). Token ids are
 int64 program inputs, as PyTorch gives them; bool and int64 results come back as torch.bool and
 torch.int64 and must match exactly. Float results: atol/rtol 1e-4.
 
@@ -77,6 +78,32 @@ class Indexing(nn.Module):
                 F.embedding(ids.view(2, 3), self.table))
 
 
+class Flips(nn.Module):
+    """torch.flip of a model input (natural layout) and of a convolution's result (NHWC in the
+    VgfBackend's graph), one dim and several."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x, y):
+        z = self.conv(x)
+        return torch.flip(x, [-1]), torch.flip(z, [1, 2]) + 1.0, y.flip(0, 2), torch.flip(z, [0, 1, 2, 3])
+
+
+class Volume(nn.Module):
+    """nn.Conv3d with stride and padding, a ReLU, then a conv3d without bias whose stride along W
+    drops the last input column (cropped by a SLICE before TOSA's CONV3D)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv3d(2, 4, 3, stride=(2, 2, 1), padding=1)
+        self.b = nn.Conv3d(4, 3, (1, 2, 2), stride=(1, 1, 2), dilation=(1, 2, 1), bias=False)
+
+    def forward(self, x):
+        return self.b(F.relu(self.a(x)))
+
+
 class IndexOpsTest(unittest.TestCase):
     def run_both_orders(self, model, inputs):
         with torch.no_grad():
@@ -126,6 +153,14 @@ class IndexOpsTest(unittest.TestCase):
         torch.manual_seed(4)
         self.run_both_orders(Indexing().eval(), (torch.randn(2, 10, 3), torch.tensor([8, 0, 4, 4, 1, 7])))
 
+    def test_flip(self):
+        torch.manual_seed(7)
+        self.run_both_orders(Flips().eval(), (torch.randn(2, 3, 5, 6), torch.randn(4, 3, 2)))
+
+    def test_conv3d(self):
+        torch.manual_seed(8)
+        self.run_both_orders(Volume().eval(), (torch.randn(2, 2, 6, 7, 5),))
+
     def test_out_of_range_token_ids_are_clamped_on_the_gpu(self):
         torch.manual_seed(5)
         model = TinyCausalLM(vocab=10).eval()
@@ -169,6 +204,38 @@ class IndexOpsTest(unittest.TestCase):
 
         with self.assertRaisesRegex(univk.ExportError, r"node 'gather.*not supported"):
             univk.export(Gather(), (torch.randn(2, 3), torch.tensor([[0, 1], [2, 0]])))
+
+        class Scatter(nn.Module):
+            def forward(self, x, src):
+                return x.scatter(1, torch.tensor([[2, 0], [1, 3]]), src)
+
+        with self.assertRaisesRegex(univk.ExportError, r"node 'scatter.*not supported"):
+            univk.export(Scatter(), (torch.randn(2, 4), torch.randn(2, 2)))
+
+        class Spectrum(nn.Module):
+            def forward(self, x):
+                return torch.view_as_real(torch.fft.rfft2(x))
+
+        with self.assertRaisesRegex(univk.ExportError, r"not supported"):
+            univk.export(Spectrum(), (torch.randn(1, 4, 8),))
+
+        class GroupedConv3d(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv3d(4, 4, 1, groups=2)
+
+            def forward(self, x):
+                return self.conv(x)
+
+        # Neither backend takes a grouped conv3d: the compile fails naming the operator. Without
+        # require_no_cpu_fallback it runs on the CPU fallback, with a warning.
+        grouped, x = GroupedConv3d().eval(), torch.randn(1, 4, 2, 3, 3)
+        with self.assertRaisesRegex(RuntimeError, "conv3d.*require_no_cpu_fallback"):
+            univk.export(grouped, (x,), require_no_cpu_fallback=True)
+        program = univk.export(grouped, (x,))
+        self.assertEqual([c["backend"] for c in program.calls], ["cpu"])
+        with torch.no_grad():
+            np.testing.assert_allclose(program.load_method()(x).numpy(), grouped(x).numpy(), atol=ATOL, rtol=RTOL)
 
 
 if __name__ == "__main__":

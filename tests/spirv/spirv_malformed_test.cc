@@ -85,12 +85,23 @@ TEST(SpirvMalformed, WrongAttributeAndOperands) {
   std::swap(bad[ext + 5], bad[ext + 8]);  // kernel <-> acc_type
   EXPECT_NE(error_of(bad).find("kernel"), std::string::npos) << error_of(bad);
 
+  // A valid TOSA opcode univk does not take (while one is left): Unsupported, naming it.
+  for (uint32_t opcode = 0; opcode < kTosaOpCount; ++opcode) {
+    const auto op = static_cast<TosaOp>(opcode);
+    if (is_supported_tosa_op(op)) continue;
+    bad = w;
+    bad[ext + 4] = opcode;
+    auto r = read_tosa_graph(bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+    EXPECT_NE(r.status().message().find(std::string(tosa_op_name(op))), std::string::npos);
+    break;
+  }
+
+  // FFT2D (two results) with a tensor result type instead of a struct.
   bad = w;
-  bad[ext + 4] = 5;  // FFT2D: valid TOSA, not supported by univk
-  auto r = read_tosa_graph(bad);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(r.status().message().find("FFT2D"), std::string::npos);
+  bad[ext + 4] = static_cast<uint32_t>(TosaOp::kFft2d);
+  EXPECT_NE(error_of(bad).find("struct of 2 tensors"), std::string::npos) << error_of(bad);
 
   bad = w;
   bad[ext + 4] = 900;
@@ -107,6 +118,25 @@ TEST(SpirvMalformed, WrongAttributeAndOperands) {
   const size_t cext = find_inst(conv, kOpExtInst);
   conv[cext + 14] = conv[cext + 6];
   EXPECT_NE(error_of(conv).find("weight_zp"), std::string::npos) << error_of(conv);
+}
+
+// The members of a multi-result operator are taken by OpCompositeExtract with one index in range,
+// of the member's type.
+TEST(SpirvMalformed, CompositeExtractOfResults) {
+  constexpr uint16_t kOpCompositeExtract = 81;
+  auto w = module_for(TosaOp::kRfft2d);
+  const size_t at = find_inst(w, kOpCompositeExtract);
+  ASSERT_GT(at, 0u);
+  auto bad = w;
+  bad[at + 4] = 2;  // index past the two results
+  EXPECT_NE(error_of(bad).find("index 2 out of range"), std::string::npos) << error_of(bad);
+  bad = w;
+  bad[at + 3] = bad[at + 1];  // a type, not an operator's result
+  EXPECT_NE(error_of(bad).find("not a multi-result operator"), std::string::npos) << error_of(bad);
+  bad = w;
+  bad.insert(bad.begin() + static_cast<ptrdiff_t>(at + 5), 0u);  // a second index
+  bad[at] += 1u << 16;
+  EXPECT_NE(error_of(bad).find("one member"), std::string::npos) << error_of(bad);
 }
 
 TEST(SpirvMalformed, MissingDecorationsAndOutputs) {

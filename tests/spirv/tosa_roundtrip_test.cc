@@ -40,8 +40,8 @@ void expect_same_graph(const TosaGraph& a, const TosaGraph& b) {
     EXPECT_EQ(x.attrs.to_string(), y.attrs.to_string()) << tosa_op_name(x.op);
     ASSERT_EQ(x.inputs.size(), y.inputs.size());
     for (size_t k = 0; k < x.inputs.size(); ++k) same_value(x.inputs[k], y.inputs[k]);
-    ASSERT_EQ(y.outputs.size(), 1u);
-    same_value(x.outputs[0], y.outputs[0]);
+    ASSERT_EQ(x.outputs.size(), y.outputs.size());
+    for (size_t k = 0; k < x.outputs.size(); ++k) same_value(x.outputs[k], y.outputs[k]);
   }
   for (size_t i = 0; i < a.outputs.size(); ++i) {
     same_value(a.outputs[i].value, b.outputs[i].value);
@@ -63,7 +63,8 @@ TEST(TosaOps, NamesAndOpcodes) {
     EXPECT_EQ(tosa_op_from_name(tosa_op_name(op)), op);
   }
   EXPECT_EQ(supported_tosa_ops().size(),
-            43u);  // + EQUAL, GREATER(_EQUAL), LOGICAL_AND/OR/NOT, SELECT, GATHER; TRANSPOSE_CONV2D
+            48u);  // + EQUAL, GREATER(_EQUAL), LOGICAL_AND/OR/NOT, SELECT, GATHER; TRANSPOSE_CONV2D; REVERSE,
+                   // SCATTER, CONV3D, FFT2D, RFFT2D
 }
 
 class TosaRoundTrip : public ::testing::TestWithParam<TosaOp> {};
@@ -109,6 +110,29 @@ TEST(TosaRoundTripChain, ElementwiseChainWithSharedValues) {
   EXPECT_EQ(back->operations[0].inputs[0], back->operations[0].inputs[1]);
 }
 
+// FFT2D's two results: an OpTypeStruct result taken apart by OpCompositeExtract, each member a
+// value of its own that later operators read.
+TEST(TosaRoundTripChain, MultiResultOperatorFeedsLaterOperators) {
+  TosaGraph g;
+  const TosaTensorType t{DType::kFloat32, {1, 4, 4}};
+  ValueId re = g.add_input(t, 0, 0);
+  ValueId im = g.add_input(t, 0, 1);
+  Attributes fft;
+  fft.set("inverse", int64_t{0});
+  fft.set("local_bound", int64_t{0});
+  std::vector<ValueId> y = g.add_operation(TosaOp::kFft2d, {re, im}, fft, std::vector<TosaTensorType>{t, t});
+  ASSERT_EQ(y.size(), 2u);
+  ValueId sum = g.add_operation(TosaOp::kAdd, {y[1], y[0]}, {}, t);
+  g.add_output(sum, 0, 2);
+  auto words = write_tosa_graph(g);
+  UNIVK_ASSERT_OK(words);
+  auto back = read_tosa_graph(*words);
+  UNIVK_ASSERT_OK(back);
+  expect_same_graph(g, *back);
+  EXPECT_EQ(back->operations[1].inputs[0], back->operations[0].outputs[1]);
+  EXPECT_EQ(back->operations[1].inputs[1], back->operations[0].outputs[0]);
+}
+
 TEST(TosaWriter, RejectsBadGraphs) {
   TosaGraph g = testing::graph_for(TosaOp::kAvgPool2d);
   g.operations[0].attrs = Attributes();
@@ -123,10 +147,17 @@ TEST(TosaWriter, RejectsBadGraphs) {
   EXPECT_NE(r.status().message().find("inputs"), std::string::npos) << r.status().message();
 
   g = testing::graph_for(TosaOp::kAdd);
-  g.operations[0].op = TosaOp::kFft2d;
+  g.operations[0].op = static_cast<TosaOp>(kTosaOpCount);  // outside the instruction set
   r = write_tosa_graph(g);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+
+  // A two-result operator written with one result.
+  g = testing::graph_for(TosaOp::kRfft2d);
+  g.operations[0].outputs.pop_back();
+  r = write_tosa_graph(g);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("outputs, expected 2"), std::string::npos) << r.status().message();
 
   g = testing::graph_for(TosaOp::kSigmoid);
   g.outputs.clear();

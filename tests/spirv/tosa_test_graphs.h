@@ -234,6 +234,55 @@ inline TosaGraph graph_for(TosaOp op) {
       g.add_output(y, 0, 2);
       break;
     }
+    case TosaOp::kReverse:
+      a.set("axis", int64_t{2});
+      unary(i8_4, i8_4, a);
+      break;
+    case TosaOp::kScatter: {
+      ValueId v = g.add_input({DType::kFloat32, {2, 5, 3}}, 0, 0);
+      ValueId i = g.add_constant({DType::kInt32, {2, 2}}, i32_bytes({4, 0, 1, 3}));
+      ValueId x = g.add_input({DType::kFloat32, {2, 2, 3}}, 0, 1);
+      ValueId y = g.add_operation(op, {v, i, x}, a, {DType::kFloat32, {2, 5, 3}});
+      g.add_output(y, 0, 2);
+      break;
+    }
+    case TosaOp::kConv3d: {
+      // int8 x int8 -> int32 with zero points: [1,3,4,4,3] -> [1,2,4,4,2].
+      a.set("pad", std::vector<int64_t>{0, 0, 1, 1, 1, 1});
+      a.set("stride", std::vector<int64_t>{1, 1, 1});
+      a.set("dilation", std::vector<int64_t>{1, 1, 1});
+      a.set("acc_type", kAccInt32);
+      a.set("local_bound", int64_t{1});
+      a.set("input_zp", int64_t{-5});
+      a.set("weight_zp", int64_t{2});
+      ValueId x = g.add_input({DType::kInt8, {1, 3, 4, 4, 3}}, 0, 0);
+      ValueId w = g.add_graph_constant({DType::kInt8, {2, 2, 3, 3, 3}}, 3);
+      ValueId b = g.add_constant({DType::kInt32, {2}}, i32_bytes({100, -100}));
+      ValueId y = g.add_operation(op, {x, w, b}, a, {DType::kInt32, {1, 2, 4, 4, 2}});
+      g.add_output(y, 0, 1);
+      break;
+    }
+    case TosaOp::kFft2d: {
+      // Two results, both graph outputs.
+      a.set("inverse", int64_t{1});
+      a.set("local_bound", int64_t{0});
+      const TosaTensorType t{DType::kFloat32, {2, 4, 8}};
+      ValueId re = g.add_input(t, 0, 0);
+      ValueId im = g.add_input(t, 0, 1);
+      std::vector<ValueId> y = g.add_operation(op, {re, im}, a, std::vector<TosaTensorType>{t, t});
+      g.add_output(y[0], 0, 2);
+      g.add_output(y[1], 0, 3);
+      break;
+    }
+    case TosaOp::kRfft2d: {
+      // Only the imaginary result is a graph output.
+      a.set("local_bound", int64_t{0});
+      const TosaTensorType out{DType::kFloat32, {1, 8, 3}};
+      ValueId x = g.add_input({DType::kFloat32, {1, 8, 4}}, 0, 0);
+      std::vector<ValueId> y = g.add_operation(op, {x}, a, std::vector<TosaTensorType>{out, out});
+      g.add_output(y[1], 0, 1);
+      break;
+    }
     default:
       break;
   }

@@ -123,4 +123,25 @@ struct TosaScale {
 };
 Result<TosaScale> tosa_scale32(double scale);
 
+// CONV3D windows: pad [d_front, d_back, top, bottom, left, right] (>= 0, default 0s), stride
+// and dilation (3 values, >= 1, default 1s) for a kernel of kd x kh x kw (from the weight
+// [OC,KD,KH,KW,IC]) on an input [N,D,H,W,C]; each output size by the exact-division rule.
+struct TosaConv3d {
+  int64_t pad[6] = {0, 0, 0, 0, 0, 0};
+  int64_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  int64_t out_d = 0, out_h = 0, out_w = 0;
+};
+Result<TosaConv3d> tosa_conv3d(const Attributes& attrs, const Shape& input, int64_t kd, int64_t kh, int64_t kw);
+
+// REVERSE: the axis, in [0, rank); the output has the input's shape.
+Result<int64_t> tosa_reverse(const Attributes& attrs, const Shape& input);
+
+// SCATTER: values_in [N,K,C], indices [N,W] (W <= K), input [N,W,C] -> values_out [N,K,C].
+Result<Shape> tosa_scatter(const Shape& values_in, const Shape& indices, const Shape& input);
+
+// FFT2D: input_real and input_imag [N,H,W] of one shape, H and W powers of two; both results
+// have that shape. RFFT2D: input_real [N,H,W] (powers of two) -> two results [N,H,W/2+1].
+Result<Shape> tosa_fft2d(const Shape& input_real, const Shape& input_imag);
+Result<Shape> tosa_rfft2d(const Shape& input_real);
+
 }  // namespace univk::ops

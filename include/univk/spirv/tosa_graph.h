@@ -4,6 +4,9 @@
 //
 // CONVENTION (shared with univk::reference::run_tosa and the compiler):
 //  - Operator names are the grammar opnames ("AVG_POOL2D"), see tosa_op_name().
+//  - FFT2D and RFFT2D have two results (output_real, output_imag): TosaOperation::outputs in
+//    that order; in SPIR-V the instruction's result is an OpTypeStruct of the two tensor types
+//    and each member is taken out with OpCompositeExtract (the only use of the struct).
 //  - The "data" operands of a TOSA instruction (grammar names input, input1, input2, input3, A,
 //    B, weight, bias, table, values, indices, values_in, input_real, input_imag) are graph
 //    values: TosaOperation::inputs, in grammar order (CONCAT: all its inputs).
@@ -24,7 +27,7 @@
 // Ownership: TosaGraph owns everything it holds (constant bytes are copied in and out).
 // Errors: InvalidArgument naming the instruction (word offset) and the problem; Unsupported for
 // valid SPIR-V that univk does not handle (an operator outside the supported list, multiple
-// results, dynamic shapes).
+// results other than FFT2D's and RFFT2D's, dynamic shapes).
 #pragma once
 
 #include <cstdint>
@@ -157,7 +160,7 @@ struct TosaValue {
 struct TosaOperation {
   TosaOp op = TosaOp::kAdd;
   std::vector<ValueId> inputs;   // data operands in grammar order
-  std::vector<ValueId> outputs;  // exactly one for the supported operators
+  std::vector<ValueId> outputs;  // one result; two for FFT2D and RFFT2D (real, imaginary)
   Attributes attrs;
 };
 
@@ -181,6 +184,9 @@ struct TosaGraph {
   ValueId add_graph_constant(TosaTensorType type, uint32_t graph_constant_id, std::vector<uint8_t> data = {});
   // Appends an operation with one result of type `output_type`; returns the result's id.
   ValueId add_operation(TosaOp op, std::vector<ValueId> inputs, Attributes attrs, TosaTensorType output_type);
+  // Appends an operation with one result per type (FFT2D, RFFT2D); returns their ids in order.
+  std::vector<ValueId> add_operation(TosaOp op, std::vector<ValueId> inputs, Attributes attrs,
+                                     std::vector<TosaTensorType> output_types);
   void add_output(ValueId value, uint32_t descriptor_set, uint32_t binding);
 };
 

@@ -1,5 +1,5 @@
-// Data movement: copies between views, TRANSPOSE, SLICE, RESHAPE, PAD, TILE and CONCAT, all on
-// the copy shaders (copy.glsl).
+// Data movement: copies between views, TRANSPOSE, SLICE, RESHAPE, PAD, TILE, CONCAT and REVERSE,
+// all on the copy shaders (copy.glsl).
 #include "emitter_internal.h"
 
 #include <algorithm>
@@ -27,6 +27,7 @@ struct CopySpec {
   std::vector<int64_t> low;
   bool wrap = false;
   uint32_t pad_bits = 0;
+  uint32_t reversed = 0;  // bit d: padded dim d is read from its end (REVERSE)
 };
 
 Result<Dispatch> copy_dispatch(const TensorView& input, const TensorView& output, const CopySpec& spec) {
@@ -45,6 +46,7 @@ Result<Dispatch> copy_dispatch(const TensorView& input, const TensorView& output
   UNIVK_RETURN_IF_ERROR(append_padded(k.params, spec.low, 0, "padding"));
   k.params.push_back(spec.wrap ? 1u : 0u);
   k.params.push_back(spec.pad_bits);
+  k.params.push_back(spec.reversed);
   k.work_items = static_cast<uint64_t>(total);
   return k;
 }
@@ -56,7 +58,7 @@ Result<std::vector<Dispatch>> make_copy(const TensorView& input, const TensorVie
   if (dtype_size(input.dtype) != dtype_size(output.dtype) || dtype_size(input.dtype) > 4)
     return unsupported("copy of " + std::string(dtype_name(input.dtype)) + " to " +
                        std::string(dtype_name(output.dtype)));
-  const bool plain = !spec.wrap && spec.in_dims == spec.iter_dims &&
+  const bool plain = !spec.wrap && spec.reversed == 0 && spec.in_dims == spec.iter_dims &&
                      std::all_of(spec.low.begin(), spec.low.end(), [](int64_t v) { return v == 0; });
   if (!plain) {
     UNIVK_ASSIGN_OR_RETURN(Dispatch k, copy_dispatch(input, output, spec));
@@ -176,6 +178,14 @@ Result<std::vector<Dispatch>> emit_data_movement(const TosaOperation& op, const 
         for (auto& k : part_dispatches) dispatches.push_back(std::move(k));
       }
       return dispatches;
+    }
+    case TosaOp::kReverse: {
+      UNIVK_ASSIGN_OR_RETURN(int64_t axis, ops::tosa_reverse(op.attrs, Shape(in.shape)));
+      UNIVK_RETURN_IF_ERROR(check_declared_output("REVERSE", Shape(in.shape), output));
+      if (in.shape.size() > kMaxRank) return unsupported("REVERSE of rank " + std::to_string(in.shape.size()));
+      spec.in_strides = in.strides;
+      spec.reversed = 1u << (kMaxRank - in.shape.size() + static_cast<size_t>(axis));
+      return make_copy(in, output, spec, limit);
     }
     default:
       return unsupported("not a data-movement operator");

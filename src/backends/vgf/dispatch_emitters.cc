@@ -106,6 +106,7 @@ Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std
     case TosaOp::kPad:
     case TosaOp::kTile:
     case TosaOp::kConcat:
+    case TosaOp::kReverse:
       return emit_data_movement(op, inputs, output, limit);
     case TosaOp::kAvgPool2d:
     case TosaOp::kMaxPool2d:
@@ -120,6 +121,12 @@ Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std
       return emit_batch_split(op, inputs, output, {true, false, false}, limit);
     case TosaOp::kMatmul:
       return emit_compute(op, inputs, output);
+    case TosaOp::kScatter:
+      return emit_scatter(inputs, output, limit);
+    case TosaOp::kConv3d: {
+      UNIVK_ASSIGN_OR_RETURN(Dispatch k, emit_conv3d(op, inputs, output));
+      return std::vector<Dispatch>{std::move(k)};
+    }
     case TosaOp::kCast:
     case TosaOp::kTable:  // input (and the 256-entry table)
       return emit_batch_split(op, inputs, output, {true, false}, limit);

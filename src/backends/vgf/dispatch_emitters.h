@@ -69,6 +69,17 @@ struct KernelEpilogue {
 // (the kernels read it through the output's), a MATMUL's bias must broadcast to the output.
 // The dispatch is then labelled by its caller and planned for the device again.
 bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue);
+// SCATTER (32-bit values, int32 indices): a copy of values_in into `output`, then one dispatch
+// writing the indexed rows of input (fp_profile_emitters.cc).
+Result<std::vector<Dispatch>> emit_scatter(const std::vector<TensorView>& inputs, const TensorView& output,
+                                           const BindingLimit& limit);
+// CONV3D (fp32, weight [OC,KD,KH,KW,IC]) as one direct-convolution dispatch.
+Result<Dispatch> emit_conv3d(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
+                             const TensorView& output);
+// FFT2D (inputs real, imaginary) and RFFT2D (input real), fp32: one direct-DFT dispatch writing
+// both results (outputs[0] real, outputs[1] imaginary).
+Result<Dispatch> emit_dft(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
+                          const std::vector<TensorView>& outputs);
 // Every operation that is not part of a fused group.
 Result<std::vector<Dispatch>> emit_dispatches(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                               const TensorView& output, const BindingLimit& limit);

@@ -100,6 +100,12 @@ const char* shader_name(Shader id) {
       return "logic";
     case Shader::kGather:
       return "gather";
+    case Shader::kScatter:
+      return "scatter";
+    case Shader::kConv3dF32:
+      return "conv3d_f32";
+    case Shader::kDftF32:
+      return "dft_f32";
   }
   return "?";
 }
@@ -126,7 +132,11 @@ uint32_t shader_tensor_bindings(Shader id) {
       return 4;
     case Shader::kTableI8:
     case Shader::kGather:
+    case Shader::kScatter:
       return 3;
+    case Shader::kConv3dF32:
+    case Shader::kDftF32:
+      return 4;
     case Shader::kLogic:
       return 4;
   }

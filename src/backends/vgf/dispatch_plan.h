@@ -92,6 +92,9 @@ enum class Shader : uint8_t {
   kResizeF32,       // fp32 RESIZE (nearest, bilinear)
   kLogic,           // EQUAL/GREATER/GREATER_EQUAL, LOGICAL_AND/OR/NOT, SELECT (8-bit storage)
   kGather,          // GATHER of 32-bit values by int32 indices
+  kScatter,         // SCATTER of 32-bit values by int32 indices (after a copy of values_in)
+  kConv3dF32,       // fp32 CONV3D, direct
+  kDftF32,          // fp32 FFT2D / RFFT2D as a direct DFT (two outputs)
 };
 const char* shader_name(Shader id);
 // Bindings after params: outputs + inputs.

@@ -39,7 +39,7 @@ std::vector<std::pair<int64_t, int64_t>> plan_slices(int64_t n, const SliceViews
 Status split_iteration(const std::vector<TensorView>& views, size_t dim, const BindingLimit& limit,
                        const std::string& what, std::vector<std::vector<TensorView>>& pieces);
 
-// TRANSPOSE, SLICE, RESHAPE, PAD, TILE and CONCAT on the copy shaders.
+// TRANSPOSE, SLICE, RESHAPE, PAD, TILE, CONCAT and REVERSE on the copy shaders.
 Result<std::vector<Dispatch>> emit_data_movement(const spirv::TosaOperation& op, const std::vector<TensorView>& inputs,
                                                  const TensorView& output, const BindingLimit& limit);
 

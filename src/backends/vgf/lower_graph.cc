@@ -141,7 +141,8 @@ class Lowering {
     views_.assign(n, std::nullopt);
     for (size_t i = 0; i < g_.operations.size(); ++i) {
       const TosaOperation& op = g_.operations[i];
-      if (op.outputs.size() != 1)
+      const size_t results = op.op == TosaOp::kFft2d || op.op == TosaOp::kRfft2d ? 2 : 1;
+      if (op.outputs.size() != results)
         return unsupported("operation " + std::to_string(i) + " has " + std::to_string(op.outputs.size()) + " results");
       for (ValueId v : op.inputs) {
         if (v >= n)
@@ -150,9 +151,11 @@ class Lowering {
         auto& c = consumers_[v];
         if (std::find(c.begin(), c.end(), i) == c.end()) c.push_back(i);
       }
-      if (op.outputs[0] >= n) return invalid_argument("operation result out of range");
+      for (ValueId out : op.outputs) {
+        if (out >= n) return invalid_argument("operation result out of range");
+        producer_[out] = i;
+      }
       UNIVK_RETURN_IF_ERROR(check_nan_mode(op, i));
-      producer_[op.outputs[0]] = i;
     }
     for (const auto& out : g_.outputs) {
       if (out.value >= n) return invalid_argument("graph output value out of range");
@@ -299,6 +302,7 @@ class Lowering {
       return emit_group(grp);
     }
     if (write_through_.count(i)) return ok_status();
+    if (op.outputs.size() > 1) return lower_multi_result(op);
     const ValueId out = op.outputs[0];
     if (is_view_op(op.op) && !is_output_[out]) {
       UNIVK_ASSIGN_OR_RETURN(TensorView in, input_view(op.inputs[0]));
@@ -316,6 +320,18 @@ class Lowering {
     TensorView output = output_view(out);
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_dispatches(op, inputs, output, ctx_.binding_limit));
     return add_dispatches(std::move(dispatches), op_label(op));
+  }
+
+  // FFT2D / RFFT2D: one dispatch writing both results.
+  Status lower_multi_result(const TosaOperation& op) {
+    std::vector<TensorView> inputs, outputs;
+    for (ValueId v : op.inputs) {
+      UNIVK_ASSIGN_OR_RETURN(TensorView view, input_view(v));
+      inputs.push_back(view);
+    }
+    for (ValueId v : op.outputs) outputs.push_back(output_view(v));
+    UNIVK_ASSIGN_OR_RETURN(Dispatch k, emit_dft(op, inputs, outputs));
+    return add_dispatches({std::move(k)}, op_label(op));
   }
 
   // Appends dispatches (kernel-library ones planned for the device); `label` names the

@@ -42,6 +42,12 @@ std::span<const uint32_t> shader_spirv(Shader id) {
       return shaders::logic_spv();
     case Shader::kGather:
       return shaders::gather_spv();
+    case Shader::kScatter:
+      return shaders::scatter_spv();
+    case Shader::kConv3dF32:
+      return shaders::conv3d_f32_spv();
+    case Shader::kDftF32:
+      return shaders::dft_f32_spv();
   }
   return {};
 }

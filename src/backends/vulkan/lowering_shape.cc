@@ -1,7 +1,8 @@
 // Lowering of the shape operators. Reshape-likes (view, reshape, flatten, squeeze, unsqueeze,
-// contiguous) alias their input; permute, transpose, slice and cat are strided copies; pad runs
-// its own shader.
+// contiguous) alias their input; permute, transpose, slice, cat and flip are strided copies; pad
+// runs its own shader.
 #include "lowering_common.h"
+#include "univk/ops/torch_volume_ops.h"
 
 namespace univk::backends::vulkan {
 namespace {
@@ -101,6 +102,26 @@ Result<LoweredOp> lower_cat(std::string_view, const Attributes& attrs, Inputs in
   return lowered;
 }
 
+// flip: a strided copy reading each flipped dim from its last element with a negated stride
+// (the shader's 32-bit offset arithmetic wraps, so the sum lands on the right element).
+Result<LoweredOp> lower_flip(std::string_view, const Attributes& attrs, Inputs inputs) {
+  UNIVK_ASSIGN_OR_RETURN(ops::Flip f, ops::flip(attrs, shapes_of(inputs)));
+  UNIVK_RETURN_IF_ERROR(check_word_dtype(inputs));
+  const Shape& s = inputs[0].shape;
+  UNIVK_RETURN_IF_ERROR(check_extent(s, "input 0"));
+  std::vector<int64_t> in_strides = s.contiguous_strides();
+  int64_t in_offset = 0;
+  for (int64_t d : f.dims) {
+    const size_t ud = static_cast<size_t>(d);
+    in_offset += (s[ud] - 1) * in_strides[ud];
+    in_strides[ud] = -in_strides[ud];
+  }
+  UNIVK_ASSIGN_OR_RETURN(LoweredOp lowered, with_output(inputs[0].dtype, f.output));
+  UNIVK_RETURN_IF_ERROR(
+      append_strided_copy(lowered, s.dims(), in_strides, lowered.output.shape.contiguous_strides(), in_offset, 0, 0));
+  return lowered;
+}
+
 Result<LoweredOp> lower_pad(std::string_view, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::Pad p, ops::pad(attrs, shapes_of(inputs)));
   const DType dtype = inputs[0].dtype;
@@ -145,7 +166,8 @@ LowerTable shape_lowerings() {
           {"transpose", lower_transpose},
           {"slice", lower_slice},
           {"cat", lower_cat},
-          {"pad", lower_pad}};
+          {"pad", lower_pad},
+          {"flip", lower_flip}};
 }
 
 }  // namespace univk::backends::vulkan

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <vector>
 
 namespace univk::backends::vgf_test {
 namespace {
@@ -250,6 +251,51 @@ CrossCheckCase transpose_convolution(std::mt19937& rng) {
   return c;
 }
 
+// CONV3D (weights [OC,KD,KH,KW,IC], graph constants): a random window per axis with pad < kernel.
+CrossCheckCase convolution3d(std::mt19937& rng) {
+  Dims pad(6), stride(3), dilation(3), kernel(3), in(3), out(3);
+  for (size_t a = 0; a < 3; ++a) {
+    for (;;) {
+      kernel[a] = pick(rng, 1, 3), stride[a] = pick(rng, 1, 2), dilation[a] = pick(rng, 1, 2);
+      pad[2 * a] = pick(rng, 0, kernel[a] - 1), pad[2 * a + 1] = pick(rng, 0, kernel[a] - 1);
+      out[a] = pick(rng, 1, 4);
+      in[a] = input_size(out[a], kernel[a], stride[a], dilation[a], pad[2 * a], pad[2 * a + 1]);
+      if (in[a] > 0) break;
+    }
+  }
+  const int64_t n = pick(rng, 1, 2), ic = pick(rng, 1, 4), oc = pick(rng, 1, 4);
+  CrossCheckCase c = make(TosaOp::kConv3d,
+                          {tensor(rng, DType::kFloat32, {n, in[0], in[1], in[2], ic}, -1.0, 1.0),
+                           tensor(rng, DType::kFloat32, {oc, kernel[0], kernel[1], kernel[2], ic}, -1.0, 1.0),
+                           tensor(rng, DType::kFloat32, coin(rng) ? Dims{oc} : Dims{1}, -1.0, 1.0)},
+                          DType::kFloat32, {n, out[0], out[1], out[2], oc}, kAccumulated);
+  c.graph_constant = {false, true, true};
+  c.attrs.set("pad", pad);
+  c.attrs.set("stride", stride);
+  c.attrs.set("dilation", dilation);
+  c.attrs.set("acc_type", spirv::kAccFp32);
+  c.attrs.set("local_bound", int64_t{0});
+  c.attrs.set("input_zp", 0.0);
+  c.attrs.set("weight_zp", 0.0);
+  return c;
+}
+
+// FFT2D (complex input, forward or inverse) and RFFT2D (real input): [N,H,W] with H and W powers
+// of two; two results. Sums of up to 64 terms of fp32 sines and cosines.
+template <TosaOp Op>
+CrossCheckCase fourier(std::mt19937& rng) {
+  const int64_t n = pick(rng, 1, 2), h = int64_t{1} << pick(rng, 1, 3), w = int64_t{1} << pick(rng, 1, 3);
+  const bool complex_input = Op == TosaOp::kFft2d;
+  std::vector<HostTensor> inputs = {tensor(rng, DType::kFloat32, {n, h, w}, -1.0, 1.0)};
+  if (complex_input) inputs.push_back(tensor(rng, DType::kFloat32, {n, h, w}, -1.0, 1.0));
+  const Dims out = {n, h, complex_input ? w : w / 2 + 1};
+  CrossCheckCase c = make(Op, std::move(inputs), DType::kFloat32, out, Tolerance{1e-4, 1e-5});
+  c.output2 = spirv::TosaTensorType{DType::kFloat32, out};
+  if (complex_input) c.attrs.set("inverse", int64_t{coin(rng) ? 1 : 0});
+  c.attrs.set("local_bound", int64_t{0});
+  return c;
+}
+
 // ---- comparison, logic, selection, gather -------------------------------------------------------
 
 // EQUAL, GREATER, GREATER_EQUAL of two broadcasting fp32 tensors -> bool. Values are drawn from
@@ -287,6 +333,32 @@ CrossCheckCase gather(std::mt19937& rng) {
   return make(TosaOp::kGather,
               {tensor(rng, DType::kFloat32, {n, k, c}), tensor(rng, DType::kInt32, {n, w}, 0.0, double(k - 1))},
               DType::kFloat32, {n, w, c}, kExact);
+}
+
+// SCATTER: values_in [N,K,C], W <= K distinct int32 indices per batch in [0, K) (TOSA requires
+// that no row is written twice), input [N,W,C] -> [N,K,C].
+CrossCheckCase scatter(std::mt19937& rng) {
+  const int64_t n = pick(rng, 1, 3), k = pick(rng, 1, 9), c = pick(rng, 1, 6), w = pick(rng, 1, k);
+  HostTensor indices(DType::kInt32, Shape{n, w});
+  for (int64_t b = 0; b < n; ++b) {
+    std::vector<int32_t> rows(static_cast<size_t>(k));
+    std::iota(rows.begin(), rows.end(), 0);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    for (int64_t j = 0; j < w; ++j)
+      indices.data<int32_t>()[static_cast<size_t>(b * w + j)] = rows[static_cast<size_t>(j)];
+  }
+  return make(TosaOp::kScatter,
+              {tensor(rng, DType::kFloat32, {n, k, c}), indices, tensor(rng, DType::kFloat32, {n, w, c})},
+              DType::kFloat32, {n, k, c}, kExact);
+}
+
+// REVERSE along a random axis, any rank from 1 to 4.
+template <DType Type>
+CrossCheckCase reverse(std::mt19937& rng) {
+  const Dims d = random_dims(rng, 1, 4);
+  CrossCheckCase c = make(TosaOp::kReverse, {tensor(rng, Type, d)}, Type, d, kExact);
+  c.attrs.set("axis", pick(rng, 0, static_cast<int64_t>(d.size()) - 1));
+  return c;
 }
 
 // ---- reductions -------------------------------------------------------------------------------
@@ -554,6 +626,12 @@ const CrossCheckGenerator kGenerators[] = {
     {"LOGICAL_NOT bool", TosaOp::kLogicalNot, logical<TosaOp::kLogicalNot>},
     {"SELECT fp32", TosaOp::kSelect, selection},
     {"GATHER fp32", TosaOp::kGather, gather},
+    {"REVERSE fp32", TosaOp::kReverse, reverse<kF32>},
+    {"REVERSE int8", TosaOp::kReverse, reverse<kI8>},
+    {"SCATTER fp32", TosaOp::kScatter, scatter},
+    {"CONV3D fp32", TosaOp::kConv3d, convolution3d},
+    {"FFT2D fp32", TosaOp::kFft2d, fourier<TosaOp::kFft2d>},
+    {"RFFT2D fp32", TosaOp::kRfft2d, fourier<TosaOp::kRfft2d>},
     // NaN inputs (nan_mode PROPAGATE).
     {"MAXIMUM fp32 NaN", TosaOp::kMaximum, binary<TosaOp::kMaximum, kF32, true>},
     {"MINIMUM fp32 NaN", TosaOp::kMinimum, binary<TosaOp::kMinimum, kF32, true>},
@@ -581,7 +659,9 @@ std::string describe(const CrossCheckGenerator& generator, uint32_t seed, const 
   std::string s = std::string(generator.variant) + " seed " + std::to_string(seed) + ":";
   for (size_t i = 0; i < c.inputs.size(); ++i)
     s += " " + c.inputs[i].describe() + (c.graph_constant[i] ? "(constant)" : "");
-  return s + " -> " + spirv::to_string(c.output) + " " + c.attrs.to_string();
+  s += " -> " + spirv::to_string(c.output);
+  if (c.output2) s += ", " + spirv::to_string(*c.output2);
+  return s + " " + c.attrs.to_string();
 }
 
 Attributes reference_attributes(const CrossCheckCase& c) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -27,6 +28,8 @@ struct CrossCheckCase {
   std::vector<HostTensor> inputs;    // the data operands, grammar order
   std::vector<bool> graph_constant;  // per input: an OpGraphConstantARM (weights, bias, table) or a graph input
   spirv::TosaTensorType output;
+  // FFT2D / RFFT2D: the second (imaginary) result, a second graph output checked like the first.
+  std::optional<spirv::TosaTensorType> output2;
   // Float outputs: allowed |got - want| <= atol + rtol * |want| against the reference, on
   // either path. Integer and bool outputs must be bit-exact.
   ::univk::testing::Tolerance tolerance;

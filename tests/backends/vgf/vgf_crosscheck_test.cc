@@ -34,7 +34,7 @@ std::vector<uint32_t> seeds() {
 }
 
 // The case as a VGF: data inputs bound in order, graph constants with ids 0.. in the constant
-// section (as the exporter writes weights), one output.
+// section (as the exporter writes weights), one output (two for FFT2D / RFFT2D).
 ::univk::vgf::VgfFile case_model(const CrossCheckCase& c) {
   TosaGraph g;
   std::vector<ValueId> operands;
@@ -44,8 +44,14 @@ std::vector<uint32_t> seeds() {
     operands.push_back(c.graph_constant[i] ? g.add_graph_constant(type, constant_id++)
                                            : g.add_input(type, 0, binding++));
   }
-  const ValueId y = g.add_operation(c.op, operands, c.attrs, c.output);
-  g.add_output(y, 0, binding);
+  if (c.output2) {
+    const std::vector<ValueId> y =
+        g.add_operation(c.op, operands, c.attrs, std::vector<TosaTensorType>{c.output, *c.output2});
+    g.add_output(y[0], 0, binding);
+    g.add_output(y[1], 0, binding + 1);
+  } else {
+    g.add_output(g.add_operation(c.op, operands, c.attrs, c.output), 0, binding);
+  }
   ::univk::vgf::VgfFile file = single_graph_model(g);
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (c.graph_constant[i]) add_graph_constants(file, {&c.inputs[i]});
@@ -54,8 +60,8 @@ std::vector<uint32_t> seeds() {
 }
 
 // Runs `file` on the emulation layer's device with vgf_graph_path=`path`.
-Result<HostTensor> run_path(const ::univk::vgf::VgfFile& file, const std::vector<HostTensor>& inputs,
-                            const std::string& path) {
+Result<std::vector<HostTensor>> run_path(const ::univk::vgf::VgfFile& file, const std::vector<HostTensor>& inputs,
+                                         const std::string& path) {
   const std::vector<uint8_t> payload = encode(file);
   UNIVK_ASSIGN_OR_RETURN(auto prepared, make_vgf_backend()->prepare(spec_for(file, payload)));
   UNIVK_ASSIGN_OR_RETURN(auto device, DeviceCache::get().device_for(prepared->requirements(), emulation_config()));
@@ -63,8 +69,7 @@ Result<HostTensor> run_path(const ::univk::vgf::VgfFile& file, const std::vector
   if (delegate->graph_path() != path)
     return internal_error("the delegate took the " + std::string(delegate->graph_path()) + " path");
   UNIVK_RETURN_IF_ERROR(delegate->prepare_execute());
-  UNIVK_ASSIGN_OR_RETURN(auto out, delegate->execute(inputs));
-  return out.at(0);
+  return delegate->execute(inputs);
 }
 
 double max_abs_error(const HostTensor& got, const HostTensor& want) {
@@ -90,6 +95,8 @@ TEST_P(VgfCrossCheck, EmulationLayerLoweringAndReferenceAgree) {
     SCOPED_TRACE(what);
     auto want = reference::run_tosa(spirv::tosa_op_name(c.op), reference_attributes(c), c.inputs);
     UNIVK_ASSERT_OK(want) << "the reference refuses a case drawn within the spec: " << what;
+    const size_t results = c.output2 ? 2 : 1;
+    ASSERT_EQ(want->size(), results) << "the reference's result count";
     ASSERT_EQ((*want)[0].shape(), Shape(c.output.shape)) << "the generator's output shape";
     std::vector<HostTensor> graph_inputs;
     for (size_t i = 0; i < c.inputs.size(); ++i)
@@ -99,19 +106,26 @@ TEST_P(VgfCrossCheck, EmulationLayerLoweringAndReferenceAgree) {
     auto native = run_path(file, graph_inputs, "native");
     UNIVK_ASSERT_OK(lowered) << "lowered";
     UNIVK_ASSERT_OK(native) << "native (emulation layer)";
-    const auto lowered_ok = tensors_close(*lowered, (*want)[0], c.tolerance);
-    const auto native_ok = tensors_close(*native, (*want)[0], c.tolerance);
-    if (!lowered_ok || !native_ok) {
-      const bool paths_agree = tensors_close(*native, *lowered, c.tolerance);
-      const char* odd_one = !native_ok && !lowered_ok ? (paths_agree ? "the reference (both paths agree)" : "all three")
-                            : !native_ok              ? "the emulation layer (native)"
-                                                      : "univk's lowering";
-      ADD_FAILURE() << "disagreement; standing apart: " << odd_one
-                    << "\n  lowered vs reference: " << (lowered_ok ? "ok" : lowered_ok.message())
-                    << "\n  native vs reference: " << (native_ok ? "ok" : native_ok.message()) << "\n  case: " << what;
+    ASSERT_EQ(lowered->size(), results);
+    ASSERT_EQ(native->size(), results);
+    for (size_t r = 0; r < results; ++r) {
+      const HostTensor &low = (*lowered)[r], &nat = (*native)[r], &ref = (*want)[r];
+      const auto lowered_ok = tensors_close(low, ref, c.tolerance);
+      const auto native_ok = tensors_close(nat, ref, c.tolerance);
+      if (!lowered_ok || !native_ok) {
+        const bool paths_agree = tensors_close(nat, low, c.tolerance);
+        const char* odd_one = !native_ok && !lowered_ok
+                                  ? (paths_agree ? "the reference (both paths agree)" : "all three")
+                              : !native_ok ? "the emulation layer (native)"
+                                           : "univk's lowering";
+        ADD_FAILURE() << "disagreement on result " << r << "; standing apart: " << odd_one
+                      << "\n  lowered vs reference: " << (lowered_ok ? "ok" : lowered_ok.message())
+                      << "\n  native vs reference: " << (native_ok ? "ok" : native_ok.message())
+                      << "\n  case: " << what;
+      }
+      worst_lowered = std::max(worst_lowered, max_abs_error(low, ref));
+      worst_native = std::max(worst_native, max_abs_error(nat, ref));
     }
-    worst_lowered = std::max(worst_lowered, max_abs_error(*lowered, (*want)[0]));
-    worst_native = std::max(worst_native, max_abs_error(*native, (*want)[0]));
   }
   std::printf("%-24s %zu seeds, max |error| vs reference: native %.3g, lowered %.3g\n", generator.variant,
               seeds().size(), worst_native, worst_lowered);
