@@ -40,7 +40,8 @@ class Reductions(nn.Module):
 
 class Integers(nn.Module):
     def forward(self, a, b, amounts):
-        return (a & b, a | b, a ^ 0x0f0f, ~a, a << amounts, a >> amounts, a >> 3, torch.floor_divide(a, b),
+        # (A Python int operand of & | ^ does not trace on PyTorch 1.13; >> and div take one.)
+        return (a & b, a | b, a ^ b, ~a, a << amounts, a >> amounts, a >> 3, torch.floor_divide(a, b), a // b,
                 torch.div(a, b, rounding_mode="trunc"), torch.div(a, 7, rounding_mode="floor"))
 
 
