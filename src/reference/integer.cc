@@ -1,9 +1,9 @@
 // PyTorch integer operators (torch_index_ops.h: integer_op_names) on int8, int16, int32 and
 // int64 tensors of one dtype, broadcast: bitwise and/or/xor/not, shifts and the rounding
-// divisions. Shifts follow PyTorch's CPU kernels: a left shift by a negative amount or by the
-// type's width or more gives 0, a right shift by a negative amount or by width - 1 or more
-// shifts by width - 1 (0 or -1). A zero divisor is InvalidArgument (PyTorch raises); the
-// quotient of the type's minimum by -1 wraps.
+// divisions. Shifts follow PyTorch 2's CPU kernels (1.13 leaves amounts outside [0, width) to
+// the hardware): a left shift by a negative amount or by the type's width or more gives 0, a
+// right shift by a negative amount or by width - 1 or more shifts by width - 1 (0 or -1). A zero
+// divisor is InvalidArgument (PyTorch raises); the quotient of the type's minimum by -1 wraps.
 #include "tosa_common.h"
 #include "univk/ops/torch_index_ops.h"
 
