@@ -39,8 +39,12 @@ def integer_operator(ctx, node, op, lhs, rhs=None):
     if dtype not in _INTEGER_DTYPES:
         raise ExportError(f"node '{node.name}': {op} of {dtype} tensors is not supported (integer tensors are)")
     inputs = [x]
-    if op != "bitwise_not":
-        inputs.append(_scalar_tensor(ctx, node, int(ctx.static(rhs)), x) if ctx.is_static(rhs) else ctx.tensor(rhs))
+    if op != "bitwise_not" and ctx.is_static(rhs):
+        # A constant of x's rank with every dim 1 (the VgfBackend takes no rank-0 tensors).
+        torch_dtype = {"int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64}[dtype]
+        inputs.append(ctx.tensor(torch.full([1] * len(ctx.shape(x)), int(ctx.static(rhs)), dtype=torch_dtype)))
+    elif op != "bitwise_not":
+        inputs.append(ctx.tensor(rhs))
     return ctx.emit(node, op, {}, inputs)
 
 
