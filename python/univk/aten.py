@@ -14,7 +14,7 @@ import operator
 
 import torch
 
-from .aten_index import ATEN_INDEX
+from .aten_index import ATEN_INDEX, integer_operator
 from .ops import FUNCTIONS, ExportError
 
 _INT_MAX = 2 ** 63 - 1
@@ -37,6 +37,14 @@ def _call(name, keep):
     def handler(ctx, node, a):
         return FUNCTIONS[name](ctx, node, [], {k: a[k] for k in keep if k in a})
     return handler
+
+
+def _div(ctx, node, a):
+    """True division (ops.py), or with rounding_mode "floor"/"trunc" the integer divisions."""
+    mode = a.get("rounding_mode")
+    if mode is not None:
+        return integer_operator(ctx, node, f"{mode}_divide", a["input"], a["other"])
+    return FUNCTIONS["div"](ctx, node, [], {k: a[k] for k in ("input", "other") if k in a})
 
 
 def _convolution(ctx, node, a):
@@ -426,7 +434,7 @@ def _write_back(ctx, node, a):
 
 
 _UNARY = ["sigmoid", "tanh", "exp", "log", "neg", "abs", "reciprocal", "rsqrt", "sqrt", "relu", "relu6", "silu",
-          "hardswish", "hardsigmoid"]
+          "hardswish", "hardsigmoid", "floor", "ceil", "sin", "cos"]
 
 ATEN = {name: _call(name, ["input"]) for name in _UNARY}
 ATEN.update({name + "_": _call(name, ["input"]) for name in _UNARY})
@@ -438,7 +446,7 @@ ATEN.update({
     "clamp_min": _call("clamp", ["input", "min"]), "clamp_max": _call("clamp", ["input", "max"]),
     "add": _call("add", ["input", "other", "alpha"]), "add_": _call("add", ["input", "other", "alpha"]),
     "sub": _call("sub", ["input", "other", "alpha"]), "rsub": _rsub, "mul": _call("mul", ["input", "other"]),
-    "div": _call("div", ["input", "other", "rounding_mode"]),
+    "div": _div,
     "maximum": _call("maximum", ["input", "other"]), "minimum": _call("minimum", ["input", "other"]),
     "pow": _call("pow", ["input", "exponent"]),
     "conv2d": _call("conv2d", ["input", "weight", "bias", "stride", "padding", "dilation", "groups"]),
@@ -465,6 +473,8 @@ ATEN.update({
     "mean": _call("mean", ["input", "dim", "keepdim", "dtype"]),
     "sum": _call("sum", ["input", "dim", "keepdim", "dtype"]),
     "amax": _call("amax", ["input", "dim", "keepdim"]), "amin": _call("amin", ["input", "dim", "keepdim"]),
+    "prod": _call("prod", ["input", "dim", "keepdim", "dtype"]),
+    "all": _call("all", ["input", "dim", "keepdim"]), "any": _call("any", ["input", "dim", "keepdim"]),
     "max": _extremum("amax"), "min": _extremum("amin"),
     "view": _reshape, "reshape": _reshape, "_unsafe_view": _reshape,
     "flatten": _call("flatten", ["input", "start_dim", "end_dim"]),

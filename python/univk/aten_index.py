@@ -26,6 +26,32 @@ def _scalar_tensor(ctx, node, value, like):
     return ctx.tensor(torch.tensor(value, dtype=dtype))
 
 
+_INTEGER_DTYPES = ("int8", "int16", "int32", "int64")
+
+
+def integer_operator(ctx, node, op, lhs, rhs=None):
+    """An integer operator (bitwise, shifts, floor/trunc division) of an integer tensor and a
+    tensor or Python int (a 0-d constant of the tensor's dtype)."""
+    if ctx.is_static(lhs):
+        raise ExportError(f"node '{node.name}': {op} of a scalar and a tensor in this order is not supported")
+    x = ctx.tensor(lhs)
+    dtype = ctx.values[x].dtype
+    if dtype not in _INTEGER_DTYPES:
+        raise ExportError(f"node '{node.name}': {op} of {dtype} tensors is not supported (integer tensors are)")
+    inputs = [x]
+    if op != "bitwise_not" and ctx.is_static(rhs):
+        # A constant of x's rank with every dim 1 (the VgfBackend takes no rank-0 tensors).
+        torch_dtype = {"int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64}[dtype]
+        inputs.append(ctx.tensor(torch.full([1] * len(ctx.shape(x)), int(ctx.static(rhs)), dtype=torch_dtype)))
+    elif op != "bitwise_not":
+        inputs.append(ctx.tensor(rhs))
+    return ctx.emit(node, op, {}, inputs)
+
+
+def _integer(op):
+    return lambda ctx, node, a: integer_operator(ctx, node, op, a["input"], a.get("other"))
+
+
 def _compare(op):
     def handler(ctx, node, a):
         lhs, rhs = a["input"], a["other"]
@@ -138,7 +164,10 @@ def _gather(ctx, node, a):
 ATEN_INDEX = {
     **{op: _compare(op) for op in _COMPARE},
     "logical_and": _logical("logical_and"), "logical_or": _logical("logical_or"),
-    "logical_not": _logical("logical_not"),
+    "logical_xor": _logical("logical_xor"), "logical_not": _logical("logical_not"),
+    **{op: _integer(op) for op in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+                                   "bitwise_right_shift", "floor_divide")},
+    "__lshift__": _integer("bitwise_left_shift"), "__rshift__": _integer("bitwise_right_shift"),
     "where": _where, "masked_fill": _masked_fill, "masked_fill_": _masked_fill,
     "index_select": _index_select, "embedding": _embedding,
     "argmax": _arg_reduce("argmax"), "argmin": _arg_reduce("argmin"),

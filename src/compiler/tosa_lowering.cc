@@ -105,7 +105,7 @@ bool takes_int8(std::string_view op) {
 
 Status TosaLowering::lower_node(const Node& node) {
   if (node.outputs.size() != 1) return unsupported("ops with " + std::to_string(node.outputs.size()) + " results");
-  if (!is_quantized_op(node.op) && !is_logic_op(node.op) && !is_index_op(node.op)) {
+  if (!is_quantized_op(node.op) && !is_logic_op(node.op) && !is_index_op(node.op) && !is_integer_op(node.op)) {
     const DType dtype = graph_.value(node.outputs[0]).dtype;
     const bool int8 = dtype == DType::kInt8 && takes_int8(node.op);
     if (dtype != DType::kFloat32 && !int8) {
@@ -138,7 +138,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["conv_transpose2d"] = &TosaLowering::lower_conv_transpose2d;
     t["linear"] = &TosaLowering::lower_linear;
     t["matmul"] = t["bmm"] = &TosaLowering::lower_matmul;
-    t["mean"] = t["sum"] = &TosaLowering::lower_reduce;
+    t["mean"] = t["sum"] = t["prod"] = t["amax"] = t["amin"] = t["all"] = t["any"] = &TosaLowering::lower_reduce;
     t["batch_norm"] = &TosaLowering::lower_batch_norm;
     t["softmax"] = t["log_softmax"] = &TosaLowering::lower_softmax;
     t["layer_norm"] = &TosaLowering::lower_layer_norm;
@@ -160,6 +160,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["upsample_nearest2d"] = t["upsample_bilinear2d"] = &TosaLowering::lower_upsample;
     for (std::string_view op : ops::compare_op_names()) t[std::string(op)] = &TosaLowering::lower_compare;
     for (std::string_view op : ops::logical_op_names()) t[std::string(op)] = &TosaLowering::lower_logical;
+    for (std::string_view op : ops::integer_op_names()) t[std::string(op)] = &TosaLowering::lower_integer;
     t["where"] = &TosaLowering::lower_where;
     t["masked_fill"] = &TosaLowering::lower_masked_fill;
     t["index_select"] = &TosaLowering::lower_index_select;

@@ -114,6 +114,11 @@ class TosaLowering {
   Status lower_logical(const Node& node);
   Status lower_where(const Node& node);
   Status lower_masked_fill(const Node& node);
+  // The integer operators on int32 tensors (tosa_lowering_integer.cc); lower_node leaves their
+  // dtype checks to them.
+  static bool is_integer_op(std::string_view op);
+  TosaId int32_constant(int32_t value, size_t rank);
+  Status lower_integer(const Node& node);
   // index_select as GATHER (constant or int32 indices) and cumsum as a MATMUL with a constant
   // triangular matrix (tosa_lowering_index.cc).
   static bool is_index_op(std::string_view op);

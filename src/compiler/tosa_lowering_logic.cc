@@ -1,5 +1,5 @@
 // Lowerings of the comparison, logical and selection operators (torch_index_ops.h) to TOSA's
-// EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND/OR/NOT and SELECT, in the layout their operands
+// EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND/OR/XOR/NOT and SELECT, in the layout their operands
 // already have (NHWC when a rank-4 operand exists as NHWC), like the binary operators.
 #include "tosa_lowering.h"
 #include "univk/ops/torch_index_ops.h"
@@ -24,7 +24,7 @@ bool TosaLowering::is_logic_op(std::string_view op) {
     if (op == name) return true;
   for (std::string_view name : ops::logical_op_names())
     if (op == name) return true;
-  return op == "where" || op == "masked_fill";
+  return op == "where" || op == "masked_fill" || op == "all" || op == "any";
 }
 
 Layout TosaLowering::elementwise_layout(const Node& node) const {
@@ -79,7 +79,10 @@ Status TosaLowering::lower_logical(const Node& node) {
     y = op(TosaOp::kLogicalNot, {a}, {}, shape, DType::kBool);
   } else {
     UNIVK_ASSIGN_OR_RETURN(TosaId b, operand(node.inputs[1], out.rank(), layout));
-    y = op(node.op == "logical_and" ? TosaOp::kLogicalAnd : TosaOp::kLogicalOr, {a, b}, {}, shape, DType::kBool);
+    const TosaOp t = node.op == "logical_and"   ? TosaOp::kLogicalAnd
+                     : node.op == "logical_xor" ? TosaOp::kLogicalXor
+                                                : TosaOp::kLogicalOr;
+    y = op(t, {a, b}, {}, shape, DType::kBool);
   }
   set(node.outputs[0], layout, y);
   return ok_status();

@@ -99,6 +99,10 @@ Result<TosaLowering::TosaId> TosaLowering::apply_unary(const std::string& o, con
   if (o == "abs") return simple(TosaOp::kAbs);
   if (o == "reciprocal") return simple(TosaOp::kReciprocal);
   if (o == "rsqrt") return simple(TosaOp::kRsqrt);
+  if (o == "floor") return simple(TosaOp::kFloor);
+  if (o == "ceil") return simple(TosaOp::kCeil);
+  if (o == "sin") return simple(TosaOp::kSin);
+  if (o == "cos") return simple(TosaOp::kCos);
   if (o == "sqrt") return op(TosaOp::kReciprocal, {simple(TosaOp::kRsqrt)}, {}, shape);
   if (o == "neg") {
     Attributes a;
@@ -404,11 +408,26 @@ Status TosaLowering::lower_matmul(const Node& node) {
   return ok_status();
 }
 
+// sum and mean as REDUCE_SUM, prod as REDUCE_PRODUCT, amax/amin as REDUCE_MAX/REDUCE_MIN (NaN
+// propagates), all/any of bool tensors as REDUCE_ALL/REDUCE_ANY, one TOSA reduction per dim.
 Status TosaLowering::lower_reduce(const Node& node) {
   UNIVK_ASSIGN_OR_RETURN(ops::Reduce red, ops::reduce(node.attrs, input_shapes(graph_, node)));
   const ValueId in = node.inputs[0];
   const size_t rank = graph_.value(in).shape.rank();
   if (rank == 0) return unsupported(node.op + " of a scalar");
+  const std::string& o = node.op;
+  const bool logical = o == "all" || o == "any";
+  const DType want = logical ? DType::kBool : DType::kFloat32;
+  if (graph_.value(in).dtype != want)
+    return unsupported(o + " of " + std::string(dtype_name(graph_.value(in).dtype)) + " (" +
+                       std::string(dtype_name(want)) + " is lowered to TOSA)");
+  if ((o == "amax" || o == "amin") && red.count == 0) return invalid_argument(o + " over an empty dim has no identity");
+  const TosaOp reduction = o == "prod"   ? TosaOp::kReduceProduct
+                           : o == "amax" ? TosaOp::kReduceMax
+                           : o == "amin" ? TosaOp::kReduceMin
+                           : o == "all"  ? TosaOp::kReduceAll
+                           : o == "any"  ? TosaOp::kReduceAny
+                                         : TosaOp::kReduceSum;
   const Layout layout = preferred_layout(in);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
   std::vector<int64_t> shape = shape_of(x);
@@ -417,9 +436,9 @@ Status TosaLowering::lower_reduce(const Node& node) {
     const int64_t axis = layout == Layout::kNhwc ? nhwc_axis(nd) : nd;
     count *= shape[static_cast<size_t>(axis)];
     shape[static_cast<size_t>(axis)] = 1;
-    Attributes a;
+    Attributes a = reduction == TosaOp::kReduceMax || reduction == TosaOp::kReduceMin ? nan_propagate() : Attributes();
     a.set("axis", axis);
-    x = op(TosaOp::kReduceSum, {x}, std::move(a), shape);
+    x = op(reduction, {x}, std::move(a), shape, want);
   }
   if (node.op == "mean") {
     x = op(TosaOp::kMul, {x, scalar_constant(1.0f / static_cast<float>(count), rank)}, mul_attrs(), shape);

@@ -27,7 +27,7 @@ std::span<const std::string_view> compare_op_names() {
 }
 
 std::span<const std::string_view> logical_op_names() {
-  static constexpr std::array<std::string_view, 3> kNames = {"logical_and", "logical_or", "logical_not"};
+  static constexpr std::array<std::string_view, 4> kNames = {"logical_and", "logical_or", "logical_xor", "logical_not"};
   return kNames;
 }
 
@@ -49,6 +49,22 @@ Result<Compare> compare(std::string_view, const Attributes& attrs, Shapes inputs
 
 Result<Shape> logical(std::string_view op, const Attributes&, Shapes inputs) {
   if (op == "logical_not") {
+    UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 1, 1));
+    return inputs[0];
+  }
+  UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 2, 2));
+  return broadcast_shapes(inputs[0], inputs[1]);
+}
+
+std::span<const std::string_view> integer_op_names() {
+  static constexpr std::array<std::string_view, 8> kNames = {
+      "bitwise_and",        "bitwise_or",          "bitwise_xor",  "bitwise_not",
+      "bitwise_left_shift", "bitwise_right_shift", "floor_divide", "trunc_divide"};
+  return kNames;
+}
+
+Result<Shape> integer_op(std::string_view op, const Attributes&, Shapes inputs) {
+  if (op == "bitwise_not") {
     UNIVK_RETURN_IF_ERROR(check_input_count(inputs.size(), 1, 1));
     return inputs[0];
   }

@@ -100,9 +100,9 @@ Result<Shape> infer_reshape(const std::vector<int64_t>& dims, int64_t numel, con
 // ---- Elementwise ---------------------------------------------------------------------------
 
 std::span<const std::string_view> unary_op_names() {
-  static constexpr std::array<std::string_view, 17> kNames = {
-      "sigmoid",     "tanh", "relu", "relu6", "hardtanh", "clamp", "gelu",  "silu",      "hardswish",
-      "hardsigmoid", "exp",  "log",  "neg",   "abs",      "sqrt",  "rsqrt", "reciprocal"};
+  static constexpr std::array<std::string_view, 21> kNames = {
+      "sigmoid", "tanh", "relu", "relu6", "hardtanh", "clamp",      "gelu",  "silu", "hardswish", "hardsigmoid", "exp",
+      "log",     "neg",  "abs",  "sqrt",  "rsqrt",    "reciprocal", "floor", "ceil", "sin",       "cos"};
   return kNames;
 }
 

@@ -243,6 +243,9 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("mean", output_of<reduce>);
     m.emplace("amax", output_of<reduce>);
     m.emplace("amin", output_of<reduce>);
+    m.emplace("prod", output_of<reduce>);
+    m.emplace("all", output_of<reduce>);
+    m.emplace("any", output_of<reduce>);
     m.emplace("layer_norm", output_of<layer_norm>);
     m.emplace("batch_norm", output_of<batch_norm>);
     m.emplace("view", output_of<reshape>);
@@ -258,6 +261,7 @@ const std::map<std::string, ShapeFn, std::less<>>& shape_fns() {
     m.emplace("contiguous", output_of<contiguous>);
     for (std::string_view op : compare_op_names()) m.emplace(op, output_of<compare>);
     for (std::string_view op : logical_op_names()) m.emplace(op, output_of<logical>);
+    for (std::string_view op : integer_op_names()) m.emplace(op, output_of<integer_op>);
     m.emplace("where", output_of<where>);
     m.emplace("masked_fill", output_of<masked_fill>);
     m.emplace("index_select", output_of<index_select>);

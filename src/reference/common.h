@@ -39,15 +39,17 @@ OpTable shape_ops();
 OpTable upsample_ops();
 OpTable volume_ops();    // flip, conv3d
 OpTable indexing_ops();  // comparisons, logical, where, masked_fill, index_select, argmax/argmin, cumsum
+OpTable integer_ops();   // bitwise operators, shifts, floor/trunc division of integer tensors
 // TOSA families.
 OpTable tosa_elementwise_ops();
-OpTable tosa_tensor_ops();  // pools, convolutions, matmul
-OpTable tosa_data_ops();    // reshape, transpose, concat, slice, pad, tile, reductions, argmax
-OpTable tosa_resize_ops();  // RESIZE (fp32)
-OpTable tosa_quant_ops();   // cast, rescale, table
-OpTable tosa_logic_ops();   // equal, greater, greater_equal, logical and/or/not, select, gather
-OpTable tosa_index_ops();   // reverse, scatter
-OpTable tosa_fft_ops();     // FFT2D, RFFT2D (two results each)
+OpTable tosa_tensor_ops();   // pools, convolutions, matmul
+OpTable tosa_data_ops();     // reshape, transpose, concat, slice, pad, tile, reductions, argmax
+OpTable tosa_resize_ops();   // RESIZE (fp32)
+OpTable tosa_quant_ops();    // cast, rescale, table
+OpTable tosa_logic_ops();    // equal, greater, greater_equal, logical and/or/xor/not, select, gather
+OpTable tosa_bitwise_ops();  // bitwise and/or/xor/not, shifts, intdiv, clz
+OpTable tosa_index_ops();    // reverse, scatter
+OpTable tosa_fft_ops();      // FFT2D, RFFT2D (two results each)
 
 // InvalidArgument unless min <= inputs.size() <= max.
 Status check_input_count(Inputs inputs, size_t min, size_t max);

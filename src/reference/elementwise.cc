@@ -61,6 +61,14 @@ Result<Tensors> unary(std::string_view op, const Attributes& attrs, Inputs input
     apply([](float v) { return 1.0f / std::sqrt(v); });
   else if (op == "reciprocal")
     apply([](float v) { return 1.0f / v; });
+  else if (op == "floor")
+    apply([](float v) { return std::floor(v); });
+  else if (op == "ceil")
+    apply([](float v) { return std::ceil(v); });
+  else if (op == "sin")
+    apply([](float v) { return std::sin(v); });
+  else if (op == "cos")
+    apply([](float v) { return std::cos(v); });
   else
     return internal_error("unary table has no function for '" + std::string(op) + "'");
   return single(std::move(out));

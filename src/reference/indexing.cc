@@ -83,12 +83,12 @@ Result<Tensors> logical(std::string_view op, const Attributes& attrs, Inputs inp
     for (int64_t i = 0; i < out.numel(); ++i) o[i] = number_at(inputs[0], i) == 0.0;
     return single(std::move(out));
   }
-  const bool is_and = op == "logical_and";
+  const bool is_and = op == "logical_and", is_xor = op == "logical_xor";
   for_each_broadcast(shape, {broadcast_strides(inputs[0].shape(), shape), broadcast_strides(inputs[1].shape(), shape)},
                      [&](int64_t i, const std::vector<int64_t>& off) {
                        // NaN is non-zero, hence true, as in PyTorch.
                        const bool a = number_at(inputs[0], off[0]) != 0.0, b = number_at(inputs[1], off[1]) != 0.0;
-                       o[i] = is_and ? (a && b) : (a || b);
+                       o[i] = is_and ? (a && b) : (is_xor ? a != b : (a || b));
                      });
   return single(std::move(out));
 }

@@ -1,4 +1,5 @@
-// PyTorch softmax, log_softmax, sum, mean, amax, amin (NaN propagates), layer_norm and batch_norm (inference), fp32.
+// PyTorch softmax, log_softmax, sum, mean, prod, amax, amin (NaN propagates), all and any (bool or
+// fp32 in, bool out), layer_norm and batch_norm (inference), fp32.
 #include <algorithm>
 #include <cmath>
 
@@ -34,8 +35,15 @@ Result<Tensors> softmax(std::string_view op, const Attributes& attrs, Inputs inp
 
 Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_ASSIGN_OR_RETURN(ops::Reduce red, ops::reduce(attrs, shapes_of(inputs)));
-  UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
-  const bool is_max = op == "amax", is_min = op == "amin";
+  const bool is_all = op == "all", is_any = op == "any";
+  if (is_all || is_any) {
+    if (inputs[0].dtype() != DType::kBool && inputs[0].dtype() != DType::kFloat32)
+      return unsupported(std::string(op) + " of " + std::string(dtype_name(inputs[0].dtype())) +
+                         " (bool or float32; the result is bool)");
+  } else {
+    UNIVK_RETURN_IF_ERROR(check_all_float(inputs));
+  }
+  const bool is_max = op == "amax", is_min = op == "amin", is_prod = op == "prod";
   if ((is_max || is_min) && red.count == 0) {
     return invalid_argument(std::string(op) + " over an empty dim has no identity");
   }
@@ -47,23 +55,33 @@ Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inpu
     kept_dims.push_back(reduced[static_cast<size_t>(d)] ? 1 : x.shape()[static_cast<size_t>(d)]);
   }
   const Shape kept(kept_dims);
-  const double init = is_max ? -INFINITY : (is_min ? INFINITY : 0.0);
+  const double init = is_max ? -INFINITY : (is_min ? INFINITY : (is_prod || is_all ? 1.0 : 0.0));
   std::vector<double> acc(static_cast<size_t>(kept.numel()), init);
   // Map every input element onto its output slot: the output strides with 0 on reduced dims.
   std::vector<int64_t> out_strides = kept.contiguous_strides();
   for (int64_t d = 0; d < rank; ++d) {
     if (reduced[static_cast<size_t>(d)]) out_strides[static_cast<size_t>(d)] = 0;
   }
-  const float* in = x.data<float>().data();
   for_each_broadcast(x.shape(), {out_strides}, [&](int64_t i, const std::vector<int64_t>& off) {
     double& a = acc[static_cast<size_t>(off[0])];
-    const double v = in[i];
-    if (is_max || is_min) {
+    const double v =
+        x.dtype() == DType::kBool ? x.data<uint8_t>()[static_cast<size_t>(i)] : x.data<float>()[static_cast<size_t>(i)];
+    if (is_all || is_any) {
+      const bool truth = v != 0.0;  // NaN is true, as in PyTorch
+      a = is_all ? (a != 0.0 && truth) : (a != 0.0 || truth);
+    } else if (is_max || is_min) {
       if (std::isnan(v) || (is_max ? v > a : v < a)) a = std::isnan(a) ? a : v;
+    } else if (is_prod) {
+      a *= v;
     } else {
       a += v;
     }
   });
+  if (is_all || is_any) {
+    HostTensor out(DType::kBool, red.output);
+    for (size_t i = 0; i < acc.size(); ++i) out.data<uint8_t>()[i] = acc[i] != 0.0;
+    return single(std::move(out));
+  }
   HostTensor out(DType::kFloat32, red.output);
   float* o = out.data<float>().data();
   const bool mean = op == "mean";
@@ -129,9 +147,9 @@ Result<Tensors> batch_norm(std::string_view, const Attributes& attrs, Inputs inp
 }  // namespace
 
 OpTable normalization_ops() {
-  return {{"softmax", softmax},       {"log_softmax", softmax},  {"sum", reduce},
-          {"mean", reduce},           {"amax", reduce},          {"amin", reduce},
-          {"layer_norm", layer_norm}, {"batch_norm", batch_norm}};
+  return {{"softmax", softmax}, {"log_softmax", softmax},   {"sum", reduce},           {"mean", reduce},
+          {"amax", reduce},     {"amin", reduce},           {"prod", reduce},          {"all", reduce},
+          {"any", reduce},      {"layer_norm", layer_norm}, {"batch_norm", batch_norm}};
 }
 
 }  // namespace univk::reference::detail

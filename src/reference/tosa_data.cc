@@ -1,6 +1,7 @@
 // TOSA 1.0 data-layout and reduction operators: RESHAPE, TRANSPOSE, CONCAT, SLICE, PAD, TILE
-// (any dtype), REDUCE_SUM (float32, int32), REDUCE_MAX (float32, int8, int16, int32) keeping
-// the reduced axis as 1, and ARGMAX (int32 indices, axis removed).
+// (any dtype), REDUCE_SUM (float32, int32), REDUCE_MAX and REDUCE_MIN (float32, int8, int16, int32;
+// nan_mode), REDUCE_PRODUCT (float32), REDUCE_ALL and REDUCE_ANY (bool) keeping the reduced axis
+// as 1, and ARGMAX (int32 indices, axis removed).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -120,15 +121,23 @@ Result<Tensors> tile(std::string_view, const Attributes& attrs, Inputs inputs) {
   return single(std::move(out));
 }
 
+// The dtypes each REDUCE_* takes (TOSA 1.0 profiles).
+bool reduce_takes(std::string_view op, DType t) {
+  if (op == "REDUCE_ALL" || op == "REDUCE_ANY") return t == DType::kBool;
+  if (op == "REDUCE_PRODUCT") return t == DType::kFloat32;
+  if (op == "REDUCE_SUM") return t == DType::kFloat32 || t == DType::kInt32;
+  return t == DType::kFloat32 || t == DType::kInt8 || t == DType::kInt16 || t == DType::kInt32;  // MAX, MIN
+}
+
 Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inputs) {
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 1, 1));
   const HostTensor& x = inputs[0];
   UNIVK_ASSIGN_OR_RETURN(ops::TosaReduce r, ops::tosa_reduce(attrs, x.shape()));
   const int64_t axis = r.axis;
-  const bool is_max = op == "REDUCE_MAX";
+  const bool is_max = op == "REDUCE_MAX", is_min = op == "REDUCE_MIN", is_product = op == "REDUCE_PRODUCT";
+  const bool is_extremum = is_max || is_min;
   const DType t = x.dtype();
-  const bool ok = t == DType::kFloat32 || t == DType::kInt32 || (is_max && (t == DType::kInt8 || t == DType::kInt16));
-  if (!ok) return unsupported("dtype " + std::string(dtype_name(t)));
+  if (!reduce_takes(op, t)) return unsupported(std::string(op) + " on " + std::string(dtype_name(t)));
   UNIVK_ASSIGN_OR_RETURN(bool ignore, nan_ignore(attrs));
   const Split sp = split_at(x.shape(), axis);
   HostTensor out(t, r.output);
@@ -137,26 +146,36 @@ Result<Tensors> reduce(std::string_view op, const Attributes& attrs, Inputs inpu
       const int64_t o = a * sp.inner + c;
       if (t == DType::kFloat32) {
         const float* in = x.data<float>().data();
-        float acc = is_max ? -INFINITY : 0.0f;
+        float acc = is_max ? -INFINITY : (is_min ? INFINITY : (is_product ? 1.0f : 0.0f));
         bool any_nan = false, any_number = false;
         for (int64_t i = 0; i < sp.size; ++i) {
           const float v = in[(a * sp.size + i) * sp.inner + c];
-          if (!is_max) {
+          if (is_product) {
+            acc *= v;
+          } else if (!is_extremum) {
             acc += v;
           } else if (std::isnan(v)) {
             any_nan = true;
           } else {
-            acc = std::fmax(acc, v);
+            acc = is_max ? std::fmax(acc, v) : std::fmin(acc, v);
             any_number = true;
           }
         }
-        if (is_max && ((any_nan && !ignore) || !any_number)) acc = NAN;
+        if (is_extremum && ((any_nan && !ignore) || !any_number)) acc = NAN;
         out.data<float>()[static_cast<size_t>(o)] = acc;
+      } else if (t == DType::kBool) {
+        const bool all = op == "REDUCE_ALL";
+        bool acc = all;
+        for (int64_t i = 0; i < sp.size; ++i) {
+          const bool v = read_int(x, (a * sp.size + i) * sp.inner + c) != 0;
+          acc = all ? (acc && v) : (acc || v);
+        }
+        write_int(out, o, acc);
       } else {
-        int64_t acc = is_max ? int_min(t) : 0;
+        int64_t acc = is_max ? int_min(t) : (is_min ? int_max(t) : 0);
         for (int64_t i = 0; i < sp.size; ++i) {
           const int64_t v = read_int(x, (a * sp.size + i) * sp.inner + c);
-          acc = is_max ? std::max(acc, v) : acc + v;
+          acc = is_max ? std::max(acc, v) : (is_min ? std::min(acc, v) : acc + v);
         }
         write_int(out, o, acc);  // int32 sum overflow is a spec REQUIRE violation; wraps here
       }
@@ -211,8 +230,13 @@ Result<Tensors> argmax(std::string_view, const Attributes& attrs, Inputs inputs)
 }  // namespace
 
 OpTable tosa_data_ops() {
-  return {{"RESHAPE", reshape}, {"TRANSPOSE", transpose}, {"CONCAT", concat},     {"SLICE", slice},  {"PAD", pad},
-          {"TILE", tile},       {"REDUCE_SUM", reduce},   {"REDUCE_MAX", reduce}, {"ARGMAX", argmax}};
+  return {{"RESHAPE", reshape},   {"TRANSPOSE", transpose},
+          {"CONCAT", concat},     {"SLICE", slice},
+          {"PAD", pad},           {"TILE", tile},
+          {"REDUCE_SUM", reduce}, {"REDUCE_MAX", reduce},
+          {"REDUCE_MIN", reduce}, {"REDUCE_PRODUCT", reduce},
+          {"REDUCE_ALL", reduce}, {"REDUCE_ANY", reduce},
+          {"ARGMAX", argmax}};
 }
 
 }  // namespace univk::reference::detail

@@ -1,6 +1,6 @@
-// TOSA 1.0 elementwise operators. fp32 for all; integer types where the spec defines them:
-// ADD/SUB/MAXIMUM/MINIMUM/ABS int32, MUL int8/int16 -> int32 and int32 (with shift),
-// NEGATE int8/int16/int32 (with zero points), CLAMP int8/int16/int32.
+// TOSA 1.0 elementwise operators (CEIL, FLOOR, SIN, COS among the fp32 unary ones). fp32 for all; integer types where
+// the spec defines them: ADD/SUB/MAXIMUM/MINIMUM/ABS int32, MUL int8/int16 -> int32 and int32 (with shift), NEGATE
+// int8/int16/int32 (with zero points), CLAMP int8/int16/int32.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -42,6 +42,14 @@ Result<Tensors> float_unary(std::string_view op, const Attributes&, Inputs input
     apply([](float v) { return 1.0f / std::sqrt(v); });
   else if (op == "ERF")
     apply([](float v) { return std::erf(v); });
+  else if (op == "CEIL")
+    apply([](float v) { return std::ceil(v); });
+  else if (op == "FLOOR")
+    apply([](float v) { return std::floor(v); });
+  else if (op == "SIN")
+    apply([](float v) { return std::sin(v); });
+  else if (op == "COS")
+    apply([](float v) { return std::cos(v); });
   else
     return internal_error("no float function for '" + std::string(op) + "'");
   return single(std::move(out));
@@ -195,7 +203,8 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
 
 OpTable tosa_elementwise_ops() {
   OpTable t;
-  for (std::string_view name : {"SIGMOID", "TANH", "EXP", "LOG", "RECIPROCAL", "RSQRT", "ERF"}) {
+  for (std::string_view name :
+       {"SIGMOID", "TANH", "EXP", "LOG", "RECIPROCAL", "RSQRT", "ERF", "CEIL", "FLOOR", "SIN", "COS"}) {
     t.emplace_back(name, float_unary);
   }
   for (std::string_view name : {"ADD", "SUB", "MUL", "POW", "MAXIMUM", "MINIMUM"}) t.emplace_back(name, binary);

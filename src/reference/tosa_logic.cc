@@ -1,5 +1,5 @@
 // TOSA 1.0 comparison, logical, selection and gather operators: EQUAL, GREATER, GREATER_EQUAL
-// (fp32 or int32 operands, bool result), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT (bool), SELECT
+// (fp32 or int32 operands, bool result), LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, LOGICAL_NOT (bool), SELECT
 // (bool condition, operands of one dtype; operands broadcast with TOSA's rule, equal ranks) and
 // GATHER (values [N,K,C] of any dtype, int32 indices [N,W] in [0, K): the spec's REQUIRE, an
 // InvalidArgument here).
@@ -51,7 +51,7 @@ Result<Tensors> logical(std::string_view op, const Attributes&, Inputs inputs) {
   for_each_broadcast(shape, {broadcast_strides(a.shape(), shape), broadcast_strides(b.shape(), shape)},
                      [&](int64_t i, const std::vector<int64_t>& off) {
                        const bool u = x[off[0]] != 0, v = y[off[1]] != 0;
-                       o[i] = unary ? !u : (op == "LOGICAL_AND" ? (u && v) : (u || v));
+                       o[i] = unary ? !u : (op == "LOGICAL_AND" ? (u && v) : (op == "LOGICAL_OR" ? (u || v) : u != v));
                      });
   return single(std::move(out));
 }
@@ -99,8 +99,9 @@ Result<Tensors> gather(std::string_view, const Attributes&, Inputs inputs) {
 }  // namespace
 
 OpTable tosa_logic_ops() {
-  return {{"EQUAL", compare},      {"GREATER", compare},     {"GREATER_EQUAL", compare}, {"LOGICAL_AND", logical},
-          {"LOGICAL_OR", logical}, {"LOGICAL_NOT", logical}, {"SELECT", select},         {"GATHER", gather}};
+  return {{"EQUAL", compare},       {"GREATER", compare},    {"GREATER_EQUAL", compare},
+          {"LOGICAL_AND", logical}, {"LOGICAL_OR", logical}, {"LOGICAL_XOR", logical},
+          {"LOGICAL_NOT", logical}, {"SELECT", select},      {"GATHER", gather}};
 }
 
 }  // namespace univk::reference::detail

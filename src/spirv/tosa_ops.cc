@@ -105,6 +105,7 @@ constexpr OperandSpec kUnary[] = {{"input", K::kData}};
 constexpr OperandSpec kUnary1[] = {{"input1", K::kData}};
 constexpr OperandSpec kBinary[] = {{"input1", K::kData}, {"input2", K::kData}};
 constexpr OperandSpec kTernary[] = {{"input1", K::kData}, {"input2", K::kData}, {"input3", K::kData}};
+constexpr OperandSpec kRightShift[] = {{"round", K::kBool}, {"input1", K::kData}, {"input2", K::kData}};
 constexpr OperandSpec kGather[] = {{"values", K::kData}, {"indices", K::kData}};
 constexpr OperandSpec kBinaryNan[] = {{"nan_mode", K::kI32}, {"input1", K::kData}, {"input2", K::kData}};
 constexpr OperandSpec kArgmax[] = {{"axis", K::kI32}, {"nan_mode", K::kI32}, {"input", K::kData}};
@@ -222,6 +223,24 @@ const OpSpec kSpecs[] = {
     {TosaOp::kConv3d, kConv},
     {TosaOp::kFft2d, kFft2d, false, 2},
     {TosaOp::kRfft2d, kRfft2d, false, 2},
+    {TosaOp::kArithmeticRightShift, kRightShift},
+    {TosaOp::kBitwiseAnd, kBinary},
+    {TosaOp::kBitwiseOr, kBinary},
+    {TosaOp::kBitwiseXor, kBinary},
+    {TosaOp::kBitwiseNot, kUnary1},
+    {TosaOp::kIntdiv, kBinary},
+    {TosaOp::kLogicalLeftShift, kBinary},
+    {TosaOp::kLogicalRightShift, kBinary},
+    {TosaOp::kLogicalXor, kBinary},
+    {TosaOp::kClz, kUnary1},
+    {TosaOp::kCeil, kUnary1},
+    {TosaOp::kFloor, kUnary1},
+    {TosaOp::kSin, kUnary1},
+    {TosaOp::kCos, kUnary1},
+    {TosaOp::kReduceMin, kReduceNan},
+    {TosaOp::kReduceProduct, kReduce},
+    {TosaOp::kReduceAll, kReduce},
+    {TosaOp::kReduceAny, kReduce},
 };
 
 }  // namespace

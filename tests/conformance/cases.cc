@@ -50,6 +50,11 @@ void unary_cases(Table& t) {
     t.add(op, "vec4", {}, {in(Shape{3, 4, 17}, 0.05, 5)});
     t.add(op, "2d", {}, {in(Shape{3, 5}, 1, 3)});
   }
+  for (const char* op : {"floor", "ceil", "sin", "cos"}) {
+    t.add(op, "3d_odd", {}, {in(Shape{3, 5, 17}, -6, 6)});
+    t.add(op, "vec4", {}, {in(Shape{2, 4, 9}, -6, 6)});
+    t.add(op, "nhwc_small", {}, {in(Shape{1, 3, 4, 5}, -3, 3)});
+  }
   t.add("reciprocal", "positive", {}, {in(Shape{3, 5}, 1, 3)});
   t.add("relu", "rank0", {}, {in(Shape{})});
   t.add("sigmoid", "nchw_small", {}, {in(Shape{1, 3, 4, 5})});
@@ -293,6 +298,11 @@ void norm_cases(Table& t) {
     t.add(op, "dim_neg1_long", attrs({{"dim", i64(-1)}}), {in(Shape{3, 500})});
     t.add(op, "hw_keepdim", attrs({{"dim", ints({-2, -1})}, {"keepdim", i64(1)}}), {in(Shape{2, 3, 9, 11})});
   }
+  // Factors near 1 keep the products in range.
+  t.add("prod", "dim1", attrs({{"dim", ints({1})}}), {in(Shape{3, 6, 5}, 0.5, 1.5)});
+  t.add("prod", "dim_neg1_keepdim", attrs({{"dim", i64(-1)}, {"keepdim", i64(1)}}), {in(Shape{4, 9}, -1.5, 1.5)});
+  t.add("prod", "all", {}, {in(Shape{2, 3, 4}, 0.8, 1.2)});
+  t.add("prod", "hw", attrs({{"dim", ints({2, 3})}}), {in(Shape{1, 3, 4, 5}, 0.8, 1.2)});
   t.add("layer_norm", "affine", attrs({{"normalized_shape", ints({8})}}),
         {in(Shape{2, 3, 8}), weight(Shape{8}), weight(Shape{8})});
   t.add("layer_norm", "2d_plain_eps", attrs({{"normalized_shape", ints({6, 50})}, {"eps", f64(1e-3)}}),
@@ -382,12 +392,20 @@ void index_cases(Table& t) {
     t.add(op, "scalar_first", attrs({{"other", f64(-0.5)}, {"scalar_first", i64(1)}}), {in(Shape{2, 3, 5})});
     t.add(op, "scalar_integral", attrs({{"other", f64(1)}}), {in(Shape{5, 3}, -1, 1)});
   }
-  for (const char* op : {"logical_and", "logical_or"}) {
+  for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
     t.add(op, "same_shape", {}, {mask(Shape{3, 17}), mask(Shape{3, 17})});
     t.add(op, "broadcast_both", {}, {mask(Shape{2, 1, 5}), mask(Shape{3, 1})});
     t.add(op, "constant_row", {}, {mask(Shape{4, 6}), typed_constant(DType::kBool, Shape{6}, 0, 1)});
   }
   t.add("logical_not", "odd", {}, {mask(Shape{3, 7, 5})});
+  // all/any: reductions of bool tensors (non-zero floats are true).
+  for (const char* op : {"all", "any"}) {
+    t.add(op, "dim1", attrs({{"dim", ints({1})}}), {mask(Shape{4, 3, 5})});
+    t.add(op, "dim0_keepdim", attrs({{"dim", i64(0)}, {"keepdim", i64(1)}}), {mask(Shape{2, 7})});
+    t.add(op, "all_dims", {}, {mask(Shape{3, 2})});
+    t.add(op, "hw", attrs({{"dim", ints({2, 3})}}), {mask(Shape{1, 3, 2, 2})});
+    t.add(op, "float_input", attrs({{"dim", i64(-1)}}), {in(Shape{3, 4}, -1, 1)});
+  }
   t.add("logical_not", "rank0", {}, {mask(Shape{})});
   t.add("where", "same_shape", {}, {mask(Shape{4, 9}), in(Shape{4, 9}), in(Shape{4, 9})});
   t.add("where", "broadcast_all", {}, {mask(Shape{3, 1, 5}), in(Shape{2, 1}), in(Shape{1, 1, 1, 5})});
@@ -404,6 +422,35 @@ void index_cases(Table& t) {
         {in(Shape{3, 8}), typed_constant(DType::kInt64, Shape{4}, 0, 7)});
   t.add("index_select", "int32_values", attrs({{"dim", i64(0)}}),
         {typed(DType::kInt32, Shape{6, 3}, -50, 50), typed(DType::kInt64, Shape{8}, 0, 5)});
+  // Integer operators: full-range int32 values, shift amounts in [0, 31], non-zero divisors of
+  // both signs; int64 for the reference (TOSA has no int64).
+  for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor"}) {
+    t.add(op, "same_shape", {},
+          {typed(DType::kInt32, Shape{3, 17}, -2147483648.0, 2147483647.0),
+           typed(DType::kInt32, Shape{3, 17}, -2147483648.0, 2147483647.0)});
+    t.add(op, "broadcast_constant", {},
+          {typed(DType::kInt32, Shape{2, 3, 5}, -1000, 1000), typed_constant(DType::kInt32, Shape{5}, 0, 255)});
+    t.add(op, "int64", {},
+          {typed(DType::kInt64, Shape{4, 3}, -1e12, 1e12), typed(DType::kInt64, Shape{3}, -1e12, 1e12)});
+  }
+  t.add("bitwise_not", "int32", {}, {typed(DType::kInt32, Shape{2, 3, 7}, -2147483648.0, 2147483647.0)});
+  t.add("bitwise_not", "int8", {}, {typed(DType::kInt8, Shape{9}, -128, 127)});
+  for (const char* op : {"bitwise_left_shift", "bitwise_right_shift"}) {
+    t.add(op, "tensor_amounts", {},
+          {typed(DType::kInt32, Shape{3, 11}, -2147483648.0, 2147483647.0), typed(DType::kInt32, Shape{3, 11}, 0, 31)});
+    t.add(op, "constant_amount", {},
+          {typed(DType::kInt32, Shape{2, 1, 6}, -100000, 100000), typed_constant(DType::kInt32, Shape{}, 3, 3)});
+    t.add(op, "int16", {}, {typed(DType::kInt16, Shape{7}, -32768, 32767), typed(DType::kInt16, Shape{7}, 0, 20)});
+  }
+  for (const char* op : {"floor_divide", "trunc_divide"}) {
+    t.add(op, "positive_divisor", {},
+          {typed(DType::kInt32, Shape{3, 13}, -100000, 100000), typed(DType::kInt32, Shape{3, 13}, 1, 9)});
+    t.add(op, "negative_divisor", {},
+          {typed(DType::kInt32, Shape{2, 4, 5}, -100000, 100000), typed(DType::kInt32, Shape{1, 5}, -9, -1)});
+    t.add(op, "constant_divisor", {},
+          {typed(DType::kInt32, Shape{17}, -1000, 1000), typed_constant(DType::kInt32, Shape{}, 7, 7)});
+    t.add(op, "int64", {}, {typed(DType::kInt64, Shape{6}, -1e12, 1e12), typed(DType::kInt64, Shape{6}, 1, 1000)});
+  }
   for (const char* op : {"argmax", "argmin"}) {
     t.add(op, "dim1", attrs({{"dim", i64(1)}}), {in(Shape{3, 17, 5})});
     t.add(op, "last_dim_keepdim", attrs({{"dim", i64(-1)}, {"keepdim", i64(1)}}), {in(Shape{4, 9})});
@@ -454,19 +501,30 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
     const std::vector<Row> rows = {
         {shape_ops, DType::kFloat32, {0, 0}},
         {shape_ops, DType::kInt32, {0, 0}},
-        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "amax", "amin", "max_pool2d",
-          "adaptive_max_pool2d", "upsample_nearest2d", "where", "masked_fill", "index_select", "flip"},
+        {{"neg", "abs", "relu", "relu6", "hardtanh", "clamp", "maximum", "minimum", "amax", "amin", "floor", "ceil",
+          "max_pool2d", "adaptive_max_pool2d", "upsample_nearest2d", "where", "masked_fill", "index_select", "flip"},
          DType::kFloat32,
          {0, 0}},
         {{"index_select", "flip"}, DType::kInt32, {0, 0}},
-        {{"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not"}, DType::kBool, {0, 0}},
+        {{"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+          "floor_divide", "trunc_divide"},
+         DType::kInt32,
+         {0, 0}},
+        {{"bitwise_and", "bitwise_or", "bitwise_xor", "floor_divide", "trunc_divide"}, DType::kInt64, {0, 0}},
+        {{"bitwise_not"}, DType::kInt8, {0, 0}},
+        {{"bitwise_left_shift", "bitwise_right_shift"}, DType::kInt16, {0, 0}},
+        {{"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "all", "any"},
+         DType::kBool,
+         {0, 0}},
         {{"argmax", "argmin"}, DType::kInt64, {0, 0}},
         {{"add", "sub", "mul", "div", "reciprocal", "hardswish", "hardsigmoid", "avg_pool2d", "adaptive_avg_pool2d"},
          DType::kFloat32,
          {1e-6, 1e-6}},
         {{"batch_norm", "upsample_bilinear2d"}, DType::kFloat32, {1e-6, 1e-5}},
-        {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow"}, DType::kFloat32, {1e-5, 1e-5}},
-        {{"conv2d", "conv3d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "softmax",
+        {{"sigmoid", "tanh", "gelu", "silu", "exp", "log", "sqrt", "rsqrt", "pow", "sin", "cos"},
+         DType::kFloat32,
+         {1e-5, 1e-5}},
+        {{"conv2d", "conv3d", "conv_transpose2d", "linear", "matmul", "bmm", "addmm", "sum", "mean", "prod", "softmax",
           "log_softmax", "layer_norm", "cumsum"},
          DType::kFloat32,
          {1e-5, 1e-4}},

@@ -219,6 +219,47 @@ inline TosaGraph graph_for(TosaOp op) {
     case TosaOp::kLogicalNot:
       unary({DType::kBool, {2, 5}}, {DType::kBool, {2, 5}}, a);
       break;
+    case TosaOp::kLogicalXor:
+      binary({DType::kBool, {2, 5}}, {DType::kBool, {2, 1}}, {DType::kBool, {2, 5}}, a);
+      break;
+    case TosaOp::kArithmeticRightShift:
+      a.set("round", int64_t{1});
+      binary({DType::kInt16, {2, 5}}, {DType::kInt16, {1, 5}}, {DType::kInt16, {2, 5}}, a);
+      break;
+    case TosaOp::kBitwiseAnd:
+    case TosaOp::kBitwiseOr:
+    case TosaOp::kBitwiseXor:
+    case TosaOp::kLogicalLeftShift:
+    case TosaOp::kLogicalRightShift:
+      binary({DType::kInt8, {2, 5}}, {DType::kInt8, {2, 5}}, {DType::kInt8, {2, 5}}, a);
+      break;
+    case TosaOp::kIntdiv:
+      binary({DType::kInt32, {2, 5}}, {DType::kInt32, {2, 1}}, {DType::kInt32, {2, 5}}, a);
+      break;
+    case TosaOp::kBitwiseNot:
+    case TosaOp::kClz:
+      unary({DType::kInt32, {2, 5}}, {DType::kInt32, {2, 5}}, a);
+      break;
+    case TosaOp::kCeil:
+    case TosaOp::kFloor:
+    case TosaOp::kSin:
+    case TosaOp::kCos:
+      unary(f4, f4, a);
+      break;
+    case TosaOp::kReduceMin:
+      a.set("axis", int64_t{0});
+      a.set("nan_mode", kNanIgnore);
+      unary({DType::kFloat16, {3, 5}}, {DType::kFloat16, {1, 5}}, a);
+      break;
+    case TosaOp::kReduceProduct:
+      a.set("axis", int64_t{2});
+      unary(f4, {DType::kFloat32, {1, 4, 1, 3}}, a);
+      break;
+    case TosaOp::kReduceAll:
+    case TosaOp::kReduceAny:
+      a.set("axis", int64_t{1});
+      unary({DType::kBool, {2, 5}}, {DType::kBool, {2, 1}}, a);
+      break;
     case TosaOp::kGather: {
       ValueId v = g.add_input({DType::kFloat32, {2, 5, 3}}, 0, 0);
       ValueId i = g.add_constant({DType::kInt32, {2, 2}}, i32_bytes({4, 0, 1, 1}));

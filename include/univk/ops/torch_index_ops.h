@@ -29,6 +29,13 @@ Result<Compare> compare(std::string_view op, const Attributes& attrs, Shapes inp
 std::span<const std::string_view> logical_op_names();
 Result<Shape> logical(std::string_view op, const Attributes& attrs, Shapes inputs);
 
+// Integer operators on tensors of one integer dtype (int8, int16, int32, int64), broadcast, the
+// result of that dtype: bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift,
+// bitwise_right_shift (arithmetic), floor_divide, trunc_divide (torch.div with rounding_mode
+// "floor" / "trunc") take two tensors, bitwise_not one.
+std::span<const std::string_view> integer_op_names();
+Result<Shape> integer_op(std::string_view op, const Attributes& attrs, Shapes inputs);
+
 // where(condition, x, y): the three broadcast to one shape; x where condition, else y.
 Result<Shape> where(const Attributes& attrs, Shapes inputs);
 

@@ -1,9 +1,10 @@
 // Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D,
 // TRANSPOSE_CONV2D,
 // DEPTHWISE_CONV2D and MATMUL on the kernel library; int8 convolutions on
-// shaders/conv2d_i8.comp), the reductions (shaders/reduce_f32.comp) and RESIZE
+// shaders/conv2d_i8.comp), the reductions (shaders/reduce.glsl) and RESIZE
 // (shaders/resize_f32.comp), whose parameter layouts they match.
 #include <string>
+#include <utility>
 
 #include "emitter_internal.h"
 #include "univk/ops/tosa_ops.h"
@@ -172,11 +173,46 @@ Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorVi
   return library_dispatch(p, inputs, output);
 }
 
+// MODE and KIND (specialization constants 0 and 1 of shaders/reduce.glsl) of a reduction over
+// `in`: fp32 for all but REDUCE_ALL/ANY, int32 for REDUCE_SUM/MAX/MIN, bool for REDUCE_ALL/ANY.
+Result<std::pair<uint32_t, uint32_t>> reduce_mode(TosaOp op, DType in) {
+  uint32_t mode = 0;
+  const char* types = "fp32";
+  switch (op) {
+    case TosaOp::kReduceSum:
+    case TosaOp::kReduceMax:
+    case TosaOp::kReduceMin:
+      mode = op == TosaOp::kReduceSum ? 0u : (op == TosaOp::kReduceMax ? 1u : 3u);
+      types = "fp32 or int32";
+      break;
+    case TosaOp::kArgmax:
+      mode = 2;
+      break;
+    case TosaOp::kReduceProduct:
+      mode = 4;
+      break;
+    default:  // REDUCE_ALL, REDUCE_ANY
+      mode = op == TosaOp::kReduceAll ? 5u : 6u;
+      types = "bool";
+      break;
+  }
+  const bool ok = mode >= 5 ? in == DType::kBool
+                            : in == DType::kFloat32 || (in == DType::kInt32 && (mode == 0 || mode == 1 || mode == 3));
+  if (!ok)
+    return unsupported(std::string(spirv::tosa_op_name(op)) + " on " + std::string(dtype_name(in)) +
+                       " is not implemented by the lowering (" + types + " only)");
+  return std::pair<uint32_t, uint32_t>{mode, in == DType::kInt32 ? 1u : 0u};
+}
+
 Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   const bool argmax = op.op == TosaOp::kArgmax;
-  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output, !argmax));
-  if (argmax && output.dtype != DType::kInt32) return unsupported("ARGMAX output must be int32");
+  if (inputs.size() != 1) return invalid_argument("a reduction takes one input");
   const TensorView& in = inputs[0];
+  UNIVK_ASSIGN_OR_RETURN(auto mode_kind, reduce_mode(op.op, in.dtype));
+  const DType result = argmax ? DType::kInt32 : in.dtype;
+  if (output.dtype != result)
+    return unsupported("output type " + std::string(dtype_name(output.dtype)) + " (" + std::string(dtype_name(result)) +
+                       " only)");
   UNIVK_ASSIGN_OR_RETURN(int64_t axis, op.attrs.get_int("axis"));
   const size_t rank = in.shape.size();
   if (axis < 0 || static_cast<size_t>(axis) >= rank || rank > kMaxRank) return invalid_argument("axis out of range");
@@ -195,7 +231,7 @@ Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorVi
     out_strides[axis] = 0;
   }
   Dispatch k;
-  k.shader = Shader::kReduceF32;
+  k.shader = in.dtype == DType::kBool ? Shader::kReduceBool : Shader::kReduceF32;
   k.outputs = {output};
   k.inputs = {in};
   const int64_t total = Shape(iter).numel();
@@ -208,9 +244,7 @@ Result<Dispatch> emit_reduce(const TosaOperation& op, const std::vector<TensorVi
   UNIVK_RETURN_IF_ERROR(push_all(k.params, os));
   UNIVK_RETURN_IF_ERROR(push_all(k.params, is));
   UNIVK_RETURN_IF_ERROR(push(k.params, {in.shape[axis], in.strides[axis]}));
-  // MODE (specialization constant 0 of reduce_f32.comp).
-  constexpr uint32_t kSum = 0, kMax = 1, kArgmax = 2;
-  k.specialization = {{0u, argmax ? kArgmax : (op.op == TosaOp::kReduceMax ? kMax : kSum)}};
+  k.specialization = {{0u, mode_kind.first}, {1u, mode_kind.second}};
   k.work_items = static_cast<uint64_t>(total);
   return k;
 }
@@ -314,6 +348,9 @@ Result<Dispatch> emit_logic(const TosaOperation& op, const std::vector<TensorVie
       break;
     case TosaOp::kLogicalOr:
       mode = 4;
+      break;
+    case TosaOp::kLogicalXor:
+      mode = 7;
       break;
     case TosaOp::kLogicalNot:
       mode = 5;
@@ -562,6 +599,10 @@ Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::v
       break;
     case TosaOp::kReduceSum:
     case TosaOp::kReduceMax:
+    case TosaOp::kReduceMin:
+    case TosaOp::kReduceProduct:
+    case TosaOp::kReduceAll:
+    case TosaOp::kReduceAny:
     case TosaOp::kArgmax:
       dispatch = emit_reduce(op, inputs, output);
       break;
@@ -582,6 +623,7 @@ Result<std::vector<Dispatch>> emit_compute(const TosaOperation& op, const std::v
     case TosaOp::kGreaterEqual:
     case TosaOp::kLogicalAnd:
     case TosaOp::kLogicalOr:
+    case TosaOp::kLogicalXor:
     case TosaOp::kLogicalNot:
     case TosaOp::kSelect:
       dispatch = emit_logic(op, inputs, output);

@@ -70,7 +70,11 @@ Status check_compute_shapes(const TosaOperation& op, const std::vector<TensorVie
       computed = ops::tosa_matmul(Shape(inputs[0].shape), Shape(inputs[1].shape));
       break;
     case TosaOp::kReduceSum:
-    case TosaOp::kReduceMax: {
+    case TosaOp::kReduceMax:
+    case TosaOp::kReduceMin:
+    case TosaOp::kReduceProduct:
+    case TosaOp::kReduceAll:
+    case TosaOp::kReduceAny: {
       auto r = ops::tosa_reduce(op.attrs, Shape(inputs[0].shape));
       computed = r.ok() ? Result<Shape>(r->output) : Result<Shape>(r.status());
       break;

@@ -78,6 +78,8 @@ const char* shader_name(Shader id) {
       return "copy8";
     case Shader::kReduceF32:
       return "reduce_f32";
+    case Shader::kReduceBool:
+      return "reduce_bool";
     case Shader::kCast:
       return "cast";
     case Shader::kRescale:
@@ -122,6 +124,7 @@ uint32_t shader_tensor_bindings(Shader id) {
     case Shader::kCopy16:
     case Shader::kCopy8:
     case Shader::kReduceF32:
+    case Shader::kReduceBool:
     case Shader::kCast:
     case Shader::kRescale:
     case Shader::kPoolI8:

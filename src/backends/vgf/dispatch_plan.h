@@ -79,7 +79,8 @@ enum class Shader : uint8_t {
   kCopy32,          // strided copy / pad / tile of 32-bit elements
   kCopy16,
   kCopy8,
-  kReduceF32,       // REDUCE_SUM / REDUCE_MAX / ARGMAX
+  kReduceF32,       // REDUCE_SUM / MAX / MIN / PRODUCT, ARGMAX (fp32; SUM/MAX/MIN int32)
+  kReduceBool,      // REDUCE_ALL / REDUCE_ANY (8-bit storage)
   kCast,            // CAST between int8/uint8/bool/int32/fp32 (8-bit storage)
   kRescale,         // RESCALE between int8/uint8/int32 (8-bit storage)
   kTableI8,         // int8 TABLE (8-bit storage)
@@ -90,7 +91,7 @@ enum class Shader : uint8_t {
   kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
   kCast16,          // CAST between fp32 and fp16
   kResizeF32,       // fp32 RESIZE (nearest, bilinear)
-  kLogic,           // EQUAL/GREATER/GREATER_EQUAL, LOGICAL_AND/OR/NOT, SELECT (8-bit storage)
+  kLogic,           // EQUAL/GREATER/GREATER_EQUAL, LOGICAL_AND/OR/XOR/NOT, SELECT (8-bit storage)
   kGather,          // GATHER of 32-bit values by int32 indices
   kScatter,         // SCATTER of 32-bit values by int32 indices (after a copy of values_in)
   kConv3dF32,       // fp32 CONV3D, direct

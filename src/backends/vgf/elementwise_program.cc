@@ -25,7 +25,8 @@ std::vector<std::pair<uint32_t, uint32_t>> EwProgram::specialization(uint32_t fi
   return spec;
 }
 
-std::optional<EwOp> elementwise_op(TosaOp op, bool is_int) {
+std::optional<EwOp> elementwise_op(const spirv::TosaOperation& operation, bool is_int) {
+  const TosaOp op = operation.op;
   switch (op) {
     case TosaOp::kAdd:
       return EwOp::kAdd;
@@ -46,7 +47,33 @@ std::optional<EwOp> elementwise_op(TosaOp op, bool is_int) {
     default:
       break;
   }
-  if (is_int) return std::nullopt;
+  if (is_int) {
+    switch (op) {
+      case TosaOp::kBitwiseAnd:
+        return EwOp::kBitwiseAnd;
+      case TosaOp::kBitwiseOr:
+        return EwOp::kBitwiseOr;
+      case TosaOp::kBitwiseXor:
+        return EwOp::kBitwiseXor;
+      case TosaOp::kBitwiseNot:
+        return EwOp::kBitwiseNot;
+      case TosaOp::kIntdiv:
+        return EwOp::kIntdiv;
+      case TosaOp::kLogicalLeftShift:
+        return EwOp::kShiftLeft;
+      case TosaOp::kLogicalRightShift:
+        return EwOp::kShiftRightLogical;
+      case TosaOp::kArithmeticRightShift: {
+        auto round = operation.attrs.get_int_or("round", 0);
+        if (!round.ok()) return std::nullopt;
+        return *round != 0 ? EwOp::kShiftRightRounded : EwOp::kShiftRightArithmetic;
+      }
+      case TosaOp::kClz:
+        return EwOp::kClz;
+      default:
+        return std::nullopt;
+    }
+  }
   switch (op) {
     case TosaOp::kSigmoid:
       return EwOp::kSigmoid;
@@ -64,6 +91,14 @@ std::optional<EwOp> elementwise_op(TosaOp op, bool is_int) {
       return EwOp::kPow;
     case TosaOp::kErf:
       return EwOp::kErf;
+    case TosaOp::kCeil:
+      return EwOp::kCeil;
+    case TosaOp::kFloor:
+      return EwOp::kFloor;
+    case TosaOp::kSin:
+      return EwOp::kSin;
+    case TosaOp::kCos:
+      return EwOp::kCos;
     default:
       return std::nullopt;
   }

@@ -41,6 +41,20 @@ enum class EwOp : uint32_t {
   kMaximum,
   kMinimum,
   kMulShift,  // int: (a*b + round) >> imm0
+  kCeil,      // float only
+  kFloor,
+  kSin,
+  kCos,
+  kBitwiseAnd,  // int only (int32 registers)
+  kBitwiseOr,
+  kBitwiseXor,
+  kBitwiseNot,
+  kIntdiv,                // truncating
+  kShiftLeft,             // LOGICAL_LEFT_SHIFT
+  kShiftRightLogical,     // LOGICAL_RIGHT_SHIFT
+  kShiftRightArithmetic,  // ARITHMETIC_RIGHT_SHIFT, round false
+  kShiftRightRounded,     // ARITHMETIC_RIGHT_SHIFT, round true
+  kClz,
 };
 
 // Source operands of a step.
@@ -67,8 +81,8 @@ struct EwProgram {
 
 // Maps a TOSA operator to its elementwise op for float (is_int=false) or int32 programs;
 // nullopt when the operator is not fusable for that type. CLAMP/MUL take extra immediates from
-// attributes (see ProgramBuilder::add).
-std::optional<EwOp> elementwise_op(spirv::TosaOp op, bool is_int);
+// attributes (see ProgramBuilder::add); ARITHMETIC_RIGHT_SHIFT's `round` picks its op.
+std::optional<EwOp> elementwise_op(const spirv::TosaOperation& op, bool is_int);
 
 // Builds a program from TOSA values in evaluation order. Values are caller-chosen ids; a value
 // is either external (an input slot or an immediate) or the result of an earlier step.

@@ -24,7 +24,7 @@ bool fusable_member(const TosaGraph& g, size_t i, DType* dtype) {
   if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kInt32) return false;
   for (ValueId v : op.inputs)
     if (type_of(g, v).dtype != dt) return false;
-  if (!elementwise_op(op.op, dt == DType::kInt32)) return false;
+  if (!elementwise_op(op, dt == DType::kInt32)) return false;
   *dtype = dt;
   return true;
 }
@@ -79,7 +79,7 @@ std::optional<EwProgram> fusion_group_program(const TosaGraph& g, const FusionGr
   for (size_t i : group.ops) internal.insert(g.operations[i].outputs[0]);
   for (size_t i : group.ops) {
     const TosaOperation& op = g.operations[i];
-    const EwOp ew = *elementwise_op(op.op, group.is_int);
+    const EwOp ew = *elementwise_op(op, group.is_int);
     uint32_t imm0 = 0, imm1 = 0;
     if (ew == EwOp::kClamp) {
       if (group.is_int) {

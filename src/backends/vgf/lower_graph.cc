@@ -118,6 +118,7 @@ class Lowering {
       case TosaOp::kClamp:
       case TosaOp::kMaxPool2d:
       case TosaOp::kReduceMax:
+      case TosaOp::kReduceMin:
       case TosaOp::kArgmax:
         break;
       default:

@@ -20,6 +20,8 @@ std::span<const uint32_t> shader_spirv(Shader id) {
       return shaders::copy8_spv();
     case Shader::kReduceF32:
       return shaders::reduce_f32_spv();
+    case Shader::kReduceBool:
+      return shaders::reduce_bool_spv();
     case Shader::kCast:
       return shaders::cast_spv();
     case Shader::kRescale:

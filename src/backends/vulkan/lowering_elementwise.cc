@@ -41,7 +41,11 @@ Result<LoweredOp> lower_unary(std::string_view op, const Attributes& attrs, Inpu
                                                            {"abs", UnaryOp::kAbs},
                                                            {"sqrt", UnaryOp::kSqrt},
                                                            {"rsqrt", UnaryOp::kRsqrt},
-                                                           {"reciprocal", UnaryOp::kReciprocal}};
+                                                           {"reciprocal", UnaryOp::kReciprocal},
+                                                           {"floor", UnaryOp::kFloor},
+                                                           {"ceil", UnaryOp::kCeil},
+                                                           {"sin", UnaryOp::kSin},
+                                                           {"cos", UnaryOp::kCos}};
   UnaryOp kind = kOps.at(op);
   if (u.gelu_tanh) kind = UnaryOp::kGeluTanh;
   const float lo = static_cast<float>(u.min), hi = static_cast<float>(u.max);

@@ -63,7 +63,8 @@ Result<LoweredOp> lower_logical(std::string_view op, const Attributes& attrs, In
   const bool unary = op == "logical_not";
   Dispatch d;
   d.shader = Shader::kLogic;
-  d.variant = static_cast<uint32_t>(unary ? LogicOp::kNot : (op == "logical_and" ? LogicOp::kAnd : LogicOp::kOr));
+  const LogicOp binary = op == "logical_and" ? LogicOp::kAnd : (op == "logical_xor" ? LogicOp::kXor : LogicOp::kOr);
+  d.variant = static_cast<uint32_t>(unary ? LogicOp::kNot : binary);
   UNIVK_ASSIGN_OR_RETURN(
       d.push, broadcast_push({u32(shape.numel()), 0, 0, 0}, shape, {inputs[0].shape, inputs[unary ? 0 : 1].shape}));
   d.bindings = {Operand::input(0), Operand::input(unary ? 0 : 1), Operand::output()};

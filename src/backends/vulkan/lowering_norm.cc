@@ -1,4 +1,4 @@
-// Lowering of softmax, log_softmax (softmax.comp), sum, mean, amax and amin (reduce.comp), layer_norm
+// Lowering of softmax, log_softmax (softmax.comp), sum, mean, prod, amax and amin (reduce.comp), layer_norm
 // (layer_norm.comp) and batch_norm in inference form (batch_norm.comp).
 #include "lowering_common.h"
 
@@ -12,6 +12,7 @@ constexpr uint32_t kReduceMean = 1;
 constexpr uint32_t kPerThreadRows = 2;
 constexpr uint32_t kReduceMax = 4;  // reduce.comp
 constexpr uint32_t kReduceMin = 8;
+constexpr uint32_t kReduceProd = 16;
 // Rows shorter than this run one invocation per row: a 256-thread workgroup with its barriers
 // costs more than a short serial loop (badly so on CPU drivers such as lavapipe).
 constexpr int64_t kPerThreadRowLimit = 64;
@@ -64,7 +65,7 @@ Result<LoweredOp> lower_reduce(std::string_view op, const Attributes& attrs, Inp
   d.shader = Shader::kReduce;
   const bool per_thread = count < kPerThreadRowLimit;
   d.variant = (op == "mean" ? kReduceMean : 0) | (op == "amax" ? kReduceMax : 0) | (op == "amin" ? kReduceMin : 0) |
-              (per_thread ? kPerThreadRows : 0);
+              (op == "prod" ? kReduceProd : 0) | (per_thread ? kPerThreadRows : 0);
   // Params { n_out, R, kept_rank, red_rank, dims[6], strides[6] }: kept dims first, then reduced.
   d.push = {u32(n_out), u32(count), u32(static_cast<int64_t>(kept.dims.size())),
             u32(static_cast<int64_t>(red.dims.size()))};
@@ -121,9 +122,9 @@ Result<LoweredOp> lower_batch_norm(std::string_view, const Attributes& attrs, In
 }  // namespace
 
 LowerTable normalization_lowerings() {
-  return {{"softmax", lower_softmax},       {"log_softmax", lower_softmax},  {"sum", lower_reduce},
-          {"mean", lower_reduce},           {"amax", lower_reduce},          {"amin", lower_reduce},
-          {"layer_norm", lower_layer_norm}, {"batch_norm", lower_batch_norm}};
+  return {{"softmax", lower_softmax}, {"log_softmax", lower_softmax},   {"sum", lower_reduce},
+          {"mean", lower_reduce},     {"amax", lower_reduce},           {"amin", lower_reduce},
+          {"prod", lower_reduce},     {"layer_norm", lower_layer_norm}, {"batch_norm", lower_batch_norm}};
 }
 
 }  // namespace univk::backends::vulkan

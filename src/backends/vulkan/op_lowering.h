@@ -74,12 +74,16 @@ enum class UnaryOp : uint32_t {
   kMinScalar,  // minimum(x, p0)
   kPowScalar,  // pow(x, p0)
   kScalarPow,  // pow(p0, x)
+  kFloor,
+  kCeil,
+  kSin,
+  kCos,
 };
 // Spec constant 0 of binary.comp.
 enum class BinaryOp : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMaximum, kMinimum, kPow };
 // Spec constant 0 of logic.comp: the LogicOp in the low 8 bits, or'ed with kLogicScalar when
 // operand b is the push-constant scalar (and kLogicScalarFirst when it is the left operand).
-enum class LogicOp : uint32_t { kEq = 0, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kNot };
+enum class LogicOp : uint32_t { kEq = 0, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kNot, kXor };
 inline constexpr uint32_t kLogicScalar = 1u << 8;
 inline constexpr uint32_t kLogicScalarFirst = 1u << 9;
 

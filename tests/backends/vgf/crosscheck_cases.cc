@@ -101,13 +101,45 @@ CrossCheckCase unary(std::mt19937& rng) {
   double lo = -4.0, hi = 4.0;
   if (Op == TosaOp::kLog || Op == TosaOp::kRsqrt || Op == TosaOp::kReciprocal) lo = 0.1;
   if (Op == TosaOp::kSigmoid || Op == TosaOp::kTanh) lo = -6.0, hi = 6.0;
-  const bool exact = Op == TosaOp::kAbs || Op == TosaOp::kNegate;
-  CrossCheckCase c =
-      make(Op, {tensor(rng, DType::kFloat32, d, lo, hi)}, DType::kFloat32, d, exact ? kExact : kTranscendental);
+  const bool exact = Op == TosaOp::kAbs || Op == TosaOp::kNegate || Op == TosaOp::kCeil || Op == TosaOp::kFloor;
+  // SIN/COS near their zeros: an absolute bound of a few fp32 ulp of 1.
+  const bool periodic = Op == TosaOp::kSin || Op == TosaOp::kCos;
+  CrossCheckCase c = make(Op, {tensor(rng, DType::kFloat32, d, lo, hi)}, DType::kFloat32, d,
+                          exact ? kExact : (periodic ? Tolerance{1e-5, 1e-5} : kTranscendental));
+  if (Op == TosaOp::kCeil || Op == TosaOp::kFloor) {
+    for (float& v : c.inputs[0].data<float>())
+      if (pick(rng, 0, 3) == 0) v = std::round(v);  // integral inputs stay as they are
+  }
   if (Op == TosaOp::kNegate) {
     c.attrs.set("input1_zp", 0.0);
     c.attrs.set("output_zp", 0.0);
   }
+  return c;
+}
+
+// The int32 bit operators, shifts, INTDIV and CLZ. Shift amounts are in [0, 31] and divisors
+// non-zero (TOSA's REQUIREs); magnitudes spread over the 32 bits.
+template <TosaOp Op>
+CrossCheckCase integer(std::mt19937& rng) {
+  const bool is_unary = Op == TosaOp::kBitwiseNot || Op == TosaOp::kClz;
+  auto [a, b] = broadcast_pair(rng);
+  if (is_unary) b = a;
+  HostTensor x = tensor(rng, DType::kInt32, a, -2147483648.0, 2147483647.0);
+  for (int32_t& v : x.data<int32_t>()) v >>= pick(rng, 0, 31);
+  const bool is_shift =
+      Op == TosaOp::kLogicalLeftShift || Op == TosaOp::kLogicalRightShift || Op == TosaOp::kArithmeticRightShift;
+  HostTensor y =
+      is_shift ? tensor(rng, DType::kInt32, b, 0.0, 31.0) : tensor(rng, DType::kInt32, b, -2147483648.0, 2147483647.0);
+  if (!is_shift) {
+    for (int32_t& v : y.data<int32_t>()) v = (v >> pick(rng, 0, 31)) | (Op == TosaOp::kIntdiv ? 1 : 0);
+  }
+  if (Op == TosaOp::kIntdiv) {  // INT32_MIN / -1 does not fit int32 (a REQUIRE)
+    for (int32_t& v : x.data<int32_t>())
+      if (v == INT32_MIN) v = INT32_MAX;
+  }
+  if (is_unary) return make(Op, {x}, DType::kInt32, a);
+  CrossCheckCase c = make(Op, {x, y}, DType::kInt32, broadcast(a, b));
+  if (Op == TosaOp::kArithmeticRightShift) c.attrs.set("round", int64_t{coin(rng)});
   return c;
 }
 
@@ -363,7 +395,8 @@ CrossCheckCase reverse(std::mt19937& rng) {
 
 // ---- reductions -------------------------------------------------------------------------------
 
-template <TosaOp Op, bool Nans = false>
+// REDUCE_* and ARGMAX over a random axis; `Type` is the input's element type.
+template <TosaOp Op, bool Nans = false, DType Type = DType::kFloat32>
 CrossCheckCase reduce(std::mt19937& rng) {
   const Dims d = random_dims(rng, Op == TosaOp::kArgmax ? 2 : 1, 4);
   const int64_t axis = pick(rng, 0, static_cast<int64_t>(d.size()) - 1);
@@ -373,11 +406,13 @@ CrossCheckCase reduce(std::mt19937& rng) {
   } else {
     out[static_cast<size_t>(axis)] = 1;
   }
-  CrossCheckCase c =
-      make(Op, {tensor(rng, DType::kFloat32, d)}, Op == TosaOp::kArgmax ? DType::kInt32 : DType::kFloat32, out,
-           Op == TosaOp::kReduceSum ? kAccumulated : kExact);
+  const bool accumulates = Op == TosaOp::kReduceSum || Op == TosaOp::kReduceProduct;
+  HostTensor x = Type == DType::kInt32 ? tensor(rng, Type, d, -2147483648.0, 2147483647.0) : tensor(rng, Type, d);
+  CrossCheckCase c = make(Op, {x}, Op == TosaOp::kArgmax ? DType::kInt32 : Type, out,
+                          accumulates && Type == DType::kFloat32 ? kAccumulated : kExact);
   c.attrs.set("axis", axis);
-  if (Op != TosaOp::kReduceSum) c.attrs.set("nan_mode", with_nans(rng, Nans, c.inputs));
+  if (Op == TosaOp::kReduceMax || Op == TosaOp::kReduceMin || Op == TosaOp::kArgmax)
+    c.attrs.set("nan_mode", with_nans(rng, Nans, c.inputs));
   return c;
 }
 
@@ -585,6 +620,19 @@ const CrossCheckGenerator kGenerators[] = {
     {"RECIPROCAL fp32", TosaOp::kReciprocal, unary<TosaOp::kReciprocal>},
     {"RSQRT fp32", TosaOp::kRsqrt, unary<TosaOp::kRsqrt>},
     {"ERF fp32", TosaOp::kErf, unary<TosaOp::kErf>},
+    {"CEIL fp32", TosaOp::kCeil, unary<TosaOp::kCeil>},
+    {"FLOOR fp32", TosaOp::kFloor, unary<TosaOp::kFloor>},
+    {"SIN fp32", TosaOp::kSin, unary<TosaOp::kSin>},
+    {"COS fp32", TosaOp::kCos, unary<TosaOp::kCos>},
+    {"BITWISE_AND int32", TosaOp::kBitwiseAnd, integer<TosaOp::kBitwiseAnd>},
+    {"BITWISE_OR int32", TosaOp::kBitwiseOr, integer<TosaOp::kBitwiseOr>},
+    {"BITWISE_XOR int32", TosaOp::kBitwiseXor, integer<TosaOp::kBitwiseXor>},
+    {"BITWISE_NOT int32", TosaOp::kBitwiseNot, integer<TosaOp::kBitwiseNot>},
+    {"INTDIV int32", TosaOp::kIntdiv, integer<TosaOp::kIntdiv>},
+    {"LOGICAL_LEFT_SHIFT int32", TosaOp::kLogicalLeftShift, integer<TosaOp::kLogicalLeftShift>},
+    {"LOGICAL_RIGHT_SHIFT int32", TosaOp::kLogicalRightShift, integer<TosaOp::kLogicalRightShift>},
+    {"ARITHMETIC_RIGHT_SHIFT int32", TosaOp::kArithmeticRightShift, integer<TosaOp::kArithmeticRightShift>},
+    {"CLZ int32", TosaOp::kClz, integer<TosaOp::kClz>},
     {"CLAMP fp32", TosaOp::kClamp, clamp<kF32>},
     {"CLAMP int32", TosaOp::kClamp, clamp<kI32>},
     {"AVG_POOL2D fp32", TosaOp::kAvgPool2d, pool<TosaOp::kAvgPool2d, kF32>},
@@ -598,6 +646,12 @@ const CrossCheckGenerator kGenerators[] = {
     {"MATMUL fp32", TosaOp::kMatmul, matmul},
     {"REDUCE_SUM fp32", TosaOp::kReduceSum, reduce<TosaOp::kReduceSum>},
     {"REDUCE_MAX fp32", TosaOp::kReduceMax, reduce<TosaOp::kReduceMax>},
+    {"REDUCE_MAX int32", TosaOp::kReduceMax, reduce<TosaOp::kReduceMax, false, kI32>},
+    {"REDUCE_MIN fp32", TosaOp::kReduceMin, reduce<TosaOp::kReduceMin>},
+    {"REDUCE_MIN int32", TosaOp::kReduceMin, reduce<TosaOp::kReduceMin, false, kI32>},
+    {"REDUCE_PRODUCT fp32", TosaOp::kReduceProduct, reduce<TosaOp::kReduceProduct>},
+    {"REDUCE_ALL bool", TosaOp::kReduceAll, reduce<TosaOp::kReduceAll, false, kBool>},
+    {"REDUCE_ANY bool", TosaOp::kReduceAny, reduce<TosaOp::kReduceAny, false, kBool>},
     {"ARGMAX fp32", TosaOp::kArgmax, reduce<TosaOp::kArgmax>},
     {"RESHAPE fp32", TosaOp::kReshape, reshape<kF32>},
     {"RESHAPE int8", TosaOp::kReshape, reshape<kI8>},
@@ -623,6 +677,7 @@ const CrossCheckGenerator kGenerators[] = {
     {"GREATER_EQUAL fp32", TosaOp::kGreaterEqual, comparison<TosaOp::kGreaterEqual>},
     {"LOGICAL_AND bool", TosaOp::kLogicalAnd, logical<TosaOp::kLogicalAnd>},
     {"LOGICAL_OR bool", TosaOp::kLogicalOr, logical<TosaOp::kLogicalOr>},
+    {"LOGICAL_XOR bool", TosaOp::kLogicalXor, logical<TosaOp::kLogicalXor>},
     {"LOGICAL_NOT bool", TosaOp::kLogicalNot, logical<TosaOp::kLogicalNot>},
     {"SELECT fp32", TosaOp::kSelect, selection},
     {"GATHER fp32", TosaOp::kGather, gather},
@@ -638,6 +693,7 @@ const CrossCheckGenerator kGenerators[] = {
     {"CLAMP fp32 NaN", TosaOp::kClamp, clamp<kF32, true>},
     {"MAX_POOL2D fp32 NaN", TosaOp::kMaxPool2d, pool<TosaOp::kMaxPool2d, kF32, true>},
     {"REDUCE_MAX fp32 NaN", TosaOp::kReduceMax, reduce<TosaOp::kReduceMax, true>},
+    {"REDUCE_MIN fp32 NaN", TosaOp::kReduceMin, reduce<TosaOp::kReduceMin, true>},
     {"ARGMAX fp32 NaN", TosaOp::kArgmax, reduce<TosaOp::kArgmax, true>},
 };
 // clang-format on

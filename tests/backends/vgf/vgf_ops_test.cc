@@ -4,6 +4,9 @@
 // from other encoders hold (ERF, ARGMAX, REDUCE_MAX, PAD, TILE, int32 MUL shifts, int8
 // RESCALE/TABLE/CAST, quantized pools and convolutions). PyTorch-level operators are checked
 // by the conformance table (tests/conformance).
+#include <cmath>
+#include <cstring>
+
 #include "vgf_test_util.h"
 #include "univk_test.h"
 
@@ -66,8 +69,9 @@ TEST(VgfOps, BinaryElementwiseWithBroadcast) {
 }
 
 TEST(VgfOps, UnaryElementwise) {
-  for (TosaOp op : {TosaOp::kSigmoid, TosaOp::kTanh, TosaOp::kExp, TosaOp::kLog, TosaOp::kAbs, TosaOp::kNegate,
-                    TosaOp::kReciprocal, TosaOp::kRsqrt, TosaOp::kErf}) {
+  for (TosaOp op :
+       {TosaOp::kSigmoid, TosaOp::kTanh, TosaOp::kExp, TosaOp::kLog, TosaOp::kAbs, TosaOp::kNegate, TosaOp::kReciprocal,
+        TosaOp::kRsqrt, TosaOp::kErf, TosaOp::kCeil, TosaOp::kFloor, TosaOp::kSin, TosaOp::kCos}) {
     const bool positive = op == TosaOp::kLog || op == TosaOp::kRsqrt || op == TosaOp::kReciprocal;
     for (Shape s : {Shape({3, 7}), Shape({1, 5, 5, 3})}) {
       OpCase c{op, {}, {f32(s, 3, positive ? 0.2f : -4.f, 4.f)}, s.dims()};
@@ -194,6 +198,90 @@ TEST(VgfOps, TransposeConvolutions) {
   }
 }
 
+// The int32 bit operators, shifts (amounts in [0, 31]), INTDIV (non-zero divisors) and CLZ, alone
+// and as one fused program (PyTorch's floor division: INTDIV with its sign fix-up).
+TEST(VgfOps, Int32BitOperators) {
+  const HostTensor a = random_tensor(DType::kInt32, Shape({3, 11}), 30, -2147483648.0, 2147483647.0);
+  const HostTensor b = random_tensor(DType::kInt32, Shape({1, 11}), 31, -2147483648.0, 2147483647.0);
+  const HostTensor amounts = random_tensor(DType::kInt32, Shape({3, 11}), 32, 0, 31);
+  HostTensor divisors = random_tensor(DType::kInt32, Shape({1, 11}), 33, -50, 50);
+  for (int32_t& d : divisors.data<int32_t>()) d = d == 0 ? 7 : d;
+  auto binary = [&](TosaOp op, const HostTensor& y, Attributes attrs = {}) {
+    run_case({op, std::move(attrs), {a, y}, {3, 11}, DType::kInt32}, std::string(spirv::tosa_op_name(op)) + " int32");
+  };
+  for (TosaOp op : {TosaOp::kBitwiseAnd, TosaOp::kBitwiseOr, TosaOp::kBitwiseXor}) binary(op, b);
+  for (TosaOp op : {TosaOp::kLogicalLeftShift, TosaOp::kLogicalRightShift}) binary(op, amounts);
+  for (int64_t round : {0, 1}) {
+    Attributes r;
+    r.set("round", round);
+    binary(TosaOp::kArithmeticRightShift, amounts, r);
+  }
+  binary(TosaOp::kIntdiv, divisors);
+  HostTensor with_zero = a;
+  with_zero.data<int32_t>()[4] = 0;
+  for (TosaOp op : {TosaOp::kBitwiseNot, TosaOp::kClz})
+    run_case({op, {}, {with_zero}, {3, 11}, DType::kInt32}, std::string(spirv::tosa_op_name(op)) + " int32");
+
+  // floor(a / d) = INTDIV(a, d) - ((a ^ d) >> 31 & (1 - (CLZ(a - INTDIV(a, d) * d) >> 5))).
+  TosaGraph g;
+  const spirv::TosaTensorType t{DType::kInt32, {3, 11}};
+  const ValueId x = g.add_input(t, 0, 0), d = g.add_input({DType::kInt32, {1, 11}}, 0, 1);
+  auto scalar = [&](int32_t v) {
+    std::vector<uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &v, 4);
+    return g.add_constant({DType::kInt32, {1, 1}}, bytes);
+  };
+  Attributes no_shift, no_round;
+  no_shift.set("shift", int64_t{0});
+  no_round.set("round", int64_t{0});
+  const ValueId q = g.add_operation(TosaOp::kIntdiv, {x, d}, {}, t);
+  const ValueId r = g.add_operation(TosaOp::kSub, {x, g.add_operation(TosaOp::kMul, {q, d}, no_shift, t)}, {}, t);
+  const ValueId zero =
+      g.add_operation(TosaOp::kLogicalRightShift, {g.add_operation(TosaOp::kClz, {r}, {}, t), scalar(5)}, {}, t);
+  const ValueId nonzero = g.add_operation(TosaOp::kSub, {scalar(1), zero}, {}, t);
+  const ValueId differ = g.add_operation(
+      TosaOp::kArithmeticRightShift, {g.add_operation(TosaOp::kBitwiseXor, {x, d}, {}, t), scalar(31)}, no_round, t);
+  g.add_output(
+      g.add_operation(TosaOp::kSub, {q, g.add_operation(TosaOp::kBitwiseAnd, {differ, nonzero}, {}, t)}, {}, t), 0, 2);
+  auto loaded = load(single_graph_model(g));
+  UNIVK_ASSERT_OK(loaded);
+  const HostTensor small = random_tensor(DType::kInt32, Shape({3, 11}), 34, -1000, 1000);
+  auto out = loaded->delegate->execute(std::vector<HostTensor>{small, divisors});
+  UNIVK_ASSERT_OK(out);
+  for (int64_t i = 0; i < 33; ++i) {
+    const int32_t n = small.data<int32_t>()[static_cast<size_t>(i)],
+                  m = divisors.data<int32_t>()[static_cast<size_t>(i % 11)];
+    const int32_t want = static_cast<int32_t>(std::floor(static_cast<double>(n) / m));
+    EXPECT_EQ((*out)[0].data<int32_t>()[static_cast<size_t>(i)], want) << n << " // " << m;
+  }
+
+  // int8 operands: the reference takes them, the lowering refuses them by name.
+  if (test_graph_path() == "native") return;
+  TosaGraph g8;
+  const ValueId u = g8.add_input({DType::kInt8, {4}}, 0, 0), v = g8.add_input({DType::kInt8, {4}}, 0, 1);
+  g8.add_output(g8.add_operation(TosaOp::kBitwiseAnd, {u, v}, {}, {DType::kInt8, {4}}), 0, 2);
+  auto refused = load(single_graph_model(g8));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("BITWISE_AND on int8"), std::string::npos) << refused.status().message();
+}
+
+// LOGICAL_XOR and REDUCE_ALL / REDUCE_ANY on bool tensors.
+TEST(VgfOps, BoolLogicAndReductions) {
+  const HostTensor p = random_tensor(DType::kBool, Shape({3, 4, 5}), 35);
+  const HostTensor q = random_tensor(DType::kBool, Shape({3, 1, 5}), 36);
+  run_case({TosaOp::kLogicalXor, {}, {p, q}, {3, 4, 5}, DType::kBool}, "LOGICAL_XOR");
+  for (TosaOp op : {TosaOp::kReduceAll, TosaOp::kReduceAny}) {
+    for (int64_t axis : {0, 1, 2}) {
+      std::vector<int64_t> kept = p.shape().dims();
+      kept[static_cast<size_t>(axis)] = 1;
+      Attributes a;
+      a.set("axis", axis);
+      run_case({op, a, {p}, kept, DType::kBool},
+               std::string(spirv::tosa_op_name(op)) + " axis " + std::to_string(axis));
+    }
+  }
+}
+
 TEST(VgfOps, MatmulAndReductions) {
   Attributes mm;
   mm.set("a_zp", 0.0);
@@ -213,6 +301,15 @@ TEST(VgfOps, MatmulAndReductions) {
     Attributes an = a;
     an.set("nan_mode", spirv::kNanPropagate);
     run_case({TosaOp::kReduceMax, an, {f32(s, 20)}, kept}, "REDUCE_MAX axis " + std::to_string(axis));
+    run_case({TosaOp::kReduceMin, an, {f32(s, 22)}, kept}, "REDUCE_MIN axis " + std::to_string(axis));
+    run_case({TosaOp::kReduceMin,
+              an,
+              {random_tensor(DType::kInt32, s, 23, -2147483648.0, 2147483647.0)},
+              kept,
+              DType::kInt32},
+             "REDUCE_MIN int32 axis " + std::to_string(axis));
+    run_case({TosaOp::kReduceProduct, a, {f32(s, 24, 0.5f, 1.5f)}, kept},
+             "REDUCE_PRODUCT axis " + std::to_string(axis));
     run_case({TosaOp::kArgmax, an, {f32(s, 21)}, dropped, DType::kInt32}, "ARGMAX axis " + std::to_string(axis));
   }
 }
@@ -252,6 +349,7 @@ TEST(VgfOps, NanPropagates) {
   axis.set("axis", int64_t{1});
   axis.set("nan_mode", spirv::kNanPropagate);
   run_case({TosaOp::kReduceMax, axis, {with_nans(Shape({3, 8, 2}), 45, 4, 9)}, {3, 1, 2}}, "REDUCE_MAX with NaN");
+  run_case({TosaOp::kReduceMin, axis, {with_nans(Shape({3, 8, 2}), 47, 4, 9)}, {3, 1, 2}}, "REDUCE_MIN with NaN");
   run_case({TosaOp::kArgmax, axis, {with_nans(Shape({3, 8, 2}), 46, 4, 9)}, {3, 2}, DType::kInt32}, "ARGMAX with NaN");
 
   // IGNORE: refused by the lowering; the native path (Arm's layer) implements it.

@@ -49,6 +49,10 @@ REG ew_apply(uint op, REG a, REG b, uint imm0, uint imm1) {
     case 14u: return ew_erf(a);
     case 15u: return ew_max(a, b);
     case 16u: return ew_min(a, b);
+    case 18u: return ceil(a);
+    case 19u: return floor(a);
+    case 20u: return sin(a);
+    case 21u: return cos(a);
   }
   return a;
 }

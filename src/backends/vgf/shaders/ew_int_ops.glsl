@@ -1,6 +1,7 @@
 // int32 semantics of the elementwise program ops (EwOp in ../elementwise_program.h): TOSA 1.0
 // ADD/SUB/MUL wrap to 32 bits; MUL with shift rounds the 64-bit product (imulExtended, so no
-// shaderInt64 is needed).
+// shaderInt64 is needed). Shift amounts are in [0, 31] and INTDIV divisors non-zero (the spec's
+// REQUIREs; other values give unpredictable results, as the spec allows).
 #define REG ivec4
 
 REG ew_imm(uint bits) { return ivec4(int(bits)); }
@@ -19,6 +20,20 @@ int mul_shift(int a, int b, uint shift) {
   return sum_hi >> (shift - 32u);
 }
 
+// Truncating division on magnitudes, so the result does not depend on how the driver rounds a
+// negative signed quotient (INT32_MIN / -1, a REQUIRE violation, wraps).
+REG ew_intdiv(REG a, REG b) {
+  uvec4 q = uvec4(abs(a)) / uvec4(abs(b));
+  return mix(ivec4(q), -ivec4(q), notEqual(lessThan(a, ivec4(0)), lessThan(b, ivec4(0))));
+}
+
+// ARITHMETIC_RIGHT_SHIFT with round: adds the last bit shifted out.
+REG ew_shift_right_rounded(REG a, REG b) {
+  ivec4 r = a >> b;
+  ivec4 last = (a >> max(b - 1, ivec4(0))) & 1;
+  return r + mix(ivec4(0), last, greaterThan(b, ivec4(0)));
+}
+
 REG ew_apply(uint op, REG a, REG b, uint imm0, uint imm1) {
   switch (op) {
     case 0u: return a;
@@ -34,6 +49,16 @@ REG ew_apply(uint op, REG a, REG b, uint imm0, uint imm1) {
       if (imm0 == 0u) return a * b;
       return ivec4(mul_shift(a.x, b.x, imm0), mul_shift(a.y, b.y, imm0), mul_shift(a.z, b.z, imm0),
                    mul_shift(a.w, b.w, imm0));
+    case 22u: return a & b;
+    case 23u: return a | b;
+    case 24u: return a ^ b;
+    case 25u: return ~a;
+    case 26u: return ew_intdiv(a, b);
+    case 27u: return a << b;
+    case 28u: return ivec4(uvec4(a) >> uvec4(b));
+    case 29u: return a >> b;
+    case 30u: return ew_shift_right_rounded(a, b);
+    case 31u: return 31 - findMSB(uvec4(a));
   }
   return a;
 }

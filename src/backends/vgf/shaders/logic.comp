@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // EQUAL, GREATER, GREATER_EQUAL (fp32 operands, bool result), LOGICAL_AND, LOGICAL_OR,
-// LOGICAL_NOT (bool) and SELECT (bool condition, fp32 operands) of TOSA 1.0, with TOSA
+// LOGICAL_XOR, LOGICAL_NOT (bool) and SELECT (bool condition, fp32 operands) of TOSA 1.0, with TOSA
 // broadcasting (equal ranks, size-1 dims) through zero strides. Bools are one byte, 0 or 1
 // (any non-zero byte reads as true).
 // Bindings: 1 output, 2..4 inputs (operands 1..3; a unary or binary operator binds its last
@@ -12,7 +12,8 @@ layout(local_size_x = 256) in;
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 
-// 0 EQUAL, 1 GREATER, 2 GREATER_EQUAL, 3 LOGICAL_AND, 4 LOGICAL_OR, 5 LOGICAL_NOT, 6 SELECT
+// 0 EQUAL, 1 GREATER, 2 GREATER_EQUAL, 3 LOGICAL_AND, 4 LOGICAL_OR, 5 LOGICAL_NOT, 6 SELECT,
+// 7 LOGICAL_XOR
 layout(constant_id = 0) const uint MODE = 0;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out8 { uint8_t O8[]; };
@@ -40,7 +41,7 @@ void main() {
     r = MODE == 0u ? u == v : (MODE == 1u ? u > v : u >= v);
   } else {
     const bool u = uint(A8v[a]) != 0u, v = uint(B8v[b]) != 0u;
-    r = MODE == 3u ? (u && v) : (MODE == 4u ? (u || v) : !u);
+    r = MODE == 3u ? (u && v) : (MODE == 4u ? (u || v) : (MODE == 7u ? u != v : !u));
   }
   O8[o] = uint8_t(r ? 1u : 0u);
 }

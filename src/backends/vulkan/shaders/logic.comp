@@ -56,7 +56,7 @@ void main() {
       r = !u;
     } else {
       const bool v = uint(b8[ib]) != 0u;
-      r = op == 6u ? (u && v) : (u || v);
+      r = op == 6u ? (u && v) : (op == 7u ? (u || v) : u != v);
     }
   } else if ((VARIANT & kScalar) != 0u) {
     r = (VARIANT & kScalarFirst) != 0u ? compare(op, p.scalar, a[ia]) : compare(op, a[ia], p.scalar);

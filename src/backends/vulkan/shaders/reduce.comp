@@ -1,8 +1,9 @@
 #version 450
-// sum / mean / amax / amin over a set of dims. The input is addressed through `dims`/`strides`:
+// sum / mean / prod / amax / amin over a set of dims. The input is addressed through `dims`/`strides`:
 // the first kept_rank entries are the kept dims (output order), the next red_rank the reduced
 // ones. VARIANT bit 0: mean (divide by R); bit 1: one invocation per output (short reductions),
-// otherwise one workgroup per output; bit 2: amax, bit 3: amin (NaN propagates in both).
+// otherwise one workgroup per output; bit 2: amax, bit 3: amin (NaN propagates in both); bit 4:
+// prod.
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;  // before common.glsl: it reads gl_WorkGroupSize
 #include "shaders/common.glsl"
@@ -40,11 +41,14 @@ uint reduced_offset(uint r) {
   return off;
 }
 
-float init_value() { return (VARIANT & 4u) != 0 ? -kInf : ((VARIANT & 8u) != 0 ? kInf : 0.0); }
+float init_value() {
+  return (VARIANT & 4u) != 0 ? -kInf : ((VARIANT & 8u) != 0 ? kInf : ((VARIANT & 16u) != 0 ? 1.0 : 0.0));
+}
 
 float combine(float a, float b) {
   if ((VARIANT & 4u) != 0) return nan_max(a, b);
   if ((VARIANT & 8u) != 0) return nan_min(a, b);
+  if ((VARIANT & 16u) != 0) return a * b;
   return a + b;
 }
 

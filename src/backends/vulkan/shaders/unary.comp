@@ -47,6 +47,10 @@ float apply(float v) {
     case 24: return nan_min(v, p0);
     case 25: return pow_c(v, p0);
     case 26: return pow_c(p0, v);
+    case 27: return floor(v);
+    case 28: return ceil(v);
+    case 29: return sin(v);
+    case 30: return cos(v);
   }
   return v;
 }
