@@ -2,9 +2,12 @@
 """Exports torchvision's model zoo (and the transformer blocks of docs/MODELS.md) with
 univk.export, runs each program on the Vulkan device and compares it with PyTorch: the table of
 docs/MODELS.md. Random weights (seed 0) with batch norm statistics drawn at random, eval mode,
-small inputs. Prints one Markdown row per model.
+small inputs. Prints one Markdown row per model; its dispatches are those of one fused run, summed
+over the delegate calls (each delegate's `dispatches` stat; a model not run is loaded to count
+them).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/model_zoo.py [--only NAME ...] [--size 64]
+        [--partition VulkanBackend,VgfBackend]
 """
 
 import argparse
@@ -64,7 +67,7 @@ def models(size):
         (torch.randn(1, 5, 8),)
 
 
-def row(name, build, inputs, skip_run):
+def row(name, build, inputs, skip_run, partition):
     torch.manual_seed(0)
     model = randomize(build())
     with torch.no_grad():
@@ -74,21 +77,24 @@ def row(name, build, inputs, skip_run):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ExportLimitWarning)
         try:
-            program = univk.export(model, inputs)
+            program = univk.export(model, inputs, partition=partition)
         except Exception as e:  # the table reports the error
-            return f"| {name} | fails at export | | | {type(e).__name__}: {str(e).splitlines()[0][:160]} |"
+            return f"| {name} | fails at export | | | | {type(e).__name__}: {str(e).splitlines()[0][:160]} |"
     limits = [w for w in caught if issubclass(w.category, ExportLimitWarning)]
     backends = [c["backend"] for c in program.calls]
     calls = f"{len(backends)} ({backends.count('VgfBackend')} VGF, {backends.count('VulkanBackend')} Vulkan, " \
             f"{backends.count('cpu')} CPU)"
     note = f"{len(limits)} limit warning(s); " if limits else ""
+    method = program.load_method()
+    dispatches = sum(c["stats"]["dispatches"] for c in method.delegate_calls())
     if skip_run:
-        return f"| {name} | exports | {calls} | not run here | {note}export {time.time() - start:.1f}s |"
-    actual = program.load_method()(*inputs)
+        elapsed = time.time() - start
+        return f"| {name} | exports | {calls} | {dispatches} | not run here | {note}export+load {elapsed:.1f}s |"
+    actual = method(*inputs)
     actual = actual[0] if isinstance(actual, tuple) else actual
     error = float((actual - expected).abs().max())
     status = "runs, matches" if error <= 1e-4 + 1e-4 * float(expected.abs().max()) else "runs, MISMATCH"
-    return f"| {name} | {status} | {calls} | {error:.2g} | {note}{time.time() - start:.1f}s |"
+    return f"| {name} | {status} | {calls} | {dispatches} | {error:.2g} | {note}{time.time() - start:.1f}s |"
 
 
 def main():
@@ -97,14 +103,16 @@ def main():
     parser.add_argument("--size", type=int, default=64, help="image height and width (default 64)")
     parser.add_argument("--no-run", nargs="*", default=["vgg11", "alexnet"],
                         help="models exported but not run (default: vgg11 alexnet, minutes on lavapipe)")
+    parser.add_argument("--partition", default="VgfBackend,VulkanBackend",
+                        help="backend order, comma-separated (default VgfBackend,VulkanBackend)")
     args = parser.parse_args()
-    print("| model | status | delegate calls | max abs error | notes, export+run time |")
-    print("|---|---|---|---|---|")
+    print("| model | status | delegate calls | dispatches | max abs error | notes, export+run time |")
+    print("|---|---|---|---|---|---|")
     torch.manual_seed(1)
     for name, build, inputs in models(args.size):
         if args.only and name not in args.only:
             continue
-        print(row(name, build, inputs, name in args.no_run), flush=True)
+        print(row(name, build, inputs, name in args.no_run, args.partition.split(",")), flush=True)
 
 
 if __name__ == "__main__":

@@ -246,15 +246,21 @@ def _repeat(ctx, node, a):
     return x
 
 
-def _extremum(op):
-    """max/min over all dims (.default) or over one dim (.dim: values; the indices are not
-    supported) as amax/amin."""
+def _extremum(op, arg_op):
+    """max/min over all dims (.default) as amax/amin; over one dim (.dim) the values as amax/amin
+    and the indices as argmax/argmin (each built only when a getitem uses it)."""
     def handler(ctx, node, a):
         if "other" in a:
             raise ExportError(f"node '{node.name}': '{node.target}' is not supported (use torch.maximum/minimum)")
-        if any(is_getitem(user) and user.args[1] == 1 for user in node.users):
-            raise ExportError(f"node '{node.name}': the indices of '{node.target}' are not supported")
-        return FUNCTIONS[op](ctx, node, [], {k: a[k] for k in ("input", "dim", "keepdim") if k in a})
+        kwargs = {k: a[k] for k in ("input", "dim", "keepdim") if k in a}
+        if len(node.target._schema.returns) == 1:
+            return ("tensor", FUNCTIONS[op](ctx, node, [], kwargs))
+
+        def pick(ctx, item, index):
+            if index == 0:
+                return ("tensor", FUNCTIONS[op](ctx, item, [], kwargs))
+            return ("tensor", ATEN_INDEX[arg_op](ctx, item, kwargs))
+        return ("results", pick)
     return handler
 
 
@@ -475,7 +481,7 @@ ATEN.update({
     "amax": _call("amax", ["input", "dim", "keepdim"]), "amin": _call("amin", ["input", "dim", "keepdim"]),
     "prod": _call("prod", ["input", "dim", "keepdim", "dtype"]),
     "all": _call("all", ["input", "dim", "keepdim"]), "any": _call("any", ["input", "dim", "keepdim"]),
-    "max": _extremum("amax"), "min": _extremum("amin"),
+    "max": _extremum("amax", "argmax"), "min": _extremum("amin", "argmin"),
     "view": _reshape, "reshape": _reshape, "_unsafe_view": _reshape,
     "flatten": _call("flatten", ["input", "start_dim", "end_dim"]),
     "permute": lambda ctx, node, a: FUNCTIONS["permute"](ctx, node, [a["input"]], {"dims": a["dims"]}),
@@ -510,7 +516,8 @@ def is_aten(target):
     return isinstance(target, torch._ops.OpOverload)
 
 
-_MULTI_RESULT = {"split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unbind", "copy_"}
+_MULTI_RESULT = {"split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unbind", "copy_",
+                 "max", "min"}
 
 
 def convert_aten(ctx, node):

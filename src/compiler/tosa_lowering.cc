@@ -14,6 +14,11 @@ void TosaLowering::add_input(ValueId value, uint32_t binding, Layout layout) {
 
 Status TosaLowering::add_output(ValueId value, uint32_t binding, Layout layout) {
   UNIVK_ASSIGN_OR_RETURN(TosaId id, get(value, layout));
+  if (graph_.value(value).dtype == DType::kInt64 && tosa_.values[id].type.dtype == DType::kInt32) {
+    Attributes a;
+    a.set("output_type", std::string("int64"));
+    id = op(TosaOp::kCast, {id}, std::move(a), shape_of(id), DType::kInt64);
+  }
   tosa_.add_output(id, 0, binding);
   return ok_status();
 }
@@ -164,6 +169,7 @@ const std::map<std::string, TosaLowering::LowerFn, std::less<>>& TosaLowering::l
     t["where"] = &TosaLowering::lower_where;
     t["masked_fill"] = &TosaLowering::lower_masked_fill;
     t["index_select"] = &TosaLowering::lower_index_select;
+    t["argmax"] = t["argmin"] = &TosaLowering::lower_arg_reduce;
     t["cumsum"] = &TosaLowering::lower_cumsum;
     t["flip"] = &TosaLowering::lower_flip;
     t["conv3d"] = &TosaLowering::lower_conv3d;

@@ -26,6 +26,7 @@
 #include "univk/base/status.h"
 #include "univk/compiler/graph.h"
 #include "univk/compiler/layouts.h"
+#include "univk/ops/torch_ops.h"
 #include "univk/spirv/tosa_graph.h"
 
 namespace univk::compiler::detail {
@@ -54,7 +55,8 @@ class TosaLowering {
   void add_input(ValueId value, uint32_t binding, Layout layout = Layout::kNatural);
   // Lowers one node (its inputs must be inputs, constants or lowered nodes).
   Status lower_node(const Node& node);
-  // Makes `value` a graph output at `binding` of set 0, in `layout` (NHWC: rank 4 only).
+  // Makes `value` a graph output at `binding` of set 0, in `layout` (NHWC: rank 4 only). An int64
+  // value held as int32 inside the graph (an ARGMAX result) leaves it through a CAST to int64.
   Status add_output(ValueId value, uint32_t binding, Layout layout = Layout::kNatural);
   // NHWC when the value is rank 4 and already exists as NHWC, else natural.
   Layout preferred_layout(ValueId value) const;
@@ -103,6 +105,10 @@ class TosaLowering {
   Status lower_permute(const Node& node);
   Status lower_cat(const Node& node);
   Status lower_slice(const Node& node);
+  // A SLICE of `length` elements of one axis from `start`.
+  TosaId slice_axis(TosaId x, size_t axis, int64_t start, int64_t length);
+  // A slice with step > 1 (r's start, step and length) of `axis` of x.
+  TosaId strided_slice(TosaId x, size_t axis, const ops::Slice& r);
   Status lower_pad(const Node& node);
   Status lower_flip(const Node& node);
   Status lower_upsample(const Node& node);
@@ -119,10 +125,11 @@ class TosaLowering {
   static bool is_integer_op(std::string_view op);
   TosaId int32_constant(int32_t value, size_t rank);
   Status lower_integer(const Node& node);
-  // index_select as GATHER (constant or int32 indices) and cumsum as a MATMUL with a constant
-  // triangular matrix (tosa_lowering_index.cc).
+  // index_select as GATHER (constant or int32 indices), argmax/argmin as ARGMAX and cumsum as a
+  // MATMUL with a constant triangular matrix (tosa_lowering_index.cc).
   static bool is_index_op(std::string_view op);
   Status lower_index_select(const Node& node);
+  Status lower_arg_reduce(const Node& node);
   Status lower_cumsum(const Node& node);
   // Decompositions (tosa_lowering_norm.cc).
   Status lower_softmax(const Node& node);

@@ -1,6 +1,7 @@
-// Lowerings of index_select (TOSA GATHER) and cumsum (a MATMUL with a constant triangular
-// matrix: TOSA has no scan), both over the input seen as [outer, size, inner].
+// Lowerings of index_select (TOSA GATHER), argmax/argmin (ARGMAX) and cumsum (a MATMUL with a
+// constant triangular matrix: TOSA has no scan), all over the input seen as [outer, size, inner].
 #include <algorithm>
+#include <limits>
 
 #include "tosa_lowering.h"
 #include "univk/ops/torch_index_ops.h"
@@ -12,7 +13,34 @@ using spirv::TosaOp;
 
 }  // namespace
 
-bool TosaLowering::is_index_op(std::string_view op) { return op == "index_select"; }
+bool TosaLowering::is_index_op(std::string_view op) { return op == "index_select" || op == "argmax" || op == "argmin"; }
+
+// ARGMAX (int32; argmin as ARGMAX of the NEGATEd input) returns the first index of the extreme,
+// and with nan_mode PROPAGATE the first NaN's: PyTorch's rule for both (NEGATE keeps NaN and
+// turns the first minimum into the first maximum). The int64 result is held as int32 inside
+// the graph and widened where it leaves it (add_output).
+Status TosaLowering::lower_arg_reduce(const Node& node) {
+  const Value& x = graph_.value(node.inputs[0]);
+  UNIVK_ASSIGN_OR_RETURN(ops::ArgReduce r, ops::arg_reduce(node.attrs, std::vector<Shape>{x.shape}));
+  if (x.dtype != DType::kFloat32) return unsupported("input '" + x.name + "' is " + std::string(dtype_name(x.dtype)));
+  if (graph_.value(node.outputs[0]).dtype != DType::kInt64) return unsupported("a result that is not int64");
+  const auto& g = r.geometry;
+  if (g.size > std::numeric_limits<int32_t>::max()) return unsupported("an int32 index cannot hold the dim's size");
+  UNIVK_ASSIGN_OR_RETURN(TosaId in, get(node.inputs[0], Layout::kNatural));
+  TosaId lines = reshape(in, {g.outer, g.size, g.inner});
+  if (node.op == "argmin") {
+    Attributes a;
+    a.set("input1_zp", int64_t{0});
+    a.set("output_zp", int64_t{0});
+    lines = op(TosaOp::kNegate, {lines}, std::move(a), shape_of(lines));
+  }
+  Attributes a;
+  a.set("axis", int64_t{1});
+  a.set("nan_mode", spirv::kNanPropagate);
+  const TosaId index = op(TosaOp::kArgmax, {lines}, std::move(a), {g.outer, g.inner}, DType::kInt32);
+  set(node.outputs[0], Layout::kNatural, reshape(index, r.output.dims()));
+  return ok_status();
+}
 
 Status TosaLowering::lower_index_select(const Node& node) {
   const Value& x = graph_.value(node.inputs[0]);

@@ -524,22 +524,65 @@ Status TosaLowering::lower_cat(const Node& node) {
 
 Status TosaLowering::lower_slice(const Node& node) {
   UNIVK_ASSIGN_OR_RETURN(ops::Slice r, ops::slice(node.attrs, input_shapes(graph_, node)));
-  if (r.step != 1) return unsupported("slice with step " + std::to_string(r.step));
   if (r.length == 0) return unsupported("slice with an empty result");
   const ValueId in = node.inputs[0];
-  const int64_t dim = r.dim;
   const Layout layout = preferred_layout(in);
   UNIVK_ASSIGN_OR_RETURN(TosaId x, get(in, layout));
+  const size_t axis = static_cast<size_t>(layout == Layout::kNhwc ? nhwc_axis(r.dim) : r.dim);
+  set(node.outputs[0], layout, r.step == 1 ? slice_axis(x, axis, r.start, r.length) : strided_slice(x, axis, r));
+  return ok_status();
+}
+
+TosaLowering::TosaId TosaLowering::slice_axis(TosaId x, size_t axis, int64_t start, int64_t length) {
   std::vector<int64_t> sizes = shape_of(x);
   std::vector<int64_t> starts(sizes.size(), 0);
-  const size_t axis = static_cast<size_t>(layout == Layout::kNhwc ? nhwc_axis(dim) : dim);
-  starts[axis] = r.start;
-  sizes[axis] = r.length;
+  starts[axis] = start;
+  sizes[axis] = length;
   Attributes a;
   a.set("start", starts);
   a.set("size", sizes);
-  set(node.outputs[0], layout, op(spirv::TosaOp::kSlice, {x}, std::move(a), sizes));
-  return ok_status();
+  return op(TosaOp::kSlice, {x}, std::move(a), sizes, tosa_.values[x].type.dtype);
+}
+
+// TOSA SLICE has no step. Elements start, start+step, ... of an axis are, in the axis split into
+// rows of `step`, column start % step of consecutive rows: a RESHAPE to [..., rows, step, ...], one
+// SLICE and a RESHAPE back, after cropping the axis to whole rows. When the selected rows run past
+// the whole rows (the last element lies in a partial row), a GATHER of the indices instead.
+TosaLowering::TosaId TosaLowering::strided_slice(TosaId x, size_t axis, const ops::Slice& r) {
+  const std::vector<int64_t> dims = shape_of(x);
+  const int64_t size = dims[axis], step = r.step;
+  const int64_t first_row = r.start / step, column = r.start % step, rows = size / step;
+  std::vector<int64_t> out = dims;
+  out[axis] = r.length;
+  if (first_row + r.length <= rows) {
+    std::vector<int64_t> split(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(axis));
+    split.push_back(rows);
+    split.push_back(step);
+    split.insert(split.end(), dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, dims.end());
+    const TosaId grid = reshape(rows * step == size ? x : slice_axis(x, axis, 0, rows * step), split);
+    std::vector<int64_t> starts(split.size(), 0), sizes = split;
+    starts[axis] = first_row;
+    sizes[axis] = r.length;
+    starts[axis + 1] = column;
+    sizes[axis + 1] = 1;
+    Attributes a;
+    a.set("start", starts);
+    a.set("size", sizes);
+    return reshape(op(TosaOp::kSlice, {grid}, std::move(a), sizes, tosa_.values[x].type.dtype), out);
+  }
+  const int64_t outer = product(dims, 0, axis), inner = product(dims, axis + 1, dims.size());
+  HostTensor table(DType::kInt32, Shape{1, r.length});
+  for (int64_t j = 0; j < r.length; ++j)
+    table.data<int32_t>()[static_cast<size_t>(j)] = static_cast<int32_t>(r.start + j * step);
+  TosaId indices = constant(table);
+  if (outer > 1) {
+    Attributes tile;
+    tile.set("multiples", std::vector<int64_t>{outer, 1});
+    indices = op(TosaOp::kTile, {indices}, std::move(tile), {outer, r.length}, DType::kInt32);
+  }
+  const TosaId values = reshape(x, {outer, size, inner});
+  const TosaId y = op(TosaOp::kGather, {values, indices}, {}, {outer, r.length, inner}, tosa_.values[x].type.dtype);
+  return reshape(y, out);
 }
 
 // flip as one REVERSE per flipped dim, in the layout the input already has.

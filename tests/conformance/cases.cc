@@ -362,6 +362,10 @@ void shape_cases(Table& t) {
   t.add("slice", "dim0_step2", attrs({{"dim", i64(0)}, {"start", i64(0)}, {"end", i64(7)}, {"step", i64(2)}}),
         {in(Shape{7, 3})});
   t.add("slice", "dim0_start_only", attrs({{"dim", i64(0)}, {"start", i64(2)}}), {in(Shape{5, 4})});
+  t.add("slice", "h_step2_from1", attrs({{"dim", i64(2)}, {"start", i64(1)}, {"step", i64(2)}}),
+        {in(Shape{1, 3, 7, 4})});
+  t.add("slice", "last_step4_gather", attrs({{"dim", i64(-1)}, {"start", i64(1)}, {"step", i64(4)}}),
+        {in(Shape{2, 3, 14})});
   t.add("pad", "constant_hw", attrs({{"pad", ints({1, 2, 0, 3})}, {"value", f64(0.5)}}), {in(Shape{1, 3, 4, 5})});
   t.add("pad", "constant_last_dim", attrs({{"pad", ints({2, 1})}}), {in(Shape{2, 7})});
   t.add("pad", "constant_channels", attrs({{"pad", ints({0, 0, 0, 0, 1, 2})}, {"value", f64(-1.5)}}),

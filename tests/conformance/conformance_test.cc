@@ -24,6 +24,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cases.h"
@@ -209,7 +210,13 @@ void run_on_backend(const std::string& backend, const Instance& inst, testing::T
     // conformance_vgf_native runs the VgfBackend's cases with vgf_graph_path=native
     // (docs/VGF_BACKEND.md, "Native path tests").
     const char* graph_path = std::getenv("UNIVK_TEST_VGF_GRAPH_PATH");
-    if (graph_path != nullptr && backend == kVgfBackend) load.backend_options[backend]["vgf_graph_path"] = graph_path;
+    if (graph_path != nullptr && backend == kVgfBackend) {
+      // An int64 result leaves the graph through a CAST to int64, a tensor type the data-graph
+      // extension has no format for: such graphs run on the lowered path only.
+      if (std::string_view(graph_path) == "native" && inst.expected.dtype() == DType::kInt64)
+        GTEST_SKIP() << "an int64 result (a CAST to int64 at the graph output) has no native tensor format";
+      load.backend_options[backend]["vgf_graph_path"] = graph_path;
+    }
     UNIVK_ASSIGN_OR_FAIL(std::unique_ptr<runtime::Method> method, program->load_method("forward", load));
     ASSERT_EQ(method->mode(), mode);
     for (const runtime::DelegateCallInfo& call : method->delegate_calls()) Devices::get().keep(call.device_key);

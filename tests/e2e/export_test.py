@@ -253,15 +253,45 @@ class ExportTest(unittest.TestCase):
             for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
                 with self.subTest(case=name, partition=partition):
                     run_both(self, Lambda(fn), (x,), partition=partition, atol=0, rtol=0)
-        with self.assertRaisesRegex(univk.ExportError, "node 'max_1': the indices of 'aten.max.dim' are not supported"):
-            univk.export(Lambda(lambda x: x.max(1)[1] * 2), (x,))
+
+    def test_max_min_over_a_dim_with_indices(self):
+        # max/min over a dim give (values, indices): amax/amin (the VulkanBackend's) and
+        # argmax/argmin (the VgfBackend's first: TOSA ARGMAX, its int32 widened to int64 at the
+        # graph output).
+        def both(x):
+            values, indices = torch.max(x, 1)
+            low, where = x.min(-1, keepdim=True)
+            return values * 2.0, indices, low, where
+
+        x = torch.randn(2, 7, 5)
+        x[0, 3, 1] = x[0, 5, 1] = 4.0  # a tie: the first index
+        x[1, 2, 4] = float("nan")  # NaN is the extreme of both
+        for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+            with self.subTest(partition=partition):
+                run_both(self, Lambda(both), (x,), partition=partition, atol=0, rtol=0)
+                run_both(self, Lambda(lambda x: (torch.max(x, 1)[1], torch.min(x, 2, keepdim=True).indices)), (x,),
+                         partition=partition, atol=0, rtol=0, expect_backends=[partition[0]])
 
     def test_strided_slices(self):
-        # Slices with a step (swin_t's PatchMerging: x[..., 0::2, 0::2, :]) run on the
-        # VulkanBackend; TOSA SLICE has no step.
-        x = torch.randn(2, 6, 5)
-        run_both(self, Lambda(lambda x: x[:, ::2] + x[:, 1::2] + 1), (x,), partition=["VulkanBackend", "VgfBackend"])
-        run_both(self, Lambda(lambda x: x[:, 1::3, ::2] * 2), (x,))
+        # Slices with a step (swin_t's PatchMerging: x[..., 0::2, 1::2, :]): on the VgfBackend a
+        # RESHAPE + SLICE + RESHAPE where the selected rows are whole rows of the step, else a
+        # GATHER; one call under either order.
+        conv = nn.Conv2d(3, 4, 1)
+        cases = {
+            "step_divides": (lambda x: x[:, ::2] + x[:, 1::2] + 1, torch.randn(2, 6, 5)),
+            "step3_and_gather": (lambda x: x[:, 1::3, ::2] * 2, torch.randn(2, 6, 5)),
+            "crop_then_step": (lambda x: x[:, 1::2] * 2, torch.randn(2, 7, 3)),
+            "gather_from_start2": (lambda x: x[..., 2::2] - 1, torch.randn(3, 5)),
+            "first_dim": (lambda x: x[1::4] + 0.5, torch.randn(9, 2)),
+            "patch_merging": (lambda x: torch.cat([x[:, 0::2, 0::2, :], x[:, 1::2, 0::2, :], x[:, 0::2, 1::2, :],
+                                                   x[:, 1::2, 1::2, :]], -1) * 2, torch.randn(1, 6, 8, 3)),
+            "nhwc_after_conv": (lambda x: conv(x)[:, :, 1::2, ::3] + 1, torch.randn(1, 3, 7, 8)),
+        }
+        for name, (fn, x) in cases.items():
+            for partition in (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend")):
+                with self.subTest(case=name, partition=partition):
+                    run_both(self, Lambda(fn), (x,), partition=partition, atol=1e-6, rtol=1e-6,
+                             expect_backends=[partition[0]])
 
     def test_unsupported_constructs_name_the_node(self):
         with self.assertRaisesRegex(univk.ExportError, "node 'sort'.*sort"):

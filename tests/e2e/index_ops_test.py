@@ -67,6 +67,26 @@ class Reductions(nn.Module):
                 rounded.argmin(dim=0, keepdim=True), x.cumsum(dim=1), x.cumsum(dim=-1))
 
 
+class Classifier(nn.Module):
+    """A small convolutional classifier returning its predicted class, `logits.argmax(1)`."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.features(x), 1)).argmax(1)
+
+
+class Extremes(nn.Module):
+    """argmax/argmin over each dim of a tensor holding ties, NaN, infinities and signed zeros."""
+
+    def forward(self, x):
+        return (x.argmax(0), x.argmin(0), x.argmax(1, keepdim=True), x.argmin(1, keepdim=True), x.argmax(-1),
+                x.argmin(-1))
+
+
 class Indexing(nn.Module):
     def __init__(self):
         super().__init__()
@@ -148,6 +168,27 @@ class IndexOpsTest(unittest.TestCase):
     def test_argmax_argmin_cumsum(self):
         torch.manual_seed(3)
         self.run_both_orders(Reductions(), (torch.randn(4, 6, 9), torch.randint(-2, 3, (4, 6, 9)).float()))
+
+    def test_classifier_argmax_is_one_vgf_call(self):
+        torch.manual_seed(7)
+        model = Classifier().eval()
+        x = torch.randn(4, 3, 6, 6)
+        self.run_both_orders(model, (x,))
+        program = univk.export(model, (x,), require_no_cpu_fallback=True)
+        self.assertEqual([c["backend"] for c in program.calls], ["VgfBackend"], program.summary())
+
+    def test_argmax_argmin_first_index_nan_and_infinities(self):
+        # PyTorch: the first index of the extreme; a NaN is the extreme of both argmax and argmin
+        # (the first NaN); -0.0 equals 0.0. The VgfBackend's ARGMAX (nan_mode PROPAGATE) and
+        # argmin as ARGMAX of NEGATE give the same indices.
+        nan, inf = float("nan"), float("inf")
+        x = torch.tensor([[[1.0, 3.0, 3.0, -2.0, -2.0], [0.0, -0.0, 0.0, -0.0, 0.0], [inf, -inf, inf, -inf, 1.0]],
+                          [[2.0, nan, 5.0, nan, -7.0], [-inf, -inf, -inf, -inf, -inf], [inf, inf, 4.0, inf, inf]],
+                          [[-1.0, -1.0, -1.0, -1.0, -1.0], [nan, nan, 1.0, 2.0, 3.0], [6.0, 6.0, nan, -9.0, -9.0]],
+                          [[-0.0, 0.0, 1.0, 1.0, 0.5], [3.0, 2.0, 1.0, 0.0, -1.0], [-inf, 2.0, 2.0, -inf, 0.0]]])
+        self.run_both_orders(Extremes(), (x,))
+        program = univk.export(Extremes(), (x,), require_no_cpu_fallback=True)
+        self.assertEqual([c["backend"] for c in program.calls], ["VgfBackend"], program.summary())
 
     def test_index_select_and_embedding(self):
         torch.manual_seed(4)

@@ -317,8 +317,13 @@ Result<Dispatch> emit_cast(const TensorView& in, const TensorView& out) {
     k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
     return k;
   }
-  UNIVK_ASSIGN_OR_RETURN(uint32_t in_kind, int8_io_kind(in.dtype));
-  UNIVK_ASSIGN_OR_RETURN(uint32_t out_kind, int8_io_kind(out.dtype));
+  // int64 (cast.comp's kind 5, as int32 word pairs) to or from int32 only.
+  constexpr uint32_t kInt64Kind = 5;
+  const bool i64_in = in.dtype == DType::kInt64, i64_out = out.dtype == DType::kInt64;
+  if ((i64_in || i64_out) && (i64_in ? out.dtype : in.dtype) != DType::kInt32)
+    return unsupported("CAST with int64 is implemented between int32 and int64 only");
+  UNIVK_ASSIGN_OR_RETURN(uint32_t in_kind, i64_in ? Result<uint32_t>(kInt64Kind) : int8_io_kind(in.dtype));
+  UNIVK_ASSIGN_OR_RETURN(uint32_t out_kind, i64_out ? Result<uint32_t>(kInt64Kind) : int8_io_kind(out.dtype));
   Dispatch k;
   k.shader = Shader::kCast;
   k.outputs = {out};
