@@ -451,18 +451,22 @@ namespace {
 // The int8 convolution's epilogue: only the int clamp and the requantization.
 bool fuse_int8_epilogue(Dispatch& k, kernels::Conv2dI8Problem problem, const KernelEpilogue& epilogue) {
   if (epilogue.addend || epilogue.clamp) return false;
-  const DType want = epilogue.requantize ? DType::kInt8 : DType::kInt32;
-  if (k.outputs[0].dtype != want || epilogue.requantize.has_value() != epilogue.requantize_params.has_value())
-    return false;
   if (epilogue.int_clamp) std::tie(problem.acc_lo, problem.acc_hi) = *epilogue.int_clamp;
-  problem.requantize = epilogue.requantize;
   std::vector<TensorView> inputs = k.inputs;
-  if (epilogue.requantize_params) {
-    if (inputs.size() != 3 || epilogue.requantize_params->dtype != DType::kInt32) return false;
-    inputs.push_back(*epilogue.requantize_params);
+  TensorView output = k.outputs[0];
+  if (epilogue.requantize) {
+    const auto& params = epilogue.requantize_params;
+    const auto& out = epilogue.requantized_output;
+    if (!params || !out || inputs.size() != 3 || params->dtype != DType::kInt32 || out->dtype != DType::kInt8 ||
+        out->shape != output.shape || out->strides != output.strides)
+      return false;
+    problem.requantize = epilogue.requantize;
+    inputs.push_back(*params);
+    output = *out;
   }
   k.problem = std::move(problem);
   k.inputs = std::move(inputs);
+  k.outputs = {std::move(output)};
   return true;
 }
 

@@ -60,13 +60,15 @@ Result<std::vector<Dispatch>> emit_grouped_conv(const spirv::TosaOperation& grou
 // (fusion.h's EpilogueChain): an addend (a convolution's residual or a MATMUL's bias) and a
 // clamp {lo, hi} as its activation; for an int8 convolution, a clamp of its int32 accumulator
 // and the requantization to int8 (kernels::Requantize, offset 0) with its multipliers and
-// shifts (`requantize_params`, an int32 view).
+// shifts (`requantize_params`, an int32 view), writing `requantized_output` (the int8 view the
+// dispatch then writes; the convolution was emitted over that view typed int32).
 struct KernelEpilogue {
   std::optional<TensorView> addend;
   std::optional<std::pair<float, float>> clamp;
   std::optional<std::pair<int32_t, int32_t>> int_clamp;
   std::optional<kernels::Requantize> requantize;
   std::optional<TensorView> requantize_params;
+  std::optional<TensorView> requantized_output;
 };
 
 // A RESCALE's attributes, checked against its input and output types (emit_rescale's rules).
@@ -80,8 +82,8 @@ Result<RescaleParams> rescale_params(const spirv::TosaOperation& op, const Tenso
 // MATMUL (emit_compute's, unsplit), and returns true; false, leaving `k` unchanged, when the
 // kernel cannot take it: a convolution's residual must have the output's shape and strides
 // (the kernels read it through the output's), a MATMUL's bias must broadcast to the output;
-// an int8 convolution takes only the int clamp and requantization (its output view int8 with
-// them, int32 without).
+// an int8 convolution takes only the int clamp and the requantization (with its params and
+// int8 output view).
 // The dispatch is then labelled by its caller and planned for the device again.
 bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue);
 // Every operation that is not part of a fused group.

@@ -358,7 +358,13 @@ class Lowering {
       if (chain.clamp) epilogue.clamp = std::pair{chain.lo, chain.hi};
     }
     if (fusable) {
-      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_anchor(chain.anchor, output_view(chain.output)));
+      TensorView out = output_view(chain.output);
+      if (epilogue.requantize) {
+        // The convolution writes the requantized int8 value: emitted over its view as int32.
+        epilogue.requantized_output = out;
+        out.dtype = DType::kInt32;
+      }
+      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_anchor(chain.anchor, out));
       if (fused.size() == 1 && fuse_kernel_epilogue(fused[0], epilogue)) return add_dispatches(std::move(fused), label);
     }
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_anchor(chain.anchor, output_view(anchor.outputs[0])));
