@@ -7,7 +7,9 @@
         [--torch-threads N]
 
 Needs only torch (CUDA when available, else CPU) and the univk-bench binary: no univk Python
-module, so it runs on the GPU machine. For every workload it
+module, so it runs on the GPU machine. The quantized workloads (workloads.py's "quantized")
+run PyTorch's quantized CPU kernels on the CPU whatever --device says (--torch-threads sets
+their threads), eager only. For every workload it
   * runs `univk-bench FILE --mode M --json -` for M in per_delegate and fused (latency host-in to
     host-out, GPU time, and the floors measured in the same run: empty submit-and-wait round
     trip and device-local copy bandwidth);
@@ -101,6 +103,11 @@ def time_device_only(fn, x_dev, device, warmup, iterations):
 
 def run_torch(workload, weights_dir, device, warmup, iterations, use_compile, compile_mode):
     result = {}
+    if workload.get("quantized"):
+        # PyTorch's quantized kernels run on the CPU only; torch.compile does not take them.
+        torch.backends.quantized.engine = workload["quantized"]
+        device, use_compile = torch.device("cpu"), False
+        result["device"] = f"cpu, quantized engine {workload['quantized']}, {torch.get_num_threads()} threads"
     model = W.build_model(workload, os.path.join(weights_dir, workload["weights"]) if "weights" in workload else None)
     model = model.to(device)
     gen = torch.Generator().manual_seed(0)

@@ -9,6 +9,11 @@ execution mode on the default Vulkan device, and prints one line per program: de
 (and how many are VgfBackend's), TRANSPOSEs in the VGF graphs (read with univk-dump), the
 dispatches of all delegate calls (fused and per_delegate) and the largest absolute difference
 from PyTorch. The counts do not depend on SIZE. Used for the layout table of docs/PERFORMANCE.md.
+
+With --quantized it counts instead the int8 programs of PyTorch-quantized MobileNetV2, ResNet18
+and MobileNetV3-Small (workloads.quantized: x86 and qnnpack qconfigs, convert_fx, one VgfBackend
+call): dispatches of the fused call, and whether its output is bit-exact against univk's TOSA
+reference kernels (univk._univk.tosa_reference). Used for the int8 table of docs/PERFORMANCE.md.
 """
 
 import argparse
@@ -23,6 +28,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", default="build", help="univk build directory (python/univk, univk-dump)")
     parser.add_argument("--size", type=int, default=64, help="model input height and width (default 64)")
+    parser.add_argument("--quantized", action="store_true", help="count the quantized models' int8 programs")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(os.path.abspath(args.build_dir), "python"))
     import torch
@@ -32,6 +38,8 @@ def main():
     import univk
 
     dump_tool = os.path.join(args.build_dir, "tools", "univk_dump", "univk-dump")
+    if args.quantized:
+        return count_quantized(univk, W, args.size)
 
     def make_model(name):
         torch.manual_seed(0)
@@ -78,6 +86,26 @@ def main():
         measure(name, model, x, vgf_first, {"add": "VulkanBackend"})
         measure(name, model, x, vulkan_first)
         measure(name, model, x, vulkan_first, {"conv2d": "VgfBackend"})
+
+
+def count_quantized(univk, W, size):
+    import numpy as np
+    import torch
+    shape = [1, 3, size, size]
+    for name in ("mobilenet_v2", "resnet18", "mobilenet_v3_small"):
+        for qconfig in ("x86", "qnnpack"):
+            model = W.quantized(W.randomize(W.torchvision_model(name)), qconfig, shape)
+            torch.manual_seed(1)
+            x = torch.randn(shape)
+            program = univk.export(model, (x,), require_no_cpu_fallback=True)
+            method = program.load_method(require_no_cpu_fallback=True)
+            actual = method(x).numpy()
+            graph, _ = univk.capture(model, (x,))
+            (reference,) = univk._univk.tosa_reference(graph, [x.numpy()])
+            dispatches = sum(c["stats"]["dispatches"] for c in method.delegate_calls())
+            backends = [c["backend"] for c in program.calls]
+            print(f"{name:18} {qconfig:7}: {len(backends)} calls ({'/'.join(backends)}), {dispatches} dispatches, "
+                  f"bit-exact against the TOSA reference: {np.array_equal(actual, reference)}", flush=True)
 
 
 if __name__ == "__main__":

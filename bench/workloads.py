@@ -68,6 +68,30 @@ WORKLOADS = [
 ]
 
 
+def _quantized(model, batch, size=224):
+    """`model` quantized by PyTorch (FX post-training, qnnpack qconfig, convert_fx) as one
+    VgfBackend call: int8 convolutions on univk's int8 kernels; PyTorch runs it on its quantized
+    CPU kernels (qnnpack), whatever the device."""
+    w = _model(model, batch, size)
+    w["name"] = "q" + w["name"]
+    w["quantized"] = "qnnpack"
+    w["partition"] = ["VgfBackend"]
+    w["description"] = (f"{MODEL_TITLES[model]} int8 (qnnpack qconfig, convert_fx), batch {batch}, {size}x{size}, "
+                        "random weights (seed 0) with drawn BatchNorm statistics, calibrated on random data (seed 0)")
+    return w
+
+
+WORKLOADS += [
+    _quantized("mobilenet_v2", 1),
+    _quantized("mobilenet_v2", 32),
+    _quantized("resnet18", 1),
+    _quantized("resnet18", 32),
+    # Sized for CPU implementations (lavapipe against PyTorch's quantized kernels on one thread).
+    _quantized("mobilenet_v2", 1, 64),
+    _quantized("resnet18", 1, 64),
+]
+
+
 def weights_file(model, mantissa_bits=None):
     """Where export_workloads.py saves a model's random weights (seed 0) for compare_pytorch.py."""
     return f"{model}_seed0.pt" if mantissa_bits is None else f"{model}_seed0_m{mantissa_bits}.pt"
@@ -136,8 +160,25 @@ def build_model(workload, weights_path=None):
         model = mobilenet_v2() if workload["model"] == "mobilenet_v2" else torchvision_model(workload["model"])
         if weights_path is not None:
             model.load_state_dict(torch.load(weights_path, map_location="cpu"))
+        if workload.get("quantized"):
+            return quantized(randomize(model), workload["quantized"], workload["inputs"][0])
         return model.eval()
     raise ValueError(f"unknown model '{workload['model']}'")
+
+
+def quantized(model, qconfig_backend, shape, calibration_batches=4):
+    """`model` (eval) quantized by FX post-training quantization with `qconfig_backend`'s default
+    qconfig mapping, calibrated on random inputs of `shape` at batch at most 2 (seed 0), and
+    converted to PyTorch's quantized modules (convert_fx). Deterministic."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+    torch.manual_seed(0)
+    calibration = [min(shape[0], 2)] + list(shape[1:])
+    prepared = prepare_fx(model.eval(), get_default_qconfig_mapping(qconfig_backend), (torch.randn(calibration),))
+    with torch.no_grad():
+        for _ in range(calibration_batches):
+            prepared(torch.randn(calibration))
+    return convert_fx(prepared)
 
 
 def tensor_bytes(shape, dtype_size=4):

@@ -24,14 +24,14 @@ WeightStrides WeightStrides::ohwi(int64_t ic_per_group, int64_t kh, int64_t kw) 
   return {ic_per_group * kh * kw, 1, ic_per_group};
 }
 
-Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& device, std::optional<Tiling> tiling) {
+Status check_conv2d(const Conv2dProblem& p) {
   UNIVK_RETURN_IF_ERROR(detail::check_conv_geometry(p, p.input_offset, p.output_offset, "conv2d "));
   for (int64_t pad : {p.pad_top, p.pad_left}) UNIVK_RETURN_IF_ERROR(detail::check_range(pad, 0xffff, "conv2d padding"));
-  const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
-  UNIVK_ASSIGN_OR_RETURN(const int64_t m,
-                         detail::checked_product({p.batch, p.out_h, p.out_w}, UINT32_MAX, "conv2d output positions"));
-  UNIVK_ASSIGN_OR_RETURN(const int64_t k,
-                         detail::checked_product({icg, p.kernel_h, p.kernel_w}, UINT32_MAX, "conv2d reduction size"));
+  const int64_t icg = p.in_channels / p.groups;
+  UNIVK_RETURN_IF_ERROR(
+      detail::checked_product({p.batch, p.out_h, p.out_w}, UINT32_MAX, "conv2d output positions").status());
+  UNIVK_RETURN_IF_ERROR(
+      detail::checked_product({icg, p.kernel_h, p.kernel_w}, UINT32_MAX, "conv2d reduction size").status());
   const int64_t taps = p.kernel_h * p.kernel_w;
   if (p.epilogue.residual) {
     UNIVK_RETURN_IF_ERROR(detail::check_addressable(
@@ -45,6 +45,13 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
     UNIVK_RETURN_IF_ERROR(
         detail::check_addressable(p.bias_offset, {{p.bias_broadcast ? 1 : p.out_channels, 1}}, "conv2d bias"));
   }
+  return ok_status();
+}
+
+Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& device, std::optional<Tiling> tiling) {
+  UNIVK_RETURN_IF_ERROR(check_conv2d(p));
+  const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
+  const int64_t m = p.batch * p.out_h * p.out_w, k = icg * p.kernel_h * p.kernel_w;
 
   // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
   // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling.

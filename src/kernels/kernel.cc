@@ -4,6 +4,7 @@
 #include <string>
 
 #include "univk/kernels/conv2d.h"
+#include "univk/kernels/conv2d_i8.h"
 #include "univk/kernels/conv_transpose2d.h"
 #include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
@@ -34,6 +35,10 @@ const char* kernel_name(Kernel kernel) {
       return "gemm_vec8_f32";
     case Kernel::kConv2dVec8F32:
       return "conv2d_vec8_f32";
+    case Kernel::kConv2dI8:
+      return "conv2d_i8";
+    case Kernel::kConv2dI8Dot:
+      return "conv2d_i8_dot";
   }
   return "?";
 }
@@ -51,6 +56,9 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kGemmVec8F32:
     case Kernel::kConv2dVec8F32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
+    case Kernel::kConv2dI8:
+    case Kernel::kConv2dI8Dot:
+      return 6;  // input, weight, bias, out, requantization, scratch (unused)
   }
   return 0;
 }
@@ -71,6 +79,9 @@ uint32_t kernel_push_bytes(Kernel kernel) {
       return kDwPushWords * 4;
     case Kernel::kConvTranspose2dF32:
       return kCtPushWords * 4;
+    case Kernel::kConv2dI8:
+    case Kernel::kConv2dI8Dot:
+      return kI8PushWords * 4;
   }
   return 0;
 }
@@ -97,6 +108,10 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::gemm_vec8_f32_spv();
     case Kernel::kConv2dVec8F32:
       return shaders::conv2d_vec8_f32_spv();
+    case Kernel::kConv2dI8:
+      return shaders::conv2d_i8_spv();
+    case Kernel::kConv2dI8Dot:
+      return shaders::conv2d_i8_dot_spv();
   }
   return {};
 }
@@ -121,6 +136,7 @@ DeviceTraits device_traits(const vulkan::Device& device, Precision precision) {
       device.enabled().cooperative_matrix_f16_16x16x16 && device.has(vulkan::Feature::kShaderFloat16) &&
       device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
       device.enabled().subgroup_size == 32;
+  traits.integer_dot_product = device.has(vulkan::Feature::kShaderIntegerDotProduct);
   traits.precision = precision;
   return traits;
 }
@@ -138,6 +154,9 @@ vulkan::DeviceRequirements optional_requirements() {
   r.optional_features.insert(vulkan::Feature::kShaderFloat16);
   r.optional_features.insert(vulkan::Feature::kVulkanMemoryModel);
   r.optional_features.insert(vulkan::Feature::kVulkanMemoryModelDeviceScope);
+  r.optional_features.insert(vulkan::Feature::kShaderIntegerDotProduct);
+  r.optional_features.insert(vulkan::Feature::kShaderInt8);
+  r.optional_features.insert(vulkan::Feature::kStorageBuffer8BitAccess);
   return r;
 }
 

@@ -23,6 +23,7 @@ struct Operand {
   uint64_t base = 0;  // the whole problem's element offset
   std::array<int64_t, kAxes> axis_stride = {0, 0, 0};
   std::vector<std::pair<int64_t, int64_t>> fixed;  // (extent, stride) of the dims no piece cuts
+  uint64_t elem_bytes = sizeof(float);
 };
 
 struct Layout {
@@ -53,9 +54,9 @@ uint64_t span(const Operand& o, const Chunk& chunk) {
 // axis step are multiples of the alignment; else the worst case.
 uint64_t bound_bytes(const Operand& o, const Chunk& chunk, const DeviceTraits& device) {
   const uint64_t align = std::max<uint64_t>(device.binding_alignment, 4);
-  bool aligned = o.base * sizeof(float) % align == 0;
-  for (int64_t s : o.axis_stride) aligned = aligned && static_cast<uint64_t>(s) * sizeof(float) % align == 0;
-  return span(o, chunk) * sizeof(float) + (aligned ? 0 : align - 4);
+  bool aligned = o.base * o.elem_bytes % align == 0;
+  for (int64_t s : o.axis_stride) aligned = aligned && static_cast<uint64_t>(s) * o.elem_bytes % align == 0;
+  return span(o, chunk) * o.elem_bytes + (aligned ? 0 : align - o.elem_bytes);
 }
 
 bool fits(const Operand& o, const Chunk& chunk, const DeviceTraits& device) {
@@ -221,6 +222,23 @@ Layout conv_transpose_layout(const ConvTranspose2dProblem& p) {
   return l;
 }
 
+// The int8 convolution: conv2d's layout with int8 input, weight (and output when requantized)
+// and the requantization's multipliers and shifts in place of the residual.
+Layout conv_i8_layout(const Conv2dI8Problem& p) {
+  Layout l = conv_layout(p.conv);
+  l.kernel = "int8 conv2d";
+  l.operands[0].elem_bytes = l.operands[1].elem_bytes = 1;
+  if (p.requantize) l.operands[3].elem_bytes = 1;
+  const int64_t channels = p.requantize && p.requantize->per_channel ? p.conv.out_channels : 1;
+  const int64_t table = p.requantize && p.requantize->table ? 64 : 0;
+  l.operands[4] = {"requantization",
+                   p.requantize.has_value(),
+                   p.requantize ? p.requantize->offset : 0,
+                   {0, 0, 0},
+                   {{2 * channels + table, 1}}};
+  return l;
+}
+
 // Iterates the pieces of `extent` in `chunk` steps, batch-major.
 template <typename Fn>
 Status for_each_piece(const Chunk& extent, const Chunk& chunk, Fn&& fn) {
@@ -299,6 +317,19 @@ Result<std::vector<ProblemPiece>> split_problem(const Problem& problem, const De
       q.input_offset = q.weight_offset = q.bias_offset = q.output_offset = 0;
       return q;
     });
+  }
+  if (const auto* i8 = std::get_if<Conv2dI8Problem>(&problem)) {
+    const Conv2dProblem& conv = i8->conv;
+    if (conv.groups < 1 || conv.in_channels % conv.groups != 0 || conv.out_channels % conv.groups != 0) {
+      return plan(problem, device).status();  // the planner's own error
+    }
+    // Pieces would need windows of the per-channel multipliers and shifts: one piece only.
+    UNIVK_ASSIGN_OR_RETURN(std::vector<ProblemPiece> pieces,
+                           split(conv_i8_layout(*i8), device, [&](const Chunk&) -> Problem { return *i8; }));
+    if (pieces.size() != 1) {
+      return unsupported("int8 conv2d operands exceed one binding (" + std::to_string(pieces.size()) + " pieces)");
+    }
+    return pieces;
   }
   return invalid_argument("no kernel problem to split");
 }

@@ -23,18 +23,17 @@ OpMap build(std::initializer_list<OpTable> tables) {
 
 // Built once on first use (thread-safe static initialisation), read-only afterwards.
 const OpMap& torch_ops() {
-  static const OpMap map = build({detail::elementwise_ops(), detail::pooling_ops(), detail::convolution_ops(),
-                                  detail::matmul_ops(), detail::normalization_ops(), detail::shape_ops(),
-                                  detail::upsample_ops(), detail::indexing_ops(), detail::volume_ops(),
-                                  detail::integer_ops()});
+  static const OpMap map =
+      build({detail::elementwise_ops(), detail::pooling_ops(), detail::convolution_ops(), detail::matmul_ops(),
+             detail::normalization_ops(), detail::shape_ops(), detail::upsample_ops(), detail::indexing_ops(),
+             detail::volume_ops(), detail::integer_ops()});
   return map;
 }
 
 const OpMap& tosa_ops() {
   static const OpMap map = build({detail::tosa_elementwise_ops(), detail::tosa_tensor_ops(), detail::tosa_data_ops(),
                                   detail::tosa_resize_ops(), detail::tosa_quant_ops(), detail::tosa_logic_ops(),
-                                  detail::tosa_index_ops(), detail::tosa_fft_ops(),
-                                  detail::tosa_bitwise_ops()});
+                                  detail::tosa_index_ops(), detail::tosa_fft_ops(), detail::tosa_bitwise_ops()});
   return map;
 }
 

@@ -30,7 +30,12 @@ Operand weight(Shape s, double lo = -1.0, double hi = 1.0) { return Operand{std:
 class Table {
  public:
   void add(const std::string& op, const std::string& name, Attributes a, std::vector<Operand> inputs) {
-    cases_.push_back(OpCase{op, name, std::move(a), std::move(inputs)});
+    cases_.push_back(OpCase{op, name, std::move(a), std::move(inputs), std::nullopt});
+  }
+  // A quantized op's case, its result `result` (dtype and shape).
+  void add_quantized(const std::string& op, const std::string& name, Attributes a, std::vector<Operand> inputs,
+                     Operand result) {
+    cases_.push_back(OpCase{op, name, std::move(a), std::move(inputs), std::move(result)});
   }
   std::vector<OpCase> take() { return std::move(cases_); }
 
@@ -471,13 +476,81 @@ void index_cases(Table& t) {
   t.add("cumsum", "line_1024_middle_dim", attrs({{"dim", i64(1)}}), {in(Shape{2, 1024, 3}, -1, 1)});
 }
 
+// int8 operands: graph inputs and constants over the whole int8 range, int32 bias constants.
+Operand q8(Shape s) { return Operand{std::move(s), false, {-128, 127}, DType::kInt8}; }
+Operand q8_weight(Shape s) { return Operand{std::move(s), true, {-127, 127}, DType::kInt8}; }
+Operand q32_bias(Shape s) { return Operand{std::move(s), true, {-3000, 3000}, DType::kInt32}; }
+Operand result(DType dtype, Shape s) { return Operand{std::move(s), false, {}, dtype}; }
+AttrValue floats(std::vector<double> v) { return AttrValue(std::move(v)); }
+
+// The quantized operators of PyTorch's FX quantization (docs/OPERATORS.md), on int8 operands
+// with parameters as PyTorch's observers would give them.
+void quantized_cases(Table& t) {
+  const auto qconv = [](std::vector<double> weight_scale, int64_t relu) {
+    return attrs({{"input_scale", f64(0.05)},
+                  {"input_zero_point", i64(-7)},
+                  {"weight_scale", floats(std::move(weight_scale))},
+                  {"output_scale", f64(0.8)},
+                  {"output_zero_point", i64(relu ? -128 : 5)},
+                  {"relu", i64(relu)}});
+  };
+  auto with = [](Attributes a, std::initializer_list<std::pair<const char*, AttrValue>> more) {
+    for (const auto& [k, v] : more) a.set(k, v);
+    return a;
+  };
+  t.add_quantized("quantized_conv2d", "pad1_per_tensor", with(qconv({0.01}, 0), {{"padding", i64(1)}}),
+                  {q8(Shape{1, 8, 9, 11}), q8_weight(Shape{16, 8, 3, 3}), q32_bias(Shape{16})},
+                  result(DType::kInt8, Shape{1, 16, 9, 11}));
+  std::vector<double> per_channel;
+  for (int i = 0; i < 6; ++i) per_channel.push_back(0.004 + 0.003 * i);
+  t.add_quantized("quantized_conv2d", "stride2_per_channel_relu",
+                  with(qconv(per_channel, 1), {{"stride", i64(2)}, {"padding", i64(1)}}),
+                  {q8(Shape{2, 3, 10, 9}), q8_weight(Shape{6, 3, 3, 3}), q32_bias(Shape{6})},
+                  result(DType::kInt8, Shape{2, 6, 5, 5}));
+  t.add_quantized("quantized_conv2d", "depthwise_relu",
+                  with(qconv({0.02}, 1), {{"groups", i64(5)}, {"padding", i64(1)}}),
+                  {q8(Shape{1, 5, 7, 8}), q8_weight(Shape{5, 1, 3, 3}), q32_bias(Shape{5})},
+                  result(DType::kInt8, Shape{1, 5, 7, 8}));
+  t.add_quantized("quantized_conv2d", "1x1_odd_channels_nobias", qconv({0.03}, 0),
+                  {q8(Shape{1, 7, 5, 6}), q8_weight(Shape{5, 7, 1, 1})}, result(DType::kInt8, Shape{1, 5, 5, 6}));
+  t.add_quantized("quantized_linear", "2d", qconv({0.01}, 0),
+                  {q8(Shape{4, 20}), q8_weight(Shape{10, 20}), q32_bias(Shape{10})},
+                  result(DType::kInt8, Shape{4, 10}));
+  t.add_quantized("quantized_linear", "relu_per_channel", qconv({0.01, 0.02, 0.005}, 1),
+                  {q8(Shape{2, 17}), q8_weight(Shape{3, 17}), q32_bias(Shape{3})}, result(DType::kInt8, Shape{2, 3}));
+  t.add_quantized("quantize_per_tensor", "4d", attrs({{"scale", f64(0.05)}, {"zero_point", i64(-3)}}),
+                  {in(Shape{1, 3, 5, 7}, -8, 8)}, result(DType::kInt8, Shape{1, 3, 5, 7}));
+  t.add_quantized("dequantize_per_tensor", "4d", attrs({{"scale", f64(0.05)}, {"zero_point", i64(4)}}),
+                  {q8(Shape{1, 3, 5, 7})}, result(DType::kFloat32, Shape{1, 3, 5, 7}));
+  t.add_quantized("requantize", "2d",
+                  attrs({{"input_scale", f64(0.05)},
+                         {"input_zero_point", i64(3)},
+                         {"output_scale", f64(0.07)},
+                         {"output_zero_point", i64(-9)}}),
+                  {q8(Shape{5, 13})}, result(DType::kInt8, Shape{5, 13}));
+  const Attributes binary = attrs({{"input_scale", f64(0.05)},
+                                   {"input_zero_point", i64(3)},
+                                   {"other_scale", f64(0.03)},
+                                   {"other_zero_point", i64(-6)},
+                                   {"output_scale", f64(0.09)},
+                                   {"output_zero_point", i64(2)}});
+  t.add_quantized("quantized_add", "4d", binary, {q8(Shape{1, 4, 5, 6}), q8(Shape{1, 4, 5, 6})},
+                  result(DType::kInt8, Shape{1, 4, 5, 6}));
+  t.add_quantized("quantized_add", "relu", with(binary, {{"relu", i64(1)}}), {q8(Shape{2, 9}), q8(Shape{2, 9})},
+                  result(DType::kInt8, Shape{2, 9}));
+  t.add_quantized("quantized_mul", "broadcast", binary, {q8(Shape{1, 4, 5, 6}), q8(Shape{1, 4, 1, 1})},
+                  result(DType::kInt8, Shape{1, 4, 5, 6}));
+  t.add_quantized("quantized_table", "4d", {}, {q8(Shape{1, 3, 5, 7}), q8_weight(Shape{256})},
+                  result(DType::kInt8, Shape{1, 3, 5, 7}));
+}
+
 }  // namespace
 
 const std::vector<OpCase>& all_cases() {
   static const std::vector<OpCase> cases = [] {
     Table t;
-    for (auto family :
-         {unary_cases, binary_cases, pool_cases, conv_cases, matmul_cases, norm_cases, shape_cases, index_cases}) {
+    for (auto family : {unary_cases, binary_cases, pool_cases, conv_cases, matmul_cases, norm_cases, shape_cases,
+                        index_cases, quantized_cases}) {
       family(t);
     }
     return t.take();
@@ -493,6 +566,8 @@ const std::vector<OpCase>& all_cases() {
 //  - transcendental functions (GPU exp/log/tanh are correct to a few ulp; gelu's erf
 //    approximation is within 1.5e-7): 1e-5 / 1e-5
 //  - dot products and reductions (a different summation order): 1e-5 / 1e-4
+//  - the quantized operators (int8 results exact against the TOSA reference; dequantize's
+//    fp32 result one rounding step)
 std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dtype) {
   struct Row {
     std::vector<const char*> ops;
@@ -532,6 +607,11 @@ std::optional<testing::Tolerance> tolerance_for(const std::string& op, DType dty
           "log_softmax", "layer_norm", "cumsum"},
          DType::kFloat32,
          {1e-5, 1e-4}},
+        {{"quantize_per_tensor", "quantized_conv2d", "quantized_linear", "requantize", "quantized_add", "quantized_mul",
+          "quantized_table"},
+         DType::kInt8,
+         {0, 0}},
+        {{"dequantize_per_tensor"}, DType::kFloat32, {1e-6, 1e-6}},
     };
     std::map<std::pair<std::string, DType>, testing::Tolerance> t;
     for (const Row& row : rows) {

@@ -1,6 +1,8 @@
 // The conformance table: every PyTorch-level operator case (op, attributes, input dtypes,
 // shapes and value ranges), written once and run on every backend that claims it
-// (conformance_test.cc), against univk::reference::run_op.
+// (conformance_test.cc), against univk::reference::run_op; the quantized int8 operators, which
+// have no PyTorch-semantics reference kernel, against univk's TOSA reference kernels run on
+// the op's TOSA lowering (bit-exact, as tests/e2e/int8_test.py checks whole models).
 #pragma once
 
 #include <optional>
@@ -28,6 +30,9 @@ struct OpCase {
   std::string name;  // unique within the op, [A-Za-z0-9_]: "stride2_pad1_groups2"
   Attributes attrs;
   std::vector<Operand> inputs;  // in run_op order
+  // The result's dtype and shape for an op without a run_op kernel (the quantized ones): its
+  // oracle is then the TOSA reference on its TOSA lowering.
+  std::optional<Operand> result;
 };
 
 // Test parameters print as "op/name".

@@ -22,18 +22,32 @@ const std::shared_ptr<vulkan::Device>& test_device() {
 
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
                                       const std::vector<std::vector<float>>& bindings, int runs) {
+  std::vector<std::vector<uint8_t>> bytes;
+  for (const std::vector<float>& data : bindings) {
+    const auto* begin = reinterpret_cast<const uint8_t*>(data.data());
+    bytes.emplace_back(begin, begin + data.size() * sizeof(float));
+  }
+  UNIVK_ASSIGN_OR_RETURN(std::vector<uint8_t> out, run_kernel_bytes(device, dispatch, bytes, runs));
+  std::vector<float> result(out.size() / sizeof(float));
+  std::memcpy(result.data(), out.data(), result.size() * sizeof(float));
+  return result;
+}
+
+Result<std::vector<uint8_t>> run_kernel_bytes(const std::shared_ptr<vulkan::Device>& device,
+                                              const KernelDispatch& dispatch,
+                                              const std::vector<std::vector<uint8_t>>& bindings, int runs) {
   if (!device) return internal_error("no test device");
   std::vector<vulkan::Buffer> buffers;
   std::vector<vulkan::BufferRange> ranges;
   for (size_t i = 0; i < bindings.size(); ++i) {
-    const std::vector<float>& data = bindings[i];
-    uint64_t bytes = std::max<uint64_t>(data.size() * sizeof(float), 4);
+    const std::vector<uint8_t>& data = bindings[i];
+    uint64_t bytes = std::max<uint64_t>((data.size() + 3) / 4 * 4, 4);
     const bool scratch = i + 1 == kernel_binding_count(dispatch.kernel);
     if (scratch) bytes = std::max(bytes, dispatch.scratch_bytes);
     UNIVK_ASSIGN_OR_RETURN(vulkan::Buffer buffer,
                            vulkan::Buffer::create(device, bytes, vulkan::MemoryKind::kHostVisible));
     std::memset(buffer.mapped(), scratch ? 0x5a : 0, bytes);
-    if (!data.empty()) std::memcpy(buffer.mapped(), data.data(), data.size() * sizeof(float));
+    if (!data.empty()) std::memcpy(buffer.mapped(), data.data(), data.size());
     ranges.push_back({buffer.handle(), 0, bytes});
     buffers.push_back(std::move(buffer));
   }
@@ -47,17 +61,17 @@ Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& dev
   recorder.host_read_barrier();
   UNIVK_RETURN_IF_ERROR(vulkan::end_command_buffer(*device, cmd));
   const vulkan::Buffer& out = buffers[dispatch.output_binding];
-  const std::vector<float>& initial = bindings[dispatch.output_binding];
-  std::vector<float> result, first;
+  const std::vector<uint8_t>& initial = bindings[dispatch.output_binding];
+  std::vector<uint8_t> result, first;
   for (int run = 0; run < runs; ++run) {
-    if (!initial.empty()) std::memcpy(out.mapped(), initial.data(), initial.size() * sizeof(float));
+    if (!initial.empty()) std::memcpy(out.mapped(), initial.data(), initial.size());
     UNIVK_ASSIGN_OR_RETURN(uint64_t value, device->queue().submit({&cmd, 1}));
     UNIVK_RETURN_IF_ERROR(device->queue().wait(value));
-    result.assign(initial.size(), 0.0f);
-    std::memcpy(result.data(), out.mapped(), result.size() * sizeof(float));
+    result.assign(initial.size(), 0);
+    std::memcpy(result.data(), out.mapped(), result.size());
     if (run == 0) {
       first = result;
-    } else if (std::memcmp(result.data(), first.data(), result.size() * sizeof(float)) != 0) {
+    } else if (result != first) {
       return internal_error("run " + std::to_string(run + 1) + " of the same recording gave another output");
     }
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "univk/base/status.h"
@@ -19,6 +20,10 @@ namespace univk::kernels::testing {
 // same (else an internal error).
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
                                       const std::vector<std::vector<float>>& bindings, int runs = 1);
+// The same over raw bytes (int8 and int32 operands), returning the output binding's bytes.
+Result<std::vector<uint8_t>> run_kernel_bytes(const std::shared_ptr<vulkan::Device>& device,
+                                              const KernelDispatch& dispatch,
+                                              const std::vector<std::vector<uint8_t>>& bindings, int runs = 1);
 
 // The test device (validation on), created once per process with the kernel library's optional
 // requirements (cooperative matrices where the device has them).

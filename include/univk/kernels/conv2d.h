@@ -74,6 +74,9 @@ enum Conv2dPush : uint32_t {
   kConvPushWords,
 };
 
+// The checks plan_conv2d makes of the sizes, strides and addressable ranges of `problem`.
+Status check_conv2d(const Conv2dProblem& problem);
+
 // The dispatch for `problem`; `tiling` forces one of gemm_tilings(). Unsupported (naming the
 // limit) when strides, dilations or padding exceed 16 bits, an addressed element exceeds 32
 // bits or the grid exceeds the device's group counts.

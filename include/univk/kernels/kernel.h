@@ -46,6 +46,8 @@ enum class Kernel : uint8_t {
   kConv2dVecF32,        // conv2d.h, likewise
   kGemmVec8F32,         // gemm.h, a Tiling::vec tiling with 8 x 8 accumulators (compiled in)
   kConv2dVec8F32,       // conv2d.h, likewise
+  kConv2dI8,            // conv2d_i8.h: int8 operands, int32 accumulation, fused requantization
+  kConv2dI8Dot,         // conv2d_i8.h, likewise with integer dot products (shaderIntegerDotProduct)
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -99,15 +101,19 @@ struct DeviceTraits {
   // are the spec's minimum range and maximum minStorageBufferOffsetAlignment.
   uint64_t max_binding_bytes = uint64_t{1} << 27;
   uint64_t binding_alignment = 256;
+  // shaderIntegerDotProduct enabled (Vulkan 1.3): the int8 kernels multiply with OpSDot.
+  bool integer_dot_product = false;
 };
 // The traits of a Vulkan device from its properties (no cooperative matrices).
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
-// The traits of a created device, cooperative matrices included, with `precision`.
+// The traits of a created device, cooperative matrices and integer dot products included, with
+// `precision`.
 DeviceTraits device_traits(const vulkan::Device& device, Precision precision);
 // "fp32" / "fp16" (the load option's values); InvalidArgument naming `value` otherwise.
 Result<Precision> parse_precision(std::string_view value);
 // What the library's kernels can use when present: VK_NV_cooperative_matrix with its feature,
-// shaderFloat16 and vulkanMemoryModel with device scope. Both backends merge these into their
+// shaderFloat16 and vulkanMemoryModel with device scope, shaderIntegerDotProduct, and the 8-bit
+// storage of the int8 kernels (shaderInt8, storageBuffer8BitAccess). Both backends merge these into their
 // payloads' requirements, all optional.
 vulkan::DeviceRequirements optional_requirements();
 

@@ -1,9 +1,9 @@
-// Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL (fp32 CONV2D,
-// TRANSPOSE_CONV2D,
-// DEPTHWISE_CONV2D and MATMUL on the kernel library; int8 convolutions on
-// shaders/conv2d_i8.comp), the reductions (shaders/reduce.glsl) and RESIZE
+// Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL on the
+// kernel library (fp32 CONV2D, TRANSPOSE_CONV2D, DEPTHWISE_CONV2D and MATMUL; int8 CONV2D and
+// DEPTHWISE_CONV2D on its int8 kernel), the reductions (shaders/reduce.glsl) and RESIZE
 // (shaders/resize_f32.comp), whose parameter layouts they match.
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "emitter_internal.h"
@@ -136,25 +136,24 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   if (!is_int8) {
     return depthwise ? library_depthwise(in, w, bias, output, window) : library_conv(in, w, bias, output, window);
   }
-  const int64_t* pad = window.pad;
-  const int64_t* stride = window.stride;
-  const int64_t* dilation = window.dilation;
-  Dispatch k;
-  k.shader = Shader::kConv2dI8;
-  k.outputs = {output};
-  k.inputs = inputs;
-  UNIVK_RETURN_IF_ERROR(push(k.params, {Shape(output.shape).numel()}));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.shape));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, output.strides));
-  UNIVK_RETURN_IF_ERROR(push_all(k.params, in.strides));
-  UNIVK_RETURN_IF_ERROR(
-      push(k.params, {in.shape[1], in.shape[2], ic, kh, kw, stride[0], stride[1], dilation[0], dilation[1], pad[0],
-                      pad[2], depthwise ? w.shape[3] : 1, bias.shape[0] == 1 ? 1 : 0}));
-  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
-  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(w_zp)));
-  k.specialization = {{0u, depthwise ? 1u : 0u}};
-  k.work_items = static_cast<uint64_t>(Shape(output.shape).numel());
-  return k;
+  // int8: a depthwise convolution is a grouped one with one input channel per group.
+  kernels::Conv2dI8Problem p;
+  p.conv.batch = in.shape[0], p.conv.in_h = in.shape[1], p.conv.in_w = in.shape[2], p.conv.in_channels = ic;
+  p.conv.out_h = output.shape[1], p.conv.out_w = output.shape[2], p.conv.out_channels = oc;
+  p.conv.kernel_h = kh, p.conv.kernel_w = kw;
+  p.conv.stride_h = window.stride[0], p.conv.stride_w = window.stride[1];
+  p.conv.dilation_h = window.dilation[0], p.conv.dilation_w = window.dilation[1];
+  p.conv.pad_top = window.pad[0], p.conv.pad_left = window.pad[2];
+  p.conv.groups = depthwise ? ic : 1;
+  p.conv.input = nhwc_strides(in);
+  p.conv.output = nhwc_strides(output);
+  // DEPTHWISE_CONV2D's [KH, KW, C, M]: output channel c * M + m at tap * C * M + c * M + m.
+  p.conv.weight = depthwise ? kernels::WeightStrides{1, 1, oc} : kernels::WeightStrides::ohwi(ic, kh, kw);
+  p.conv.bias_broadcast = bias.shape[0] == 1;
+  p.conv.epilogue.bias = true;
+  p.input_zp = static_cast<int32_t>(in_zp);
+  p.weight_zp = static_cast<int32_t>(w_zp);
+  return library_dispatch(p, {in, w, bias}, output);
 }
 
 Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
@@ -419,46 +418,22 @@ Result<Dispatch> emit_gather(const std::vector<TensorView>& inputs, const Tensor
 }
 
 Result<Dispatch> emit_rescale(const TosaOperation& op, const TensorView& in, const TensorView& out) {
-  if (in.dtype != DType::kInt8 && in.dtype != DType::kUint8 && in.dtype != DType::kInt32)
-    return unsupported("RESCALE input " + std::string(dtype_name(in.dtype)) + " (int8, uint8, int32 only)");
-  if (out.dtype != DType::kInt8 && out.dtype != DType::kUint8 && out.dtype != DType::kInt32)
-    return unsupported("RESCALE output " + std::string(dtype_name(out.dtype)) + " (int8, uint8, int32 only)");
-  UNIVK_ASSIGN_OR_RETURN(bool scale32, op.attrs.get_bool_or("scale32", true));
-  UNIVK_ASSIGN_OR_RETURN(int64_t rounding, op.attrs.get_int_or("rounding_mode", spirv::kRoundingSingle));
-  UNIVK_ASSIGN_OR_RETURN(bool per_channel, op.attrs.get_bool_or("per_channel", false));
-  UNIVK_ASSIGN_OR_RETURN(bool in_unsigned, op.attrs.get_bool_or("input_unsigned", false));
-  UNIVK_ASSIGN_OR_RETURN(bool out_unsigned, op.attrs.get_bool_or("output_unsigned", false));
-  UNIVK_ASSIGN_OR_RETURN(auto multiplier, op.attrs.get_ints("multiplier"));
-  UNIVK_ASSIGN_OR_RETURN(auto shift, op.attrs.get_ints("shift"));
-  UNIVK_ASSIGN_OR_RETURN(int64_t in_zp, op.attrs.get_int_or("input_zp", 0));
-  UNIVK_ASSIGN_OR_RETURN(int64_t out_zp, op.attrs.get_int_or("output_zp", 0));
-  if (rounding == spirv::kRoundingDouble && !scale32) return invalid_argument("DOUBLE_ROUND requires scale32");
-  if ((in_unsigned || out_unsigned) && (in.dtype == DType::kInt32 || out.dtype == DType::kInt32))
-    return invalid_argument("unsigned int32 is not allowed");
-  if ((in_zp != 0 && in.dtype == DType::kInt32) || (out_zp != 0 && out.dtype == DType::kInt32))
-    return invalid_argument("int32 zero points must be 0");
-  const int64_t channels = per_channel ? in.shape.back() : 1;
-  if (static_cast<int64_t>(multiplier.size()) != channels || static_cast<int64_t>(shift.size()) != channels)
-    return invalid_argument("multiplier and shift need " + std::to_string(channels) + " values each");
-  for (size_t c = 0; c < multiplier.size(); ++c) {
-    if (shift[c] < 2 || shift[c] > 62) return invalid_argument("shift must be in 2..62");
-    if (multiplier[c] < 0 || multiplier[c] > (scale32 ? INT32_MAX : INT16_MAX))
-      return invalid_argument("multiplier out of range for scale32=" + std::to_string(scale32));
-  }
+  UNIVK_ASSIGN_OR_RETURN(RescaleParams r, rescale_params(op, in, out));
   Dispatch k;
   k.shader = Shader::kRescale;
   k.outputs = {out};
   k.inputs = {in};
   UNIVK_RETURN_IF_ERROR(push_strided_unary(k.params, in, out));
-  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(in_zp)));
-  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(out_zp)));
-  k.params.push_back(static_cast<uint32_t>(channels));
-  for (int64_t m : multiplier) k.params.push_back(static_cast<uint32_t>(m));
-  for (int64_t s : shift) k.params.push_back(static_cast<uint32_t>(s));
+  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(r.input_zp)));
+  k.params.push_back(static_cast<uint32_t>(static_cast<int32_t>(r.output_zp)));
+  k.params.push_back(static_cast<uint32_t>(r.multiplier.size()));
+  for (int64_t m : r.multiplier) k.params.push_back(static_cast<uint32_t>(m));
+  for (int64_t s : r.shift) k.params.push_back(static_cast<uint32_t>(s));
   // Unsigned 8-bit views read/clamp as uint8 whatever the tensor's declared signedness.
-  const uint32_t in_kind = in.dtype == DType::kInt32 ? 2u : (in_unsigned || in.dtype == DType::kUint8 ? 1u : 0u);
-  const uint32_t out_kind = out.dtype == DType::kInt32 ? 2u : (out_unsigned || out.dtype == DType::kUint8 ? 1u : 0u);
-  k.specialization = {{0u, in_kind}, {1u, out_kind}, {2u, rounding == spirv::kRoundingDouble ? 1u : 0u}};
+  const uint32_t in_kind = in.dtype == DType::kInt32 ? 2u : (r.input_unsigned || in.dtype == DType::kUint8 ? 1u : 0u);
+  const uint32_t out_kind =
+      out.dtype == DType::kInt32 ? 2u : (r.output_unsigned || out.dtype == DType::kUint8 ? 1u : 0u);
+  k.specialization = {{0u, in_kind}, {1u, out_kind}, {2u, r.double_round ? 1u : 0u}};
   k.work_items = static_cast<uint64_t>(Shape(out.shape).numel());
   return k;
 }
@@ -481,8 +456,68 @@ Result<Dispatch> emit_table(const std::vector<TensorView>& inputs, const TensorV
 
 }  // namespace
 
+Result<RescaleParams> rescale_params(const TosaOperation& op, const TensorView& in, const TensorView& out) {
+  if (in.dtype != DType::kInt8 && in.dtype != DType::kUint8 && in.dtype != DType::kInt32)
+    return unsupported("RESCALE input " + std::string(dtype_name(in.dtype)) + " (int8, uint8, int32 only)");
+  if (out.dtype != DType::kInt8 && out.dtype != DType::kUint8 && out.dtype != DType::kInt32)
+    return unsupported("RESCALE output " + std::string(dtype_name(out.dtype)) + " (int8, uint8, int32 only)");
+  RescaleParams r;
+  UNIVK_ASSIGN_OR_RETURN(bool scale32, op.attrs.get_bool_or("scale32", true));
+  UNIVK_ASSIGN_OR_RETURN(int64_t rounding, op.attrs.get_int_or("rounding_mode", spirv::kRoundingSingle));
+  UNIVK_ASSIGN_OR_RETURN(r.per_channel, op.attrs.get_bool_or("per_channel", false));
+  UNIVK_ASSIGN_OR_RETURN(r.input_unsigned, op.attrs.get_bool_or("input_unsigned", false));
+  UNIVK_ASSIGN_OR_RETURN(r.output_unsigned, op.attrs.get_bool_or("output_unsigned", false));
+  UNIVK_ASSIGN_OR_RETURN(r.multiplier, op.attrs.get_ints("multiplier"));
+  UNIVK_ASSIGN_OR_RETURN(r.shift, op.attrs.get_ints("shift"));
+  UNIVK_ASSIGN_OR_RETURN(r.input_zp, op.attrs.get_int_or("input_zp", 0));
+  UNIVK_ASSIGN_OR_RETURN(r.output_zp, op.attrs.get_int_or("output_zp", 0));
+  if (rounding == spirv::kRoundingDouble && !scale32) return invalid_argument("DOUBLE_ROUND requires scale32");
+  r.double_round = rounding == spirv::kRoundingDouble;
+  if ((r.input_unsigned || r.output_unsigned) && (in.dtype == DType::kInt32 || out.dtype == DType::kInt32))
+    return invalid_argument("unsigned int32 is not allowed");
+  if ((r.input_zp != 0 && in.dtype == DType::kInt32) || (r.output_zp != 0 && out.dtype == DType::kInt32))
+    return invalid_argument("int32 zero points must be 0");
+  const int64_t channels = r.per_channel ? in.shape.back() : 1;
+  if (static_cast<int64_t>(r.multiplier.size()) != channels || static_cast<int64_t>(r.shift.size()) != channels)
+    return invalid_argument("multiplier and shift need " + std::to_string(channels) + " values each");
+  for (size_t c = 0; c < r.multiplier.size(); ++c) {
+    if (r.shift[c] < 2 || r.shift[c] > 62) return invalid_argument("shift must be in 2..62");
+    if (r.multiplier[c] < 0 || r.multiplier[c] > (scale32 ? INT32_MAX : INT16_MAX))
+      return invalid_argument("multiplier out of range for scale32=" + std::to_string(scale32));
+  }
+  return r;
+}
+
+namespace {
+
+// The int8 convolution's epilogue: only the int clamp and the requantization.
+bool fuse_int8_epilogue(Dispatch& k, kernels::Conv2dI8Problem problem, const KernelEpilogue& epilogue) {
+  if (epilogue.addend || epilogue.clamp) return false;
+  if (epilogue.int_clamp) std::tie(problem.acc_lo, problem.acc_hi) = *epilogue.int_clamp;
+  std::vector<TensorView> inputs = k.inputs;
+  TensorView output = k.outputs[0];
+  if (epilogue.requantize) {
+    const auto& params = epilogue.requantize_params;
+    const auto& out = epilogue.requantized_output;
+    if (!params || !out || inputs.size() != 3 || params->dtype != DType::kInt32 || out->dtype != DType::kInt8 ||
+        out->shape != output.shape || out->strides != output.strides)
+      return false;
+    problem.requantize = epilogue.requantize;
+    inputs.push_back(*params);
+    output = *out;
+  }
+  k.problem = std::move(problem);
+  k.inputs = std::move(inputs);
+  k.outputs = {std::move(output)};
+  return true;
+}
+
+}  // namespace
+
 bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue) {
   if (!k.kernel || k.outputs.size() != 1) return false;
+  if (const auto* i8 = std::get_if<kernels::Conv2dI8Problem>(&k.problem)) return fuse_int8_epilogue(k, *i8, epilogue);
+  if (epilogue.int_clamp || epilogue.requantize) return false;
   const TensorView& out = k.outputs[0];
   kernels::Problem problem = k.problem;
   std::vector<TensorView> inputs = k.inputs;

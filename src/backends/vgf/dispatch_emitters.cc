@@ -118,7 +118,8 @@ Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std
       return emit_pool(op, {inputs[0]}, output, EwProgram{}, limit);
     case TosaOp::kConv2d:
       // fp32 CONV2D and MATMUL run kernel-library kernels, which lower_graph cuts into pieces
-      // that fit the binding limit (kernels/split.h: batch, groups, output channels / columns).
+      // that fit the binding limit (kernels/split.h: batch, groups, output channels / columns);
+      // int8 convolutions are sliced along the batch here (their kernel takes one piece).
       if (inputs[0].dtype == DType::kFloat32) return emit_compute(op, inputs, output);
       [[fallthrough]];
     case TosaOp::kDepthwiseConv2d:  // input, weight, bias

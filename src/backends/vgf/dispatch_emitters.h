@@ -58,15 +58,32 @@ Result<std::vector<Dispatch>> emit_grouped_conv(const spirv::TosaOperation& grou
                                                 const std::vector<TensorView>& inputs, const TensorView& output);
 // What a kernel-library dispatch's epilogue takes over from the operators after it
 // (fusion.h's EpilogueChain): an addend (a convolution's residual or a MATMUL's bias) and a
-// clamp {lo, hi} as its activation.
+// clamp {lo, hi} as its activation; for an int8 convolution, a clamp of its int32 accumulator
+// and the requantization to int8 (kernels::Requantize, offset 0) with its multipliers and
+// shifts (`requantize_params`, an int32 view), writing `requantized_output` (the int8 view the
+// dispatch then writes; the convolution was emitted over that view typed int32).
 struct KernelEpilogue {
   std::optional<TensorView> addend;
   std::optional<std::pair<float, float>> clamp;
+  std::optional<std::pair<int32_t, int32_t>> int_clamp;
+  std::optional<kernels::Requantize> requantize;
+  std::optional<TensorView> requantize_params;
+  std::optional<TensorView> requantized_output;
 };
+
+// A RESCALE's attributes, checked against its input and output types (emit_rescale's rules).
+struct RescaleParams {
+  bool double_round = false, per_channel = false, input_unsigned = false, output_unsigned = false;
+  int64_t input_zp = 0, output_zp = 0;
+  std::vector<int64_t> multiplier, shift;  // one each, or one per channel (the last dim)
+};
+Result<RescaleParams> rescale_params(const spirv::TosaOperation& op, const TensorView& in, const TensorView& out);
 // Applies `epilogue` to `k`, one kernel-library dispatch of CONV2D, DEPTHWISE_CONV2D or
 // MATMUL (emit_compute's, unsplit), and returns true; false, leaving `k` unchanged, when the
 // kernel cannot take it: a convolution's residual must have the output's shape and strides
-// (the kernels read it through the output's), a MATMUL's bias must broadcast to the output.
+// (the kernels read it through the output's), a MATMUL's bias must broadcast to the output;
+// an int8 convolution takes only the int clamp and the requantization (with its params and
+// int8 output view).
 // The dispatch is then labelled by its caller and planned for the device again.
 bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue);
 // SCATTER (32-bit values, int32 indices): a copy of values_in into `output`, then one dispatch

@@ -88,8 +88,6 @@ const char* shader_name(Shader id) {
       return "table_i8";
     case Shader::kPoolI8:
       return "pool_i8";
-    case Shader::kConv2dI8:
-      return "conv2d_i8";
     case Shader::kElementwiseF16:
       return "ew_f16";
     case Shader::kPoolF16:
@@ -131,8 +129,6 @@ uint32_t shader_tensor_bindings(Shader id) {
     case Shader::kCast16:
     case Shader::kResizeF32:
       return 2;
-    case Shader::kConv2dI8:
-      return 4;
     case Shader::kTableI8:
     case Shader::kGather:
     case Shader::kScatter:

@@ -85,8 +85,6 @@ enum class Shader : uint8_t {
   kRescale,         // RESCALE between int8/uint8/int32 (8-bit storage)
   kTableI8,         // int8 TABLE (8-bit storage)
   kPoolI8,          // int8 AVG/MAX_POOL2D
-  kConv2dI8,        // int8 CONV2D / DEPTHWISE_CONV2D, int32 accumulator and output (fp32
-                    // convolutions and MATMUL run the kernel library's kernels)
   kElementwiseF16,  // fused elementwise program over fp16 tensors (fp32 registers)
   kPoolF16,         // fp16 AVG/MAX_POOL2D + elementwise epilogue (fp32 math)
   kCast16,          // CAST between fp32 and fp16

@@ -1,8 +1,10 @@
 #include "fusion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 #include "univk/tensor/dtype.h"
 
@@ -123,6 +125,68 @@ bool is_kernel_anchor(const TosaGraph& g, const TosaOperation& op) {
   return is_f32(g, op.outputs[0]);
 }
 
+// An int8 CONV2D or DEPTHWISE_CONV2D with an int32 result (the kernel library's int8 kernel).
+bool is_int8_anchor(const TosaGraph& g, const TosaOperation& op) {
+  if (op.op != TosaOp::kConv2d && op.op != TosaOp::kDepthwiseConv2d) return false;
+  return op.inputs.size() == 3 && type_of(g, op.inputs[0]).dtype == DType::kInt8 &&
+         type_of(g, op.outputs[0]).dtype == DType::kInt32;
+}
+
+// An int CLAMP's bounds, when they fit int32.
+std::optional<std::pair<int32_t, int32_t>> int_clamp_bounds(const TosaOperation& clamp) {
+  auto lo = clamp.attrs.get_int_or("min_val", INT32_MIN);
+  auto hi = clamp.attrs.get_int_or("max_val", INT32_MAX);
+  if (!lo.ok() || !hi.ok() || *lo < INT32_MIN || *hi > INT32_MAX || *lo > *hi) return std::nullopt;
+  return std::pair{static_cast<int32_t>(*lo), static_cast<int32_t>(*hi)};
+}
+
+// The requantization chain of int8 anchor `i`: CLAMP (int32), RESCALE (int32 -> int8), CLAMP
+// (int8), each optional and taken in that order.
+template <typename OnlyReader>
+void extend_int8_chain(const TosaGraph& g, EpilogueChain& chain, OnlyReader&& only_reader) {
+  chain.int8 = true;
+  const auto& shape = type_of(g, chain.output).shape;
+  auto next_of = [&](TosaOp want, DType in, DType out) -> std::optional<size_t> {
+    auto next = only_reader(chain.output);
+    if (!next) return std::nullopt;
+    const TosaOperation& op = g.operations[*next];
+    if (op.op != want || op.inputs.size() != 1 || type_of(g, op.inputs[0]).dtype != in ||
+        type_of(g, op.outputs[0]).dtype != out || type_of(g, op.outputs[0]).shape != shape)
+      return std::nullopt;
+    return next;
+  };
+  if (auto clamp = next_of(TosaOp::kClamp, DType::kInt32, DType::kInt32)) {
+    if (auto bounds = int_clamp_bounds(g.operations[*clamp])) {
+      chain.clamp = clamp;
+      std::tie(chain.acc_lo, chain.acc_hi) = *bounds;
+      chain.output = g.operations[*clamp].outputs[0];
+    }
+  }
+  auto rescale = next_of(TosaOp::kRescale, DType::kInt32, DType::kInt8);
+  if (!rescale) return;
+  chain.rescale = rescale;
+  chain.output = g.operations[*rescale].outputs[0];
+  if (auto clamp = next_of(TosaOp::kClamp, DType::kInt8, DType::kInt8)) {
+    if (auto bounds = int_clamp_bounds(g.operations[*clamp])) {
+      chain.rescale_clamp = clamp;
+      chain.out_lo = std::max(bounds->first, -128);
+      chain.out_hi = std::min(bounds->second, 127);
+      chain.output = g.operations[*clamp].outputs[0];
+    }
+  }
+  auto table = only_reader(chain.output);
+  if (!table) return;
+  const TosaOperation& op = g.operations[*table];
+  if (op.op != TosaOp::kTable || op.inputs.size() != 2 || op.inputs[0] != chain.output) return;
+  const auto& t = g.values[op.inputs[1]];
+  if ((t.kind != ValueKind::kConstant && t.kind != ValueKind::kGraphConstant) || t.type.dtype != DType::kInt8 ||
+      t.type.shape != std::vector<int64_t>{256} || type_of(g, op.outputs[0]).dtype != DType::kInt8)
+    return;
+  chain.table = table;
+  chain.table_value = op.inputs[1];
+  chain.output = op.outputs[0];
+}
+
 // Whether `from` (broadcast) can be added to a value of shape `to` in place.
 bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
   if (from.size() != to.size()) return false;
@@ -145,10 +209,20 @@ EpiloguePlan form_epilogue_chains(const TosaGraph& g, const std::vector<std::vec
   };
   for (size_t i = 0; i < g.operations.size(); ++i) {
     const TosaOperation& op = g.operations[i];
-    if (plan.chain_of_op[i] || !(is_kernel_anchor(g, op) || grouped_anchor[i])) continue;
+    if (plan.chain_of_op[i]) continue;
     EpilogueChain chain;
     chain.anchor = i;
     chain.output = op.outputs[0];
+    if (is_int8_anchor(g, op)) {
+      extend_int8_chain(g, chain, only_reader);
+      if (!chain.clamp && !chain.rescale) continue;
+      for (auto member :
+           {std::optional<size_t>(chain.anchor), chain.clamp, chain.rescale, chain.rescale_clamp, chain.table})
+        if (member) plan.chain_of_op[*member] = plan.chains.size();
+      plan.chains.push_back(chain);
+      continue;
+    }
+    if (!(is_kernel_anchor(g, op) || grouped_anchor[i])) continue;
     const auto& out_shape = type_of(g, chain.output).shape;
     auto next = only_reader(chain.output);
     if (next && g.operations[*next].op == TosaOp::kAdd) {

@@ -1,14 +1,15 @@
 // Fusion of a TOSA graph, two passes. Epilogue chains (first): a kernel-library operator (fp32
 // CONV2D, DEPTHWISE_CONV2D, MATMUL) takes the ADD and CLAMP after it into its kernel's
-// epilogue. Elementwise groups (then, over the operators left): chains of elementwise
-// operators, optionally behind an AVG/MAX_POOL2D (the anchor), become one group that runs as one
-// dispatch of an elementwise program (elementwise_program.h). A value joins its consumer's chain
-// or group only when that consumer is its only reader, it is not a graph output, the shapes and
-// storage types match (and, for a group, the program still fits the shader's input slots).
-// Pure data.
+// epilogue; an int8 CONV2D or DEPTHWISE_CONV2D the CLAMP of its int32 result, the RESCALE to
+// int8, the CLAMP of that and an int8 TABLE (its requantization and activation). Elementwise groups (then, over the
+// operators left): chains of elementwise operators, optionally behind an AVG/MAX_POOL2D (the anchor), become one group
+// that runs as one dispatch of an elementwise program (elementwise_program.h). A value joins its consumer's chain or
+// group only when that consumer is its only reader, it is not a graph output, the shapes and storage types match (and,
+// for a group, the program still fits the shader's input slots). Pure data.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -34,15 +35,28 @@ struct FusionPlan {
 // A kernel-library operator and the operators its epilogue takes, in the kernels' order
 // act(acc + bias + residual): an fp32 ADD of the anchor's result and another value (`addend`,
 // the residual of a convolution, which must have the output's shape, or the bias of a MATMUL,
-// broadcast to its output), then an fp32 CLAMP of the result (the activation).
+// broadcast to its output), then an fp32 CLAMP of the result (the activation). An int8
+// anchor's chain: an int32 CLAMP of the accumulator (`clamp`, bounds acc_lo/acc_hi), a RESCALE
+// of it to int8, an int8 CLAMP of the RESCALE's result (bounds out_lo/out_hi), an int8 TABLE
+// with a constant table (`table`, its table value `table_value`); each optional, the last two
+// only after a RESCALE.
 struct EpilogueChain {
   size_t anchor = 0;
+  bool int8 = false;  // an int8 anchor's chain
   std::optional<size_t> add;
   spirv::ValueId addend = 0;
   std::optional<size_t> clamp;
   float lo = 0.0f, hi = 0.0f;  // the CLAMP's bounds
-  spirv::ValueId output = 0;   // the chain's last value
-  size_t last_op() const { return clamp ? *clamp : (add ? *add : anchor); }
+  int32_t acc_lo = INT32_MIN, acc_hi = INT32_MAX;
+  std::optional<size_t> rescale, rescale_clamp, table;
+  int32_t out_lo = -128, out_hi = 127;
+  spirv::ValueId table_value = 0;
+  spirv::ValueId output = 0;  // the chain's last value
+  size_t last_op() const {
+    for (const auto& op : {table, rescale_clamp, rescale, clamp, add})
+      if (op) return *op;
+    return anchor;
+  }
 };
 
 struct EpiloguePlan {

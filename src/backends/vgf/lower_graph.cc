@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 
 #include "elementwise_program.h"
@@ -303,6 +304,12 @@ class Lowering {
       return emit_group(grp);
     }
     if (write_through_.count(i)) return ok_status();
+    return emit_single(i);
+  }
+
+  // One operation on its own (a view folded into strides where it can be).
+  Status emit_single(size_t i) {
+    const TosaOperation& op = g_.operations[i];
     if (op.outputs.size() > 1) return lower_multi_result(op);
     const ValueId out = op.outputs[0];
     if (is_view_op(op.op) && !is_output_[out]) {
@@ -355,24 +362,93 @@ class Lowering {
   Status emit_chain(const EpilogueChain& chain) {
     const TosaOperation& anchor = g_.operations[chain.anchor];
     std::string label = anchor_label(chain.anchor);
-    for (auto member : {chain.add, chain.clamp})
+    for (auto member : {chain.add, chain.clamp, chain.rescale, chain.rescale_clamp, chain.table})
       if (member) label += "+" + op_label(g_.operations[*member]);
     KernelEpilogue epilogue;
-    if (chain.add) {
-      UNIVK_ASSIGN_OR_RETURN(epilogue.addend, input_view(chain.addend));
+    bool fusable = true;
+    if (chain.int8) {
+      fusable = int8_epilogue(chain, epilogue);
+    } else {
+      if (chain.add) {
+        UNIVK_ASSIGN_OR_RETURN(epilogue.addend, input_view(chain.addend));
+      }
+      if (chain.clamp) epilogue.clamp = std::pair{chain.lo, chain.hi};
     }
-    if (chain.clamp) epilogue.clamp = std::pair{chain.lo, chain.hi};
-    {
-      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_anchor(chain.anchor, output_view(chain.output)));
+    if (fusable) {
+      TensorView out = output_view(chain.output);
+      if (epilogue.requantize) {
+        // The convolution writes the requantized int8 value: emitted over its view as int32.
+        epilogue.requantized_output = out;
+        out.dtype = DType::kInt32;
+      }
+      UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_anchor(chain.anchor, out));
       if (fused.size() == 1 && fuse_kernel_epilogue(fused[0], epilogue)) return add_dispatches(std::move(fused), label);
     }
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_anchor(chain.anchor, output_view(anchor.outputs[0])));
     UNIVK_RETURN_IF_ERROR(add_dispatches(std::move(dispatches), anchor_label(chain.anchor)));
+    if (chain.int8) {
+      for (auto member : {chain.clamp, chain.rescale, chain.rescale_clamp, chain.table})
+        if (member) UNIVK_RETURN_IF_ERROR(emit_single(*member));
+      return ok_status();
+    }
     FusionGroup rest;
     for (auto member : {chain.add, chain.clamp})
       if (member) rest.ops.push_back(*member);
     rest.output = chain.output;
     return emit_group(rest);
+  }
+
+  // An int8 chain's accumulator clamp and requantization as a kernel epilogue, the RESCALE's
+  // multipliers and shifts appended to the constant buffer as int32; false when the kernel
+  // cannot take the RESCALE (unsigned operands, an input zero point, or attributes its own
+  // lowering refuses and reports).
+  bool int8_epilogue(const EpilogueChain& chain, KernelEpilogue& epilogue) {
+    if (chain.clamp) epilogue.int_clamp = std::pair{chain.acc_lo, chain.acc_hi};
+    if (!chain.rescale) return true;
+    const TosaOperation& op = g_.operations[*chain.rescale];
+    TensorView in, out;
+    in.dtype = type(op.inputs[0]).dtype, in.shape = type(op.inputs[0]).shape;
+    out.dtype = type(op.outputs[0]).dtype, out.shape = type(op.outputs[0]).shape;
+    auto r = rescale_params(op, in, out);
+    if (!r.ok() || r->input_unsigned || r->output_unsigned || r->input_zp != 0) return false;
+    kernels::Requantize q;
+    q.per_channel = r->per_channel;
+    q.double_round = r->double_round;
+    q.output_zp = static_cast<int32_t>(r->output_zp);
+    q.lo = chain.out_lo, q.hi = chain.out_hi;
+    std::vector<int32_t> words;
+    for (const auto* values : {&r->multiplier, &r->shift})
+      for (int64_t v : *values) words.push_back(static_cast<int32_t>(v));
+    if (chain.table) {
+      const std::span<const uint8_t> table = constant_bytes(chain.table_value);
+      if (table.size() != 256) return false;
+      q.table = true;
+      const size_t at = words.size();
+      words.resize(at + 64);
+      std::memcpy(words.data() + at, table.data(), 256);
+    }
+    auto& blob = *ctx_.constant_blob;
+    blob.resize((blob.size() + 15) / 16 * 16);
+    TensorView params;
+    params.storage = {StorageKind::kConstant, 0, blob.size(), words.size() * sizeof(int32_t)};
+    params.dtype = DType::kInt32;
+    params.shape = {static_cast<int64_t>(words.size())};
+    params.strides = {1};
+    const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+    blob.insert(blob.end(), bytes, bytes + words.size() * sizeof(int32_t));
+    epilogue.requantize = q;
+    epilogue.requantize_params = params;
+    return true;
+  }
+
+  // The bytes of a constant value (inline or a VGF constant); empty for another value.
+  std::span<const uint8_t> constant_bytes(ValueId v) const {
+    const auto& value = g_.values[v];
+    if (value.kind == ValueKind::kConstant) return value.data;
+    if (value.kind != ValueKind::kGraphConstant) return {};
+    auto index = ctx_.segment->constant_for_graph_constant(value.graph_constant_id, ctx_.file->constants.size());
+    if (!index) return {};
+    return ctx_.file->constants[*index].data();
   }
 
   // The dispatches of a kernel-library operation, or of a grouped convolution (its CONCAT),

@@ -30,8 +30,6 @@ std::span<const uint32_t> shader_spirv(Shader id) {
       return shaders::table_i8_spv();
     case Shader::kPoolI8:
       return shaders::pool_i8_spv();
-    case Shader::kConv2dI8:
-      return shaders::conv2d_i8_spv();
     case Shader::kElementwiseF16:
       return shaders::ew_f16_spv();
     case Shader::kPoolF16:

@@ -1,0 +1,88 @@
+// Planner of the int8 convolution kernel (conv2d_i8.glsl; TOSA 1.0 CONV2D and DEPTHWISE_CONV2D
+// on int8 with int32 accumulation, a fully connected layer as a 1x1 CONV2D):
+//   acc = clamp(sum (in - input_zp) * (weight - weight_zp) + bias, acc_lo, acc_hi)
+//   out = requantize ? clamp(apply_scale(acc, multiplier[c], shift[c]) + output_zp, lo, hi) (int8)
+//                    : acc (int32)
+// i.e. a CONV2D, the CLAMP of its accumulator, the RESCALE to int8 and the CLAMP of the int8
+// result (and an int8 TABLE of that) in one dispatch. Any element strides, weight strides and groups (a depthwise
+// convolution is groups = channels, one input channel per group). The multiply is an integer
+// dot product of 4 packed int8 values (Kernel::kConv2dI8Dot, on devices with
+// shaderIntegerDotProduct: DeviceTraits::integer_dot_product) or four multiplies
+// (Kernel::kConv2dI8). Pure data; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "univk/base/status.h"
+#include "univk/kernels/conv2d.h"
+#include "univk/kernels/kernel.h"
+
+namespace univk::kernels {
+
+// TOSA RESCALE of the int32 accumulator to int8 (input_zp 0, scale32 or scale16, SINGLE_ROUND
+// or DOUBLE_ROUND), then a CLAMP of the int8 result to [lo, hi]. Multipliers (>= 0) and shifts
+// (2..62) are int32 values in binding 4: `channels` multipliers from element `offset`, then
+// `channels` shifts, where channels is 1, or the output channel count when per_channel. With
+// `table`, a TABLE (int8, out = table[v + 128]) of the clamped result follows, its 256 int8
+// values packed little-endian into the 64 int32 elements after the shifts.
+struct Requantize {
+  bool per_channel = false;
+  bool double_round = false;
+  bool table = false;
+  int32_t output_zp = 0;
+  int32_t lo = -128, hi = 127;
+  uint64_t offset = 0;
+};
+
+struct Conv2dI8Problem {
+  // Shapes, strides, groups, operand offsets and bias_broadcast; elements are int8 (input,
+  // weight, an int8 output), int32 (bias, an int32 output). conv.epilogue.bias says whether
+  // there is a bias; residual, activation and split_k must stay unset.
+  Conv2dProblem conv;
+  int32_t input_zp = 0, weight_zp = 0;  // int8 range
+  int32_t acc_lo = INT32_MIN, acc_hi = INT32_MAX;
+  std::optional<Requantize> requantize;  // none: the int32 accumulator is the output
+};
+
+// Push-constant words of conv2d_i8.glsl, after the five binding offsets (the fifth is the
+// requantization binding's).
+enum Conv2dI8Push : uint32_t {
+  kI8M = 5,
+  kI8OCg,
+  kI8K,
+  kI8ICg,
+  kI8OH,
+  kI8OW,
+  kI8IH,
+  kI8IW,
+  kI8InStrides,
+  kI8OutStrides = kI8InStrides + 4,
+  kI8WeightStrides = kI8OutStrides + 4,
+  kI8KW = kI8WeightStrides + 3,
+  kI8Stride,
+  kI8Dilation,
+  kI8Pad,
+  kI8ZeroPoints,  // input_zp | weight_zp << 16
+  kI8AccLo,
+  kI8AccHi,
+  kI8OutQuant,  // output_zp | lo << 8 | hi << 16 (int8 each)
+  kI8PushWords,
+};
+
+// Specialization constants of conv2d_i8.glsl: FLAGS (kI8Flag*), output positions (TM) and
+// output channels (TN) per invocation.
+enum Conv2dI8Constant : uint32_t { kI8FlagsConstant = 0, kI8TmConstant, kI8TnConstant };
+inline constexpr uint32_t kI8FlagBias = 1, kI8FlagBiasBroadcast = 2, kI8FlagRequant = 4, kI8FlagPerChannel = 8,
+                          kI8FlagDoubleRound = 16, kI8FlagAlignedK = 32,
+                          kI8FlagWordsIn = 64,  // input chunks as 32-bit loads
+    kI8FlagWordsWeight = 128,                   // weight chunks as 32-bit loads
+    kI8FlagTable = 256;
+
+// The dispatch for `problem`; `dot_product` forces the variant (default: the device's,
+// DeviceTraits::integer_dot_product). InvalidArgument for a bad problem (as plan_conv2d, and
+// zero points or clamp bounds out of range); Unsupported (naming the limit) as plan_conv2d.
+Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
+                                      std::optional<bool> dot_product = std::nullopt);
+
+}  // namespace univk::kernels

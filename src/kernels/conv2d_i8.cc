@@ -1,0 +1,106 @@
+#include "univk/kernels/conv2d_i8.h"
+
+#include <string>
+
+#include "tiling.h"
+
+namespace univk::kernels {
+
+using detail::u32;
+
+namespace {
+
+constexpr int64_t kTableWords = 256 / 4;  // Requantize::table
+
+Status check_int8(int64_t v, const char* what) {
+  if (v < -128 || v > 127)
+    return invalid_argument(std::string("int8 conv2d ") + what + " " + std::to_string(v) + " is not an int8 value");
+  return ok_status();
+}
+
+}  // namespace
+
+Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
+                                      std::optional<bool> dot_product) {
+  const Conv2dProblem& p = problem.conv;
+  if (p.epilogue.residual || p.epilogue.activation != Activation::kNone || p.split_k > 1) {
+    return invalid_argument("int8 conv2d takes no residual, float activation or split-K");
+  }
+  UNIVK_RETURN_IF_ERROR(check_conv2d(p));
+  UNIVK_RETURN_IF_ERROR(check_int8(problem.input_zp, "input zero point"));
+  UNIVK_RETURN_IF_ERROR(check_int8(problem.weight_zp, "weight zero point"));
+  if (problem.acc_lo > problem.acc_hi) return invalid_argument("int8 conv2d accumulator clamp has lo > hi");
+  const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
+  const int64_t m = p.batch * p.out_h * p.out_w, k = icg * p.kernel_h * p.kernel_w;
+  uint32_t flags = 0;
+  if (p.epilogue.bias) flags |= kI8FlagBias | (p.bias_broadcast ? kI8FlagBiasBroadcast : 0);
+  uint32_t out_quant = 0;
+  uint64_t q_offset = 0;
+  if (const auto& r = problem.requantize) {
+    UNIVK_RETURN_IF_ERROR(check_int8(r->output_zp, "output zero point"));
+    UNIVK_RETURN_IF_ERROR(check_int8(r->lo, "output clamp"));
+    UNIVK_RETURN_IF_ERROR(check_int8(r->hi, "output clamp"));
+    if (r->lo > r->hi) return invalid_argument("int8 conv2d output clamp has lo > hi");
+    const int64_t channels = r->per_channel ? p.out_channels : 1;
+    const int64_t words = 2 * channels + (r->table ? kTableWords : 0);
+    UNIVK_RETURN_IF_ERROR(detail::check_addressable(r->offset, {{words, 1}}, "int8 conv2d requantization"));
+    flags |= kI8FlagRequant | (r->per_channel ? kI8FlagPerChannel : 0) | (r->double_round ? kI8FlagDoubleRound : 0) |
+             (r->table ? kI8FlagTable : 0);
+    out_quant = (u32(r->output_zp) & 0xffu) | (u32(r->lo) & 0xffu) << 8 | (u32(r->hi) & 0xffu) << 16;
+    q_offset = r->offset;
+  }
+  KernelDispatch d;
+  d.kernel = dot_product.value_or(device.integer_dot_product) ? Kernel::kConv2dI8Dot : Kernel::kConv2dI8;
+  // Chunks of 4 input channels of one tap (32-bit loads where contiguous and word-aligned).
+  if (icg % 4 == 0) {
+    flags |= kI8FlagAlignedK;
+    using detail::aligned4;
+    const int64_t in_batch = p.batch == 1 ? 0 : p.input.n;
+    if (p.input.c == 1 && aligned4({int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
+      flags |= kI8FlagWordsIn;
+      d.vector_access.push_back({0b1u, kI8FlagsConstant, kI8FlagWordsIn});
+    }
+    if (p.weight.ic == 1 && aligned4({int64_t(p.weight_offset), p.weight.oc, p.weight.tap})) {
+      flags |= kI8FlagWordsWeight;
+      d.vector_access.push_back({0b10u, kI8FlagsConstant, kI8FlagWordsWeight});
+    }
+  }
+  // 4 positions x 4 channels per invocation; one channel when groups hold fewer (depthwise).
+  const uint32_t tm = 4, tn = ocg >= 4 ? 4 : 1;
+  constexpr uint32_t kInvocations = 64;  // conv2d_i8.glsl's local_size_x
+  const int64_t gx = ((m + tm - 1) / tm + kInvocations - 1) / kInvocations, gy = (ocg + tn - 1) / tn;
+  if (gx > device.max_group_count[0] || gy > device.max_group_count[1] || p.groups > device.max_group_count[2]) {
+    return unsupported("int8 conv2d grid " + std::to_string(gx) + " x " + std::to_string(gy) + " x " +
+                       std::to_string(p.groups) + " exceeds the device's workgroup counts");
+  }
+  d.groups = {u32(gx), u32(gy), u32(p.groups)};
+  d.specialization = {{kI8FlagsConstant, flags}, {kI8TmConstant, tm}, {kI8TnConstant, tn}};
+  d.push.assign(kI8PushWords, 0);
+  detail::set_binding_offsets(d.push, {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, q_offset});
+  d.push[kI8M] = u32(m);
+  d.push[kI8OCg] = u32(ocg);
+  d.push[kI8K] = u32(k);
+  d.push[kI8ICg] = u32(icg);
+  d.push[kI8OH] = u32(p.out_h);
+  d.push[kI8OW] = u32(p.out_w);
+  d.push[kI8IH] = u32(p.in_h);
+  d.push[kI8IW] = u32(p.in_w);
+  detail::set_activation_strides(d.push, kI8InStrides, p.input, p.output);
+  d.push[kI8WeightStrides] = u32(p.weight.oc);
+  d.push[kI8WeightStrides + 1] = u32(p.weight.ic);
+  d.push[kI8WeightStrides + 2] = u32(p.weight.tap);
+  d.push[kI8KW] = u32(p.kernel_w);
+  d.push[kI8Stride] = detail::pack_yx(p.stride_h, p.stride_w);
+  d.push[kI8Dilation] = detail::pack_yx(p.dilation_h, p.dilation_w);
+  d.push[kI8Pad] = detail::pack_yx(p.pad_top, p.pad_left);
+  d.push[kI8ZeroPoints] = (u32(problem.input_zp) & 0xffffu) | (u32(problem.weight_zp) & 0xffffu) << 16;
+  d.push[kI8AccLo] = u32(problem.acc_lo);
+  d.push[kI8AccHi] = u32(problem.acc_hi);
+  d.push[kI8OutQuant] = out_quant;
+  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (problem.requantize ? 0b10000u : 0u);
+  d.output_binding = 3;
+  d.flops = 2 * uint64_t(m) * uint64_t(p.out_channels) * uint64_t(k);
+  return d;
+}
+
+}  // namespace univk::kernels

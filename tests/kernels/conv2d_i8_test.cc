@@ -1,0 +1,281 @@
+// conv2d_i8 (plain and integer-dot-product variants) against the TOSA reference: CONV2D and
+// DEPTHWISE_CONV2D on int8 with input and weight zero points, odd channel counts (chunks that
+// cross taps), stride, dilation, padding, NHWC and NCHW inputs, word and byte loads (offsets
+// that break the word alignment, before planning and through add_binding_offsets), and the
+// fused epilogue: the int32 accumulator's clamp, RESCALE to int8 (per tensor and per channel,
+// SINGLE_ROUND and DOUBLE_ROUND, output zero point), the int8 clamp and an int8 TABLE.
+// Bit-exact.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "kernel_runner.h"
+#include "univk/kernels/conv2d_i8.h"
+#include "univk/reference/kernels.h"
+#include "univk_test.h"
+
+namespace univk::kernels {
+namespace {
+
+using univk::testing::attrs;
+using univk::testing::random_tensor;
+
+struct I8Case {
+  int64_t n, c, h, w, oc, kh, kw, stride, pad, dilation;
+  bool depthwise;  // oc = c * multiplier
+  int32_t in_zp, w_zp;
+};
+
+struct I8Epilogue {
+  std::optional<std::pair<int32_t, int32_t>> acc_clamp;
+  bool requantize = false, per_channel = false, double_round = false, table = false;
+  int32_t out_zp = 0, lo = -128, hi = 127;
+};
+
+struct I8Options {
+  bool nchw_input = false;
+  bool bias_broadcast = false;
+  std::array<uint64_t, 5> offsets = {0, 0, 0, 0, 0};
+  std::array<uint32_t, 5> added = {0, 0, 0, 0, 0};
+};
+
+int64_t at(const ActivationStrides& s, int64_t n, int64_t c, int64_t y, int64_t x) {
+  return n * s.n + c * s.c + y * s.h + x * s.w;
+}
+
+template <typename T>
+void put(std::vector<uint8_t>& bytes, uint64_t index, T value) {
+  if (bytes.size() < (index + 1) * sizeof(T)) bytes.resize((index + 1) * sizeof(T), 0);
+  std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
+}
+
+HostTensor run_tosa(const char* op, const Attributes& a, std::vector<HostTensor> inputs) {
+  auto r = reference::run_tosa(op, a, inputs);
+  EXPECT_TRUE(r.ok()) << op << ": " << r.status().to_string();
+  return r.ok() ? (*r)[0] : HostTensor();
+}
+
+// Returns the planned FLAGS after add_binding_offsets.
+uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o, bool dot, uint32_t seed) {
+  const auto device = testing::test_device();
+  EXPECT_NE(device, nullptr);
+  if (!device) return 0;
+  const int64_t icg = c.depthwise ? 1 : c.c, groups = c.depthwise ? c.c : 1;
+  const HostTensor x = random_tensor(DType::kInt8, Shape{c.n, c.h, c.w, c.c}, seed);
+  const Shape w_shape = c.depthwise ? Shape{c.kh, c.kw, c.c, c.oc / c.c} : Shape{c.oc, c.kh, c.kw, c.c};
+  const HostTensor w = random_tensor(DType::kInt8, w_shape, seed + 1);
+  const HostTensor b = random_tensor(DType::kInt32, Shape{o.bias_broadcast ? 1 : c.oc}, seed + 2, -5000, 5000);
+  const Attributes conv_attrs = attrs({{"pad", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad}},
+                                       {"stride", std::vector<int64_t>{c.stride, c.stride}},
+                                       {"dilation", std::vector<int64_t>{c.dilation, c.dilation}},
+                                       {"input_zp", int64_t{c.in_zp}},
+                                       {"weight_zp", int64_t{c.w_zp}}});
+  HostTensor want = run_tosa(c.depthwise ? "DEPTHWISE_CONV2D" : "CONV2D", conv_attrs, {x, w, b});
+  if (want.shape().rank() != 4) return 0;
+  const int64_t oh = want.shape()[1], ow = want.shape()[2];
+  if (e.acc_clamp) {
+    want = run_tosa(
+        "CLAMP", attrs({{"min_val", int64_t{e.acc_clamp->first}}, {"max_val", int64_t{e.acc_clamp->second}}}), {want});
+  }
+  std::vector<int64_t> multiplier, shift;
+  if (e.requantize) {
+    std::mt19937 rng(seed + 3);
+    const size_t channels = e.per_channel ? size_t(c.oc) : 1;
+    for (size_t i = 0; i < channels; ++i) {
+      multiplier.push_back(std::uniform_int_distribution<int64_t>(int64_t{1} << 30, INT32_MAX)(rng));
+      shift.push_back(std::uniform_int_distribution<int64_t>(34, 42)(rng));
+    }
+    want = run_tosa("RESCALE",
+                    attrs({{"multiplier", multiplier},
+                           {"shift", shift},
+                           {"per_channel", int64_t{e.per_channel ? 1 : 0}},
+                           {"rounding_mode", int64_t{e.double_round ? 3 : 1}},
+                           {"input_zp", int64_t{0}},
+                           {"output_zp", int64_t{e.out_zp}},
+                           {"output_type", std::string("int8")}}),
+                    {want});
+    want = run_tosa("CLAMP", attrs({{"min_val", int64_t{e.lo}}, {"max_val", int64_t{e.hi}}}), {want});
+  }
+  const HostTensor table = random_tensor(DType::kInt8, Shape{256}, seed + 4);
+  if (e.table) want = run_tosa("TABLE", {}, {want, table});
+
+  Conv2dI8Problem p;
+  p.conv.batch = c.n, p.conv.in_channels = c.c, p.conv.in_h = c.h, p.conv.in_w = c.w;
+  p.conv.out_channels = c.oc, p.conv.out_h = oh, p.conv.out_w = ow;
+  p.conv.kernel_h = c.kh, p.conv.kernel_w = c.kw;
+  p.conv.stride_h = p.conv.stride_w = c.stride;
+  p.conv.dilation_h = p.conv.dilation_w = c.dilation;
+  p.conv.pad_top = p.conv.pad_left = c.pad;
+  p.conv.groups = groups;
+  const std::array<int64_t, 4> in_shape = {c.n, c.c, c.h, c.w}, out_shape = {c.n, c.oc, oh, ow};
+  p.conv.input = o.nchw_input ? ActivationStrides::nchw(in_shape) : ActivationStrides::nhwc(in_shape);
+  p.conv.output = ActivationStrides::nhwc(out_shape);
+  p.conv.weight = c.depthwise ? WeightStrides{1, 1, c.oc} : WeightStrides::ohwi(icg, c.kh, c.kw);
+  p.conv.input_offset = o.offsets[0], p.conv.weight_offset = o.offsets[1], p.conv.bias_offset = o.offsets[2];
+  p.conv.output_offset = o.offsets[3];
+  p.conv.bias_broadcast = o.bias_broadcast;
+  p.conv.epilogue.bias = true;
+  p.input_zp = c.in_zp, p.weight_zp = c.w_zp;
+  if (e.acc_clamp) std::tie(p.acc_lo, p.acc_hi) = *e.acc_clamp;
+  if (e.requantize) {
+    Requantize q;
+    q.per_channel = e.per_channel, q.double_round = e.double_round;
+    q.output_zp = e.out_zp, q.lo = e.lo, q.hi = e.hi;
+    q.table = e.table;
+    q.offset = o.offsets[4];
+    p.requantize = q;
+  }
+  auto dispatch = plan_conv2d_i8(p, device_traits(device->properties()), dot);
+  EXPECT_TRUE(dispatch.ok()) << dispatch.status().to_string();
+  if (!dispatch.ok()) return 0;
+  EXPECT_EQ(dispatch->kernel, dot ? Kernel::kConv2dI8Dot : Kernel::kConv2dI8);
+  EXPECT_TRUE(add_binding_offsets(*dispatch, o.added).ok());
+
+  auto base = [&](int i) { return o.offsets[i] + o.added[i]; };
+  std::vector<uint8_t> in, weight, bias, out, q;
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t y = 0; y < c.h; ++y)
+      for (int64_t xx = 0; xx < c.w; ++xx)
+        for (int64_t ch = 0; ch < c.c; ++ch)
+          put(in, base(0) + at(p.conv.input, n, ch, y, xx), x.data<int8_t>()[((n * c.h + y) * c.w + xx) * c.c + ch]);
+  for (int64_t i = 0; i < w.shape().numel(); ++i) put(weight, base(1) + i, w.data<int8_t>()[i]);
+  for (int64_t i = 0; i < b.shape().numel(); ++i) put(bias, base(2) + i, b.data<int32_t>()[i]);
+  const size_t out_elem = e.requantize ? 1 : 4;
+  out.assign((base(3) + want.shape().numel()) * out_elem, 0x77);
+  for (size_t i = 0; i < multiplier.size(); ++i) {
+    put(q, base(4) + i, static_cast<int32_t>(multiplier[i]));
+    put(q, base(4) + multiplier.size() + i, static_cast<int32_t>(shift[i]));
+  }
+  if (e.table) {
+    for (int64_t i = 0; i < 256; ++i) put(q, (base(4) + 2 * multiplier.size()) * 4 + i, table.data<int8_t>()[i]);
+  }
+  auto got = testing::run_kernel_bytes(device, *dispatch, {in, weight, bias, out, q, {}});
+  EXPECT_TRUE(got.ok()) << got.status().to_string();
+  if (!got.ok()) return 0;
+  for (uint64_t i = 0; i < base(3) * out_elem; ++i) EXPECT_EQ((*got)[i], 0x77) << "wrote below the output offset";
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < want.shape().numel(); ++i) {
+    const uint8_t* at_out = got->data() + (base(3) + i) * out_elem;
+    int64_t v = 0;
+    if (e.requantize) {
+      v = static_cast<int8_t>(*at_out);
+      if (v != want.data<int8_t>()[i]) ++mismatches;
+    } else {
+      int32_t v32;
+      std::memcpy(&v32, at_out, 4);
+      v = v32;
+      if (v != want.data<int32_t>()[i]) ++mismatches;
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << "c " << c.c << " oc " << c.oc << " " << c.h << "x" << c.w << " k " << c.kh << "x" << c.kw
+                           << " stride " << c.stride << " pad " << c.pad << " dilation " << c.dilation << " depthwise "
+                           << c.depthwise << " zp " << c.in_zp << "/" << c.w_zp << " requantize " << e.requantize
+                           << " per channel " << e.per_channel << " dot " << dot;
+  for (auto [id, value] : dispatch->specialization)
+    if (id == kI8FlagsConstant) return value;
+  return 0;
+}
+
+// The variants to run: the plain one always, the dot-product one where the device has it.
+std::vector<bool> variants() {
+  std::vector<bool> v = {false};
+  const auto& device = testing::test_device();
+  if (device && device_traits(*device, Precision::kFp32).integer_dot_product) {
+    v.push_back(true);
+  } else {
+    std::printf("[conv2d_i8] the device has no shaderIntegerDotProduct: the plain variant only\n");
+  }
+  return v;
+}
+
+const I8Case kCases[] = {
+    // n, c, h, w, oc, kh, kw, stride, pad, dilation, depthwise, in_zp, w_zp
+    {1, 16, 9, 11, 8, 3, 3, 1, 1, 1, false, -3, 0},    // aligned chunks, word loads
+    {2, 3, 9, 11, 5, 3, 3, 2, 1, 1, false, 17, 0},     // 3 channels: chunks cross taps
+    {1, 7, 6, 7, 13, 2, 3, 1, 0, 1, false, -128, 5},   // odd everything, both zero points
+    {1, 8, 11, 13, 6, 3, 3, 1, 2, 2, false, 127, -7},  // dilation
+    {1, 12, 1, 1, 10, 1, 1, 1, 0, 1, false, 9, 0},     // a fully connected layer
+    {2, 8, 9, 7, 8, 3, 3, 1, 1, 1, true, -5, 0},       // depthwise
+    {1, 6, 11, 13, 12, 3, 3, 2, 1, 1, true, 20, 3},    // depthwise, multiplier 2, stride 2
+    {1, 5, 7, 8, 5, 5, 5, 1, 2, 1, true, 0, -2},       // depthwise 5x5
+};
+
+TEST(Conv2dI8Kernel, Int32AccumulatorMatchesTheReference) {
+  uint32_t seed = 100;
+  for (bool dot : variants())
+    for (const I8Case& c : kCases) expect_conv_i8(c, {}, {}, dot, seed += 7);
+}
+
+TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
+  I8Epilogue relu_per_channel;
+  relu_per_channel.acc_clamp = std::pair{0, INT32_MAX};
+  relu_per_channel.requantize = true, relu_per_channel.per_channel = true;
+  relu_per_channel.out_zp = -20;
+  I8Epilogue per_tensor_double;
+  per_tensor_double.requantize = true, per_tensor_double.double_round = true;
+  per_tensor_double.out_zp = 11, per_tensor_double.lo = -100, per_tensor_double.hi = 90;
+  I8Epilogue clamp_only;
+  clamp_only.acc_clamp = std::pair{-3000, 4000};
+  I8Epilogue table = relu_per_channel;
+  table.table = true;
+  table.lo = -50;
+  uint32_t seed = 500;
+  for (bool dot : variants()) {
+    for (const I8Case& c : kCases) {
+      for (const I8Epilogue& e : {relu_per_channel, per_tensor_double, clamp_only, table}) {
+        expect_conv_i8(c, e, {}, dot, seed += 5);
+      }
+    }
+  }
+}
+
+TEST(Conv2dI8Kernel, WordLoadsOnlyWhereAligned) {
+  const I8Case c = kCases[0];
+  I8Epilogue e;
+  e.requantize = e.per_channel = true;
+  for (bool dot : variants()) {
+    I8Options o;
+    o.offsets = {8, 16, 3, 5, 2};
+    EXPECT_EQ(expect_conv_i8(c, e, o, dot, 900) & (kI8FlagWordsIn | kI8FlagWordsWeight),
+              kI8FlagWordsIn | kI8FlagWordsWeight);
+    o.added = {1, 0, 0, 0, 0};  // the input's binding starts off a word: byte loads there
+    EXPECT_EQ(expect_conv_i8(c, e, o, dot, 901) & (kI8FlagWordsIn | kI8FlagWordsWeight), kI8FlagWordsWeight);
+    o.offsets = {8, 6, 0, 0, 0};  // the weight off a word before planning
+    o.added = {};
+    o.bias_broadcast = true;
+    EXPECT_EQ(expect_conv_i8(c, e, o, dot, 902) & (kI8FlagWordsIn | kI8FlagWordsWeight), kI8FlagWordsIn);
+    o.nchw_input = true;  // channels strided: byte loads of the input
+    EXPECT_EQ(expect_conv_i8(c, e, o, dot, 903) & kI8FlagWordsIn, 0u);
+  }
+}
+
+TEST(Conv2dI8Planner, ChoosesTheDevicesVariantAndRefusesBadProblems) {
+  Conv2dI8Problem p;
+  p.conv.in_channels = p.conv.out_channels = 4;
+  p.conv.input = ActivationStrides::nhwc({1, 4, 1, 1});
+  p.conv.output = ActivationStrides::nhwc({1, 4, 1, 1});
+  p.conv.weight = WeightStrides::ohwi(4, 1, 1);
+  DeviceTraits traits;
+  EXPECT_EQ(plan_conv2d_i8(p, traits)->kernel, Kernel::kConv2dI8);
+  traits.integer_dot_product = true;
+  EXPECT_EQ(plan_conv2d_i8(p, traits)->kernel, Kernel::kConv2dI8Dot);
+  EXPECT_EQ(plan_conv2d_i8(p, traits, false)->kernel, Kernel::kConv2dI8);
+  Conv2dI8Problem bad = p;
+  bad.input_zp = 128;
+  EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);
+  bad = p;
+  bad.conv.epilogue.residual = true;
+  EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);
+  bad = p;
+  bad.requantize = Requantize{};
+  bad.requantize->lo = 10, bad.requantize->hi = -10;
+  EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);
+  bad = p;
+  bad.conv.groups = 3;
+  EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace univk::kernels
