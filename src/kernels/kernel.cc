@@ -34,6 +34,10 @@ const char* kernel_name(Kernel kernel) {
       return "gemm_vec8_f32";
     case Kernel::kConv2dVec8F32:
       return "conv2d_vec8_f32";
+    case Kernel::kGemmCoopmatVecF16:
+      return "gemm_coopmat_vec_f16";
+    case Kernel::kConv2dCoopmatVecF16:
+      return "conv2d_coopmat_vec_f16";
   }
   return "?";
 }
@@ -50,6 +54,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dVecF32:
     case Kernel::kGemmVec8F32:
     case Kernel::kConv2dVec8F32:
+    case Kernel::kGemmCoopmatVecF16:
+    case Kernel::kConv2dCoopmatVecF16:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
   }
   return 0;
@@ -61,11 +67,13 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kGemmCoopmatF16:
     case Kernel::kGemmVecF32:
     case Kernel::kGemmVec8F32:
+    case Kernel::kGemmCoopmatVecF16:
       return kGemmPushWords * 4;
     case Kernel::kConv2dF32:
     case Kernel::kConv2dCoopmatF16:
     case Kernel::kConv2dVecF32:
     case Kernel::kConv2dVec8F32:
+    case Kernel::kConv2dCoopmatVecF16:
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
@@ -97,6 +105,10 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::gemm_vec8_f32_spv();
     case Kernel::kConv2dVec8F32:
       return shaders::conv2d_vec8_f32_spv();
+    case Kernel::kGemmCoopmatVecF16:
+      return shaders::gemm_coopmat_vec_f16_spv();
+    case Kernel::kConv2dCoopmatVecF16:
+      return shaders::conv2d_coopmat_vec_f16_spv();
   }
   return {};
 }
