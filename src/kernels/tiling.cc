@@ -122,6 +122,7 @@ std::span<const Tiling> gemm_tilings() { return kTilings; }
 std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }
 std::span<const Tiling> vec_tilings() { return kVecTilings; }
 std::span<const Tiling> coopmat_vec_tilings() { return kCoopmatVecTilings; }
+bool tiling_fits(const Tiling& tiling, const DeviceTraits& device) { return fits(tiling, device); }
 
 namespace detail {
 

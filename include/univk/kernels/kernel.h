@@ -145,6 +145,10 @@ std::span<const Tiling> vec_tilings();
 // (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16. Taken when forced,
 // like vec_tilings(); never split.
 std::span<const Tiling> coopmat_vec_tilings();
+// Whether `tiling` fits `device`: invocations and shared memory within its limits, cooperative
+// matrices where the tiling needs them (the planners refuse a forced tiling that does not fit,
+// Unsupported).
+bool tiling_fits(const Tiling& tiling, const DeviceTraits& device);
 
 // Split-K (GEMM-shaped kernels): when the output has too few tiles to fill a GPU and K is long,
 // the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split). Each

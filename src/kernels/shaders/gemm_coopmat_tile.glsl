@@ -136,7 +136,7 @@ void store_tile(uint rows, uint columns) {
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       const uint n = tile_n0 + at.y + j * 16u + c;
-      [[unroll]] for (uint q = 0u; q < 8u; ++q) {
+      for (uint q = 0u; q < 8u; ++q) {  // not unrolled here: 8 inlined epilogues
         const uint m = m0 + 2u * q;
         const uvec2 pair = smem[staging + (r0 + 2u * q) * 8u + c / 2u];
         if (m < rows && n < columns) store_out(row[q], m, n, uintBitsToFloat(c % 2u == 0u ? pair.x : pair.y));

@@ -535,32 +535,32 @@ void gemm_main_loop(uint K) {
     }
     load_slice_at(k_begin);
 #ifdef UNIVK_VEC
-    uint buf = 0u;
-#ifndef UNIVK_COOPMAT_VEC
-    if (LEAN) {
-      // The next slice into the other buffer, whose last reader finished before the barrier
-      // ending the previous slice; this slice's barrier publishes it.
-      store_slice(0u);
-      barrier();
-      for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-        if (k0 + BK < k_end) {
-          load_slice_at(k0 + BK);
-          store_slice(buf ^ 1u);
-        }
-        multiply_slice(buf);
-        barrier();
-        buf ^= 1u;
-      }
-      return;
-    }
-#endif
     // Double-buffered: a slice's stores go to the buffer not read by the previous multiply,
     // and this slice's barrier orders them after every invocation finished the one before.
-    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-      store_slice(buf);
+    // The lean loop (kFlagLean) stores the next slice into the other buffer before the
+    // multiply instead (its last reader finished before the barrier ending the previous slice),
+    // and the barrier ending this slice publishes it.
+#ifdef UNIVK_COOPMAT_VEC
+    const bool lean = false;
+#else
+    const bool lean = LEAN;
+#endif
+    uint buf = 0u;
+    if (lean) {
+      store_slice(0u);
       barrier();
-      if (k0 + BK < k_end) load_slice_at(k0 + BK);
+    }
+    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+      if (!lean) {
+        store_slice(buf);
+        barrier();
+      }
+      if (k0 + BK < k_end) {
+        load_slice_at(k0 + BK);
+        if (lean) store_slice(buf ^ 1u);
+      }
       multiply_slice(buf);
+      if (lean) barrier();
       buf ^= 1u;
     }
 #else
