@@ -35,6 +35,10 @@ const char* kernel_name(Kernel kernel) {
       return "gemm_vec8_f32";
     case Kernel::kConv2dVec8F32:
       return "conv2d_vec8_f32";
+    case Kernel::kGemmCoopmatVecF16:
+      return "gemm_coopmat_vec_f16";
+    case Kernel::kConv2dCoopmatVecF16:
+      return "conv2d_coopmat_vec_f16";
     case Kernel::kConv2dI8:
       return "conv2d_i8";
     case Kernel::kConv2dI8Dot:
@@ -55,6 +59,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dVecF32:
     case Kernel::kGemmVec8F32:
     case Kernel::kConv2dVec8F32:
+    case Kernel::kGemmCoopmatVecF16:
+    case Kernel::kConv2dCoopmatVecF16:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
@@ -69,11 +75,13 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kGemmCoopmatF16:
     case Kernel::kGemmVecF32:
     case Kernel::kGemmVec8F32:
+    case Kernel::kGemmCoopmatVecF16:
       return kGemmPushWords * 4;
     case Kernel::kConv2dF32:
     case Kernel::kConv2dCoopmatF16:
     case Kernel::kConv2dVecF32:
     case Kernel::kConv2dVec8F32:
+    case Kernel::kConv2dCoopmatVecF16:
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
@@ -108,6 +116,10 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::gemm_vec8_f32_spv();
     case Kernel::kConv2dVec8F32:
       return shaders::conv2d_vec8_f32_spv();
+    case Kernel::kGemmCoopmatVecF16:
+      return shaders::gemm_coopmat_vec_f16_spv();
+    case Kernel::kConv2dCoopmatVecF16:
+      return shaders::conv2d_coopmat_vec_f16_spv();
     case Kernel::kConv2dI8:
       return shaders::conv2d_i8_spv();
     case Kernel::kConv2dI8Dot:

@@ -23,12 +23,27 @@ constexpr const Tiling& kSkinnyDirect = kTilings[std::size(kTilings) - 1];
 constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64, 32, 4, 4, false, true}};
 
 // The vectorised core (gemm_tile.glsl's UNIVK_VEC), under evaluation on GPUs: 8x8 and 8x4
-// accumulators (static indexing, vec4 reads), 64 to 256 invocations.
+// accumulators (static indexing, vec4 reads), 64 to 512 invocations; then the lean loop
+// (Tiling::lean) with 8x8.
 constexpr Tiling kVecTilings[] = {
-    {128, 128, 8, 8, 8, false, false, true}, {128, 64, 8, 8, 8, false, false, true},
-    {128, 64, 16, 8, 4, false, false, true}, {64, 64, 16, 8, 8, false, false, true},
-    {64, 64, 16, 4, 4, false, false, true},  {32, 64, 16, 4, 4, false, false, true},
-    {64, 32, 16, 4, 4, false, false, true},
+    {128, 128, 8, 8, 8, false, false, true},       {128, 64, 8, 8, 8, false, false, true},
+    {128, 64, 16, 8, 4, false, false, true},       {64, 64, 16, 8, 8, false, false, true},
+    {64, 64, 16, 4, 4, false, false, true},        {32, 64, 16, 4, 4, false, false, true},
+    {64, 32, 16, 4, 4, false, false, true},        {128, 128, 16, 8, 4, false, false, true},
+    {128, 128, 8, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true, true},
+    {128, 64, 16, 8, 8, false, false, true, true},
+};
+
+// The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
+// each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; under evaluation on the
+// H200 (the planner keeps kCoopmatTilings). 128x128: 8 subgroups of 2x4 fragments or 4 of 4x4;
+// 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16
+// (fewer bytes loaded per multiply-add), 8 subgroups of 4x4. Shared memory 20-40 KiB.
+constexpr Tiling kCoopmatVecTilings[] = {
+    {128, 128, 32, 8, 8, false, true, true},  {128, 128, 32, 16, 8, false, true, true},
+    {128, 64, 32, 8, 4, false, true, true},   {128, 64, 32, 16, 4, false, true, true},
+    {64, 64, 32, 8, 4, false, true, true},    {128, 256, 16, 16, 8, false, true, true},
+    {256, 128, 16, 16, 8, false, true, true},
 };
 
 // The core's shape rules: accumulators in groups of 4, and every invocation loading whole
@@ -40,8 +55,24 @@ constexpr bool vec_shape_ok(const Tiling& t) {
 }
 static_assert(std::all_of(std::begin(kVecTilings), std::end(kVecTilings), vec_shape_ok));
 
+// The cooperative-matrix core's rules besides: whole 16x16 fragments (at most 4 x 4 per
+// subgroup, its array), subgroups tiling the workgroup tile, slices of whole 16-deep steps,
+// BM, BN >= BK (the shared buffers' size), and the epilogue's 1 KiB per subgroup inside the
+// shared tiles.
+constexpr bool coopmat_vec_shape_ok(const Tiling& t) {
+  const uint32_t subgroups = t.invocations() / 32;
+  return vec_shape_ok(t) && t.invocations() % 32 == 0 && t.tm % 4 == 0 && t.tn % 2 == 0 && t.tm / 4 <= 4 &&
+         t.tn / 2 <= 4 && t.bm % (4 * t.tm) == 0 && t.bn % (8 * t.tn) == 0 && t.bk % 16 == 0 && t.bm >= t.bk &&
+         t.bn >= t.bk && subgroups * 1024 <= 2 * uint64_t{t.bk + 8} * (t.bm + t.bn) * 2;
+}
+static_assert(std::all_of(std::begin(kCoopmatVecTilings), std::end(kCoopmatVecTilings), coopmat_vec_shape_ok));
+
 // gemm_tile.glsl's shared arrays.
 uint64_t shared_bytes(const Tiling& t) {
+  if (t.coopmat && t.vec) {
+    // Two buffers of each fp16 slice, padded by 8 halves per row (gemm_coopmat_tile.glsl).
+    return 2 * uint64_t{t.bk + 8} * (t.bm + t.bn) * 2;
+  }
   if (t.vec) {
     // Two buffers of BK rows of vec4s, each row padded by one vec4.
     return 2 * uint64_t{t.bk} * ((t.bm / 4 + 1) + (t.bn / 4 + 1)) * 16;
@@ -90,6 +121,8 @@ std::span<const Tiling> candidates(int64_t m, int64_t n, int64_t k, int64_t batc
 std::span<const Tiling> gemm_tilings() { return kTilings; }
 std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }
 std::span<const Tiling> vec_tilings() { return kVecTilings; }
+std::span<const Tiling> coopmat_vec_tilings() { return kCoopmatVecTilings; }
+bool tiling_fits(const Tiling& tiling, const DeviceTraits& device) { return fits(tiling, device); }
 
 namespace detail {
 
@@ -99,7 +132,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
     auto listed = [&](std::span<const Tiling> list) {
       return std::find(list.begin(), list.end(), *forced) != list.end();
     };
-    if (!listed(kTilings) && !listed(kCoopmatTilings) && !listed(kVecTilings)) {
+    if (!listed(kTilings) && !listed(kCoopmatTilings) && !listed(kVecTilings) && !listed(kCoopmatVecTilings)) {
       return invalid_argument("tiling " + std::to_string(forced->bm) + "x" + std::to_string(forced->bn) +
                               " is not one of the library's");
     }
@@ -193,12 +226,15 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
   if (tiling.direct) flags = 0;
   if (!tiling.vec) flags &= ~(kFlagVecA | kFlagVecB);
-  if (tiling.coopmat) {
+  if (tiling.coopmat && tiling.vec) {
+    dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatVecF16 : Kernel::kGemmCoopmatVecF16;
+  } else if (tiling.coopmat) {
     dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatF16 : Kernel::kGemmCoopmatF16;
   } else if (device.precision == Precision::kFp16) {
     flags |= kFlagF16Operands;
   }
-  if (tiling.vec) {
+  if (tiling.lean) flags |= kFlagLean;
+  if (tiling.vec && !tiling.coopmat) {
     // 8 x 8 accumulators run the variant with the sizes compiled in (gemm_tile.glsl).
     const bool conv = dispatch.kernel == Kernel::kConv2dF32, eight = tiling.tm == 8 && tiling.tn == 8;
     dispatch.kernel = conv ? (eight ? Kernel::kConv2dVec8F32 : Kernel::kConv2dVecF32)

@@ -77,7 +77,7 @@ inline uint32_t pack_yx(int64_t y, int64_t x) { return u32(y | (x << 16)); }
 
 // FLAGS bits of gemm_tile.glsl.
 inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32,
-                          kFlagVecA = 64, kFlagVecB = 128;
+                          kFlagVecA = 64, kFlagVecB = 128, kFlagLean = 256;
 
 // Whether every value is a multiple of 4 (vector access: offsets, strides, walked extents).
 inline bool aligned4(std::initializer_list<int64_t> values) {

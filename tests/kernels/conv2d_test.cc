@@ -88,7 +88,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
   }
   if (tiling.vec) {
-    EXPECT_EQ(dispatch->kernel, tiling.tm == 8 && tiling.tn == 8 ? Kernel::kConv2dVec8F32 : Kernel::kConv2dVecF32);
+    const Kernel vec_kernel = tiling.tm == 8 && tiling.tn == 8 ? Kernel::kConv2dVec8F32 : Kernel::kConv2dVecF32;
+    EXPECT_EQ(dispatch->kernel, tiling.coopmat ? Kernel::kConv2dCoopmatVecF16 : vec_kernel);
     EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags)
         << "c " << c.c << " groups " << c.groups << " nhwc " << (layout == Layout::kNhwc);
   }
@@ -148,7 +149,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
       << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups << " nhwc "
       << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x" << tiling.bn
       << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
-      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << " hwio " << c.hwio << " splits " << dispatch->splits;
+      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "") << " hwio " << c.hwio
+      << " splits " << dispatch->splits;
 }
 
 const ConvCase kCases[] = {
@@ -266,7 +268,7 @@ const VecConvCase kVecCases[] = {
 // vectorised and a scalar case on the others (each pipeline costs seconds on lavapipe).
 TEST(Conv2dKernel, VecTilingsMatchTheReference) {
   uint32_t seed = 5000;
-  for (const Tiling& tiling : vec_tilings()) {
+  for (const Tiling& tiling : testing::fitting(vec_tilings())) {
     const bool all = tiling == vec_tilings()[0] || tiling == vec_tilings()[4];
     for (const VecConvCase& v : kVecCases) {
       if (all || &v == &kVecCases[0] || &v == &kVecCases[5]) {
@@ -278,7 +280,7 @@ TEST(Conv2dKernel, VecTilingsMatchTheReference) {
 
 TEST(Conv2dKernel, VecTilingsSplitKAndEpilogues) {
   uint32_t seed = 5500;
-  for (const Tiling& tiling : vec_tilings()) {
+  for (const Tiling& tiling : testing::fitting(vec_tilings())) {
     // K 576 in 5 ranges, aligned and vectorised.
     expect_conv({1, 64, 5, 5, 20, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling,
                 {true, true, Activation::kRelu}, seed += 10, 5, 2);
@@ -289,6 +291,39 @@ TEST(Conv2dKernel, VecTilingsSplitKAndEpilogues) {
   const Tiling tiling = vec_tilings()[4];
   expect_conv(kVecCases[0].c, Layout::kNhwc, true, tiling, {false, true, Activation::kRelu}, seed += 10);
   expect_conv(kVecCases[0].c, Layout::kNhwc, true, tiling, {true}, seed += 10, 0, 1, 0, Precision::kFp16);
+}
+
+// The cooperative-matrix core on vectorised loads (devices with NV cooperative matrices, the
+// H200; skipped elsewhere). One pipeline per tiling: NHWC, TOSA weights, C a multiple of the
+// 32-deep slice (16-byte loads, one tap per slice), output positions and channels not multiples
+// of the tile. Then the first tiling's other paths: NCHW with PyTorch weights (A loaded along M,
+// scalar), HWIO weights (B along N), channels that are not whole slices (a tap per element),
+// groups, stride and dilation, an epilogue.
+TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  if (!device_traits(*device, Precision::kFp16).cooperative_matrix_f16) {
+    GTEST_SKIP() << "the device lacks VK_NV_cooperative_matrix with the 16x16x16 fp16 shape, shaderFloat16, the "
+                    "Vulkan memory model or subgroups of 32, which coopmat_vec_tilings() need";
+  }
+  uint32_t seed = 5700;
+  const Precision fp16 = Precision::kFp16;
+  for (const Tiling& tiling : coopmat_vec_tilings()) {
+    expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling, {true}, seed += 10, 0,
+                1, 0, fp16);
+  }
+  const Tiling first = coopmat_vec_tilings()[0];
+  const VecConvCase paths[] = {
+      // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags
+      {{2, 32, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false},
+      {{1, 32, 10, 9, 24, 3, 1, 2, 2, 1, true, true, 192}, Layout::kNhwc, true},
+      {{1, 24, 8, 8, 20, 3, 2, 1, 1, 1, true, false, 0}, Layout::kNhwc, true},
+      {{1, 64, 8, 8, 48, 3, 2, 1, 1, 2, false, false, 128}, Layout::kNhwc, true},
+  };
+  for (const VecConvCase& v : paths)
+    expect_conv(v.c, v.layout, v.tosa_weight, first, {true}, seed += 10, 0, 1, 0, fp16);
+  expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, first,
+              {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, fp16);
 }
 
 // A large GPU's limits.

@@ -102,7 +102,8 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
     EXPECT_EQ(dispatch->splits, 1u);
   }
   if (tiling.vec) {
-    EXPECT_EQ(dispatch->kernel, tiling.tm == 8 && tiling.tn == 8 ? Kernel::kGemmVec8F32 : Kernel::kGemmVecF32);
+    const Kernel vec_kernel = tiling.tm == 8 && tiling.tn == 8 ? Kernel::kGemmVec8F32 : Kernel::kGemmVecF32;
+    EXPECT_EQ(dispatch->kernel, tiling.coopmat ? Kernel::kGemmCoopmatVecF16 : vec_kernel);
     EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags) << "m " << c.m << " n " << c.n << " k " << c.k;
   }
 
@@ -152,7 +153,8 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   EXPECT_TRUE(univk::testing::tensors_close(out, want, {atol, 1e-4}))
       << "batch " << c.batch << " m " << c.m << " n " << c.n << " k " << c.k << " tiling " << tiling.bm << "x"
       << tiling.bn << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
-      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << " splits " << dispatch->splits;
+      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "") << " splits "
+      << dispatch->splits;
 }
 
 // The tilings precision=fp16 runs on the test device: the cooperative-matrix ones where it has
@@ -231,12 +233,12 @@ const GemmCase kVecCases[] = {
     {2, 33, 20, 41, false, true, true, false, 0},    {1, 7, 12, 6, false, false, false, true, 128},
 };
 
-// Every case on an 8x8 tiling (compiled-in sizes) and a 4x4 one (specialised sizes), an aligned
-// and an unaligned case on the others (each pipeline costs seconds on lavapipe).
+// Every case on an 8x8 tiling (compiled-in sizes), a 4x4 one (specialised sizes) and a lean 8x8
+// one, an aligned and an unaligned case on the others (each pipeline costs seconds on lavapipe).
 TEST(GemmKernel, VecTilingsMatchTheReference) {
   uint32_t seed = 3000;
-  for (const Tiling& tiling : vec_tilings()) {
-    const bool all = tiling == vec_tilings()[0] || tiling == vec_tilings()[4];
+  for (const Tiling& tiling : testing::fitting(vec_tilings())) {
+    const bool all = tiling == vec_tilings()[0] || tiling == vec_tilings()[4] || tiling == vec_tilings()[8];
     for (const GemmCase& c : kVecCases) {
       if (all || &c == &kVecCases[1] || &c == &kVecCases[5]) expect_gemm(c, tiling, {}, seed += 10);
     }
@@ -245,7 +247,7 @@ TEST(GemmKernel, VecTilingsMatchTheReference) {
 
 TEST(GemmKernel, VecTilingsSplitKAndEpilogues) {
   uint32_t seed = 3500;
-  for (const Tiling& tiling : vec_tilings()) {
+  for (const Tiling& tiling : testing::fitting(vec_tilings())) {
     expect_gemm({2, 36, 44, 296, false, false, false, true, 192}, tiling, {true, true, Activation::kRelu}, seed += 10,
                 5, /*runs=*/2);
   }
@@ -259,6 +261,70 @@ TEST(GemmKernel, VecTilingsSplitKAndEpilogues) {
   for (const GemmCase& c : {kVecCases[1], kVecCases[5]}) {
     expect_gemm(c, vec_tilings()[4], {true}, seed += 10, 0, 1, 0, Precision::kFp16);
   }
+}
+
+// The cooperative-matrix core on vectorised loads runs on devices with NV cooperative matrices
+// (the H200); elsewhere this test is skipped. One pipeline per tiling for the sizes (aligned,
+// row-major operands: 16-byte loads; partial tiles, K not a multiple of the 32-deep slice),
+// then the first tiling's other paths: scalar loads (odd sizes and offsets), A loaded along M and
+// B along K (transposed), broadcast B, an epilogue.
+TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  if (!device_traits(*device, Precision::kFp16).cooperative_matrix_f16) {
+    GTEST_SKIP() << "the device lacks VK_NV_cooperative_matrix with the 16x16x16 fp16 shape, shaderFloat16, the "
+                    "Vulkan memory model or subgroups of 32, which coopmat_vec_tilings() need";
+  }
+  uint32_t seed = 3700;
+  const GemmCase sizes[] = {{1, 64, 64, 64, false, false, false, true, 192},
+                            {2, 36, 44, 40, false, false, false, true, 192},
+                            {1, 131, 68, 100, false, false, false, true, 192}};
+  for (const Tiling& tiling : coopmat_vec_tilings()) {
+    for (const GemmCase& c : sizes) expect_gemm(c, tiling, {}, seed += 10, 0, 1, 0, Precision::kFp16);
+  }
+  const Tiling first = coopmat_vec_tilings()[0];
+  const GemmCase paths[] = {{1, 37, 45, 29},
+                            {3, 19, 70, 33, true, false, false},
+                            {2, 33, 20, 41, false, true, true},
+                            {1, 64, 72, 96, true, true, false, true, 192}};
+  for (const GemmCase& c : paths) expect_gemm(c, first, {}, seed += 10, 0, 1, 0, Precision::kFp16);
+  expect_gemm(sizes[1], first, {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, Precision::kFp16);
+}
+
+TEST(GemmPlanner, CoopmatVecTilingsAreForcedOnlyAndFitTheH200) {
+  GemmProblem big;
+  big.m = big.n = big.k = 4096;
+  big.a = {0, 0, 4096, 1};
+  big.b = {0, 0, 4096, 1};
+  big.out = {0, 0, 4096, 1};
+  DeviceTraits device;
+  device.max_shared_bytes = 49152;  // the H200's
+  device.max_workgroup_invocations = 1024;
+  device.cooperative_matrix_f16 = true;
+  device.precision = Precision::kFp16;
+  auto d = plan_gemm(big, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_NE(d->kernel, Kernel::kGemmCoopmatVecF16);
+  for (const Tiling& tiling : coopmat_vec_tilings()) {
+    EXPECT_TRUE(tiling.coopmat && tiling.vec);
+    big.split_k = 4;
+    d = plan_gemm(big, device, tiling);
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
+    EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
+    EXPECT_EQ(d->splits, 1u);
+    EXPECT_EQ(flags_of(*d) & 192u, 192u);
+    EXPECT_EQ(d->groups[0], 4096 / tiling.bn);
+    // Not without cooperative matrices.
+    DeviceTraits plain = device;
+    plain.cooperative_matrix_f16 = false;
+    EXPECT_FALSE(tiling_fits(tiling, plain));
+    EXPECT_EQ(plan_gemm(big, plain, tiling).status().code(), StatusCode::kUnsupported);
+  }
+  // Every vectorised tiling fits the H200's 48 KiB too; the 128x128x16 ones not lavapipe's 32.
+  for (const Tiling& tiling : vec_tilings()) EXPECT_TRUE(tiling_fits(tiling, device));
+  device.max_shared_bytes = 32768;
+  EXPECT_FALSE(tiling_fits({128, 128, 16, 8, 4, false, false, true}, device));
+  EXPECT_TRUE(tiling_fits({128, 128, 8, 8, 8, false, false, true, true}, device));
 }
 
 TEST(GemmPlanner, VecLoadsOnlyWhereAligned) {

@@ -20,6 +20,15 @@ const std::shared_ptr<vulkan::Device>& test_device() {
   return device;
 }
 
+std::vector<Tiling> fitting(std::span<const Tiling> tilings) {
+  const DeviceTraits traits = device_traits(*test_device(), Precision::kFp32);
+  std::vector<Tiling> out;
+  for (const Tiling& t : tilings) {
+    if (tiling_fits(t, traits)) out.push_back(t);
+  }
+  return out;
+}
+
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
                                       const std::vector<std::vector<float>>& bindings, int runs) {
   std::vector<std::vector<uint8_t>> bytes;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "univk/base/status.h"
@@ -28,5 +29,9 @@ Result<std::vector<uint8_t>> run_kernel_bytes(const std::shared_ptr<vulkan::Devi
 // The test device (validation on), created once per process with the kernel library's optional
 // requirements (cooperative matrices where the device has them).
 const std::shared_ptr<vulkan::Device>& test_device();
+
+// The tilings of `tilings` that fit the test device (fp32): lavapipe's 32 KiB of shared memory
+// leaves out the 128x128x16 vectorised ones, which GPUs with 48 KiB (the H200) run.
+std::vector<Tiling> fitting(std::span<const Tiling> tilings);
 
 }  // namespace univk::kernels::testing

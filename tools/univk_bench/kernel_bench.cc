@@ -15,8 +15,10 @@
 // achieved FLOP/s and its fraction of the FMA floor (of the cooperative-matrix floor for a
 // cooperative-matrix kernel); for the memory-bound depthwise kernel also its input and output
 // bytes per second as a fraction of the copy floor. --tilings includes the vectorised-core
-// tilings (kernels::vec_tilings, not yet the planner's). The tiling column ends in "c" for a
-// cooperative-matrix tiling, "v" for a vectorised one, and " sS" when the dispatch splits K
+// tilings (kernels::vec_tilings, not yet the planner's) and, with --precision fp16, the
+// cooperative-matrix ones (kernels::coopmat_tilings, then kernels::coopmat_vec_tilings: not yet
+// the planner's). The tiling column ends in "c" for a cooperative-matrix tiling, "v" for a
+// vectorised one ("cv": cooperative matrices on the vectorised loads), and " sS" when the dispatch splits K
 // into S ranges (kernel.h);
 // --split-k forces S (1: no split) for every workload.
 // --json FILE writes the results as one JSON object into FILE; `--json -` prints it on stdout
@@ -201,7 +203,7 @@ std::string tiling_name(const kernels::KernelDispatch& d) {
   const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
          "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
-         (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+         (t.lean ? "l" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
 // A memory-bound kernel's input and output bytes per second as a fraction of the copy floor
@@ -273,6 +275,7 @@ int run(int argc, char** argv) {
       for (const kernels::Tiling& t : kernels::vec_tilings()) tilings.push_back(t);
       if (precision == kernels::Precision::kFp16) {
         for (const kernels::Tiling& t : kernels::coopmat_tilings()) tilings.push_back(t);
+        for (const kernels::Tiling& t : kernels::coopmat_vec_tilings()) tilings.push_back(t);
       }
     }
     for (const auto& t : tilings) {

@@ -36,18 +36,20 @@ namespace univk::kernels {
 // (operands rounded to fp16, fp32 accumulation; Precision below); the *VecF32 variants the same
 // kernels on the vectorised FMA core (Tiling::vec).
 enum class Kernel : uint8_t {
-  kGemmF32,             // gemm.h
-  kConv2dF32,           // conv2d.h
-  kDepthwiseF32,        // depthwise.h
-  kGemmCoopmatF16,      // gemm.h, Precision::kFp16 on a device with cooperative matrices
-  kConv2dCoopmatF16,    // conv2d.h, likewise
-  kConvTranspose2dF32,  // conv_transpose2d.h
-  kGemmVecF32,          // gemm.h, a Tiling::vec tiling
-  kConv2dVecF32,        // conv2d.h, likewise
-  kGemmVec8F32,         // gemm.h, a Tiling::vec tiling with 8 x 8 accumulators (compiled in)
-  kConv2dVec8F32,       // conv2d.h, likewise
-  kConv2dI8,            // conv2d_i8.h: int8 operands, int32 accumulation, fused requantization
-  kConv2dI8Dot,         // conv2d_i8.h, likewise with integer dot products (shaderIntegerDotProduct)
+  kGemmF32,              // gemm.h
+  kConv2dF32,            // conv2d.h
+  kDepthwiseF32,         // depthwise.h
+  kGemmCoopmatF16,       // gemm.h, Precision::kFp16 on a device with cooperative matrices
+  kConv2dCoopmatF16,     // conv2d.h, likewise
+  kConvTranspose2dF32,   // conv_transpose2d.h
+  kGemmVecF32,           // gemm.h, a Tiling::vec tiling
+  kConv2dVecF32,         // conv2d.h, likewise
+  kGemmVec8F32,          // gemm.h, a Tiling::vec tiling with 8 x 8 accumulators (compiled in)
+  kConv2dVec8F32,        // conv2d.h, likewise
+  kGemmCoopmatVecF16,    // gemm.h, a coopmat_vec_tilings() tiling (cooperative matrices on vectorised loads)
+  kConv2dCoopmatVecF16,  // conv2d.h, likewise
+  kConv2dI8,             // conv2d_i8.h: int8 operands, int32 accumulation, fused requantization
+  kConv2dI8Dot,          // conv2d_i8.h, likewise with integer dot products (shaderIntegerDotProduct)
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -128,6 +130,10 @@ struct Tiling {
   // buffered shared tiles, and 16-byte global loads where the operands' alignment allows them
   // (KernelDispatch::vector_access).
   bool vec = false;
+  // With vec: the lean loop (gemm_tile.glsl's kFlagLean): each slice straight from global to
+  // shared memory (no registers staging the next one across the multiply) and the multiply in
+  // 4x4 quarters, for 8x8 accumulators without spills.
+  bool lean = false;
   constexpr uint32_t invocations() const { return (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
@@ -139,6 +145,16 @@ std::span<const Tiling> coopmat_tilings();
 // The vectorised-core tilings (Tiling::vec): taken when forced (planners' `tiling` argument,
 // univk-kernel-bench --tilings); the planners choose among gemm_tilings() (tests run every one).
 std::span<const Tiling> vec_tilings();
+// The cooperative-matrix core on the vectorised loads (Tiling::coopmat and Tiling::vec, the
+// *CoopmatVecF16 kernels; devices with DeviceTraits::cooperative_matrix_f16): fp16 shared tiles
+// filled from 16-byte loads, double-buffered, K slices of 16 or 32; each subgroup of 32 owns a
+// (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16. Taken when forced,
+// like vec_tilings(); never split.
+std::span<const Tiling> coopmat_vec_tilings();
+// Whether `tiling` fits `device`: invocations and shared memory within its limits, cooperative
+// matrices where the tiling needs them (the planners refuse a forced tiling that does not fit,
+// Unsupported).
+bool tiling_fits(const Tiling& tiling, const DeviceTraits& device);
 
 // Split-K (GEMM-shaped kernels): when the output has too few tiles to fill a GPU and K is long,
 // the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split). Each

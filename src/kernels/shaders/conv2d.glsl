@@ -135,26 +135,25 @@ vec4 load_b4(uint k0, uint kk, uint n_local) {
 }
 #endif
 
+// The output offset of output position m.
+uint out_row(uint m) {
+  const uint ox = m % p.OW, t = m / p.OW;
+  const uint oy = t % p.OH, n = t / p.OH;
+  return n * p.out_sn + oy * p.out_sh + ox * p.out_sw;
+}
+
+void store_out(uint pos, uint m, uint c, float v) {
+  const uint oc = batch_index() * p.OCg + c;
+  if ((FLAGS & kFlagBias) != 0u) v += bias[p.off_bias + oc * p.bias_stride];
+  const uint o = pos + oc * p.out_sc;
+  if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
+  y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
+}
+
 void main() {
   if (!locate_tile(p.M, p.OCg)) return;
   init_a_slots();
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
-  [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    const uint m = tile_m0 + acc_row(i);
-    if (m >= p.M) continue;
-    const uint ox = m % p.OW, t = m / p.OW;
-    const uint oy = t % p.OH, n = t / p.OH;
-    const uint pos = n * p.out_sn + oy * p.out_sh + ox * p.out_sw;
-    [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      const uint c = tile_n0 + acc_col(j);
-      if (c >= p.OCg) continue;
-      const uint oc = batch_index() * p.OCg + c;
-      float v = acc[i][j];
-      if ((FLAGS & kFlagBias) != 0u) v += bias[p.off_bias + oc * p.bias_stride];
-      const uint o = pos + oc * p.out_sc;
-      if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
-      y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
-    }
-  }
+  store_tile(p.M, p.OCg);
 }

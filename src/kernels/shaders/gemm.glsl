@@ -57,22 +57,21 @@ vec4 load_b4(uint k0, uint kk, uint n_local) {
 }
 #endif
 
+uint out_row(uint m) { return batch_index() * p.o_bs + m * p.o_rs; }
+
+void store_out(uint row, uint m, uint n, float v) {
+  v *= p.alpha;
+  if ((FLAGS & kFlagBias) != 0u) {
+    v += p.beta * bias[p.off_bias + batch_index() * p.bias_bs + m * p.bias_rs + n * p.bias_cs];
+  }
+  const uint o = row + n * p.o_cs;
+  if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
+  y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
+}
+
 void main() {
   if (!locate_tile(p.M, p.N)) return;
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
-  const uint bi = batch_index();
-  [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    const uint m = tile_m0 + acc_row(i);
-    if (m >= p.M) continue;
-    [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      const uint n = tile_n0 + acc_col(j);
-      if (n >= p.N) continue;
-      float v = p.alpha * acc[i][j];
-      if ((FLAGS & kFlagBias) != 0u) v += p.beta * bias[p.off_bias + bi * p.bias_bs + m * p.bias_rs + n * p.bias_cs];
-      const uint o = bi * p.o_bs + m * p.o_rs + n * p.o_cs;
-      if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
-      y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
-    }
-  }
+  store_tile(p.M, p.N);
 }

@@ -30,6 +30,17 @@
 // along the operand's contiguous dimension (K with kFlagAKFast, else M; N with kFlagBNFast,
 // else K); the planner sets them only when every vector is aligned and inside the operand
 // (kernels::KernelDispatch::vector_access). Otherwise the loads are the scalar ones above.
+// With kFlagLean (Tiling::lean) the core keeps fewer values live: a slice goes from global to
+// shared memory at once (the next slice into the other buffer before the multiply, no registers
+// held across it), and the multiply reads one vec4 of A and one of B per 4x4 quarter of the
+// accumulators.
+//
+// UNIVK_COOPMAT with UNIVK_VEC (the *_coopmat_vec_f16 shaders, gemm_coopmat_tile.glsl): the
+// vectorised core's loads and double-buffered slices, stored to shared memory as packed fp16
+// (each invocation converts 4 consecutive elements along the walked dimension and stores them as
+// one 8-byte word) and multiplied on NV cooperative matrices; each subgroup owns a (4*TM) x
+// (8*TN) block of the tile, (TM/4) x (TN/2) fragments of 16x16, and its epilogue reads the
+// fragments back through a 1 KiB shared staging area of its own. No split-K.
 //
 // DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
@@ -59,11 +70,13 @@
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
 //   vec4 load_a4(uint s, uint k0, uint kk), vec4 load_b4(uint k0, uint kk, uint n): the same
 //     from 4 consecutive elements along the operand's contiguous dimension (kFlagVecA/B);
+//   uint out_row(uint m), void store_out(uint row, uint m, uint n, float v): the epilogue of
+//     output element (m, n), row = out_row(m);
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
 // false for the others), calls locate_tile() first (and ends when it returns false), then
-// gemm_main_loop(K), then split_k_reduce() before its epilogue, where accumulator acc[i][j]
-// is the tile's element (acc_row(i), acc_col(j)). k0 is a multiple of BK in the staged path:
-// slice-uniform work can hang off it.
+// gemm_main_loop(K), then split_k_reduce(), then store_tile(rows, columns), which runs the
+// epilogue on every element of the tile inside the output. k0 is a multiple of BK in the
+// staged path: slice-uniform work can hang off it.
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 64;
@@ -92,6 +105,7 @@ const uint kFlagBNFast = 8u;    // B slice loads walk N fastest (else K)
 const uint kFlagF16Operands = 32u;  // round operands to fp16 (see Precision above)
 const uint kFlagVecA = 64u;         // A slice loads are 16-byte vectors (UNIVK_VEC above)
 const uint kFlagVecB = 128u;        // B slice loads likewise
+const uint kFlagLean = 256u;        // UNIVK_VEC: the lean loop (above)
 
 const uint THREADS_M = BM / TM;
 const uint THREADS_N = BN / TN;
@@ -107,13 +121,25 @@ const bool VEC_B = (FLAGS & kFlagVecB) != 0u;
 // Vector loads per invocation and slice (the planner's vector tilings make them whole).
 const uint LOADS_A4 = BM * BK < 4u * WG ? 1u : BM * BK / (4u * WG);
 const uint LOADS_B4 = BN * BK < 4u * WG ? 1u : BN * BK / (4u * WG);
+#ifdef UNIVK_COOPMAT_VEC
+// Whole vector slots (gemm_coopmat_tile.glsl): along K one row each; along M 4 rows, one A slot
+// per row (the including kernel keeps per-row state per slot).
+const uint A_LIVE_SLOTS = (FLAGS & kFlagAKFast) != 0u ? LOADS_A4 : 4u * LOADS_A4;
+#else
 // The A slots in use: slots 0..A_LIVE_SLOTS-1 of A_SLOTS (a vector slot covers 4 elements).
 const uint A_LIVE_SLOTS = VEC_A ? LOADS_A4 : A_SLOTS;
+#endif
 #else
 const uint A_LIVE_SLOTS = A_SLOTS;
 #endif
 
-#ifdef UNIVK_COOPMAT
+#if defined(UNIVK_COOPMAT) && defined(UNIVK_VEC)
+#define UNIVK_COOPMAT_VEC 1
+#endif
+
+#ifdef UNIVK_COOPMAT_VEC
+// Declared by gemm_coopmat_tile.glsl.
+#elif defined(UNIVK_COOPMAT)
 // fp16 slices, each stored in the order its loaders walk (FLAGS), so neighbouring invocations
 // write neighbouring halves: A as [k][m] (M fastest) or [m][k] (K fastest), B as [k][n] or
 // [n][k]; the fragment loads read them column- or row-major to match. Rows are padded by 8
@@ -158,7 +184,11 @@ bool k_check;
 shared uint last_arrival;
 float ra[LOADS_A];
 float rb[LOADS_B];
-#ifdef UNIVK_VEC
+#ifdef UNIVK_COOPMAT_VEC
+// Staged as fp16 (converted as loaded), whether loaded as vectors or as 4 scalars.
+f16vec4 ra4[LOADS_A4];
+f16vec4 rb4[LOADS_B4];
+#elif defined(UNIVK_VEC)
 vec4 ra4[LOADS_A4];
 vec4 rb4[LOADS_B4];
 #endif
@@ -227,7 +257,9 @@ uvec2 b_slot4(uint l) {
 
 // Row within the tile of A slot s.
 uint a_row(uint s) {
-#ifdef UNIVK_VEC
+#ifdef UNIVK_COOPMAT_VEC
+  return (FLAGS & kFlagAKFast) != 0u ? a_slot4(s).x : a_slot4(s / 4u).x + s % 4u;
+#elif defined(UNIVK_VEC)
   if (VEC_A) return a_slot4(s).x;
 #endif
   return DIRECT != 0u ? acc_row(s) : a_slot(s).x;
@@ -240,6 +272,10 @@ float load_b(uint k0, uint kk, uint n);
 vec4 load_a4(uint s, uint k0, uint kk);
 vec4 load_b4(uint k0, uint kk, uint n);
 #endif
+// The epilogue, the including kernel's: the part of output row m's address shared by its
+// elements, then element (m, n) of the output with accumulator v (m, n in the whole output).
+uint out_row(uint m);
+void store_out(uint row, uint m, uint n, float v);
 
 // `v` as the multiply sees it: rounded to fp16 with kFlagF16Operands (Precision above).
 // The rounding is spelt out (to nearest, ties to even, as the cooperative-matrix variants'
@@ -263,6 +299,10 @@ vec4 operand4(vec4 v) {
              ? vec4(round_to_fp16(v.x), round_to_fp16(v.y), round_to_fp16(v.z), round_to_fp16(v.w))
              : v;
 }
+
+#ifdef UNIVK_COOPMAT_VEC
+#include "kernels/shaders/gemm_coopmat_tile.glsl"
+#else
 
 void load_slice(uint k0, bool check) {
   k_check = check;
@@ -329,8 +369,26 @@ void store_slice(uint buf) {
   }
 }
 
+const bool LEAN = (FLAGS & kFlagLean) != 0u;
+
 void multiply_slice(uint buf) {
   const uint tm = tile_row(), tn = tile_col();
+  if (LEAN) {
+    [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
+      [[unroll]] for (uint g = 0u; g < TM / 4u; ++g) {
+        const vec4 a = As4[buf][kk][g * THREADS_M + tm];
+        [[unroll]] for (uint h = 0u; h < TN / 4u; ++h) {
+          const vec4 b = Bs4[buf][kk][h * THREADS_N + tn];
+          [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+              acc[4u * g + i][4u * h + j] = fma(a[i], b[j], acc[4u * g + i][4u * h + j]);
+            }
+          }
+        }
+      }
+    }
+    return;
+  }
   [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
     vec4 ar[TM / 4u];
     vec4 br[TN / 4u];
@@ -428,6 +486,8 @@ void multiply_slice() {
 
 #endif
 
+#endif  // UNIVK_COOPMAT_VEC
+
 void direct_loop(uint k_begin) {
   k_check = false;
   for (uint k = k_begin; k < k_end; ++k) {
@@ -453,13 +513,17 @@ void load_slice_at(uint k0) {
 
 // acc = this workgroup's K range of the product.
 void gemm_main_loop(uint K) {
-  [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
-  }
   const uint chunk = split_chunk(K);
   const uint k_begin = min(K, split_index() * chunk);
   k_end = min(K, k_begin + chunk);
-#ifdef UNIVK_COOPMAT
+#ifdef UNIVK_COOPMAT_VEC
+  coopmat_zero();
+#else
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
+  }
+#endif
+#if defined(UNIVK_COOPMAT) && !defined(UNIVK_COOPMAT_VEC)
   [[unroll]] for (uint i = 0u; i < FRAG_M; ++i) {
     [[unroll]] for (uint j = 0u; j < FRAG_N; ++j) cm[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
   }
@@ -473,12 +537,30 @@ void gemm_main_loop(uint K) {
 #ifdef UNIVK_VEC
     // Double-buffered: a slice's stores go to the buffer not read by the previous multiply,
     // and this slice's barrier orders them after every invocation finished the one before.
+    // The lean loop (kFlagLean) stores the next slice into the other buffer before the
+    // multiply instead (its last reader finished before the barrier ending the previous slice),
+    // and the barrier ending this slice publishes it.
+#ifdef UNIVK_COOPMAT_VEC
+    const bool lean = false;
+#else
+    const bool lean = LEAN;
+#endif
     uint buf = 0u;
-    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-      store_slice(buf);
+    if (lean) {
+      store_slice(0u);
       barrier();
-      if (k0 + BK < k_end) load_slice_at(k0 + BK);
+    }
+    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+      if (!lean) {
+        store_slice(buf);
+        barrier();
+      }
+      if (k0 + BK < k_end) {
+        load_slice_at(k0 + BK);
+        if (lean) store_slice(buf ^ 1u);
+      }
       multiply_slice(buf);
+      if (lean) barrier();
       buf ^= 1u;
     }
 #else
@@ -491,10 +573,26 @@ void gemm_main_loop(uint K) {
     }
 #endif
   }
-#ifdef UNIVK_COOPMAT
+#if defined(UNIVK_COOPMAT) && !defined(UNIVK_COOPMAT_VEC)
   coopmat_to_acc();
 #endif
 }
+
+#ifndef UNIVK_COOPMAT_VEC
+// The epilogue over this invocation's accumulators (gemm_coopmat_tile.glsl has its own), for an
+// output of rows x columns.
+void store_tile(uint rows, uint columns) {
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    const uint m = tile_m0 + acc_row(i);
+    if (m >= rows) continue;
+    const uint row = out_row(m);
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
+      const uint n = tile_n0 + acc_col(j);
+      if (n < columns) store_out(row, m, n, acc[i][j]);
+    }
+  }
+}
+#endif
 
 // Split-K's reduction (see above); call from uniform control flow. Returns whether this
 // workgroup runs the epilogue, with acc the sum over every split: always when SPLITS == 1.

@@ -1,0 +1,14 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+// Operands rounded to fp16 as they are loaded (16-byte loads where aligned), double-buffered fp16
+// shared tiles, NV cooperative matrices with fp32 accumulation, several 16x16 fragments per
+// subgroup (kernels::Kernel::kConv2dCoopmatVecF16; the kernel: conv2d.glsl, the core:
+// gemm_coopmat_tile.glsl).
+#define UNIVK_COOPMAT 1
+#define UNIVK_VEC 1
+#include "kernels/shaders/conv2d.glsl"
