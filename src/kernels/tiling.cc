@@ -35,8 +35,8 @@ constexpr Tiling kVecTilings[] = {
 };
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
-// each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; under evaluation on the
-// H200 (the planner keeps kCoopmatTilings). 128x128: 8 subgroups of 2x4 fragments or 4 of 4x4;
+// each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
+// them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of 4x4;
 // 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16
 // (fewer bytes loaded per multiply-add), 8 subgroups of 4x4. Shared memory 20-40 KiB.
 constexpr Tiling kCoopmatVecTilings[] = {
@@ -96,21 +96,29 @@ uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
   return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
 }
 
+// The cooperative-matrix tilings the planner takes, in order of preference (the first with a
+// grid that fills the GPU wins): on the H200 128x128x32/8x8cv ran GEMM 4096^3 in 1383 us (the
+// older cooperative-matrix kernel 2117 us, the fp32 FMA kernel 4598 us) and 128x64x32/8x4cv a
+// batch-32 3x3 convolution with 64 output channels in 150 us (128x128: 192 us, the FMA kernel
+// with fp16 operands 524 us; docs/PERFORMANCE.md). A 128-column tile only where N is wider.
+constexpr Tiling kCoopmatPlanWide[] = {kCoopmatVecTilings[0], kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
+constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
+
 // The tilings a problem may take: for fp16 the cooperative-matrix ones where one runs and the
 // problem is large enough for them, else the FMA ones (with kFlagF16Operands, the same
-// rounding). The variants cannot split K, and staging fp16 slices costs more than the FMA
-// kernel's loads, so on the H200 they lost on every batch-1 problem and on a batch-32 3x3
-// convolution with K = 576, and won 2.2x on a 4096^3 GEMM (docs/PERFORMANCE.md): they are
-// taken when the grid fills the GPU without splitting (>= 256 workgroups at the largest) and K
-// is long (>= 1024).
+// rounding). The cooperative-matrix kernels cannot split K, so on the H200 they lost on every
+// batch-1 problem (split-K's grids win there): they are taken when the grid fills the GPU
+// without splitting (>= 256 workgroups of 128x64) and K is not short (>= 512: measured winning
+// from K = 576).
 std::span<const Tiling> candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                                    uint32_t max_invocations) {
   constexpr uint64_t kFillingWorkgroups = 256;
-  constexpr int64_t kLongK = 1024;
+  constexpr int64_t kLongK = 512;
   if (device.precision == Precision::kFp16 && k >= kLongK &&
-      workgroups(kCoopmatTilings[0], m, n, batch) >= kFillingWorkgroups) {
-    for (const Tiling& t : kCoopmatTilings) {
-      if (fits(t, device) && t.invocations() <= max_invocations) return kCoopmatTilings;
+      workgroups(kCoopmatPlanNarrow[0], m, n, batch) >= kFillingWorkgroups) {
+    const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kCoopmatPlanWide) : kCoopmatPlanNarrow;
+    for (const Tiling& t : plan) {
+      if (fits(t, device) && t.invocations() <= max_invocations) return plan;
     }
   }
   return kTilings;

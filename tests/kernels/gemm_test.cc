@@ -291,7 +291,7 @@ TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
   expect_gemm(sizes[1], first, {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, Precision::kFp16);
 }
 
-TEST(GemmPlanner, CoopmatVecTilingsAreForcedOnlyAndFitTheH200) {
+TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndNeverSplitK) {
   GemmProblem big;
   big.m = big.n = big.k = 4096;
   big.a = {0, 0, 4096, 1};
@@ -302,13 +302,10 @@ TEST(GemmPlanner, CoopmatVecTilingsAreForcedOnlyAndFitTheH200) {
   device.max_workgroup_invocations = 1024;
   device.cooperative_matrix_f16 = true;
   device.precision = Precision::kFp16;
-  auto d = plan_gemm(big, device);
-  ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_NE(d->kernel, Kernel::kGemmCoopmatVecF16);
   for (const Tiling& tiling : coopmat_vec_tilings()) {
     EXPECT_TRUE(tiling.coopmat && tiling.vec);
     big.split_k = 4;
-    d = plan_gemm(big, device, tiling);
+    auto d = plan_gemm(big, device, tiling);
     ASSERT_TRUE(d.ok()) << d.status().to_string();
     EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
     EXPECT_EQ(d->splits, 1u);
@@ -435,9 +432,17 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   device.precision = Precision::kFp16;
   d = plan_gemm(big, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatF16);
-  EXPECT_EQ(d->tiling, coopmat_tilings()[0]);
-  // With 16 KiB of shared memory neither cooperative-matrix tiling fits (47 and 26 KiB): the
+  EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  // 64 output columns take the 128x64 tile (256 of them along M fill the GPU).
+  GemmProblem narrow = big;
+  narrow.m = 256 * 128, narrow.n = 64;
+  narrow.b.row = 64, narrow.out.row = 64;
+  d = plan_gemm(narrow, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
+  // With 16 KiB of shared memory no cooperative-matrix tiling fits (20 KiB and more): the
   // rounded FMA kernel runs.
   device.max_shared_bytes = 16384;
   d = plan_gemm(big, device);
@@ -455,7 +460,7 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   // A cooperative-matrix tiling forced on a device without them does not fit.
   EXPECT_EQ(plan_gemm(big, device, coopmat_tilings()[0]).status().code(), StatusCode::kUnsupported);
 
-  // Problems too small to fill the GPU without split-K, or with K under 1024, keep the FMA
+  // Problems too small to fill the GPU without split-K, or with K under 512, keep the FMA
   // kernel (operands rounded) and its split-K: a batch-1 linear layer, a short-K GEMM.
   GemmProblem linear;
   linear.m = 1, linear.n = 1000, linear.k = 1280;
@@ -468,7 +473,7 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   EXPECT_EQ(d->kernel, Kernel::kGemmF32);
   EXPECT_GT(d->splits, 1u);
   GemmProblem short_k = big;
-  short_k.k = 576;
+  short_k.k = 256;
   d = plan_gemm(short_k, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kGemmF32);

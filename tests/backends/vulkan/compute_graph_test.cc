@@ -164,8 +164,9 @@ TEST(ComputeGraph, SupportQuery) {
   const ComputeTensorType ab[] = {a, b};
   EXPECT_FALSE(vulkan_backend_supports("matmul", {}, ab));  // partial batch broadcasting
   // issue 3's operators, pad, upsamples, conv_transpose2d, adaptive max, amax/amin; comparisons,
-  // logical operators, where, masked_fill, index_select, argmax/argmin, cumsum
-  EXPECT_EQ(vulkan_backend_ops().size(), 70u);
+  // logical operators, where, masked_fill, index_select, argmax/argmin, cumsum; floor, ceil, sin,
+  // cos, prod, logical_xor, flip
+  EXPECT_EQ(vulkan_backend_ops().size(), 77u);
 }
 
 TEST(OpLowering, LargeGridsGoTwoDimensional) {
