@@ -36,9 +36,9 @@ constexpr Tiling kVecTilings[] = {
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
 // each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
-// them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of 4x4;
-// 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16
-// (fewer bytes loaded per multiply-add), 8 subgroups of 4x4. Shared memory 20-40 KiB.
+// them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of
+// 4x4; 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16 (fewer bytes loaded
+// per multiply-add), 8 subgroups of 4x4. Shared memory 20-40 KiB.
 constexpr Tiling kCoopmatVecTilings[] = {
     {128, 128, 32, 8, 8, false, true, true},  {128, 128, 32, 16, 8, false, true, true},
     {128, 64, 32, 8, 4, false, true, true},   {128, 64, 32, 16, 4, false, true, true},
