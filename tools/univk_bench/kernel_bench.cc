@@ -111,6 +111,13 @@ std::vector<Workload> workloads() {
     w.push_back({"conv3x3_512_7_b1" + layout, {}, conv(1, 512, 7, 512, 3, 1, nhwc)});
     w.push_back({"conv1x1_64_256_56_b1" + layout, {}, conv(1, 64, 56, 256, 1, 1, nhwc)});
     w.push_back({"conv3x3_64_56_b32" + layout, {}, conv(32, 64, 56, 64, 3, 1, nhwc)});
+    // ResNet18's later stages and MobileNetV2's expansion/projection 1x1 convolutions at batch 32.
+    w.push_back({"conv3x3_128_28_b32" + layout, {}, conv(32, 128, 28, 128, 3, 1, nhwc)});
+    w.push_back({"conv3x3_256_14_b32" + layout, {}, conv(32, 256, 14, 256, 3, 1, nhwc)});
+    w.push_back({"conv3x3_512_7_b32" + layout, {}, conv(32, 512, 7, 512, 3, 1, nhwc)});
+    w.push_back({"conv1x1_24_144_56_b32" + layout, {}, conv(32, 24, 56, 144, 1, 1, nhwc)});
+    w.push_back({"conv1x1_144_24_56_b32" + layout, {}, conv(32, 144, 56, 24, 1, 1, nhwc)});
+    w.push_back({"conv1x1_960_160_7_b32" + layout, {}, conv(32, 960, 7, 160, 1, 1, nhwc)});
   }
   for (bool nhwc : {true, false}) {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
@@ -264,6 +271,28 @@ int run(int argc, char** argv) {
   auto coopmat = bench::measure_coopmat_peak(*device, counts);
   const double coopmat_peak = coopmat.ok() ? coopmat->flops_per_second() : 0.0;
   auto floor_of = [&](const kernels::KernelDispatch& d) { return d.tiling.coopmat ? coopmat_peak : peak; };
+  const auto& props = (*device)->properties();
+  // The table goes out a row at a time, flushed, so a run cut short keeps what it measured.
+  const bool table = json_path != "-";
+  if (table) {
+    std::printf(
+        "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
+        "copy floor: %.1f GB/s\n",
+        props.deviceName, peak * 1e-9, coopmat_peak * 1e-9, copy->bytes_per_second() * 1e-9);
+    std::printf("%-28s %-18s %-18s %5s %12s %12s %8s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
+                "GFLOP/s", "of floor", "of copy");
+    std::fflush(stdout);
+  }
+  auto print_row = [&](const Measurement& r) {
+    const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
+    const std::string of_copy =
+        r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
+    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
+                kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
+                r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
+                of_copy.c_str());
+    std::fflush(stdout);
+  };
   std::vector<Measurement> results;
   for (Workload w : workloads()) {
     if (!only.empty() && w.name.find(only) == std::string::npos) continue;
@@ -285,10 +314,10 @@ int run(int argc, char** argv) {
         std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
         return kExitFailure;
       }
+      if (table) print_row(*m);
       results.push_back(std::move(*m));
     }
   }
-  const auto& props = (*device)->properties();
   bool written = true;
   if (!json_path.empty()) {
     using univk::tools::Json;
@@ -313,22 +342,6 @@ int run(int argc, char** argv) {
                        {"copy_bytes_per_second", json_number(copy->bytes_per_second())},
                        {"kernels", std::move(kernel_list)}};
     written = univk::tools::write_json(json, json_path, kTool);
-  }
-  if (json_path == "-") return univk::tools::stdout_written(kTool) && written ? 0 : kExitFailure;
-  std::printf(
-      "device: %s\nfp32 FMA floor: %.1f GFLOP/s; fp16 cooperative-matrix floor: %.1f GFLOP/s (0: none); "
-      "copy floor: %.1f GB/s\n",
-      props.deviceName, peak * 1e-9, coopmat_peak * 1e-9, copy->bytes_per_second() * 1e-9);
-  std::printf("%-28s %-18s %-18s %5s %12s %12s %8s %8s\n", "workload", "kernel", "tiling", "plan", "GPU us p50",
-              "GFLOP/s", "of floor", "of copy");
-  for (const Measurement& r : results) {
-    const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
-    const std::string of_copy =
-        r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
-    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
-                kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
-                r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
-                of_copy.c_str());
   }
   return univk::tools::stdout_written(kTool) && written ? 0 : kExitFailure;
 }
