@@ -96,32 +96,58 @@ uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
   return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
 }
 
-// The cooperative-matrix tilings the planner takes, in order of preference (the first with a
-// grid that fills the GPU wins): on the H200 128x128x32/8x8cv ran GEMM 4096^3 in 1383 us (the
-// older cooperative-matrix kernel 2117 us, the fp32 FMA kernel 4598 us) and 128x64x32/8x4cv a
-// batch-32 3x3 convolution with 64 output channels in 150 us (128x128: 192 us, the FMA kernel
-// with fp16 operands 524 us; docs/PERFORMANCE.md). A 128-column tile only where N is wider.
+// The cooperative-matrix tilings the planner takes, in order of preference: the first whose
+// grid reaches kCoopmatWave workgroups wins, else the one with the most. Measured on the H200
+// (docs/PERFORMANCE.md): 128x128x32/8x8cv ran GEMM 4096^3 in 1383 us (the older
+// cooperative-matrix kernel 2117 us, the fp32 FMA kernel 4598 us); at batch 32,
+// 128x64x32/8x4cv a 3x3 convolution with 64 output channels in 150 us (128x128: 192 us),
+// 128x128 the 256-channel one at 14x14 in 106 us on 98 workgroups (64x64: 158 us on 392) and
+// 128x64 the 512-channel one at 7x7 in 141 us on 104 (128x128: 197 us on 52). A 128-column
+// tile only where N is wider than 64.
 constexpr Tiling kCoopmatPlanWide[] = {kCoopmatVecTilings[0], kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
+constexpr uint64_t kCoopmatWave = 96;
 
-// The tilings a problem may take: for fp16 the cooperative-matrix ones where one runs and the
-// problem is large enough for them, else the FMA ones (with kFlagF16Operands, the same
-// rounding). The cooperative-matrix kernels cannot split K, so on the H200 they lost on every
-// batch-1 problem (split-K's grids win there): they are taken when the grid fills the GPU
-// without splitting (>= 256 workgroups of 128x64) and K is not short (>= 512: measured winning
-// from K = 576).
-std::span<const Tiling> candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
-                                   uint32_t max_invocations) {
-  constexpr uint64_t kFillingWorkgroups = 256;
+// The FMA tilings GPUs take for large problems: the vectorised core's 8x8 accumulators, 128x128
+// where its grid keeps every SM busy with several workgroups (kVecWave) and N is wider than 64,
+// else 128x64 (with split-K below 128 workgroups). On the H200 in fp32: GEMM 4096^3 4075 us
+// against 4598 us for 128x128x8/8x4; at batch 32 the 3x3 convolutions with 64, 128, 256 and 512
+// channels 245/227/310/423 us against 317/317/356/654 us, the 1x1 one with K = 960 58 against
+// 66 us. Short K (1x1 expansions, K < 512) and small grids (batch 1) keep the scalar tilings,
+// which the same runs measured faster there.
+constexpr Tiling kVecPlanWide[] = {kVecTilings[0], kVecTilings[1]};
+constexpr Tiling kVecPlanNarrow[] = {kVecTilings[1]};
+constexpr uint64_t kVecWave = 512;
+
+// Tilings in order of preference and the workgroup count at which the first such wins.
+struct Candidates {
+  std::span<const Tiling> tilings;
+  uint64_t wanted = 256;  // enough to fill the device
+};
+
+// The tilings a problem may take. For fp16, the cooperative-matrix ones where one runs and the
+// problem is large enough for them: K >= 512 (measured winning from K = 576) and a grid of at
+// least 32 tiles of 128x64 (they cannot split K, so on the H200 they lost on the batch-1
+// problems, where split-K's grids win). Then, on GPUs, the vectorised 8x8 tilings for problems
+// with K >= 512 and such a grid; else the scalar ones.
+Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
+                      uint32_t max_invocations) {
+  constexpr uint64_t kLargeGrid = 32;
   constexpr int64_t kLongK = 512;
-  if (device.precision == Precision::kFp16 && k >= kLongK &&
-      workgroups(kCoopmatPlanNarrow[0], m, n, batch) >= kFillingWorkgroups) {
+  const bool large = k >= kLongK && workgroups(kCoopmatPlanNarrow[0], m, n, batch) >= kLargeGrid;
+  auto runnable = [&](std::span<const Tiling> plan) {
+    return std::any_of(plan.begin(), plan.end(),
+                       [&](const Tiling& t) { return fits(t, device) && t.invocations() <= max_invocations; });
+  };
+  if (device.precision == Precision::kFp16 && large) {
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kCoopmatPlanWide) : kCoopmatPlanNarrow;
-    for (const Tiling& t : plan) {
-      if (fits(t, device) && t.invocations() <= max_invocations) return plan;
-    }
+    if (runnable(plan)) return {plan, kCoopmatWave};
   }
-  return kTilings;
+  if (large && !device.cpu) {
+    const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kVecPlanWide) : kVecPlanNarrow;
+    if (runnable(plan)) return {plan, kVecWave};
+  }
+  return {kTilings};
 }
 
 }  // namespace
@@ -157,12 +183,12 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
       if (t.direct && fits(t, device)) return t;
     }
   }
-  // Enough workgroups to fill the device; else the tiling with the most.
-  const uint64_t wanted = 256;
+  // The first candidate with the workgroups wanted; else the one with the most.
+  const Candidates list = candidates(m, n, k, batch, device, max_invocations);
   std::optional<Tiling> best;
-  for (const Tiling& t : candidates(m, n, k, batch, device, max_invocations)) {
+  for (const Tiling& t : list.tilings) {
     if (!fits(t, device) || t.direct || t.invocations() > max_invocations) continue;
-    if (workgroups(t, m, n, batch) >= wanted) return t;
+    if (workgroups(t, m, n, batch) >= list.wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
   }
   if (!best) return unsupported("no kernel tiling fits the device's workgroup limits");
@@ -238,7 +264,12 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
     dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatVecF16 : Kernel::kGemmCoopmatVecF16;
   } else if (tiling.coopmat) {
     dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatF16 : Kernel::kGemmCoopmatF16;
-  } else if (device.precision == Precision::kFp16) {
+  } else if (device.precision == Precision::kFp16 && !device.cooperative_matrix_f16) {
+    // Without cooperative matrices the FMA kernels round their operands as the
+    // cooperative-matrix core does, so the mode's rounding is exercised on any device (lavapipe
+    // included). With them, the problems the core does not take run in fp32: the rounding made
+    // the FMA kernels 1.4-1.6x slower on the H200, and fp16 permits, not requires, reduced
+    // precision.
     flags |= kFlagF16Operands;
   }
   if (tiling.lean) flags |= kFlagLean;

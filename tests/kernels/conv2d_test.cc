@@ -51,7 +51,7 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   const HostTensor x = random_tensor(DType::kFloat32, Shape{c.n, c.c, c.h, c.w}, seed);
   const HostTensor w = random_tensor(DType::kFloat32, Shape{c.oc, icg, c.k, c.k}, seed + 1);
   const HostTensor b = random_tensor(DType::kFloat32, Shape{c.oc}, seed + 2);
-  const bool fp16 = precision == Precision::kFp16;
+  const bool fp16 = testing::rounds_to_fp16(tiling, precision);
   auto ref = reference::run_op(
       "conv2d", attrs({{"stride", c.stride}, {"padding", c.pad}, {"dilation", c.dilation}, {"groups", c.groups}}),
       std::vector<HostTensor>{fp16 ? univk::testing::rounded_to_fp16(x) : x,
@@ -376,12 +376,49 @@ TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
   EXPECT_EQ(d->splits, 1u);
 }
 
-TEST(Conv2dPlanner, LargeConvolutionsTakeTheFastest256InvocationTiling) {
-  // 64 -> 64 at 56x56, batch 32: the GEMM planner would take 128x128 on 512 invocations.
+TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
+  // ResNet18's batch-32 3x3 convolutions (tiling.cc's measurements): 64 -> 64 at 56x56 takes
+  // 128x64 (N is 64); 128 -> 128 at 28x28 too (392 workgroups, under the 512 that 128x128
+  // wants); 512 -> 512 at 7x7 128x64 split in 5 (104 workgroups).
   auto d = plan_conv2d(conv3x3(32, 64, 56, 64), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->tiling, gemm_tilings()[1]);
-  EXPECT_EQ(d->tiling.invocations(), 256u);
+  EXPECT_EQ(d->tiling, vec_tilings()[1]);
+  EXPECT_EQ(d->kernel, Kernel::kConv2dVec8F32);
+  d = plan_conv2d(conv3x3(32, 128, 28, 128), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, vec_tilings()[1]);
+  d = plan_conv2d(conv3x3(32, 512, 7, 512), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, vec_tilings()[1]);
+  EXPECT_EQ(d->splits, 5u);
+  // Batch 1 (a grid under 32 tiles of 128x64) and a short K keep the scalar tilings.
+  d = plan_conv2d(conv3x3(1, 64, 56, 64), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_FALSE(d->tiling.vec);
+  d = plan_conv2d(conv3x3(32, 16, 56, 64), gpu());  // K 144
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_FALSE(d->tiling.vec);
+}
+
+TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
+  DeviceTraits device = gpu();
+  device.cooperative_matrix_f16 = true;
+  device.precision = Precision::kFp16;
+  // 256 -> 256 at 14x14, batch 32: 128x128 (98 workgroups, at least kCoopmatWave's 96);
+  // 512 -> 512 at 7x7: 128x64 (104; 128x128 would have 52).
+  auto d = plan_conv2d(conv3x3(32, 256, 14, 256), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kConv2dCoopmatVecF16);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  d = plan_conv2d(conv3x3(32, 512, 7, 512), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
+  // Batch 1: the FMA kernel with split-K, in fp32 on this device.
+  d = plan_conv2d(conv3x3(1, 256, 14, 256), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kConv2dF32);
+  EXPECT_GT(d->splits, 1u);
+  EXPECT_EQ(flags_of(*d) & 32u, 0u);
 }
 
 TEST(Conv2dPlanner, RefusesWhatTheKernelCannotAddress) {

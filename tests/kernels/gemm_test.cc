@@ -119,7 +119,7 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
 
   // alpha * (A @ B) + beta * bias + residual, from the reference product.
-  const bool fp16 = precision == Precision::kFp16;
+  const bool fp16 = testing::rounds_to_fp16(tiling, precision);
   HostTensor want = reference(
       "matmul", {fp16 ? univk::testing::rounded_to_fp16(a) : a, fp16 ? univk::testing::rounded_to_fp16(b) : b});
   float* w = want.data<float>().data();
@@ -354,7 +354,7 @@ TEST(GemmPlanner, VecLoadsOnlyWhereAligned) {
   q = p;
   q.k = 62;
   EXPECT_EQ(flags_of(*plan_gemm(q, traits, vec_tilings()[0])) & 192u, 128u);
-  // Other tilings never get the bits; the planner does not choose vectorised tilings by itself.
+  // Other tilings never get the bits; the planner's own choice of a vectorised tiling does.
   d = plan_gemm(p, traits, gemm_tilings()[0]);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(flags_of(*d) & 192u, 0u);
@@ -364,7 +364,8 @@ TEST(GemmPlanner, VecLoadsOnlyWhereAligned) {
   big.a.row = big.b.row = big.out.row = 4096;
   d = plan_gemm(big, traits);
   ASSERT_TRUE(d.ok());
-  EXPECT_FALSE(d->tiling.vec);
+  EXPECT_TRUE(d->tiling.vec);
+  EXPECT_EQ(flags_of(*d) & 192u, 192u);
 }
 
 // A large GPU's limits.
@@ -411,7 +412,9 @@ TEST(GemmKernel, Fp16IsNotFp32) {
     a[0] = 1.0f + 1.0f / 4096, b[0] = 1.0f;
     auto got = testing::run_kernel(device, *dispatch, {a, b, {}, {0.0f}, {}, {}});
     ASSERT_TRUE(got.ok()) << got.status().to_string();
-    EXPECT_EQ((*got)[0], precision == Precision::kFp16 ? 1.0f : a[0]);
+    // With cooperative matrices this small problem runs on the FMA kernel in fp32 (tiling.cc).
+    const bool rounded = precision == Precision::kFp16 && !device_traits(*device, precision).cooperative_matrix_f16;
+    EXPECT_EQ((*got)[0], rounded ? 1.0f : a[0]);
   }
 }
 
@@ -425,10 +428,10 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   device.max_shared_bytes = 49152;
   device.max_workgroup_invocations = 1024;
   device.cooperative_matrix_f16 = true;
-  // fp32 (the default) never takes them.
+  // fp32 (the default) never takes them: the vectorised 8x8 FMA core.
   auto d = plan_gemm(big, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  EXPECT_EQ(d->kernel, Kernel::kGemmVec8F32);
   device.precision = Precision::kFp16;
   d = plan_gemm(big, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
@@ -442,26 +445,31 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
-  // With 16 KiB of shared memory no cooperative-matrix tiling fits (20 KiB and more): the
-  // rounded FMA kernel runs.
+  // With 16 KiB of shared memory no cooperative-matrix tiling fits (20 KiB and more): the FMA
+  // kernel runs (its 128x64 8x8 tiling, 12.5 KiB), in fp32 on this device with cooperative
+  // matrices; without them, operands rounded (flag 32 of constant 7).
+  auto rounded = [](const KernelDispatch& dispatch) {
+    bool flag = false;
+    for (auto [id, value] : dispatch.specialization) flag |= id == 7 && (value & 32u) != 0;
+    return flag;
+  };
   device.max_shared_bytes = 16384;
   d = plan_gemm(big, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
-  // Without cooperative matrices: the FMA kernel, operands rounded (flag 32 of constant 7).
+  EXPECT_EQ(d->kernel, Kernel::kGemmVec8F32);
+  EXPECT_EQ(d->tiling, vec_tilings()[1]);
+  EXPECT_FALSE(rounded(*d));
   device.max_shared_bytes = 49152;
   device.cooperative_matrix_f16 = false;
   d = plan_gemm(big, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->kernel, Kernel::kGemmF32);
-  bool rounded = false;
-  for (auto [id, value] : d->specialization) rounded |= id == 7 && (value & 32u) != 0;
-  EXPECT_TRUE(rounded);
+  EXPECT_EQ(d->kernel, Kernel::kGemmVec8F32);
+  EXPECT_TRUE(rounded(*d));
   // A cooperative-matrix tiling forced on a device without them does not fit.
   EXPECT_EQ(plan_gemm(big, device, coopmat_tilings()[0]).status().code(), StatusCode::kUnsupported);
 
-  // Problems too small to fill the GPU without split-K, or with K under 512, keep the FMA
-  // kernel (operands rounded) and its split-K: a batch-1 linear layer, a short-K GEMM.
+  // Problems too small for them (under 32 tiles of 128x64), or with K under 512, keep the FMA
+  // kernel (fp32 on this device) and its split-K: a batch-1 linear layer, a short-K GEMM.
   GemmProblem linear;
   linear.m = 1, linear.n = 1000, linear.k = 1280;
   linear.a = {0, 0, 1280, 1};
@@ -496,7 +504,7 @@ TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
   big.out = {0, 0, 4096, 1};
   auto d = plan_gemm(big, gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->tiling, gemm_tilings()[0]);
+  EXPECT_EQ(d->tiling, vec_tilings()[0]);  // 128x128 8x8: 1024 workgroups
   EXPECT_EQ(d->flops, 2ull * 4096 * 4096 * 4096);
 
   GemmProblem small = big;
@@ -506,8 +514,14 @@ TEST(GemmPlanner, PicksSmallerTilesForSmallProblemsAndChecksLimits) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->tiling, gemm_tilings()[3]);  // the most workgroups of those that fit
 
-  DeviceTraits minimal;  // the spec's minimum limits: only the 128-invocation tiling fits
+  DeviceTraits minimal;  // the spec's minimum limits: the 128-invocation 8x8 tiling
   d = plan_gemm(big, minimal);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, vec_tilings()[1]);
+  // A short K keeps the scalar tilings; there only the 128-invocation one fits.
+  GemmProblem short_k = big;
+  short_k.k = 256;
+  d = plan_gemm(short_k, minimal);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->tiling, gemm_tilings()[4]);
 

@@ -29,6 +29,11 @@ std::vector<Tiling> fitting(std::span<const Tiling> tilings) {
   return out;
 }
 
+bool rounds_to_fp16(const Tiling& tiling, Precision precision) {
+  if (precision != Precision::kFp16) return false;
+  return tiling.coopmat || !device_traits(*test_device(), precision).cooperative_matrix_f16;
+}
+
 Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& device, const KernelDispatch& dispatch,
                                       const std::vector<std::vector<float>>& bindings, int runs) {
   std::vector<std::vector<uint8_t>> bytes;

@@ -34,4 +34,9 @@ const std::shared_ptr<vulkan::Device>& test_device();
 // leaves out the 128x128x16 vectorised ones, which GPUs with 48 KiB (the H200) run.
 std::vector<Tiling> fitting(std::span<const Tiling> tilings);
 
+// Whether a kernel planned with `precision` and the forced `tiling` on the test device rounds
+// its operands to fp16 (kernel.h's Precision): a cooperative-matrix tiling always, an FMA one
+// only on devices without cooperative matrices.
+bool rounds_to_fp16(const Tiling& tiling, Precision precision);
+
 }  // namespace univk::kernels::testing

@@ -80,11 +80,11 @@ struct Epilogue {
   float lo = 0.0f, hi = 0.0f;  // kClamp's bounds
 };
 
-// The multiply's precision, the `precision` load option of both backends. Tensors in memory
-// stay fp32 either way; kFp16 rounds each operand value (activations and weights) to fp16 and
-// accumulates the products in fp32: on NV cooperative matrices where the device has them
-// (DeviceTraits::cooperative_matrix_f16), else with the same rounding on the fp32 FMA kernels
-// (same numerics, no speed-up: it lets such devices run and test the mode).
+// The multiply's precision, the `precision` load option of both backends. Tensors stay fp32 in
+// memory; kFp16 lets the large problems round operands to fp16 for NV cooperative matrices
+// (DeviceTraits::cooperative_matrix_f16; fp32 accumulation), the rest run in fp32 there. Other
+// devices round every operand on the FMA kernels (same numerics as the cooperative-matrix core,
+// no speed-up: it lets them run and test the mode).
 enum class Precision : uint8_t { kFp32, kFp16 };
 
 // What the planners need to know about the device, and the precision asked for.
