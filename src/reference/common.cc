@@ -21,6 +21,14 @@ Status check_input_count(Inputs inputs, size_t min, size_t max) {
   return ok_status();
 }
 
+Status check_same_dtypes(const HostTensor& a, const HostTensor& b) {
+  if (a.dtype() != b.dtype()) {
+    return invalid_argument("input dtypes differ: " + std::string(dtype_name(a.dtype())) + " and " +
+                            std::string(dtype_name(b.dtype())));
+  }
+  return ok_status();
+}
+
 Status check_dtype(const HostTensor& t, size_t index, DType expected) {
   if (t.dtype() != expected) {
     return invalid_argument("input " + std::to_string(index) + " has dtype " + std::string(dtype_name(t.dtype())) +

@@ -55,6 +55,8 @@ OpTable tosa_fft_ops();      // FFT2D, RFFT2D (two results each)
 Status check_input_count(Inputs inputs, size_t min, size_t max);
 // InvalidArgument naming the input index when its dtype differs.
 Status check_dtype(const HostTensor& t, size_t index, DType expected);
+// InvalidArgument naming both dtypes when a binary op's two inputs differ.
+Status check_same_dtypes(const HostTensor& a, const HostTensor& b);
 // Checks every input is float32 (Unsupported otherwise: other dtypes are valid tensors that
 // the op does not implement).
 Status check_all_float(Inputs inputs);

@@ -52,10 +52,7 @@ Result<Tensors> bitwise_binary(std::string_view op, const Attributes& attrs, Inp
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
   const HostTensor& a = inputs[0];
   const HostTensor& b = inputs[1];
-  if (a.dtype() != b.dtype()) {
-    return invalid_argument("input dtypes differ: " + std::string(dtype_name(a.dtype())) + " and " +
-                            std::string(dtype_name(b.dtype())));
-  }
+  UNIVK_RETURN_IF_ERROR(check_same_dtypes(a, b));
   const DType t = a.dtype();
   UNIVK_RETURN_IF_ERROR(check_type(op, t));
   const bool is_arithmetic_shift = op == "ARITHMETIC_RIGHT_SHIFT";

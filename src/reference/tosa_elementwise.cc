@@ -124,10 +124,7 @@ Result<Tensors> binary(std::string_view op, const Attributes& attrs, Inputs inpu
   UNIVK_RETURN_IF_ERROR(check_input_count(inputs, 2, 2));
   const HostTensor& a = inputs[0];
   const HostTensor& b = inputs[1];
-  if (a.dtype() != b.dtype()) {
-    return invalid_argument("input dtypes differ: " + std::string(dtype_name(a.dtype())) + " and " +
-                            std::string(dtype_name(b.dtype())));
-  }
+  UNIVK_RETURN_IF_ERROR(check_same_dtypes(a, b));
   UNIVK_ASSIGN_OR_RETURN(Shape shape, tosa_broadcast(a.shape(), b.shape()));
   const std::vector<std::vector<int64_t>> strides = {broadcast_strides(a.shape(), shape),
                                                      broadcast_strides(b.shape(), shape)};
