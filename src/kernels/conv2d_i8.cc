@@ -36,6 +36,7 @@ Status check_residual(const Residual& r, const Conv2dProblem& p) {
   UNIVK_RETURN_IF_ERROR(check_int8(r.lo, "residual output clamp"));
   UNIVK_RETURN_IF_ERROR(check_int8(r.hi, "residual output clamp"));
   if (r.lo > r.hi) return invalid_argument("int8 conv2d residual output clamp has lo > hi");
+  if (r.sum_lo > r.sum_hi) return invalid_argument("int8 conv2d residual sum clamp has lo > hi");
   const ActivationStrides& s = r.skip;
   return detail::check_addressable(
       r.skip_offset, {{p.batch, s.n}, {p.out_channels, s.c}, {p.out_h, s.h}, {p.out_w, s.w}}, "int8 conv2d skip");
@@ -56,6 +57,8 @@ std::array<int32_t, kResidualWords> residual_words(const Residual& r) {
           r.sum_scale.shift,
           static_cast<int32_t>(zero_points),
           static_cast<int32_t>(i8(r.lo) | i8(r.hi) << 8),
+          r.sum_lo,
+          r.sum_hi,
           static_cast<int32_t>(r.skip_offset),
           static_cast<int32_t>(r.skip.n),
           static_cast<int32_t>(r.skip.c),

@@ -34,6 +34,7 @@ struct I8Case {
 struct I8Residual {
   RescaleScale y, skip, sum;
   int32_t y_zp = 0, skip_zp = 0, out_zp = 0, lo = -128, hi = 127;
+  std::optional<std::pair<int32_t, int32_t>> sum_clamp;
 };
 
 struct I8Epilogue {
@@ -128,7 +129,12 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
   if (const auto& r = e.residual) {
     const HostTensor a = run_tosa("RESCALE", rescale_attrs(r->y, r->y_zp, 0, "int32"), {want});
     const HostTensor b = run_tosa("RESCALE", rescale_attrs(r->skip, r->skip_zp, 0, "int32"), {skip});
-    const HostTensor sum = run_tosa("ADD", {}, {a, b});
+    HostTensor sum = run_tosa("ADD", {}, {a, b});
+    if (r->sum_clamp) {
+      sum = run_tosa("CLAMP",
+                     attrs({{"min_val", int64_t{r->sum_clamp->first}}, {"max_val", int64_t{r->sum_clamp->second}}}),
+                     {sum});
+    }
     want = run_tosa("RESCALE", rescale_attrs(r->sum, 0, r->out_zp, "int8"), {sum});
     want = run_tosa("CLAMP", attrs({{"min_val", int64_t{r->lo}}, {"max_val", int64_t{r->hi}}}), {want});
   }
@@ -161,6 +167,7 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
       Residual res;
       res.y_scale = r->y, res.skip_scale = r->skip, res.sum_scale = r->sum;
       res.y_zp = r->y_zp, res.skip_zp = r->skip_zp, res.output_zp = r->out_zp, res.lo = r->lo, res.hi = r->hi;
+      if (r->sum_clamp) std::tie(res.sum_lo, res.sum_hi) = *r->sum_clamp;
       const int64_t row = (o.nchw_skip ? ow : ow * c.oc) + o.skip_pad;
       res.skip = o.nchw_skip ? ActivationStrides{c.oc * oh * row, oh * row, row, 1}
                              : ActivationStrides{oh * row, 1, row, c.oc};
@@ -288,8 +295,8 @@ TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
 }
 
 // Residual scales as a quantized add has them (operands scaled up to int32, the sum back down
-// with DOUBLE_ROUND), one with saturating operand scales and a wrapping int32 sum, and one
-// with a relu clamp after a table.
+// with DOUBLE_ROUND), with a ReLU on the int32 sum or on the int8 result (after a table), with
+// saturating operand scales and a wrapping int32 sum, and with operand shifts above 31.
 TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
   I8Epilogue add;
   add.requantize = add.per_channel = true;
@@ -300,7 +307,9 @@ TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
   add.residual = r;
   I8Epilogue relu = add;
   relu.per_channel = false, relu.double_round = true, relu.table = true;
-  relu.residual->out_zp = relu.residual->lo = -20;  // relu at a zero point of -20
+  relu.residual->out_zp = relu.residual->lo = -20;  // a relu after the sum's RESCALE (zero point -20)
+  I8Epilogue sum_relu = add;
+  sum_relu.residual->sum_clamp = std::pair{0, INT32_MAX};  // quantized add_relu's CLAMP of the int32 sum
   I8Epilogue wrap = add;
   wrap.residual->y = {INT32_MAX, 2, false}, wrap.residual->skip = {2000000000, 3, true};
   wrap.residual->sum = {1073741824, 33, true};
@@ -314,7 +323,7 @@ TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
   uint32_t seed = 1300;
   for (bool dot : variants()) {
     for (const I8Case& c : {kCases[0], kCases[1], kCases[2], kCases[5]}) {
-      for (const I8Epilogue& e : {add, relu, wrap, odd_shifts}) {
+      for (const I8Epilogue& e : {add, relu, sum_relu, wrap, odd_shifts}) {
         for (const I8Options& o : {nhwc, nchw_padded}) {
           expect_conv_i8(c, e, o, dot, seed += 3);
         }
@@ -383,7 +392,7 @@ TEST(Conv2dI8Planner, ChoosesTheDevicesVariantAndRefusesBadProblems) {
   for (auto edit : std::vector<std::function<void(Residual&)>>{
            [](Residual& r) { r.y_scale.shift = 1; }, [](Residual& r) { r.skip_scale.multiplier = -1; },
            [](Residual& r) { r.sum_scale.shift = 63; }, [](Residual& r) { r.skip_zp = 200; },
-           [](Residual& r) { r.lo = 5, r.hi = 4; }}) {
+           [](Residual& r) { r.lo = 5, r.hi = 4; }, [](Residual& r) { r.sum_lo = 1, r.sum_hi = 0; }}) {
     bad = add;
     edit(*bad.requantize->residual);
     EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);

@@ -37,23 +37,24 @@ struct RescaleScale {
 
 // A residual add after the requantization (and table): with y the requantized int8 result and
 // skip an int8 tensor of the output's shape (binding 5),
-//   out = clamp(apply_scale(apply_scale(y - y_zp, y_scale) + apply_scale(skip - skip_zp, skip_scale),
-//                           sum_scale) + output_zp, lo, hi)
-// i.e. TOSA's RESCALE of each operand to int32, their int32 ADD (wrapping), the RESCALE of the
-// sum to int8 and a CLAMP of that, each as the reference computes it. `skip` and
+//   sum = clamp(apply_scale(y - y_zp, y_scale) + apply_scale(skip - skip_zp, skip_scale), sum_lo, sum_hi)
+//   out = clamp(apply_scale(sum, sum_scale) + output_zp, lo, hi)
+// i.e. TOSA's RESCALE of each operand to int32, their int32 ADD (wrapping), a CLAMP of the sum
+// (a ReLU), the RESCALE of the sum to int8 and a CLAMP of that, each as the reference computes it. `skip` and
 // `skip_offset` are the skip tensor's element strides (by output dim) and first element. Its
-// 13 int32 words follow the requantization's multipliers, shifts and table in binding 4:
+// 15 int32 words follow the requantization's multipliers, shifts and table in binding 4:
 // y, skip and sum multiplier and shift (6 words), zero points and rounding (y_zp | skip_zp << 8
 // | output_zp << 16, int8 each, and bit 24 + i: DOUBLE_ROUND of scale i), lo | hi << 8 (int8
-// each), skip_offset, the skip strides n, c, h, w.
+// each), sum_lo, sum_hi, skip_offset, the skip strides n, c, h, w.
 struct Residual {
   RescaleScale y_scale, skip_scale, sum_scale;
   int32_t y_zp = 0, skip_zp = 0, output_zp = 0;  // int8 range
   int32_t lo = -128, hi = 127;
+  int32_t sum_lo = INT32_MIN, sum_hi = INT32_MAX;
   ActivationStrides skip;
   uint64_t skip_offset = 0;
 };
-inline constexpr int64_t kResidualWords = 13;
+inline constexpr int64_t kResidualWords = 15;
 // The binding-4 words of `residual`, in the order above.
 std::array<int32_t, kResidualWords> residual_words(const Residual& residual);
 

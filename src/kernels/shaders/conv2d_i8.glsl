@@ -88,10 +88,11 @@ int requantized(int v, ChannelRequant c, uint n, uint oy, uint ox, uint oc) {
     r = bitfieldExtract(q[c.table + t / 4u], int(8u * (t % 4u)), 8);
   }
   if ((FLAGS & kResidual) != 0u) {
-    int w[8];
-    [[unroll]] for (uint i = 0u; i < 8u; ++i) w[i] = q[c.residual + i];
-    const uint at = (p.out_q >> 24) + uint(q[c.residual + 8u]) + n * uint(q[c.residual + 9u]) +
-                    oc * uint(q[c.residual + 10u]) + oy * uint(q[c.residual + 11u]) + ox * uint(q[c.residual + 12u]);
+    int w[10];
+    [[unroll]] for (uint i = 0u; i < 10u; ++i) w[i] = q[c.residual + i];
+    const uint s = c.residual + 10u;  // skip offset, strides n, c, h, w
+    const uint at = (p.out_q >> 24) + uint(q[s]) + n * uint(q[s + 1u]) + oc * uint(q[s + 2u]) + oy * uint(q[s + 3u]) +
+                    ox * uint(q[s + 4u]);
     r = residual_add(r, int(skip[at]), residual_add_params(w));
   }
   return r;
