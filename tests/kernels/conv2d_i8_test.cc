@@ -302,7 +302,7 @@ TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
   add.requantize = add.per_channel = true;
   add.out_zp = -7;
   I8Residual r;
-  r.y = {1518500250, 12, false}, r.skip = {1288490189, 13, true}, r.sum = {1717986918, 36, true};
+  r.y = {1518500250, 12, false}, r.skip = {1288490189, 13, true}, r.sum = {1717986918, 49, true};
   r.y_zp = -7, r.skip_zp = 23, r.out_zp = 5;
   add.residual = r;
   I8Epilogue relu = add;
