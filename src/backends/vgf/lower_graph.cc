@@ -413,11 +413,7 @@ class Lowering {
   bool int8_epilogue(const EpilogueChain& chain, KernelEpilogue& epilogue) {
     if (chain.clamp) epilogue.int_clamp = std::pair{chain.acc_lo, chain.acc_hi};
     if (!chain.rescale) return true;
-    const TosaOperation& op = g_.operations[*chain.rescale];
-    TensorView in, out;
-    in.dtype = type(op.inputs[0]).dtype, in.shape = type(op.inputs[0]).shape;
-    out.dtype = type(op.outputs[0]).dtype, out.shape = type(op.outputs[0]).shape;
-    auto r = rescale_params(op, in, out);
+    auto r = rescale_of(*chain.rescale);
     if (!r.ok() || r->input_unsigned || r->output_unsigned || r->input_zp != 0) return false;
     kernels::Requantize q;
     q.per_channel = r->per_channel;
@@ -458,15 +454,20 @@ class Lowering {
     return true;
   }
 
+  // The attributes of RESCALE operation `i`, checked against its value types.
+  Result<RescaleParams> rescale_of(size_t i) const {
+    const TosaOperation& op = g_.operations[i];
+    TensorView in, out;
+    in.dtype = type(op.inputs[0]).dtype, in.shape = type(op.inputs[0]).shape;
+    out.dtype = type(op.outputs[0]).dtype, out.shape = type(op.outputs[0]).shape;
+    return rescale_params(op, in, out);
+  }
+
   // The residual add of int8 chain `chain` (kernels::Residual, its skip tensor's strides those
   // of `skip`); nullopt when a RESCALE is per channel, unsigned or refused by its own lowering.
   std::optional<kernels::Residual> residual_of(const EpilogueChain& chain, const TensorView& skip) const {
     auto params = [&](size_t i) -> std::optional<RescaleParams> {
-      const TosaOperation& op = g_.operations[i];
-      TensorView in, out;
-      in.dtype = type(op.inputs[0]).dtype, in.shape = type(op.inputs[0]).shape;
-      out.dtype = type(op.outputs[0]).dtype, out.shape = type(op.outputs[0]).shape;
-      auto r = rescale_params(op, in, out);
+      auto r = rescale_of(i);
       if (!r.ok() || r->per_channel || r->input_unsigned || r->output_unsigned) return std::nullopt;
       return *r;
     };
