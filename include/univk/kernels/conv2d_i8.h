@@ -4,11 +4,12 @@
 //   out = requantize ? clamp(apply_scale(acc, multiplier[c], shift[c]) + output_zp, lo, hi) (int8)
 //                    : acc (int32)
 // i.e. a CONV2D, the CLAMP of its accumulator, the RESCALE to int8 and the CLAMP of the int8
-// result (an int8 TABLE of that, and a residual add of another int8 tensor: Residual) in one dispatch. Any element
-// strides, weight strides and groups (a depthwise convolution is groups = channels, one input channel per group). The
-// multiply is an integer dot product of 4 packed int8 values (Kernel::kConv2dI8Dot, on devices with
-// shaderIntegerDotProduct: DeviceTraits::integer_dot_product) or four multiplies
-// (Kernel::kConv2dI8). Pure data; thread-safe.
+// result (an int8 TABLE of that, and a residual add of another int8 tensor: Residual) in one
+// dispatch. Any element strides, weight strides and groups (a depthwise convolution is groups =
+// channels, one input channel per group). The multiply is an integer dot product of 4 packed
+// int8 values (Kernel::kConv2dI8Dot, on devices with shaderIntegerDotProduct:
+// DeviceTraits::integer_dot_product) or four multiplies (Kernel::kConv2dI8). Pure data;
+// thread-safe.
 #pragma once
 
 #include <array>
@@ -21,12 +22,6 @@
 
 namespace univk::kernels {
 
-// TOSA RESCALE of the int32 accumulator to int8 (input_zp 0, scale32 or scale16, SINGLE_ROUND
-// or DOUBLE_ROUND), then a CLAMP of the int8 result to [lo, hi]. Multipliers (>= 0) and shifts
-// (2..62) are int32 values in binding 4: `channels` multipliers from element `offset`, then
-// `channels` shifts, where channels is 1, or the output channel count when per_channel. With
-// `table`, a TABLE (int8, out = table[v + 128]) of the clamped result follows, its 256 int8
-// values packed little-endian into the 64 int32 elements after the shifts.
 // One per-tensor TOSA RESCALE's scaling: apply_scale(v, multiplier, shift), DOUBLE_ROUND or not
 // (scale16 is the same with a multiplier below 2^15).
 struct RescaleScale {
@@ -40,12 +35,12 @@ struct RescaleScale {
 //   sum = clamp(apply_scale(y - y_zp, y_scale) + apply_scale(skip - skip_zp, skip_scale), sum_lo, sum_hi)
 //   out = clamp(apply_scale(sum, sum_scale) + output_zp, lo, hi)
 // i.e. TOSA's RESCALE of each operand to int32, their int32 ADD (wrapping), a CLAMP of the sum
-// (a ReLU), the RESCALE of the sum to int8 and a CLAMP of that, each as the reference computes it. `skip` and
-// `skip_offset` are the skip tensor's element strides (by output dim) and first element. Its
-// 15 int32 words follow the requantization's multipliers, shifts and table in binding 4:
-// y, skip and sum multiplier and shift (6 words), zero points and rounding (y_zp | skip_zp << 8
-// | output_zp << 16, int8 each, and bit 24 + i: DOUBLE_ROUND of scale i), lo | hi << 8 (int8
-// each), sum_lo, sum_hi, skip_offset, the skip strides n, c, h, w.
+// (a ReLU), the RESCALE of the sum to int8 and a CLAMP of that, each as the reference computes
+// it. `skip` and `skip_offset` are the skip tensor's element strides (by output dim) and first
+// element. Its 15 int32 words follow the requantization's multipliers, shifts and table in
+// binding 4: y, skip and sum multiplier and shift (6 words), zero points and rounding (y_zp |
+// skip_zp << 8 | output_zp << 16, int8 each, and bit 24 + i: DOUBLE_ROUND of scale i), lo |
+// hi << 8 (int8 each), sum_lo, sum_hi, skip_offset, the skip strides n, c, h, w.
 struct Residual {
   RescaleScale y_scale, skip_scale, sum_scale;
   int32_t y_zp = 0, skip_zp = 0, output_zp = 0;  // int8 range
@@ -58,6 +53,13 @@ inline constexpr int64_t kResidualWords = 15;
 // The binding-4 words of `residual`, in the order above.
 std::array<int32_t, kResidualWords> residual_words(const Residual& residual);
 
+// TOSA RESCALE of the int32 accumulator to int8 (input_zp 0, scale32 or scale16, SINGLE_ROUND
+// or DOUBLE_ROUND), then a CLAMP of the int8 result to [lo, hi]. Multipliers (>= 0) and shifts
+// (2..62) are int32 values in binding 4: `channels` multipliers from element `offset`, then
+// `channels` shifts, where channels is 1, or the output channel count when per_channel. With
+// `table`, a TABLE (int8, out = table[v + 128]) of the clamped result follows, its 256 int8
+// values packed little-endian into the 64 int32 elements after the shifts. With `residual`, the
+// residual add (Residual) takes the result; its words follow.
 struct Requantize {
   bool per_channel = false;
   bool double_round = false;
