@@ -18,7 +18,53 @@ Status check_int8(int64_t v, const char* what) {
   return ok_status();
 }
 
+Status check_scale(const RescaleScale& s, const char* what) {
+  if (s.multiplier < 0 || s.shift < 2 || s.shift > 62) {
+    return invalid_argument(std::string("int8 conv2d residual ") + what + " scale needs multiplier >= 0 and shift in " +
+                            "2..62, not " + std::to_string(s.multiplier) + " >> " + std::to_string(s.shift));
+  }
+  return ok_status();
+}
+
+Status check_residual(const Residual& r, const Conv2dProblem& p) {
+  UNIVK_RETURN_IF_ERROR(check_scale(r.y_scale, "result"));
+  UNIVK_RETURN_IF_ERROR(check_scale(r.skip_scale, "skip"));
+  UNIVK_RETURN_IF_ERROR(check_scale(r.sum_scale, "sum"));
+  UNIVK_RETURN_IF_ERROR(check_int8(r.y_zp, "residual result zero point"));
+  UNIVK_RETURN_IF_ERROR(check_int8(r.skip_zp, "residual skip zero point"));
+  UNIVK_RETURN_IF_ERROR(check_int8(r.output_zp, "residual output zero point"));
+  UNIVK_RETURN_IF_ERROR(check_int8(r.lo, "residual output clamp"));
+  UNIVK_RETURN_IF_ERROR(check_int8(r.hi, "residual output clamp"));
+  if (r.lo > r.hi) return invalid_argument("int8 conv2d residual output clamp has lo > hi");
+  if (r.sum_lo > r.sum_hi) return invalid_argument("int8 conv2d residual sum clamp has lo > hi");
+  const ActivationStrides& s = r.skip;
+  return detail::check_addressable(
+      r.skip_offset, {{p.batch, s.n}, {p.out_channels, s.c}, {p.out_h, s.h}, {p.out_w, s.w}}, "int8 conv2d skip");
+}
+
 }  // namespace
+
+std::array<int32_t, kResidualWords> residual_words(const Residual& r) {
+  auto i8 = [](int32_t v) { return u32(v) & 0xffu; };
+  const uint32_t zero_points = i8(r.y_zp) | i8(r.skip_zp) << 8 | i8(r.output_zp) << 16 |
+                               u32(r.y_scale.double_round) << 24 | u32(r.skip_scale.double_round) << 25 |
+                               u32(r.sum_scale.double_round) << 26;
+  return {r.y_scale.multiplier,
+          r.y_scale.shift,
+          r.skip_scale.multiplier,
+          r.skip_scale.shift,
+          r.sum_scale.multiplier,
+          r.sum_scale.shift,
+          static_cast<int32_t>(zero_points),
+          static_cast<int32_t>(i8(r.lo) | i8(r.hi) << 8),
+          r.sum_lo,
+          r.sum_hi,
+          static_cast<int32_t>(r.skip_offset),
+          static_cast<int32_t>(r.skip.n),
+          static_cast<int32_t>(r.skip.c),
+          static_cast<int32_t>(r.skip.h),
+          static_cast<int32_t>(r.skip.w)};
+}
 
 Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
                                       std::optional<bool> dot_product) {
@@ -42,10 +88,11 @@ Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const Devi
     UNIVK_RETURN_IF_ERROR(check_int8(r->hi, "output clamp"));
     if (r->lo > r->hi) return invalid_argument("int8 conv2d output clamp has lo > hi");
     const int64_t channels = r->per_channel ? p.out_channels : 1;
-    const int64_t words = 2 * channels + (r->table ? kTableWords : 0);
+    if (r->residual) UNIVK_RETURN_IF_ERROR(check_residual(*r->residual, p));
+    const int64_t words = 2 * channels + (r->table ? kTableWords : 0) + (r->residual ? kResidualWords : 0);
     UNIVK_RETURN_IF_ERROR(detail::check_addressable(r->offset, {{words, 1}}, "int8 conv2d requantization"));
     flags |= kI8FlagRequant | (r->per_channel ? kI8FlagPerChannel : 0) | (r->double_round ? kI8FlagDoubleRound : 0) |
-             (r->table ? kI8FlagTable : 0);
+             (r->table ? kI8FlagTable : 0) | (r->residual ? kI8FlagResidual : 0);
     out_quant = (u32(r->output_zp) & 0xffu) | (u32(r->lo) & 0xffu) << 8 | (u32(r->hi) & 0xffu) << 16;
     q_offset = r->offset;
   }
@@ -99,6 +146,10 @@ Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const Devi
   d.push[kI8OutQuant] = out_quant;
   d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (problem.requantize ? 0b10000u : 0u);
   d.output_binding = 3;
+  if (problem.requantize && problem.requantize->residual) {
+    d.used_bindings |= 0b100000u;
+    d.last_binding_offset = KernelDispatch::PackedOffset{kI8OutQuant, kI8SkipBaseShift};
+  }
   d.flops = 2 * uint64_t(m) * uint64_t(p.out_channels) * uint64_t(k);
   return d;
 }

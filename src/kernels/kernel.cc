@@ -64,7 +64,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
-      return 6;  // input, weight, bias, out, requantization, scratch (unused)
+      return 6;  // input, weight, bias, out, requantization, residual skip (KernelDispatch::last_binding_offset)
   }
   return 0;
 }
@@ -174,11 +174,21 @@ vulkan::DeviceRequirements optional_requirements() {
 
 Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra) {
   const uint32_t operands = kernel_binding_count(dispatch.kernel) - 1;
-  if (extra.size() != operands || dispatch.push.size() < operands) {
+  const auto& last = dispatch.last_binding_offset;
+  const bool with_last = last && extra.size() == operands + 1;
+  if ((extra.size() != operands && !with_last) || dispatch.push.size() < operands) {
     return invalid_argument(std::to_string(extra.size()) + " binding offsets for " + kernel_name(dispatch.kernel) +
                             ", which has " + std::to_string(operands) + " operand bindings");
   }
-  for (size_t i = 0; i < extra.size(); ++i) dispatch.push[i] += extra[i];
+  for (size_t i = 0; i < operands; ++i) dispatch.push[i] += extra[i];
+  if (with_last) {
+    const uint32_t packed = (dispatch.push.at(last->word) >> last->shift & 0xffu) + extra[operands];
+    if (packed > 0xffu) {
+      return invalid_argument(std::string(kernel_name(dispatch.kernel)) + ": last binding offset " +
+                              std::to_string(packed) + " does not fit its 8 bits");
+    }
+    dispatch.push[last->word] = (dispatch.push[last->word] & ~(0xffu << last->shift)) | packed << last->shift;
+  }
   for (const KernelDispatch::VectorAccess& access : dispatch.vector_access) {
     bool aligned = true;
     for (uint32_t i = 0; i < operands; ++i) {
@@ -234,7 +244,8 @@ Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool&
   for (uint32_t i = 0; i < count; ++i) {
     descriptors.push_back({0, i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings[i]});
     if ((dispatch.used_bindings >> i & 1u) != 0) {
-      accesses.push_back({bindings[i], i == dispatch.output_binding || i == scratch});
+      const bool writes = i == dispatch.output_binding || (i == scratch && !dispatch.last_binding_offset);
+      accesses.push_back({bindings[i], writes});
     }
   }
   vulkan::DispatchDesc desc;

@@ -230,12 +230,13 @@ Layout conv_i8_layout(const Conv2dI8Problem& p) {
   l.operands[0].elem_bytes = l.operands[1].elem_bytes = 1;
   if (p.requantize) l.operands[3].elem_bytes = 1;
   const int64_t channels = p.requantize && p.requantize->per_channel ? p.conv.out_channels : 1;
-  const int64_t table = p.requantize && p.requantize->table ? 64 : 0;
+  const int64_t after_shifts =
+      (p.requantize && p.requantize->table ? 64 : 0) + (p.requantize && p.requantize->residual ? kResidualWords : 0);
   l.operands[4] = {"requantization",
                    p.requantize.has_value(),
                    p.requantize ? p.requantize->offset : 0,
                    {0, 0, 0},
-                   {{2 * channels + table, 1}}};
+                   {{2 * channels + after_shifts, 1}}};
   return l;
 }
 

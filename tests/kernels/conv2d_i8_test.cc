@@ -3,12 +3,14 @@
 // cross taps), stride, dilation, padding, NHWC and NCHW inputs, word and byte loads (offsets
 // that break the word alignment, before planning and through add_binding_offsets), and the
 // fused epilogue: the int32 accumulator's clamp, RESCALE to int8 (per tensor and per channel,
-// SINGLE_ROUND and DOUBLE_ROUND, output zero point), the int8 clamp and an int8 TABLE.
-// Bit-exact.
+// SINGLE_ROUND and DOUBLE_ROUND, output zero point), the int8 clamp, an int8 TABLE and a
+// residual add (RESCALE of the result and of a strided skip tensor to int32, ADD, RESCALE to
+// int8, CLAMP, each reference operator run separately). Bit-exact.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "kernel_runner.h"
@@ -28,10 +30,18 @@ struct I8Case {
   int32_t in_zp, w_zp;
 };
 
+// The residual add's parameters (kernels::Residual less the skip's layout, see I8Options).
+struct I8Residual {
+  RescaleScale y, skip, sum;
+  int32_t y_zp = 0, skip_zp = 0, out_zp = 0, lo = -128, hi = 127;
+  std::optional<std::pair<int32_t, int32_t>> sum_clamp;
+};
+
 struct I8Epilogue {
   std::optional<std::pair<int32_t, int32_t>> acc_clamp;
   bool requantize = false, per_channel = false, double_round = false, table = false;
   int32_t out_zp = 0, lo = -128, hi = 127;
+  std::optional<I8Residual> residual;
 };
 
 struct I8Options {
@@ -39,7 +49,22 @@ struct I8Options {
   bool bias_broadcast = false;
   std::array<uint64_t, 5> offsets = {0, 0, 0, 0, 0};
   std::array<uint32_t, 5> added = {0, 0, 0, 0, 0};
+  // The skip tensor: NCHW or NHWC with `skip_pad` unused elements after each row, its first
+  // element at skip_offset + skip_added (skip_added through add_binding_offsets).
+  bool nchw_skip = false;
+  int64_t skip_pad = 0;
+  uint64_t skip_offset = 0;
+  uint32_t skip_added = 0;
 };
+
+Attributes rescale_attrs(const RescaleScale& s, int32_t input_zp, int32_t output_zp, const char* output_type) {
+  return attrs({{"multiplier", std::vector<int64_t>{s.multiplier}},
+                {"shift", std::vector<int64_t>{s.shift}},
+                {"rounding_mode", int64_t{s.double_round ? 3 : 1}},
+                {"input_zp", int64_t{input_zp}},
+                {"output_zp", int64_t{output_zp}},
+                {"output_type", std::string(output_type)}});
+}
 
 int64_t at(const ActivationStrides& s, int64_t n, int64_t c, int64_t y, int64_t x) {
   return n * s.n + c * s.c + y * s.h + x * s.w;
@@ -100,6 +125,19 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
   }
   const HostTensor table = random_tensor(DType::kInt8, Shape{256}, seed + 4);
   if (e.table) want = run_tosa("TABLE", {}, {want, table});
+  const HostTensor skip = random_tensor(DType::kInt8, Shape{c.n, oh, ow, c.oc}, seed + 5);
+  if (const auto& r = e.residual) {
+    const HostTensor a = run_tosa("RESCALE", rescale_attrs(r->y, r->y_zp, 0, "int32"), {want});
+    const HostTensor b = run_tosa("RESCALE", rescale_attrs(r->skip, r->skip_zp, 0, "int32"), {skip});
+    HostTensor sum = run_tosa("ADD", {}, {a, b});
+    if (r->sum_clamp) {
+      sum = run_tosa("CLAMP",
+                     attrs({{"min_val", int64_t{r->sum_clamp->first}}, {"max_val", int64_t{r->sum_clamp->second}}}),
+                     {sum});
+    }
+    want = run_tosa("RESCALE", rescale_attrs(r->sum, 0, r->out_zp, "int8"), {sum});
+    want = run_tosa("CLAMP", attrs({{"min_val", int64_t{r->lo}}, {"max_val", int64_t{r->hi}}}), {want});
+  }
 
   Conv2dI8Problem p;
   p.conv.batch = c.n, p.conv.in_channels = c.c, p.conv.in_h = c.h, p.conv.in_w = c.w;
@@ -125,16 +163,29 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
     q.output_zp = e.out_zp, q.lo = e.lo, q.hi = e.hi;
     q.table = e.table;
     q.offset = o.offsets[4];
+    if (const auto& r = e.residual) {
+      Residual res;
+      res.y_scale = r->y, res.skip_scale = r->skip, res.sum_scale = r->sum;
+      res.y_zp = r->y_zp, res.skip_zp = r->skip_zp, res.output_zp = r->out_zp, res.lo = r->lo, res.hi = r->hi;
+      if (r->sum_clamp) std::tie(res.sum_lo, res.sum_hi) = *r->sum_clamp;
+      const int64_t row = (o.nchw_skip ? ow : ow * c.oc) + o.skip_pad;
+      res.skip = o.nchw_skip ? ActivationStrides{c.oc * oh * row, oh * row, row, 1}
+                             : ActivationStrides{oh * row, 1, row, c.oc};
+      res.skip_offset = o.skip_offset;
+      q.residual = res;
+    }
     p.requantize = q;
   }
   auto dispatch = plan_conv2d_i8(p, device_traits(device->properties()), dot);
   EXPECT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   if (!dispatch.ok()) return 0;
   EXPECT_EQ(dispatch->kernel, dot ? Kernel::kConv2dI8Dot : Kernel::kConv2dI8);
-  EXPECT_TRUE(add_binding_offsets(*dispatch, o.added).ok());
+  std::vector<uint32_t> added(o.added.begin(), o.added.end());
+  if (e.residual) added.push_back(o.skip_added);
+  EXPECT_TRUE(add_binding_offsets(*dispatch, added).ok());
 
   auto base = [&](int i) { return o.offsets[i] + o.added[i]; };
-  std::vector<uint8_t> in, weight, bias, out, q;
+  std::vector<uint8_t> in, weight, bias, out, q, skip_bytes;
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t y = 0; y < c.h; ++y)
       for (int64_t xx = 0; xx < c.w; ++xx)
@@ -151,7 +202,19 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
   if (e.table) {
     for (int64_t i = 0; i < 256; ++i) put(q, (base(4) + 2 * multiplier.size()) * 4 + i, table.data<int8_t>()[i]);
   }
-  auto got = testing::run_kernel_bytes(device, *dispatch, {in, weight, bias, out, q, {}});
+  if (e.residual) {
+    const Residual& r = *p.requantize->residual;
+    const size_t after = 2 * multiplier.size() + (e.table ? 64 : 0);
+    const auto words = residual_words(r);
+    for (size_t i = 0; i < words.size(); ++i) put(q, base(4) + after + i, words[i]);
+    for (int64_t n = 0; n < c.n; ++n)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xx = 0; xx < ow; ++xx)
+          for (int64_t ch = 0; ch < c.oc; ++ch)
+            put(skip_bytes, r.skip_offset + o.skip_added + at(r.skip, n, ch, y, xx),
+                skip.data<int8_t>()[((n * oh + y) * ow + xx) * c.oc + ch]);
+  }
+  auto got = testing::run_kernel_bytes(device, *dispatch, {in, weight, bias, out, q, skip_bytes});
   EXPECT_TRUE(got.ok()) << got.status().to_string();
   if (!got.ok()) return 0;
   for (uint64_t i = 0; i < base(3) * out_elem; ++i) EXPECT_EQ((*got)[i], 0x77) << "wrote below the output offset";
@@ -231,6 +294,44 @@ TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
   }
 }
 
+// Residual scales as a quantized add has them (operands scaled up to int32, the sum back down
+// with DOUBLE_ROUND), with a ReLU on the int32 sum or on the int8 result (after a table), with
+// saturating operand scales and a wrapping int32 sum, and with operand shifts above 31.
+TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
+  I8Epilogue add;
+  add.requantize = add.per_channel = true;
+  add.out_zp = -7;
+  I8Residual r;
+  r.y = {1518500250, 12, false}, r.skip = {1288490189, 13, true}, r.sum = {1717986918, 49, true};
+  r.y_zp = -7, r.skip_zp = 23, r.out_zp = 5;
+  add.residual = r;
+  I8Epilogue relu = add;
+  relu.per_channel = false, relu.double_round = true, relu.table = true;
+  relu.residual->out_zp = relu.residual->lo = -20;  // a relu after the sum's RESCALE (zero point -20)
+  I8Epilogue sum_relu = add;
+  sum_relu.residual->sum_clamp = std::pair{0, INT32_MAX};  // quantized add_relu's CLAMP of the int32 sum
+  I8Epilogue wrap = add;
+  wrap.residual->y = {INT32_MAX, 2, false}, wrap.residual->skip = {2000000000, 3, true};
+  wrap.residual->sum = {1073741824, 33, true};
+  I8Epilogue odd_shifts = add;
+  odd_shifts.residual->y = {1200000000, 40, true}, odd_shifts.residual->skip = {1900000000, 33, true};
+  odd_shifts.residual->sum = {1500000000, 20, false};
+  I8Options nhwc;
+  nhwc.skip_offset = 3;
+  I8Options nchw_padded;
+  nchw_padded.nchw_skip = true, nchw_padded.skip_pad = 5, nchw_padded.skip_offset = 17, nchw_padded.skip_added = 9;
+  uint32_t seed = 1300;
+  for (bool dot : variants()) {
+    for (const I8Case& c : {kCases[0], kCases[1], kCases[2], kCases[5]}) {
+      for (const I8Epilogue& e : {add, relu, sum_relu, wrap, odd_shifts}) {
+        for (const I8Options& o : {nhwc, nchw_padded}) {
+          expect_conv_i8(c, e, o, dot, seed += 3);
+        }
+      }
+    }
+  }
+}
+
 TEST(Conv2dI8Kernel, WordLoadsOnlyWhereAligned) {
   const I8Case c = kCases[0];
   I8Epilogue e;
@@ -275,6 +376,30 @@ TEST(Conv2dI8Planner, ChoosesTheDevicesVariantAndRefusesBadProblems) {
   bad = p;
   bad.conv.groups = 3;
   EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);
+  // A residual: its binding is read (not scratch) and its base is packed into kI8OutQuant.
+  Conv2dI8Problem add = p;
+  add.requantize = Requantize{};
+  add.requantize->residual = Residual{};
+  add.requantize->residual->skip = ActivationStrides::nhwc({1, 4, 1, 1});
+  auto planned = plan_conv2d_i8(add, traits);
+  ASSERT_TRUE(planned.ok()) << planned.status().to_string();
+  EXPECT_EQ(planned->used_bindings & 0b100000u, 0b100000u);
+  ASSERT_TRUE(planned->last_binding_offset.has_value());
+  EXPECT_TRUE(add_binding_offsets(*planned, std::vector<uint32_t>{0, 0, 0, 0, 0, 200}).ok());
+  EXPECT_EQ(planned->push[kI8OutQuant] >> kI8SkipBaseShift, 200u);
+  EXPECT_EQ(add_binding_offsets(*planned, std::vector<uint32_t>{0, 0, 0, 0, 0, 56}).code(),
+            StatusCode::kInvalidArgument);  // 256 does not fit
+  for (auto edit : std::vector<std::function<void(Residual&)>>{
+           [](Residual& r) { r.y_scale.shift = 1; }, [](Residual& r) { r.skip_scale.multiplier = -1; },
+           [](Residual& r) { r.sum_scale.shift = 63; }, [](Residual& r) { r.skip_zp = 200; },
+           [](Residual& r) { r.lo = 5, r.hi = 4; }, [](Residual& r) { r.sum_lo = 1, r.sum_hi = 0; }}) {
+    bad = add;
+    edit(*bad.requantize->residual);
+    EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kInvalidArgument);
+  }
+  bad = add;
+  bad.requantize->residual->skip_offset = UINT32_MAX;
+  EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kUnsupported);
 }
 
 }  // namespace

@@ -4,13 +4,15 @@
 //   out = requantize ? clamp(apply_scale(acc, multiplier[c], shift[c]) + output_zp, lo, hi) (int8)
 //                    : acc (int32)
 // i.e. a CONV2D, the CLAMP of its accumulator, the RESCALE to int8 and the CLAMP of the int8
-// result (and an int8 TABLE of that) in one dispatch. Any element strides, weight strides and groups (a depthwise
-// convolution is groups = channels, one input channel per group). The multiply is an integer
-// dot product of 4 packed int8 values (Kernel::kConv2dI8Dot, on devices with
-// shaderIntegerDotProduct: DeviceTraits::integer_dot_product) or four multiplies
-// (Kernel::kConv2dI8). Pure data; thread-safe.
+// result (an int8 TABLE of that, and a residual add of another int8 tensor: Residual) in one
+// dispatch. Any element strides, weight strides and groups (a depthwise convolution is groups =
+// channels, one input channel per group). The multiply is an integer dot product of 4 packed
+// int8 values (Kernel::kConv2dI8Dot, on devices with shaderIntegerDotProduct:
+// DeviceTraits::integer_dot_product) or four multiplies (Kernel::kConv2dI8). Pure data;
+// thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -20,12 +22,44 @@
 
 namespace univk::kernels {
 
+// One per-tensor TOSA RESCALE's scaling: apply_scale(v, multiplier, shift), DOUBLE_ROUND or not
+// (scale16 is the same with a multiplier below 2^15).
+struct RescaleScale {
+  int32_t multiplier = 1 << 30;  // >= 0
+  int32_t shift = 30;            // 2..62
+  bool double_round = false;
+};
+
+// A residual add after the requantization (and table): with y the requantized int8 result and
+// skip an int8 tensor of the output's shape (binding 5),
+//   sum = clamp(apply_scale(y - y_zp, y_scale) + apply_scale(skip - skip_zp, skip_scale), sum_lo, sum_hi)
+//   out = clamp(apply_scale(sum, sum_scale) + output_zp, lo, hi)
+// i.e. TOSA's RESCALE of each operand to int32, their int32 ADD (wrapping), a CLAMP of the sum
+// (a ReLU), the RESCALE of the sum to int8 and a CLAMP of that, each as the reference computes
+// it. `skip` and `skip_offset` are the skip tensor's element strides (by output dim) and first
+// element. Its 15 int32 words follow the requantization's multipliers, shifts and table in
+// binding 4: y, skip and sum multiplier and shift (6 words), zero points and rounding (y_zp |
+// skip_zp << 8 | output_zp << 16, int8 each, and bit 24 + i: DOUBLE_ROUND of scale i), lo |
+// hi << 8 (int8 each), sum_lo, sum_hi, skip_offset, the skip strides n, c, h, w.
+struct Residual {
+  RescaleScale y_scale, skip_scale, sum_scale;
+  int32_t y_zp = 0, skip_zp = 0, output_zp = 0;  // int8 range
+  int32_t lo = -128, hi = 127;
+  int32_t sum_lo = INT32_MIN, sum_hi = INT32_MAX;
+  ActivationStrides skip;
+  uint64_t skip_offset = 0;
+};
+inline constexpr int64_t kResidualWords = 15;
+// The binding-4 words of `residual`, in the order above.
+std::array<int32_t, kResidualWords> residual_words(const Residual& residual);
+
 // TOSA RESCALE of the int32 accumulator to int8 (input_zp 0, scale32 or scale16, SINGLE_ROUND
 // or DOUBLE_ROUND), then a CLAMP of the int8 result to [lo, hi]. Multipliers (>= 0) and shifts
 // (2..62) are int32 values in binding 4: `channels` multipliers from element `offset`, then
 // `channels` shifts, where channels is 1, or the output channel count when per_channel. With
 // `table`, a TABLE (int8, out = table[v + 128]) of the clamped result follows, its 256 int8
-// values packed little-endian into the 64 int32 elements after the shifts.
+// values packed little-endian into the 64 int32 elements after the shifts. With `residual`, the
+// residual add (Residual) takes the result; its words follow.
 struct Requantize {
   bool per_channel = false;
   bool double_round = false;
@@ -33,6 +67,7 @@ struct Requantize {
   int32_t output_zp = 0;
   int32_t lo = -128, hi = 127;
   uint64_t offset = 0;
+  std::optional<Residual> residual;
 };
 
 struct Conv2dI8Problem {
@@ -66,7 +101,7 @@ enum Conv2dI8Push : uint32_t {
   kI8ZeroPoints,  // input_zp | weight_zp << 16
   kI8AccLo,
   kI8AccHi,
-  kI8OutQuant,  // output_zp | lo << 8 | hi << 16 (int8 each)
+  kI8OutQuant,  // output_zp | lo << 8 | hi << 16 (int8 each) | skip base << kI8SkipBaseShift
   kI8PushWords,
 };
 
@@ -77,11 +112,16 @@ inline constexpr uint32_t kI8FlagBias = 1, kI8FlagBiasBroadcast = 2, kI8FlagRequ
                           kI8FlagDoubleRound = 16, kI8FlagAlignedK = 32,
                           kI8FlagWordsIn = 64,  // input chunks as 32-bit loads
     kI8FlagWordsWeight = 128,                   // weight chunks as 32-bit loads
-    kI8FlagTable = 256;
+    kI8FlagTable = 256, kI8FlagResidual = 512;
+// Bits 24..31 of the kI8OutQuant word: the skip binding's (5) element offset that the backend
+// adds when its descriptor starts below the skip's first element (KernelDispatch::
+// last_binding_offset; the rest of the offset is Residual::skip_offset).
+inline constexpr uint32_t kI8SkipBaseShift = 24;
 
 // The dispatch for `problem`; `dot_product` forces the variant (default: the device's,
 // DeviceTraits::integer_dot_product). InvalidArgument for a bad problem (as plan_conv2d, and
-// zero points or clamp bounds out of range); Unsupported (naming the limit) as plan_conv2d.
+// zero points, clamp bounds, a residual's scales or its skip tensor's range out of range);
+// Unsupported (naming the limit) as plan_conv2d.
 Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
                                       std::optional<bool> dot_product = std::nullopt);
 

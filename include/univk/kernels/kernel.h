@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -192,12 +193,21 @@ struct KernelDispatch {
     uint32_t bindings = 0, constant_id = 0, flag = 0;
   };
   std::vector<VectorAccess> vector_access;
+  // When the last binding holds an operand the kernel reads instead of scratch (the int8
+  // convolution's residual): the 8 bits at `shift` of push word `word` take its descriptor's
+  // element offset (below 256, the largest descriptor alignment Vulkan allows), added by
+  // add_binding_offsets. The binding is then read, not written.
+  struct PackedOffset {
+    uint32_t word = 0, shift = 0;
+  };
+  std::optional<PackedOffset> last_binding_offset;
 };
 
 // Adds `extra[i]` to the element offset of operand binding i (push word i), turning off the
 // vector accesses (KernelDispatch::vector_access) whose bindings are then not 4-aligned;
-// `extra` has one entry per operand binding (kernel_binding_count - 1). InvalidArgument for
-// another count.
+// `extra` has one entry per operand binding (kernel_binding_count - 1), and one more for the
+// last binding when the dispatch has a last_binding_offset (an entry there of 0 may be left
+// out). InvalidArgument for another count or a last-binding offset of 256 or more.
 Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> extra);
 
 // The pipeline of `dispatch`: SPIR-V, layout and specialization constants.

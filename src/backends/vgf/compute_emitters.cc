@@ -505,6 +505,11 @@ bool fuse_int8_epilogue(Dispatch& k, kernels::Conv2dI8Problem problem, const Ker
     problem.requantize = epilogue.requantize;
     inputs.push_back(*params);
     output = *out;
+    if (problem.requantize->residual) {
+      const auto& skip = epilogue.skip;
+      if (!skip || skip->dtype != DType::kInt8 || skip->shape != output.shape) return false;
+      inputs.push_back(*skip);
+    }
   }
   k.problem = std::move(problem);
   k.inputs = std::move(inputs);

@@ -61,7 +61,8 @@ Result<std::vector<Dispatch>> emit_grouped_conv(const spirv::TosaOperation& grou
 // clamp {lo, hi} as its activation; for an int8 convolution, a clamp of its int32 accumulator
 // and the requantization to int8 (kernels::Requantize, offset 0) with its multipliers and
 // shifts (`requantize_params`, an int32 view), writing `requantized_output` (the int8 view the
-// dispatch then writes; the convolution was emitted over that view typed int32).
+// dispatch then writes; the convolution was emitted over that view typed int32), with a
+// residual add (Requantize::residual) of `skip` (an int8 view of the output's shape).
 struct KernelEpilogue {
   std::optional<TensorView> addend;
   std::optional<std::pair<float, float>> clamp;
@@ -69,6 +70,7 @@ struct KernelEpilogue {
   std::optional<kernels::Requantize> requantize;
   std::optional<TensorView> requantize_params;
   std::optional<TensorView> requantized_output;
+  std::optional<TensorView> skip;
 };
 
 // A RESCALE's attributes, checked against its input and output types (emit_rescale's rules).
@@ -83,7 +85,7 @@ Result<RescaleParams> rescale_params(const spirv::TosaOperation& op, const Tenso
 // kernel cannot take it: a convolution's residual must have the output's shape and strides
 // (the kernels read it through the output's), a MATMUL's bias must broadcast to the output;
 // an int8 convolution takes only the int clamp and the requantization (with its params and
-// int8 output view).
+// int8 output view, and a residual's skip view, input 4).
 // The dispatch is then labelled by its caller and planned for the device again.
 bool fuse_kernel_epilogue(Dispatch& k, const KernelEpilogue& epilogue);
 // SCATTER (32-bit values, int32 indices): a copy of values_in into `output`, then one dispatch

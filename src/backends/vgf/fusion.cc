@@ -187,6 +187,59 @@ void extend_int8_chain(const TosaGraph& g, EpilogueChain& chain, OnlyReader&& on
   chain.output = op.outputs[0];
 }
 
+// The residual add after int8 chain `chain`'s RESCALE (fusion.h): RESCALE of its value to
+// int32, ADD with the RESCALE to int32 of another int8 value of that shape, CLAMP, RESCALE to
+// int8, CLAMP. `sole_reader(v, i)`: operation i is the only reader of v, an intermediate value
+// no chain took.
+template <typename OnlyReader, typename SoleReader>
+void extend_residual(const TosaGraph& g, EpilogueChain& chain, OnlyReader&& only_reader, SoleReader&& sole_reader) {
+  const auto& shape = type_of(g, chain.output).shape;
+  auto is = [&](size_t i, TosaOp want, size_t inputs, DType out) {
+    const TosaOperation& op = g.operations[i];
+    return op.op == want && op.inputs.size() == inputs && type_of(g, op.outputs[0]).dtype == out &&
+           type_of(g, op.outputs[0]).shape == shape;
+  };
+  auto y_rescale = only_reader(chain.output);
+  if (!y_rescale || !is(*y_rescale, TosaOp::kRescale, 1, DType::kInt32)) return;
+  const ValueId y32 = g.operations[*y_rescale].outputs[0];
+  auto add = only_reader(y32);
+  if (!add || !is(*add, TosaOp::kAdd, 2, DType::kInt32)) return;
+  const TosaOperation& add_op = g.operations[*add];
+  const ValueId skip32 = add_op.inputs[0] == y32 ? add_op.inputs[1] : add_op.inputs[0];
+  if (skip32 == y32 || g.values[skip32].kind != ValueKind::kOperation) return;
+  const size_t skip_rescale = g.values[skip32].producer;
+  if (!sole_reader(skip32, *add) || !is(skip_rescale, TosaOp::kRescale, 1, DType::kInt32)) return;
+  const ValueId skip = g.operations[skip_rescale].inputs[0];
+  if (type_of(g, skip).dtype != DType::kInt8 || type_of(g, skip).shape != shape) return;
+  ValueId sum = add_op.outputs[0];
+  std::optional<size_t> sum_clamp;
+  std::pair<int32_t, int32_t> sum_bounds{INT32_MIN, INT32_MAX};
+  auto next = only_reader(sum);
+  if (next && is(*next, TosaOp::kClamp, 1, DType::kInt32)) {
+    auto bounds = int_clamp_bounds(g.operations[*next]);
+    if (!bounds) return;
+    sum_clamp = next, sum_bounds = *bounds;
+    sum = g.operations[*next].outputs[0];
+    next = only_reader(sum);
+  }
+  if (!next || !is(*next, TosaOp::kRescale, 1, DType::kInt8)) return;
+  chain.requantized = chain.output;
+  chain.y_rescale = y_rescale, chain.skip_rescale = skip_rescale, chain.residual_add = add;
+  chain.sum_clamp = sum_clamp, chain.sum_rescale = next;
+  std::tie(chain.sum_lo, chain.sum_hi) = sum_bounds;
+  chain.skip = skip;
+  chain.output = g.operations[*next].outputs[0];
+  auto clamp = only_reader(chain.output);
+  if (clamp && is(*clamp, TosaOp::kClamp, 1, DType::kInt8)) {
+    if (auto bounds = int_clamp_bounds(g.operations[*clamp])) {
+      chain.residual_clamp = clamp;
+      chain.residual_lo = std::max(bounds->first, -128);
+      chain.residual_hi = std::min(bounds->second, 127);
+      chain.output = g.operations[*clamp].outputs[0];
+    }
+  }
+}
+
 // Whether `from` (broadcast) can be added to a value of shape `to` in place.
 bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
   if (from.size() != to.size()) return false;
@@ -196,6 +249,23 @@ bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>&
 }
 
 }  // namespace
+
+std::vector<size_t> EpilogueChain::residual_ops() const {
+  std::vector<size_t> ops;
+  for (auto op : {y_rescale, skip_rescale, residual_add, sum_clamp, sum_rescale, residual_clamp})
+    if (op) ops.push_back(*op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+EpilogueChain EpilogueChain::without_residual() const {
+  EpilogueChain head = *this;
+  if (!residual_add) return head;
+  head.y_rescale = head.skip_rescale = head.residual_add = head.sum_clamp = head.sum_rescale = head.residual_clamp =
+      std::nullopt;
+  head.output = requantized;
+  return head;
+}
 
 EpiloguePlan form_epilogue_chains(const TosaGraph& g, const std::vector<std::vector<size_t>>& consumers,
                                   const std::vector<bool>& is_output, const std::vector<bool>& grouped_anchor) {
@@ -216,9 +286,16 @@ EpiloguePlan form_epilogue_chains(const TosaGraph& g, const std::vector<std::vec
     if (is_int8_anchor(g, op)) {
       extend_int8_chain(g, chain, only_reader);
       if (!chain.clamp && !chain.rescale) continue;
+      if (chain.rescale) {
+        extend_residual(g, chain, only_reader, [&](ValueId v, size_t reader) {
+          return !is_output[v] && consumers[v] == std::vector<size_t>{reader} && !plan.chain_of_op[reader] &&
+                 !plan.chain_of_op[g.values[v].producer];
+        });
+      }
       for (auto member :
            {std::optional<size_t>(chain.anchor), chain.clamp, chain.rescale, chain.rescale_clamp, chain.table})
         if (member) plan.chain_of_op[*member] = plan.chains.size();
+      for (size_t member : chain.residual_ops()) plan.chain_of_op[member] = plan.chains.size();
       plan.chains.push_back(chain);
       continue;
     }

@@ -1,7 +1,9 @@
 // Fusion of a TOSA graph, two passes. Epilogue chains (first): a kernel-library operator (fp32
 // CONV2D, DEPTHWISE_CONV2D, MATMUL) takes the ADD and CLAMP after it into its kernel's
 // epilogue; an int8 CONV2D or DEPTHWISE_CONV2D the CLAMP of its int32 result, the RESCALE to
-// int8, the CLAMP of that and an int8 TABLE (its requantization and activation). Elementwise groups (then, over the
+// int8, the CLAMP of that and an int8 TABLE (its requantization and activation), then a residual
+// add of that int8 result and another int8 tensor (a quantized add: RESCALEs to int32, ADD,
+// CLAMP, RESCALE to int8, CLAMP). Elementwise groups (then, over the
 // operators left): chains of elementwise operators, optionally behind an AVG/MAX_POOL2D (the anchor), become one group
 // that runs as one dispatch of an elementwise program (elementwise_program.h). A value joins its consumer's chain or
 // group only when that consumer is its only reader, it is not a graph output, the shapes and storage types match (and,
@@ -39,7 +41,13 @@ struct FusionPlan {
 // anchor's chain: an int32 CLAMP of the accumulator (`clamp`, bounds acc_lo/acc_hi), a RESCALE
 // of it to int8, an int8 CLAMP of the RESCALE's result (bounds out_lo/out_hi), an int8 TABLE
 // with a constant table (`table`, its table value `table_value`); each optional, the last two
-// only after a RESCALE.
+// only after a RESCALE. Then, after a RESCALE, a residual add (kernels::Residual): a RESCALE of
+// the chain's int8 value to int32 (`y_rescale`; `requantized` is that value), a RESCALE of
+// another int8 value of its shape (`skip`, by `skip_rescale`, whose result only the ADD reads),
+// their int32 ADD (`residual_add`), an optional int32 CLAMP of the sum (`sum_clamp`, bounds
+// sum_lo/sum_hi), a RESCALE of it to int8 (`sum_rescale`) and an optional int8 CLAMP of that
+// (`residual_clamp`, bounds residual_lo/residual_hi); all or none of the three RESCALEs and
+// the ADD.
 struct EpilogueChain {
   size_t anchor = 0;
   bool int8 = false;  // an int8 anchor's chain
@@ -51,12 +59,21 @@ struct EpilogueChain {
   std::optional<size_t> rescale, rescale_clamp, table;
   int32_t out_lo = -128, out_hi = 127;
   spirv::ValueId table_value = 0;
+  std::optional<size_t> y_rescale, skip_rescale, residual_add, sum_clamp, sum_rescale, residual_clamp;
+  spirv::ValueId requantized = 0, skip = 0;
+  int32_t sum_lo = INT32_MIN, sum_hi = INT32_MAX;
+  int32_t residual_lo = -128, residual_hi = 127;
   spirv::ValueId output = 0;  // the chain's last value
   size_t last_op() const {
-    for (const auto& op : {table, rescale_clamp, rescale, clamp, add})
+    for (const auto& op :
+         {residual_clamp, sum_rescale, sum_clamp, residual_add, table, rescale_clamp, rescale, clamp, add})
       if (op) return *op;
     return anchor;
   }
+  // The residual add's operations, in graph order.
+  std::vector<size_t> residual_ops() const;
+  // The chain without its residual add (ending at `requantized`).
+  EpilogueChain without_residual() const;
 };
 
 struct EpiloguePlan {

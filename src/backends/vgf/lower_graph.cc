@@ -364,6 +364,7 @@ class Lowering {
     std::string label = anchor_label(chain.anchor);
     for (auto member : {chain.add, chain.clamp, chain.rescale, chain.rescale_clamp, chain.table})
       if (member) label += "+" + op_label(g_.operations[*member]);
+    for (size_t member : chain.residual_ops()) label += "+" + op_label(g_.operations[member]);
     KernelEpilogue epilogue;
     bool fusable = true;
     if (chain.int8) {
@@ -383,6 +384,13 @@ class Lowering {
       }
       UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> fused, emit_anchor(chain.anchor, out));
       if (fused.size() == 1 && fuse_kernel_epilogue(fused[0], epilogue)) return add_dispatches(std::move(fused), label);
+    }
+    if (chain.residual_add) {
+      // The convolution and its requantization without the residual add, then the add's
+      // operators on their own.
+      UNIVK_RETURN_IF_ERROR(emit_chain(chain.without_residual()));
+      for (size_t member : chain.residual_ops()) UNIVK_RETURN_IF_ERROR(emit_single(member));
+      return ok_status();
     }
     UNIVK_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, emit_anchor(chain.anchor, output_view(anchor.outputs[0])));
     UNIVK_RETURN_IF_ERROR(add_dispatches(std::move(dispatches), anchor_label(chain.anchor)));
@@ -405,11 +413,7 @@ class Lowering {
   bool int8_epilogue(const EpilogueChain& chain, KernelEpilogue& epilogue) {
     if (chain.clamp) epilogue.int_clamp = std::pair{chain.acc_lo, chain.acc_hi};
     if (!chain.rescale) return true;
-    const TosaOperation& op = g_.operations[*chain.rescale];
-    TensorView in, out;
-    in.dtype = type(op.inputs[0]).dtype, in.shape = type(op.inputs[0]).shape;
-    out.dtype = type(op.outputs[0]).dtype, out.shape = type(op.outputs[0]).shape;
-    auto r = rescale_params(op, in, out);
+    auto r = rescale_of(*chain.rescale);
     if (!r.ok() || r->input_unsigned || r->output_unsigned || r->input_zp != 0) return false;
     kernels::Requantize q;
     q.per_channel = r->per_channel;
@@ -427,6 +431,15 @@ class Lowering {
       words.resize(at + 64);
       std::memcpy(words.data() + at, table.data(), 256);
     }
+    if (chain.residual_add) {
+      auto skip = input_view(chain.skip);
+      if (!skip.ok()) return false;
+      q.residual = residual_of(chain, *skip);
+      if (!q.residual) return false;
+      const auto residual = kernels::residual_words(*q.residual);
+      words.insert(words.end(), residual.begin(), residual.end());
+      epilogue.skip = *skip;
+    }
     auto& blob = *ctx_.constant_blob;
     blob.resize((blob.size() + 15) / 16 * 16);
     TensorView params;
@@ -439,6 +452,40 @@ class Lowering {
     epilogue.requantize = q;
     epilogue.requantize_params = params;
     return true;
+  }
+
+  // The attributes of RESCALE operation `i`, checked against its value types.
+  Result<RescaleParams> rescale_of(size_t i) const {
+    const TosaOperation& op = g_.operations[i];
+    TensorView in, out;
+    in.dtype = type(op.inputs[0]).dtype, in.shape = type(op.inputs[0]).shape;
+    out.dtype = type(op.outputs[0]).dtype, out.shape = type(op.outputs[0]).shape;
+    return rescale_params(op, in, out);
+  }
+
+  // The residual add of int8 chain `chain` (kernels::Residual, its skip tensor's strides those
+  // of `skip`); nullopt when a RESCALE is per channel, unsigned or refused by its own lowering.
+  std::optional<kernels::Residual> residual_of(const EpilogueChain& chain, const TensorView& skip) const {
+    auto params = [&](size_t i) -> std::optional<RescaleParams> {
+      auto r = rescale_of(i);
+      if (!r.ok() || r->per_channel || r->input_unsigned || r->output_unsigned) return std::nullopt;
+      return *r;
+    };
+    auto y = params(*chain.y_rescale), s = params(*chain.skip_rescale), sum = params(*chain.sum_rescale);
+    if (!y || !s || !sum || skip.dtype != DType::kInt8 || skip.shape.size() != 4) return std::nullopt;
+    auto scale = [](const RescaleParams& r) {
+      return kernels::RescaleScale{static_cast<int32_t>(r.multiplier[0]), static_cast<int32_t>(r.shift[0]),
+                                   r.double_round};
+    };
+    kernels::Residual res;
+    res.y_scale = scale(*y), res.skip_scale = scale(*s), res.sum_scale = scale(*sum);
+    res.y_zp = static_cast<int32_t>(y->input_zp), res.skip_zp = static_cast<int32_t>(s->input_zp);
+    res.output_zp = static_cast<int32_t>(sum->output_zp);
+    res.lo = chain.residual_lo, res.hi = chain.residual_hi;
+    res.sum_lo = chain.sum_lo, res.sum_hi = chain.sum_hi;
+    // TOSA NHWC by logical dim; the view's offset reaches the kernel as its binding's base.
+    res.skip = {skip.strides[0], skip.strides[3], skip.strides[1], skip.strides[2]};
+    return res;
   }
 
   // The bytes of a constant value (inline or a VGF constant); empty for another value.

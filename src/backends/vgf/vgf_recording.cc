@@ -88,16 +88,18 @@ Result<std::vector<VgfDelegate::BoundDispatch>> VgfDelegate::bind_dispatches(
     std::vector<uint32_t> bases;
     std::vector<const TensorView*> views;
     std::vector<bool> writes;
+    const bool last_read = dispatch.kernel && dispatch.kernel->last_binding_offset && dispatch.inputs.size() > 4;
     if (dispatch.kernel) {
       // The kernel library's order: input/A, weight/B, bias, output, residual, scratch; an
       // absent operand is bound to input 0 and never touched, absent scratch to the output (the
       // shader writes that binding in its split-K path, so validation counts it as written).
+      // An int8 convolution's residual skip tensor (input 4) takes the scratch binding, read.
       const auto& in = dispatch.inputs;
       auto input = [&](size_t i) { return &(i < in.size() ? in[i] : in[0]); };
       views = {input(0), input(1),
                input(2), &dispatch.outputs[0],
-               input(3), dispatch.scratch ? &*dispatch.scratch : &dispatch.outputs[0]};
-      writes = {false, false, false, true, false, true};
+               input(3), last_read ? input(4) : dispatch.scratch ? &*dispatch.scratch : &dispatch.outputs[0]};
+      writes = {false, false, false, true, false, !last_read};
     } else {
       for (const auto& v : dispatch.outputs) views.push_back(&v);
       for (const auto& v : dispatch.inputs) views.push_back(&v);
@@ -129,7 +131,7 @@ Result<std::vector<VgfDelegate::BoundDispatch>> VgfDelegate::bind_dispatches(
     if (dispatch.kernel) {
       // The scratch binding has no offset word: its region must start at its descriptor.
       if (dispatch.scratch && bases.back() != 0) return internal_error(dispatch.label + ": unaligned kernel scratch");
-      bases.pop_back();
+      if (!last_read) bases.pop_back();
       b.bases = std::move(bases);
       bound.push_back(std::move(b));
       continue;

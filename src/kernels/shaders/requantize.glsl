@@ -42,3 +42,41 @@ int add_saturated(int v, int zp) {
   if (zp < 0 && v < int(0x80000000u) - zp) return int(0x80000000u);
   return v + zp;
 }
+
+// One per-tensor RESCALE's scaling (kernels::RescaleScale).
+struct RescaleScale {
+  int multiplier;
+  uint shift;
+  bool double_round;
+};
+
+// The residual add after an int8 requantization (kernels::Residual): the RESCALE of the int8
+// result y and of the int8 skip value to int32, their int32 ADD (wrapping, as the reference's),
+// the CLAMP of the sum, its RESCALE to int8 and the CLAMP of that.
+struct ResidualAdd {
+  RescaleScale y, skip, sum;
+  int y_zp, skip_zp, out_zp, lo, hi, sum_lo, sum_hi;
+};
+
+// The ResidualAdd of the first 10 words of kernels::residual_words.
+ResidualAdd residual_add_params(int w[10]) {
+  ResidualAdd r;
+  r.y = RescaleScale(w[0], uint(w[1]), bitfieldExtract(uint(w[6]), 24, 1) != 0u);
+  r.skip = RescaleScale(w[2], uint(w[3]), bitfieldExtract(uint(w[6]), 25, 1) != 0u);
+  r.sum = RescaleScale(w[4], uint(w[5]), bitfieldExtract(uint(w[6]), 26, 1) != 0u);
+  r.y_zp = bitfieldExtract(w[6], 0, 8);
+  r.skip_zp = bitfieldExtract(w[6], 8, 8);
+  r.out_zp = bitfieldExtract(w[6], 16, 8);
+  r.lo = bitfieldExtract(w[7], 0, 8);
+  r.hi = bitfieldExtract(w[7], 8, 8);
+  r.sum_lo = w[8];
+  r.sum_hi = w[9];
+  return r;
+}
+
+int rescaled(int v, int zp, RescaleScale s) { return apply_scale(v - zp, s.multiplier, s.shift, s.double_round); }
+
+int residual_add(int y, int skip, ResidualAdd r) {
+  const int sum = clamp(rescaled(y, r.y_zp, r.y) + rescaled(skip, r.skip_zp, r.skip), r.sum_lo, r.sum_hi);
+  return clamp(add_saturated(rescaled(sum, 0, r.sum), r.out_zp), r.lo, r.hi);
+}
