@@ -20,10 +20,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import univk
+from both_orders import assert_both_orders_match_pytorch
 
 ATOL = 1e-4
 RTOL = 1e-4
-BOTH_ORDERS = (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend"))
 
 
 class TinyCausalLM(nn.Module):
@@ -126,28 +126,7 @@ class Volume(nn.Module):
 
 class IndexOpsTest(unittest.TestCase):
     def run_both_orders(self, model, inputs):
-        with torch.no_grad():
-            expected = model(*inputs)
-        expected = expected if isinstance(expected, tuple) else (expected,)
-        for partition in BOTH_ORDERS:
-            with self.subTest(partition=partition):
-                program = univk.export(model, inputs, partition=partition, require_no_cpu_fallback=True)
-                method = program.load_method()
-                self.assertEqual(method.mode, "fused")
-                actual = method(*inputs)
-                actual = actual if isinstance(actual, tuple) else (actual,)
-                self.assertEqual(program.warnings, [])
-                self.assertTrue(all(not i["on_cpu"] for i in method.instructions))
-                self.assertEqual(len(actual), len(expected))
-                for i, (got, want) in enumerate(zip(actual, expected)):
-                    self.assertEqual(got.dtype, want.dtype, f"output {i}")
-                    self.assertEqual(got.shape, want.shape, f"output {i}")
-                    if want.dtype.is_floating_point:
-                        np.testing.assert_allclose(got.numpy(), want.numpy(), atol=ATOL, rtol=RTOL,
-                                                   err_msg=f"output {i}")
-                    else:
-                        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"output {i}")
-                self.assertEqual(univk._univk.validation_messages(), [])
+        assert_both_orders_match_pytorch(self, model, inputs, ATOL, RTOL, mode="fused")
 
     def test_tiny_causal_lm_embedding_masked_attention_argmax(self):
         torch.manual_seed(0)

@@ -19,10 +19,10 @@ import torch
 import torch.nn as nn
 
 import univk
+from both_orders import assert_both_orders_match_pytorch
 
 ATOL = 1e-5
 RTOL = 1e-5
-BOTH_ORDERS = (("VgfBackend", "VulkanBackend"), ("VulkanBackend", "VgfBackend"))
 
 
 class Rounding(nn.Module):
@@ -47,25 +47,7 @@ class Integers(nn.Module):
 
 class TosaOpsTest(unittest.TestCase):
     def run_both_orders(self, model, inputs):
-        with torch.no_grad():
-            expected = model(*inputs)
-        for partition in BOTH_ORDERS:
-            with self.subTest(partition=partition):
-                program = univk.export(model, inputs, partition=partition, require_no_cpu_fallback=True)
-                method = program.load_method()
-                actual = method(*inputs)
-                self.assertEqual(program.warnings, [])
-                self.assertTrue(all(not i["on_cpu"] for i in method.instructions))
-                self.assertEqual(len(actual), len(expected))
-                for i, (got, want) in enumerate(zip(actual, expected)):
-                    self.assertEqual(got.dtype, want.dtype, f"output {i}")
-                    self.assertEqual(got.shape, want.shape, f"output {i}")
-                    if want.dtype.is_floating_point:
-                        np.testing.assert_allclose(got.numpy(), want.numpy(), atol=ATOL, rtol=RTOL,
-                                                   err_msg=f"output {i}")
-                    else:
-                        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"output {i}")
-                self.assertEqual(univk._univk.validation_messages(), [])
+        assert_both_orders_match_pytorch(self, model, inputs, ATOL, RTOL)
 
     def test_floor_ceil_sin_cos(self):
         torch.manual_seed(0)

@@ -20,19 +20,8 @@ std::vector<uint8_t> bytes_of(const HostTensor& t) {
   return std::vector<uint8_t>(span.begin(), span.end());
 }
 
-// Same-padded stride-1 3x3 convolution attributes with an input zero point (ints, for the graph
-// of int8 tensors and for the reference alike).
-Attributes conv_attrs() {
-  Attributes a;
-  a.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  a.set("stride", std::vector<int64_t>{1, 1});
-  a.set("dilation", std::vector<int64_t>{1, 1});
-  a.set("acc_type", spirv::kAccInt32);
-  a.set("local_bound", int64_t{0});
-  a.set("input_zp", int64_t{-9});
-  a.set("weight_zp", int64_t{0});
-  return a;
-}
+// Same-padded stride-1 3x3 convolution attributes with an input zero point.
+Attributes conv_attrs() { return conv2d_int8_attrs(-9, 0); }
 
 Attributes int_clamp(int64_t lo, int64_t hi) {
   Attributes a;

@@ -462,14 +462,7 @@ TEST(VgfOps, Int8PoolsAndConvolutions) {
     }
     run_case(c, std::string(spirv::tosa_op_name(op)) + " int8");
   }
-  Attributes a;
-  a.set("pad", std::vector<int64_t>{1, 1, 1, 1});
-  a.set("stride", std::vector<int64_t>{1, 1});
-  a.set("dilation", std::vector<int64_t>{1, 1});
-  a.set("acc_type", spirv::kAccInt32);
-  a.set("local_bound", int64_t{0});
-  a.set("input_zp", int64_t{-128});
-  a.set("weight_zp", int64_t{2});
+  const Attributes a = conv2d_int8_attrs(-128, 2);
   run_case({TosaOp::kConv2d,
             a,
             {x, random_tensor(DType::kInt8, Shape({4, 3, 3, 3}), 47),

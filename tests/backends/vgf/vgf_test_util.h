@@ -152,6 +152,20 @@ inline Attributes conv2d_attrs(std::vector<int64_t> pad, std::vector<int64_t> st
   return a;
 }
 
+// Same-padded stride-1 3x3 CONV2D attributes of int8 tensors: int32 accumulation, the zero
+// points as ints (the graph's int8 form and the reference's alike).
+inline Attributes conv2d_int8_attrs(int64_t input_zp, int64_t weight_zp) {
+  Attributes a;
+  a.set("pad", std::vector<int64_t>{1, 1, 1, 1});
+  a.set("stride", std::vector<int64_t>{1, 1});
+  a.set("dilation", std::vector<int64_t>{1, 1});
+  a.set("acc_type", spirv::kAccInt32);
+  a.set("local_bound", int64_t{0});
+  a.set("input_zp", input_zp);
+  a.set("weight_zp", weight_zp);
+  return a;
+}
+
 // One COMPUTE segment running `spirv` (tests/backends/vgf/double_plus_one.comp: 4 invocations
 // per group, y = 2x + 1) from fp32 storage-buffer resource 0 to resource 1, both of `shape`,
 // with the given dispatch shape.
