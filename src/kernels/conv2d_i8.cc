@@ -68,6 +68,11 @@ std::array<int32_t, kResidualWords> residual_words(const Residual& r) {
 
 Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
                                       std::optional<bool> dot_product) {
+  if (!dot_product && prefers_conv2d_i8_coopmat(problem, device)) {
+    // A limit of the cooperative-matrix kernel (its grid) leaves the problem to the plain one.
+    Result<KernelDispatch> coopmat = plan_conv2d_i8_coopmat(problem, device);
+    if (coopmat.ok() || coopmat.status().code() != StatusCode::kUnsupported) return coopmat;
+  }
   const Conv2dProblem& p = problem.conv;
   if (p.epilogue.residual || p.epilogue.activation != Activation::kNone || p.split_k > 1) {
     return invalid_argument("int8 conv2d takes no residual, float activation or split-K");

@@ -43,6 +43,8 @@ const char* kernel_name(Kernel kernel) {
       return "conv2d_i8";
     case Kernel::kConv2dI8Dot:
       return "conv2d_i8_dot";
+    case Kernel::kConv2dI8Coopmat:
+      return "conv2d_i8_coopmat";
   }
   return "?";
 }
@@ -64,6 +66,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
+    case Kernel::kConv2dI8Coopmat:
       return 6;  // input, weight, bias, out, requantization, residual skip (KernelDispatch::last_binding_offset)
   }
   return 0;
@@ -89,6 +92,7 @@ uint32_t kernel_push_bytes(Kernel kernel) {
       return kCtPushWords * 4;
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
+    case Kernel::kConv2dI8Coopmat:
       return kI8PushWords * 4;
   }
   return 0;
@@ -124,6 +128,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::conv2d_i8_spv();
     case Kernel::kConv2dI8Dot:
       return shaders::conv2d_i8_dot_spv();
+    case Kernel::kConv2dI8Coopmat:
+      return shaders::conv2d_i8_coopmat_spv();
   }
   return {};
 }
@@ -149,6 +155,15 @@ DeviceTraits device_traits(const vulkan::Device& device, Precision precision) {
       device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
       device.enabled().subgroup_size == 32;
   traits.integer_dot_product = device.has(vulkan::Feature::kShaderIntegerDotProduct);
+  if (device.has(vulkan::Feature::kShaderInt8) && device.has(vulkan::Feature::kStorageBuffer8BitAccess) &&
+      device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
+      device.enabled().subgroup_size == 32) {
+    for (size_t i = 0; i < kI8Fragments.size(); ++i) {
+      if (device.enabled().lists_cooperative_matrix_i8(kI8Fragments[i].m, kI8Fragments[i].n, 32)) {
+        traits.cooperative_matrix_i8 |= 1u << i;
+      }
+    }
+  }
   traits.precision = precision;
   return traits;
 }

@@ -60,6 +60,73 @@ std::string api_version_string(uint32_t version) {
   return std::to_string(VK_API_VERSION_MAJOR(version)) + "." + std::to_string(VK_API_VERSION_MINOR(version));
 }
 
+namespace {
+
+const char* component_type_name(VkComponentTypeNV type) {
+  switch (type) {
+    case VK_COMPONENT_TYPE_FLOAT16_NV:
+      return "fp16";
+    case VK_COMPONENT_TYPE_FLOAT32_NV:
+      return "fp32";
+    case VK_COMPONENT_TYPE_FLOAT64_NV:
+      return "fp64";
+    case VK_COMPONENT_TYPE_SINT8_NV:
+      return "sint8";
+    case VK_COMPONENT_TYPE_SINT16_NV:
+      return "sint16";
+    case VK_COMPONENT_TYPE_SINT32_NV:
+      return "sint32";
+    case VK_COMPONENT_TYPE_SINT64_NV:
+      return "sint64";
+    case VK_COMPONENT_TYPE_UINT8_NV:
+      return "uint8";
+    case VK_COMPONENT_TYPE_UINT16_NV:
+      return "uint16";
+    case VK_COMPONENT_TYPE_UINT32_NV:
+      return "uint32";
+    case VK_COMPONENT_TYPE_UINT64_NV:
+      return "uint64";
+    default:
+      return "type?";
+  }
+}
+
+const char* scope_name(VkScopeNV scope) {
+  switch (scope) {
+    case VK_SCOPE_DEVICE_NV:
+      return "device";
+    case VK_SCOPE_WORKGROUP_NV:
+      return "workgroup";
+    case VK_SCOPE_SUBGROUP_NV:
+      return "subgroup";
+    case VK_SCOPE_QUEUE_FAMILY_NV:
+      return "queue family";
+    default:
+      return "scope?";
+  }
+}
+
+}  // namespace
+
+std::string cooperative_matrix_shape_string(const CooperativeMatrixShape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + component_type_name(s.a) +
+         "*" + component_type_name(s.b) + "+" + component_type_name(s.c) + "->" + component_type_name(s.d) + " " +
+         scope_name(s.scope);
+}
+
+bool DeviceCapabilities::lists_cooperative_matrix_i8(uint32_t m, uint32_t n, uint32_t k) const {
+  const CooperativeMatrixShape want{m,
+                                    n,
+                                    k,
+                                    VK_COMPONENT_TYPE_SINT8_NV,
+                                    VK_COMPONENT_TYPE_SINT8_NV,
+                                    VK_COMPONENT_TYPE_SINT32_NV,
+                                    VK_COMPONENT_TYPE_SINT32_NV,
+                                    VK_SCOPE_SUBGROUP_NV};
+  return std::find(cooperative_matrix_shapes.begin(), cooperative_matrix_shapes.end(), want) !=
+         cooperative_matrix_shapes.end();
+}
+
 std::string queue_flags_string(VkQueueFlags flags) {
   static constexpr std::pair<VkQueueFlagBits, const char*> kNames[] = {
       {VK_QUEUE_GRAPHICS_BIT, "GRAPHICS"},   {VK_QUEUE_COMPUTE_BIT, "COMPUTE"},

@@ -5,13 +5,16 @@
 // fused epilogue: the int32 accumulator's clamp, RESCALE to int8 (per tensor and per channel,
 // SINGLE_ROUND and DOUBLE_ROUND, output zero point), the int8 clamp, an int8 TABLE and a
 // residual add (RESCALE of the result and of a strided skip tensor to int32, ADD, RESCALE to
-// int8, CLAMP, each reference operator run separately). Bit-exact.
+// int8, CLAMP, each reference operator run separately). Bit-exact. The Conv2dI8Coopmat* tests
+// run the cooperative-matrix kernel with every int8 fragment the device lists (they skip,
+// saying so, on a device that lists none) on shapes that leave every tile ragged.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <random>
+#include <string>
 
 #include "kernel_runner.h"
 #include "univk/kernels/conv2d_i8.h"
@@ -82,8 +85,10 @@ HostTensor run_tosa(const char* op, const Attributes& a, std::vector<HostTensor>
   return r.ok() ? (*r)[0] : HostTensor();
 }
 
-// Returns the planned FLAGS after add_binding_offsets.
-uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o, bool dot, uint32_t seed) {
+// Returns the planned FLAGS after add_binding_offsets. With `coopmat`, the cooperative-matrix
+// kernel with that fragment.
+uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o, bool dot, uint32_t seed,
+                        std::optional<I8Fragment> coopmat = std::nullopt) {
   const auto device = testing::test_device();
   EXPECT_NE(device, nullptr);
   if (!device) return 0;
@@ -176,10 +181,11 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
     }
     p.requantize = q;
   }
-  auto dispatch = plan_conv2d_i8(p, device_traits(device->properties()), dot);
+  auto dispatch = coopmat ? plan_conv2d_i8_coopmat(p, device_traits(*device, Precision::kFp32), *coopmat)
+                          : plan_conv2d_i8(p, device_traits(device->properties()), dot);
   EXPECT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   if (!dispatch.ok()) return 0;
-  EXPECT_EQ(dispatch->kernel, dot ? Kernel::kConv2dI8Dot : Kernel::kConv2dI8);
+  EXPECT_EQ(dispatch->kernel, coopmat ? Kernel::kConv2dI8Coopmat : dot ? Kernel::kConv2dI8Dot : Kernel::kConv2dI8);
   std::vector<uint32_t> added(o.added.begin(), o.added.end());
   if (e.residual) added.push_back(o.skip_added);
   EXPECT_TRUE(add_binding_offsets(*dispatch, added).ok());
@@ -235,7 +241,8 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
   EXPECT_EQ(mismatches, 0) << "c " << c.c << " oc " << c.oc << " " << c.h << "x" << c.w << " k " << c.kh << "x" << c.kw
                            << " stride " << c.stride << " pad " << c.pad << " dilation " << c.dilation << " depthwise "
                            << c.depthwise << " zp " << c.in_zp << "/" << c.w_zp << " requantize " << e.requantize
-                           << " per channel " << e.per_channel << " dot " << dot;
+                           << " per channel " << e.per_channel << " dot " << dot << " coopmat "
+                           << (coopmat ? std::to_string(coopmat->m) + "x" + std::to_string(coopmat->n) : "no");
   for (auto [id, value] : dispatch->specialization)
     if (id == kI8FlagsConstant) return value;
   return 0;
@@ -297,7 +304,7 @@ TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
 // Residual scales as a quantized add has them (operands scaled up to int32, the sum back down
 // with DOUBLE_ROUND), with a ReLU on the int32 sum or on the int8 result (after a table), with
 // saturating operand scales and a wrapping int32 sum, and with operand shifts above 31.
-TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
+std::vector<I8Epilogue> residual_epilogues() {
   I8Epilogue add;
   add.requantize = add.per_channel = true;
   add.out_zp = -7;
@@ -316,15 +323,24 @@ TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
   I8Epilogue odd_shifts = add;
   odd_shifts.residual->y = {1200000000, 40, true}, odd_shifts.residual->skip = {1900000000, 33, true};
   odd_shifts.residual->sum = {1500000000, 20, false};
+  return {add, relu, sum_relu, wrap, odd_shifts};
+}
+
+// The skip tensor NHWC at an offset, and NCHW with padded rows, an offset and a binding offset.
+std::vector<I8Options> residual_layouts() {
   I8Options nhwc;
   nhwc.skip_offset = 3;
   I8Options nchw_padded;
   nchw_padded.nchw_skip = true, nchw_padded.skip_pad = 5, nchw_padded.skip_offset = 17, nchw_padded.skip_added = 9;
+  return {nhwc, nchw_padded};
+}
+
+TEST(Conv2dI8Kernel, FusedResidualAddMatchesTheReference) {
   uint32_t seed = 1300;
   for (bool dot : variants()) {
     for (const I8Case& c : {kCases[0], kCases[1], kCases[2], kCases[5]}) {
-      for (const I8Epilogue& e : {add, relu, sum_relu, wrap, odd_shifts}) {
-        for (const I8Options& o : {nhwc, nchw_padded}) {
+      for (const I8Epilogue& e : residual_epilogues()) {
+        for (const I8Options& o : residual_layouts()) {
           expect_conv_i8(c, e, o, dot, seed += 3);
         }
       }
@@ -400,6 +416,168 @@ TEST(Conv2dI8Planner, ChoosesTheDevicesVariantAndRefusesBadProblems) {
   bad = add;
   bad.requantize->residual->skip_offset = UINT32_MAX;
   EXPECT_EQ(plan_conv2d_i8(bad, traits).status().code(), StatusCode::kUnsupported);
+}
+
+// The int8 fragments the test device lists, printed (none: the caller skips).
+std::vector<I8Fragment> coopmat_fragments() {
+  std::vector<I8Fragment> listed;
+  const auto& device = testing::test_device();
+  if (!device) return listed;
+  const uint32_t bits = device_traits(*device, Precision::kFp32).cooperative_matrix_i8;
+  for (size_t i = 0; i < kI8Fragments.size(); ++i) {
+    if ((bits >> i & 1u) == 0) continue;
+    listed.push_back(kI8Fragments[i]);
+    std::printf("[conv2d_i8_coopmat] fragment %ux%ux32\n", kI8Fragments[i].m, kI8Fragments[i].n);
+  }
+  return listed;
+}
+
+#define UNIVK_SKIP_WITHOUT_I8_COOPMAT(fragments)                                                     \
+  if ((fragments).empty()) {                                                                         \
+    GTEST_SKIP() << "the device lists no int8 cooperative-matrix shape (16x16x32, 16x8x32, 8x8x32)"; \
+  }
+
+// Tiles of 128 positions x 64 or 128 channels, K slices of 64: every case leaves some ragged.
+const I8Case kCoopmatCases[] = {
+    // n, c, h, w, oc, kh, kw, stride, pad, dilation, depthwise, in_zp, w_zp
+    {2, 16, 13, 11, 24, 3, 3, 1, 1, 1, false, -3, 0},       // aligned chunks, M 286, K 144
+    {1, 3, 23, 19, 70, 3, 3, 2, 1, 1, false, 17, 5},        // chunks cross taps, K 27, 128 columns
+    {1, 40, 17, 17, 130, 3, 3, 1, 2, 2, false, -128, 127},  // dilation, two column tiles, K 360
+    {3, 203, 7, 7, 33, 1, 1, 1, 0, 1, false, 9, -4},        // 1x1, K 203 (odd)
+    {4, 256, 1, 1, 100, 1, 1, 1, 0, 1, false, 5, 0},        // a fully connected layer, M 4
+    {1, 64, 30, 30, 64, 3, 3, 1, 1, 1, false, 0, 0},        // M 900, K 576, no zero points
+    {1, 8, 9, 7, 16, 3, 3, 1, 1, 1, true, -5, 2},           // depthwise (groups 8), forced
+};
+
+TEST(Conv2dI8CoopmatKernel, Int32AccumulatorMatchesTheReference) {
+  const std::vector<I8Fragment> fragments = coopmat_fragments();
+  UNIVK_SKIP_WITHOUT_I8_COOPMAT(fragments);
+  uint32_t seed = 1300;
+  for (I8Fragment f : fragments)
+    for (const I8Case& c : kCoopmatCases) expect_conv_i8(c, {}, {}, false, seed += 7, f);
+}
+
+TEST(Conv2dI8CoopmatKernel, FusedRequantizationMatchesTheReference) {
+  const std::vector<I8Fragment> fragments = coopmat_fragments();
+  UNIVK_SKIP_WITHOUT_I8_COOPMAT(fragments);
+  I8Epilogue relu_per_channel;
+  relu_per_channel.acc_clamp = std::pair{0, INT32_MAX};
+  relu_per_channel.requantize = true, relu_per_channel.per_channel = true;
+  relu_per_channel.out_zp = -20;
+  I8Epilogue per_tensor_double;
+  per_tensor_double.requantize = true, per_tensor_double.double_round = true;
+  per_tensor_double.out_zp = 11, per_tensor_double.lo = -100, per_tensor_double.hi = 90;
+  I8Epilogue table = relu_per_channel;
+  table.table = true;
+  uint32_t seed = 1700;
+  for (I8Fragment f : fragments) {
+    for (const I8Case& c : kCoopmatCases) {
+      for (const I8Epilogue& e : {relu_per_channel, per_tensor_double, table}) {
+        expect_conv_i8(c, e, {}, false, seed += 5, f);
+      }
+    }
+  }
+}
+
+TEST(Conv2dI8CoopmatKernel, FusedResidualAddMatchesTheReference) {
+  const std::vector<I8Fragment> fragments = coopmat_fragments();
+  UNIVK_SKIP_WITHOUT_I8_COOPMAT(fragments);
+  uint32_t seed = 2300;
+  for (I8Fragment f : fragments) {
+    for (const I8Case& c : {kCoopmatCases[0], kCoopmatCases[2], kCoopmatCases[3]}) {
+      for (const I8Epilogue& e : residual_epilogues()) {
+        for (const I8Options& o : residual_layouts()) expect_conv_i8(c, e, o, false, seed += 3, f);
+      }
+    }
+  }
+}
+
+TEST(Conv2dI8CoopmatKernel, WordAndByteLoads) {
+  const std::vector<I8Fragment> fragments = coopmat_fragments();
+  UNIVK_SKIP_WITHOUT_I8_COOPMAT(fragments);
+  const I8Case c = kCoopmatCases[0];
+  I8Epilogue e;
+  e.requantize = e.per_channel = true;
+  for (I8Fragment f : fragments) {
+    I8Options o;
+    o.offsets = {8, 16, 3, 5, 2};
+    EXPECT_EQ(expect_conv_i8(c, e, o, false, 2100, f) & (kI8FlagWordsIn | kI8FlagWordsWeight),
+              kI8FlagWordsIn | kI8FlagWordsWeight);
+    o.added = {1, 0, 0, 0, 0};  // the input's binding starts off a word: byte loads there
+    EXPECT_EQ(expect_conv_i8(c, e, o, false, 2101, f) & (kI8FlagWordsIn | kI8FlagWordsWeight), kI8FlagWordsWeight);
+    o.added = {};
+    o.bias_broadcast = true;
+    o.nchw_input = true;  // channels strided: byte loads of the input
+    EXPECT_EQ(expect_conv_i8(c, e, o, false, 2102, f) & kI8FlagWordsIn, 0u);
+  }
+}
+
+// A 3x3 convolution, NHWC with OHWI weights.
+Conv2dI8Problem conv3x3(int64_t batch, int64_t c, int64_t hw, int64_t oc, int64_t groups) {
+  Conv2dI8Problem p;
+  p.conv.batch = batch, p.conv.in_channels = c, p.conv.in_h = p.conv.in_w = hw;
+  p.conv.out_channels = oc, p.conv.out_h = p.conv.out_w = hw;
+  p.conv.kernel_h = p.conv.kernel_w = 3, p.conv.pad_top = p.conv.pad_left = 1;
+  p.conv.groups = groups;
+  p.conv.input = ActivationStrides::nhwc({batch, c, hw, hw});
+  p.conv.output = ActivationStrides::nhwc({batch, oc, hw, hw});
+  p.conv.weight = WeightStrides::ohwi(c / groups, 3, 3);
+  p.requantize = Requantize{};
+  return p;
+}
+
+uint32_t constant(const KernelDispatch& d, uint32_t id) {
+  for (auto [at, value] : d.specialization)
+    if (at == id) return value;
+  return 0;
+}
+
+TEST(Conv2dI8CoopmatPlanner, ChoosesTheCooperativeMatrixKernelWhereTheDeviceListsAFragment) {
+  const Conv2dI8Problem p = conv3x3(2, 64, 28, 64, 1);
+  DeviceTraits gpu;
+  gpu.max_workgroup_invocations = 1024;
+  gpu.max_shared_bytes = 49152;
+  EXPECT_EQ(plan_conv2d_i8(p, gpu)->kernel, Kernel::kConv2dI8);  // no int8 fragment listed
+  gpu.cooperative_matrix_i8 = 0b010;                             // 16x8x32 only
+  auto d = plan_conv2d_i8(p, gpu);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kConv2dI8Coopmat);
+  EXPECT_EQ(constant(*d, kI8CoopmatFragMConstant), 16u);
+  EXPECT_EQ(constant(*d, kI8CoopmatFragNConstant), 8u);
+  EXPECT_EQ(constant(*d, kI8CoopmatBnConstant), 64u);
+  EXPECT_TRUE(testing::check_spec_constants(*d).ok()) << testing::check_spec_constants(*d).to_string();
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{(2 * 28 * 28 + 127) / 128, 1, 1}));
+  EXPECT_EQ(d->push, plan_conv2d_i8(p, gpu, false)->push);  // the plain kernel's push constants
+  gpu.cooperative_matrix_i8 = 0b111;                        // the first listed: 16x16x32
+  EXPECT_EQ(constant(*plan_conv2d_i8(p, gpu), kI8CoopmatFragNConstant), 16u);
+  // Forced fragments: listed or Unsupported.
+  EXPECT_EQ(constant(*plan_conv2d_i8_coopmat(p, gpu, I8Fragment{8, 8}), kI8CoopmatFragMConstant), 8u);
+  DeviceTraits only_16x16 = gpu;
+  only_16x16.cooperative_matrix_i8 = 0b001;
+  EXPECT_EQ(plan_conv2d_i8_coopmat(p, only_16x16, I8Fragment{16, 8}).status().code(), StatusCode::kUnsupported);
+  // A forced variant is never the cooperative-matrix kernel.
+  EXPECT_EQ(plan_conv2d_i8(p, gpu, false)->kernel, Kernel::kConv2dI8);
+  EXPECT_EQ(plan_conv2d_i8(p, gpu, true)->kernel, Kernel::kConv2dI8Dot);
+  // 130 channels: tiles of 128 columns, two of them.
+  d = plan_conv2d_i8(conv3x3(2, 64, 28, 130, 1), gpu);
+  EXPECT_EQ(constant(*d, kI8CoopmatBnConstant), 128u);
+  EXPECT_EQ(d->groups[1], 2u);
+  // Too small, depthwise, a CPU, too little shared memory: the plain kernel.
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(1, 64, 8, 64, 1), gpu)->kernel, Kernel::kConv2dI8);    // M 64
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 64, 28, 8, 1), gpu)->kernel, Kernel::kConv2dI8);    // 8 channels
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 4, 28, 64, 1), gpu)->kernel, Kernel::kConv2dI8);    // K 36
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 64, 28, 64, 64), gpu)->kernel, Kernel::kConv2dI8);  // depthwise
+  DeviceTraits cpu = gpu;
+  cpu.cpu = true;
+  EXPECT_EQ(plan_conv2d_i8(p, cpu)->kernel, Kernel::kConv2dI8);
+  DeviceTraits small = gpu;
+  small.max_shared_bytes = 16384;
+  EXPECT_EQ(plan_conv2d_i8(p, small)->kernel, Kernel::kConv2dI8);
+  EXPECT_EQ(plan_conv2d_i8_coopmat(p, small).status().code(), StatusCode::kUnsupported);
+  // A bad problem: the plain planner's errors.
+  Conv2dI8Problem bad = p;
+  bad.weight_zp = -129;
+  EXPECT_EQ(plan_conv2d_i8_coopmat(bad, gpu).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -29,6 +29,29 @@ std::vector<Tiling> fitting(std::span<const Tiling> tilings) {
   return out;
 }
 
+std::set<uint32_t> spec_constant_ids(std::span<const uint32_t> spirv) {
+  constexpr uint32_t kOpDecorate = 71, kDecorationSpecId = 1, kHeaderWords = 5;
+  std::set<uint32_t> ids;
+  for (size_t at = kHeaderWords; at < spirv.size();) {
+    const uint32_t opcode = spirv[at] & 0xffffu, words = spirv[at] >> 16;
+    if (words == 0 || at + words > spirv.size()) break;  // malformed: stop, the check then fails
+    if (opcode == kOpDecorate && words == 4 && spirv[at + 2] == kDecorationSpecId) ids.insert(spirv[at + 3]);
+    at += words;
+  }
+  return ids;
+}
+
+Status check_spec_constants(const KernelDispatch& dispatch) {
+  const std::set<uint32_t> declared = spec_constant_ids(kernel_spirv(dispatch.kernel));
+  for (const auto& [id, value] : dispatch.specialization) {
+    if (!declared.contains(id)) {
+      return internal_error(std::string(kernel_name(dispatch.kernel)) + " declares no specialization constant " +
+                            std::to_string(id) + " (the planner sets it to " + std::to_string(value) + ")");
+    }
+  }
+  return ok_status();
+}
+
 bool rounds_to_fp16(const Tiling& tiling, Precision precision) {
   if (precision != Precision::kFp16) return false;
   return tiling.coopmat || !device_traits(*test_device(), precision).cooperative_matrix_f16;
@@ -51,6 +74,7 @@ Result<std::vector<uint8_t>> run_kernel_bytes(const std::shared_ptr<vulkan::Devi
                                               const KernelDispatch& dispatch,
                                               const std::vector<std::vector<uint8_t>>& bindings, int runs) {
   if (!device) return internal_error("no test device");
+  UNIVK_RETURN_IF_ERROR(check_spec_constants(dispatch));
   std::vector<vulkan::Buffer> buffers;
   std::vector<vulkan::BufferRange> ranges;
   for (size_t i = 0; i < bindings.size(); ++i) {

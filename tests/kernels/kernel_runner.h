@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -25,6 +26,13 @@ Result<std::vector<float>> run_kernel(const std::shared_ptr<vulkan::Device>& dev
 Result<std::vector<uint8_t>> run_kernel_bytes(const std::shared_ptr<vulkan::Device>& device,
                                               const KernelDispatch& dispatch,
                                               const std::vector<std::vector<uint8_t>>& bindings, int runs = 1);
+
+// The SpecId decorations of a SPIR-V module: the specialization constants a shader declares.
+std::set<uint32_t> spec_constant_ids(std::span<const uint32_t> spirv);
+// OK when the shader of `dispatch.kernel` declares every specialization constant the dispatch
+// sets (an id it does not declare is silently ignored by Vulkan), else an internal error
+// naming it. run_kernel_bytes checks it before each run.
+Status check_spec_constants(const KernelDispatch& dispatch);
 
 // The test device (validation on), created once per process with the kernel library's optional
 // requirements (cooperative matrices where the device has them).

@@ -1,6 +1,8 @@
 // univk-devices: lists the Vulkan devices in univk's selection order, then creates the shared
 // device under key default/0 with two leases (as two delegates would), checks that both see the
-// same VkDevice and VkQueue, and runs one compute dispatch whose output it verifies.
+// same VkDevice and VkQueue, and runs one compute dispatch whose output it verifies. Under each
+// device it prints the cooperative-matrix shapes (M x N x K, component types, scope) the device
+// lists under VK_NV_cooperative_matrix.
 // Exit status 0 on success, 1 on any failure (an output that cannot be written included), 2 bad
 // command line (cli.h; an unknown --device included). --device (else UNIVK_DEVICE) picks the
 // device, UNIVK_VALIDATION=1 turns the validation layer on (any message is then a failure);
@@ -61,11 +63,19 @@ Status list_devices(const RuntimeConfig& config, Findings& out) {
       std::printf("  %c %zu  %-40s %-10s API %s\n", is_selected ? '*' : ' ', i, props.deviceName,
                   type_name(props.deviceType), api_version_string(props.apiVersion).c_str());
     }
+    // Every cooperative-matrix shape the device lists (VK_NV_cooperative_matrix), all types.
+    Json shapes = Json::array();
+    for (const CooperativeMatrixShape& shape : instance->query_capabilities(devices[i]).cooperative_matrix_shapes) {
+      const std::string name = cooperative_matrix_shape_string(shape);
+      if (out.text) std::printf("        cooperative matrix %s\n", name.c_str());
+      shapes.push_back(name);
+    }
     list.push_back({{"index", i},
                     {"name", props.deviceName},
                     {"type", type_name(props.deviceType)},
                     {"api_version", api_version_string(props.apiVersion)},
-                    {"selected", is_selected}});
+                    {"selected", is_selected},
+                    {"cooperative_matrix_shapes", std::move(shapes)}});
   }
   out.json["devices"] = std::move(list);
   return selected.status();

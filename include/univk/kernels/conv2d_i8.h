@@ -8,7 +8,9 @@
 // dispatch. Any element strides, weight strides and groups (a depthwise convolution is groups =
 // channels, one input channel per group). The multiply is an integer dot product of 4 packed
 // int8 values (Kernel::kConv2dI8Dot, on devices with shaderIntegerDotProduct:
-// DeviceTraits::integer_dot_product) or four multiplies (Kernel::kConv2dI8). Pure data;
+// DeviceTraits::integer_dot_product) or four multiplies (Kernel::kConv2dI8), or, for large
+// enough problems on devices listing int8 cooperative matrices, a cooperative-matrix multiply
+// (Kernel::kConv2dI8Coopmat, below). Pure data;
 // thread-safe.
 #pragma once
 
@@ -118,11 +120,35 @@ inline constexpr uint32_t kI8FlagBias = 1, kI8FlagBiasBroadcast = 2, kI8FlagRequ
 // last_binding_offset; the rest of the offset is Residual::skip_offset).
 inline constexpr uint32_t kI8SkipBaseShift = 24;
 
-// The dispatch for `problem`; `dot_product` forces the variant (default: the device's,
-// DeviceTraits::integer_dot_product). InvalidArgument for a bad problem (as plan_conv2d, and
-// zero points, clamp bounds, a residual's scales or its skip tensor's range out of range);
-// Unsupported (naming the limit) as plan_conv2d.
+// The dispatch for `problem`: the cooperative-matrix kernel where prefers_conv2d_i8_coopmat
+// says so, else the device's variant (DeviceTraits::integer_dot_product). `dot_product` forces
+// the variant (never the cooperative-matrix one). InvalidArgument for a bad problem (as
+// plan_conv2d, and zero points, clamp bounds, a residual's scales or its skip tensor's range out
+// of range); Unsupported (naming the limit) as plan_conv2d.
 Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
                                       std::optional<bool> dot_product = std::nullopt);
+
+// Kernel::kConv2dI8Coopmat (conv2d_i8_coopmat.comp): the same convolution and epilogue as an
+// implicit GEMM on NV int8 cooperative matrices, tiles of 128 output positions x 64 or 128
+// output channels of one group per workgroup of 8 subgroups. Same push constants and FLAGS as
+// conv2d_i8.glsl; its own specialization constants below.
+enum Conv2dI8CoopmatConstant : uint32_t {
+  kI8CoopmatFragMConstant = kI8TnConstant + 1,  // fragment rows (I8Fragment::m)
+  kI8CoopmatFragNConstant,                      // fragment columns (I8Fragment::n)
+  kI8CoopmatBnConstant,                         // tile columns: 64 or 128
+};
+inline constexpr uint32_t kI8CoopmatInvocations = 256, kI8CoopmatSharedBytes = (128 + 128) * 80 + 2 * 128 * 4;
+
+// Whether plan_conv2d_i8 takes the cooperative-matrix kernel: the device lists an int8 fragment
+// (DeviceTraits::cooperative_matrix_i8), is no CPU, fits the workgroup (invocations, shared
+// memory), and the problem is large enough to fill tiles: M >= 256 output positions, >= 16
+// output channels per group and K >= 64 (depthwise convolutions are not).
+bool prefers_conv2d_i8_coopmat(const Conv2dI8Problem& problem, const DeviceTraits& device);
+
+// The kConv2dI8Coopmat dispatch for `problem` with `fragment` (default: the first of
+// kI8Fragments the device lists). Errors as plan_conv2d_i8, and Unsupported when the device
+// lacks the fragment (or every one), the workgroup's invocations or shared memory.
+Result<KernelDispatch> plan_conv2d_i8_coopmat(const Conv2dI8Problem& problem, const DeviceTraits& device,
+                                              std::optional<I8Fragment> fragment = std::nullopt);
 
 }  // namespace univk::kernels

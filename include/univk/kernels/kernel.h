@@ -51,6 +51,7 @@ enum class Kernel : uint8_t {
   kConv2dCoopmatVecF16,  // conv2d.h, likewise
   kConv2dI8,             // conv2d_i8.h: int8 operands, int32 accumulation, fused requantization
   kConv2dI8Dot,          // conv2d_i8.h, likewise with integer dot products (shaderIntegerDotProduct)
+  kConv2dI8Coopmat,      // conv2d_i8.h, likewise on NV int8 cooperative matrices (DeviceTraits::cooperative_matrix_i8)
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -88,6 +89,14 @@ struct Epilogue {
 // no speed-up: it lets them run and test the mode).
 enum class Precision : uint8_t { kFp32, kFp16 };
 
+// An int8 x int8 -> int32 cooperative-matrix fragment, m x n x 32 (Kernel::kConv2dI8Coopmat).
+struct I8Fragment {
+  uint32_t m = 16, n = 16;
+  friend bool operator==(const I8Fragment&, const I8Fragment&) = default;
+};
+// The fragments kConv2dI8Coopmat is built for, in the planner's order of preference.
+inline constexpr std::array<I8Fragment, 3> kI8Fragments = {{{16, 16}, {16, 8}, {8, 8}}};
+
 // What the planners need to know about the device, and the precision asked for.
 struct DeviceTraits {
   uint32_t max_shared_bytes = 16384;         // maxComputeSharedMemorySize
@@ -106,6 +115,11 @@ struct DeviceTraits {
   uint64_t binding_alignment = 256;
   // shaderIntegerDotProduct enabled (Vulkan 1.3): the int8 kernels multiply with OpSDot.
   bool integer_dot_product = false;
+  // Bit i: the device lists kI8Fragments[i] as a subgroup-scope int8 x int8 -> int32 shape under
+  // VK_NV_cooperative_matrix, with its feature, shaderInt8, storageBuffer8BitAccess and
+  // vulkanMemoryModel (with device scope) enabled and subgroups of 32 (kConv2dI8Coopmat's
+  // requirements); 0: no int8 cooperative matrices.
+  uint32_t cooperative_matrix_i8 = 0;
 };
 // The traits of a Vulkan device from its properties (no cooperative matrices).
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
@@ -116,8 +130,8 @@ DeviceTraits device_traits(const vulkan::Device& device, Precision precision);
 Result<Precision> parse_precision(std::string_view value);
 // What the library's kernels can use when present: VK_NV_cooperative_matrix with its feature,
 // shaderFloat16 and vulkanMemoryModel with device scope, shaderIntegerDotProduct, and the 8-bit
-// storage of the int8 kernels (shaderInt8, storageBuffer8BitAccess). Both backends merge these into their
-// payloads' requirements, all optional.
+// storage and arithmetic of the int8 kernels (shaderInt8, storageBuffer8BitAccess). Both backends merge these into
+// their payloads' requirements, all optional.
 vulkan::DeviceRequirements optional_requirements();
 
 // Output tile of a workgroup (bm x bn), K slice (bk), accumulators per invocation (tm x tn).

@@ -50,6 +50,17 @@ inline constexpr int kFeatureCount = 26;
 std::string_view feature_name(Feature feature);  // "shaderInt8", "timelineSemaphore", ...
 std::optional<Feature> feature_from_name(std::string_view name);
 
+// One entry of VK_NV_cooperative_matrix's property list: D (M x N) = A (M x K) * B (K x N) + C.
+struct CooperativeMatrixShape {
+  uint32_t m = 0, n = 0, k = 0;
+  VkComponentTypeNV a = VK_COMPONENT_TYPE_FLOAT16_NV, b = VK_COMPONENT_TYPE_FLOAT16_NV;
+  VkComponentTypeNV c = VK_COMPONENT_TYPE_FLOAT32_NV, d = VK_COMPONENT_TYPE_FLOAT32_NV;
+  VkScopeNV scope = VK_SCOPE_SUBGROUP_NV;
+  friend bool operator==(const CooperativeMatrixShape&, const CooperativeMatrixShape&) = default;
+};
+// "16x16x16 fp16*fp16+fp32->fp32 subgroup" (component types as sint8, uint32, fp16, ...).
+std::string cooperative_matrix_shape_string(const CooperativeMatrixShape& shape);
+
 // What a physical device offers, or what a created device enabled. Pure data.
 struct DeviceCapabilities {
   std::string device_name;
@@ -61,6 +72,12 @@ struct DeviceCapabilities {
   // VK_NV_cooperative_matrix lists subgroup-scope 16x16x16 products of fp16 A and B with fp32
   // C and D (the kernel library's cooperative-matrix kernels use that shape).
   bool cooperative_matrix_f16_16x16x16 = false;
+  // Every shape VK_NV_cooperative_matrix lists (empty without it, or on a created device that did
+  // not enable its feature).
+  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
+  // Whether cooperative_matrix_shapes holds a subgroup-scope m x n x k shape of int8 A and B
+  // with int32 C and D (the kernel library's int8 cooperative-matrix kernel).
+  bool lists_cooperative_matrix_i8(uint32_t m, uint32_t n, uint32_t k) const;
 };
 
 struct DeviceRequirements {

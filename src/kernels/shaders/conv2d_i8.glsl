@@ -14,15 +14,10 @@
 // read as zx (so it contributes 0) and K's tail as 0 in both operands.
 // Each invocation computes TM output positions x TN output channels of one group straight from
 // the buffers (no shared memory): workgroup x over M / (64 TM), y over OCg / TN, z the group.
-// Bindings: 0 input (int8), 1 weight (int8), 2 bias (int32), 3 output (int8 or int32),
-// 4 requantization (int32: multipliers, then shifts, one each or one per output channel; then
-// the table's 256 int8 values packed 4 to a word; then the residual's words),
-// 5 the residual's skip tensor (int8). The push-constant layout is kernels::Conv2dI8Push.
+// Bindings, push constants and the output epilogue: conv2d_i8_io.glsl.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#extension GL_EXT_shader_8bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
-#include "kernels/shaders/requantize.glsl"
+#include "kernels/shaders/conv2d_i8_io.glsl"
 
 #ifdef UNIVK_DOT
 #extension GL_EXT_spirv_intrinsics : require
@@ -39,66 +34,8 @@ int dot4(uint a, uint b) {
 #endif
 
 layout(local_size_x = 64) in;
-layout(constant_id = 0) const uint FLAGS = 0u;
 layout(constant_id = 1) const uint TM = 4u;
 layout(constant_id = 2) const uint TN = 4u;
-
-// FLAGS bits (kernels::Conv2dI8Flag).
-const uint kBias = 1u, kBiasBroadcast = 2u, kRequant = 4u, kPerChannel = 8u, kDoubleRound = 16u, kAlignedK = 32u,
-           kWordsIn = 64u, kWordsWeight = 128u, kTable = 256u, kResidual = 512u;
-
-layout(set = 0, binding = 0) readonly buffer In { int8_t x[]; };
-layout(set = 0, binding = 0) readonly buffer InWords { uint xw[]; };
-layout(set = 0, binding = 1) readonly buffer Weight { int8_t w[]; };
-layout(set = 0, binding = 1) readonly buffer WeightWords { uint ww[]; };
-layout(set = 0, binding = 2) readonly buffer Bias { int bias[]; };
-layout(set = 0, binding = 3) writeonly buffer Out8 { int8_t y8[]; };
-layout(set = 0, binding = 3) writeonly buffer Out32 { int y32[]; };
-layout(set = 0, binding = 4) readonly buffer Requant { int q[]; };
-layout(set = 0, binding = 5) readonly buffer Skip { int8_t skip[]; };
-layout(push_constant) uniform Params {
-  uint off_in, off_w, off_bias, off_out, off_q;
-  uint M, OCg, K, ICg;
-  uint OH, OW, IH, IW;
-  uint in_sn, in_sc, in_sh, in_sw;
-  uint out_sn, out_sc, out_sh, out_sw;
-  uint w_oc, w_ic, w_tap;
-  uint KW;
-  uint stride, dilation, pad;  // (y | x << 16)
-  uint zero_points;            // input_zp | weight_zp << 16 (int16 each)
-  int acc_lo, acc_hi;
-  uint out_q;                  // output_zp | out_lo << 8 | out_hi << 16 (int8 each) | skip base << 24
-} p;
-
-// The requantization of one output channel: its multiplier and shift, where its table and
-// residual words start in q.
-struct ChannelRequant {
-  int mult;
-  uint shift, table, residual;
-};
-
-// The int8 result of output channel oc's clamped accumulator v at (n, oy, ox): the RESCALE,
-// CLAMP, TABLE and residual add FLAGS ask for.
-int requantized(int v, ChannelRequant c, uint n, uint oy, uint ox, uint oc) {
-  const int out_zp = bitfieldExtract(int(p.out_q), 0, 8);
-  const int out_lo = bitfieldExtract(int(p.out_q), 8, 8), out_hi = bitfieldExtract(int(p.out_q), 16, 8);
-  int r = clamp(add_saturated(apply_scale(v, c.mult, c.shift, (FLAGS & kDoubleRound) != 0u), out_zp), out_lo, out_hi);
-  if ((FLAGS & kTable) != 0u) {
-    const uint t = uint(r + 128);
-    r = bitfieldExtract(q[c.table + t / 4u], int(8u * (t % 4u)), 8);
-  }
-  if ((FLAGS & kResidual) != 0u) {
-    int w[10];
-    [[unroll]] for (uint i = 0u; i < 10u; ++i) w[i] = q[c.residual + i];
-    const uint s = c.residual + 10u;  // skip offset, strides n, c, h, w
-    const uint at = (p.out_q >> 24) + uint(q[s]) + n * uint(q[s + 1u]) + oc * uint(q[s + 2u]) + oy * uint(q[s + 3u]) +
-                    ox * uint(q[s + 4u]);
-    r = residual_add(r, int(skip[at]), residual_add_params(w));
-  }
-  return r;
-}
-
-const bool ALIGNED_K = (FLAGS & kAlignedK) != 0u;
 
 void main() {
   const uint m0 = gl_GlobalInvocationID.x * TM;
@@ -207,29 +144,10 @@ void main() {
   [[unroll]] for (uint j = 0u; j < TN; ++j) {
     if (!b_live[j]) continue;
     const uint oc = g * p.OCg + n0 + j;
-    int b = zz - in_zp * sum_w[j];
-    if ((FLAGS & kBias) != 0u) b += bias[p.off_bias + ((FLAGS & kBiasBroadcast) != 0u ? 0u : oc)];
-    ChannelRequant cq = ChannelRequant(0, 0u, 0u, 0u);
-    if ((FLAGS & kRequant) != 0u) {
-      const uint qc = (FLAGS & kPerChannel) != 0u ? oc : 0u;
-      const uint channels = (FLAGS & kPerChannel) != 0u ? p.OCg * gl_NumWorkGroups.z : 1u;
-      cq.mult = q[p.off_q + qc];
-      cq.shift = uint(q[p.off_q + channels + qc]);
-      cq.table = p.off_q + 2u * channels;
-      cq.residual = cq.table + ((FLAGS & kTable) != 0u ? 64u : 0u);
-    }
+    const ChannelEpilogue c = channel_epilogue(oc);
+    const int b = zz - in_zp * sum_w[j];
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
-      if (!a_live[i]) continue;
-      const uint m = m0 + i;
-      const uint ox = m % p.OW, t = m / p.OW;
-      const uint oy = t % p.OH, n = t / p.OH;
-      const uint o = p.off_out + n * p.out_sn + oy * p.out_sh + ox * p.out_sw + oc * p.out_sc;
-      const int v = clamp(acc[i][j] - w_zp * sum_x[i] + b, p.acc_lo, p.acc_hi);
-      if ((FLAGS & kRequant) != 0u) {
-        y8[o] = int8_t(requantized(v, cq, n, oy, ox, oc));
-      } else {
-        y32[o] = v;
-      }
+      if (a_live[i]) store_output(m0 + i, oc, acc[i][j] - w_zp * sum_x[i] + b, c);
     }
   }
 }
