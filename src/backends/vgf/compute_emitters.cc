@@ -1,6 +1,6 @@
 // Emitters of the arithmetic work that is not elementwise: convolutions and MATMUL on the
-// kernel library (fp32 CONV2D, TRANSPOSE_CONV2D, DEPTHWISE_CONV2D and MATMUL; int8 CONV2D and
-// DEPTHWISE_CONV2D on its int8 kernel), the reductions (shaders/reduce.glsl) and RESIZE
+// kernel library (fp32 CONV2D, TRANSPOSE_CONV2D, DEPTHWISE_CONV2D and MATMUL; int8 CONV2D,
+// DEPTHWISE_CONV2D and MATMUL on its int8 kernel), the reductions (shaders/reduce.glsl) and RESIZE
 // (shaders/resize_f32.comp), whose parameter layouts they match.
 #include <string>
 #include <tuple>
@@ -156,11 +156,35 @@ Result<Dispatch> emit_conv(const TosaOperation& op, const std::vector<TensorView
   return library_dispatch(p, {in, w, bias}, output);
 }
 
+// int8 MATMUL of one batch, [1, H, C] x [1, C, W] -> int32 [1, H, W] (emit_dispatches gives
+// each batch a dispatch: the int8 kernel shares its weight across the batch), on the int8
+// convolution kernel as a 1x1 CONV2D of H positions, C input channels and W output channels.
+Result<Dispatch> emit_matmul_int8(const TosaOperation& op, const TensorView& a, const TensorView& b,
+                                  const TensorView& output) {
+  if (b.dtype != DType::kInt8 || output.dtype != DType::kInt32)
+    return unsupported("int8 MATMUL needs an int8 B and an int32 output");
+  if (a.shape[0] != 1) return internal_error("int8 MATMUL takes one batch per dispatch");
+  UNIVK_ASSIGN_OR_RETURN(double a_zp, op.attrs.get_float_or("a_zp", 0.0));
+  UNIVK_ASSIGN_OR_RETURN(double b_zp, op.attrs.get_float_or("b_zp", 0.0));
+  if (a_zp < -128 || a_zp > 127 || b_zp < -128 || b_zp > 127) return invalid_argument("int8 zero point out of range");
+  kernels::Conv2dI8Problem p;
+  p.conv.batch = 1, p.conv.in_h = p.conv.out_h = a.shape[1], p.conv.in_w = p.conv.out_w = 1;
+  p.conv.in_channels = a.shape[2], p.conv.out_channels = b.shape[2];
+  // Rows of A are the positions (h), its columns the input channels; B's columns the outputs.
+  p.conv.input = {a.strides[0], a.strides[2], a.strides[1], a.strides[1]};
+  p.conv.output = {output.strides[0], output.strides[2], output.strides[1], output.strides[1]};
+  p.conv.weight = {b.strides[2], b.strides[1], 0};
+  p.input_zp = static_cast<int32_t>(a_zp);
+  p.weight_zp = static_cast<int32_t>(b_zp);
+  return library_dispatch(p, {a, b}, output);
+}
+
 Result<Dispatch> emit_matmul(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
   if (inputs.size() != 2) return invalid_argument("MATMUL needs A and B");
-  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
   // Shapes were checked by emit_dispatches (ops::tosa_matmul).
   const TensorView &a = inputs[0], &b = inputs[1];
+  if (a.dtype == DType::kInt8) return emit_matmul_int8(op, a, b, output);
+  UNIVK_RETURN_IF_ERROR(require_f32(inputs, output));
   for (double zp : {op.attrs.get_float_or("a_zp", 0.0).value(), op.attrs.get_float_or("b_zp", 0.0).value()})
     if (zp != 0.0) return invalid_argument("float MATMUL needs zero points of 0");
   // On the kernel library's GEMM.

@@ -59,6 +59,20 @@ Result<std::vector<Dispatch>> emit_batch_split(const TosaOperation& op, const st
   return dispatches;
 }
 
+// One dispatch per index of dim 0, every input sliced along it as the output (int8 MATMUL:
+// its kernel reads one B for all its rows).
+Result<std::vector<Dispatch>> emit_per_batch(const TosaOperation& op, const std::vector<TensorView>& inputs,
+                                             const TensorView& output) {
+  std::vector<Dispatch> dispatches;
+  for (int64_t n = 0; n < output.shape[0]; ++n) {
+    std::vector<TensorView> sliced;
+    for (const TensorView& in : inputs) sliced.push_back(slice_dim(in, 0, n, 1));
+    UNIVK_ASSIGN_OR_RETURN(auto part, emit_compute(op, sliced, slice_dim(output, 0, n, 1)));
+    for (auto& k : part) dispatches.push_back(std::move(k));
+  }
+  return dispatches;
+}
+
 // MATMUL, the reductions and RESIZE: the declared output against univk_ops' rule (tosa_ops.h), before
 // their emitters (compute_emitters.cc) take the views.
 Status check_compute_shapes(const TosaOperation& op, const std::vector<TensorView>& inputs, const TensorView& output) {
@@ -125,6 +139,7 @@ Result<std::vector<Dispatch>> emit_dispatches(const TosaOperation& op, const std
     case TosaOp::kDepthwiseConv2d:  // input, weight, bias
       return emit_batch_split(op, inputs, output, {true, false, false}, limit);
     case TosaOp::kMatmul:
+      if (inputs[0].dtype == DType::kInt8) return emit_per_batch(op, inputs, output);
       return emit_compute(op, inputs, output);
     case TosaOp::kScatter:
       return emit_scatter(inputs, output, limit);

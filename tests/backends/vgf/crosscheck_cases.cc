@@ -248,13 +248,20 @@ CrossCheckCase convolution(std::mt19937& rng) {
   return c;
 }
 
+// MATMUL fp32, or int8 x int8 -> int32 with zero points.
+template <DType Type>
 CrossCheckCase matmul(std::mt19937& rng) {
   const int64_t n = pick(rng, 1, 3), h = pick(rng, 1, 9), k = pick(rng, 1, 17), w = pick(rng, 1, 9);
-  CrossCheckCase c =
-      make(TosaOp::kMatmul, {tensor(rng, DType::kFloat32, {n, h, k}), tensor(rng, DType::kFloat32, {n, k, w})},
-           DType::kFloat32, {n, h, w}, kAccumulated);
-  c.attrs.set("a_zp", 0.0);
-  c.attrs.set("b_zp", 0.0);
+  const bool is_int = Type == DType::kInt8;
+  CrossCheckCase c = make(TosaOp::kMatmul, {tensor(rng, Type, {n, h, k}), tensor(rng, Type, {n, k, w})},
+                          is_int ? DType::kInt32 : DType::kFloat32, {n, h, w}, kAccumulated);
+  if (is_int) {
+    c.attrs.set("a_zp", pick(rng, -128, 127));
+    c.attrs.set("b_zp", pick(rng, -128, 127));
+  } else {
+    c.attrs.set("a_zp", 0.0);
+    c.attrs.set("b_zp", 0.0);
+  }
   return c;
 }
 
@@ -643,7 +650,8 @@ const CrossCheckGenerator kGenerators[] = {
     {"CONV2D int8", TosaOp::kConv2d, convolution<TosaOp::kConv2d, kI8>},
     {"DEPTHWISE_CONV2D fp32", TosaOp::kDepthwiseConv2d, convolution<TosaOp::kDepthwiseConv2d, kF32>},
     {"DEPTHWISE_CONV2D int8", TosaOp::kDepthwiseConv2d, convolution<TosaOp::kDepthwiseConv2d, kI8>},
-    {"MATMUL fp32", TosaOp::kMatmul, matmul},
+    {"MATMUL fp32", TosaOp::kMatmul, matmul<kF32>},
+    {"MATMUL int8", TosaOp::kMatmul, matmul<kI8>},
     {"REDUCE_SUM fp32", TosaOp::kReduceSum, reduce<TosaOp::kReduceSum>},
     {"REDUCE_MAX fp32", TosaOp::kReduceMax, reduce<TosaOp::kReduceMax>},
     {"REDUCE_MAX int32", TosaOp::kReduceMax, reduce<TosaOp::kReduceMax, false, kI32>},

@@ -289,6 +289,18 @@ TEST(VgfOps, MatmulAndReductions) {
   run_case(
       {TosaOp::kMatmul, mm, {f32(Shape({2, 5, 7}), 17), f32(Shape({2, 7, 3}), 18)}, {2, 5, 3}, DType::kFloat32, 1e-5f},
       "MATMUL");
+  // int8 x int8 -> int32 with zero points: one int8 kernel dispatch per batch, K past one
+  // chunk of 4 and not a multiple of it.
+  Attributes mm8;
+  mm8.set("a_zp", int64_t{-7});
+  mm8.set("b_zp", int64_t{12});
+  run_case({TosaOp::kMatmul,
+            mm8,
+            {random_tensor(DType::kInt8, Shape({3, 37, 70}), 20), random_tensor(DType::kInt8, Shape({3, 70, 19}), 21)},
+            {3, 37, 19},
+            DType::kInt32,
+            0.f},
+           "MATMUL int8");
   for (int64_t axis : {0, 1, 2}) {
     Shape s({3, 4, 5});
     std::vector<int64_t> kept = s.dims();
