@@ -83,22 +83,7 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   d.push.assign(kConvPushWords, 0);
   detail::set_binding_offsets(d.push,
                               {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, p.residual_offset});
-  d.push[kConvM] = u32(m);
-  d.push[kConvOCg] = u32(ocg);
-  d.push[kConvK] = u32(k);
-  d.push[kConvICg] = u32(icg);
-  d.push[kConvOH] = u32(p.out_h);
-  d.push[kConvOW] = u32(p.out_w);
-  d.push[kConvIH] = u32(p.in_h);
-  d.push[kConvIW] = u32(p.in_w);
-  detail::set_activation_strides(d.push, kConvInStrides, p.input, p.output);
-  d.push[kConvWeightStrides] = u32(p.weight.oc);
-  d.push[kConvWeightStrides + 1] = u32(p.weight.ic);
-  d.push[kConvWeightStrides + 2] = u32(p.weight.tap);
-  d.push[kConvKW] = u32(p.kernel_w);
-  d.push[kConvStride] = detail::pack_yx(p.stride_h, p.stride_w);
-  d.push[kConvDilation] = detail::pack_yx(p.dilation_h, p.dilation_w);
-  d.push[kConvPad] = detail::pack_yx(p.pad_top, p.pad_left);
+  detail::set_conv_geometry(d.push, p, m, ocg, k, icg);
   d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
   d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
   d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);

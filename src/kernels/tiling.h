@@ -75,6 +75,28 @@ inline void set_activation_strides(std::vector<uint32_t>& push, size_t at, const
 // A (y, x) pair of 16-bit values in one push word, y in the low half (the shaders unpack it).
 inline uint32_t pack_yx(int64_t y, int64_t x) { return u32(y | (x << 16)); }
 
+// Push words kConvM..kConvPad (conv2d.h's Conv2dPush), which the fp32 and int8 convolution
+// kernels share: the implicit GEMM's M, OCg, K and ICg, the sizes, strides and window of `p`.
+inline void set_conv_geometry(std::vector<uint32_t>& push, const Conv2dProblem& p, int64_t m, int64_t ocg, int64_t k,
+                              int64_t icg) {
+  push[kConvM] = u32(m);
+  push[kConvOCg] = u32(ocg);
+  push[kConvK] = u32(k);
+  push[kConvICg] = u32(icg);
+  push[kConvOH] = u32(p.out_h);
+  push[kConvOW] = u32(p.out_w);
+  push[kConvIH] = u32(p.in_h);
+  push[kConvIW] = u32(p.in_w);
+  set_activation_strides(push, kConvInStrides, p.input, p.output);
+  push[kConvWeightStrides] = u32(p.weight.oc);
+  push[kConvWeightStrides + 1] = u32(p.weight.ic);
+  push[kConvWeightStrides + 2] = u32(p.weight.tap);
+  push[kConvKW] = u32(p.kernel_w);
+  push[kConvStride] = pack_yx(p.stride_h, p.stride_w);
+  push[kConvDilation] = pack_yx(p.dilation_h, p.dilation_w);
+  push[kConvPad] = pack_yx(p.pad_top, p.pad_left);
+}
+
 // FLAGS bits of gemm_tile.glsl.
 inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32,
                           kFlagVecA = 64, kFlagVecB = 128, kFlagLean = 256;

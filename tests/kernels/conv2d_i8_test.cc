@@ -278,7 +278,9 @@ TEST(Conv2dI8Kernel, Int32AccumulatorMatchesTheReference) {
     for (const I8Case& c : kCases) expect_conv_i8(c, {}, {}, dot, seed += 7);
 }
 
-TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
+// The accumulator's clamp (a ReLU), RESCALE per channel and per tensor (DOUBLE_ROUND, output
+// zero point, int8 clamp), the accumulator's clamp alone (int32 output) and a TABLE.
+std::vector<I8Epilogue> requantize_epilogues() {
   I8Epilogue relu_per_channel;
   relu_per_channel.acc_clamp = std::pair{0, INT32_MAX};
   relu_per_channel.requantize = true, relu_per_channel.per_channel = true;
@@ -291,10 +293,14 @@ TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
   I8Epilogue table = relu_per_channel;
   table.table = true;
   table.lo = -50;
+  return {relu_per_channel, per_tensor_double, clamp_only, table};
+}
+
+TEST(Conv2dI8Kernel, FusedRequantizationMatchesTheReference) {
   uint32_t seed = 500;
   for (bool dot : variants()) {
     for (const I8Case& c : kCases) {
-      for (const I8Epilogue& e : {relu_per_channel, per_tensor_double, clamp_only, table}) {
+      for (const I8Epilogue& e : requantize_epilogues()) {
         expect_conv_i8(c, e, {}, dot, seed += 5);
       }
     }
@@ -460,19 +466,10 @@ TEST(Conv2dI8CoopmatKernel, Int32AccumulatorMatchesTheReference) {
 TEST(Conv2dI8CoopmatKernel, FusedRequantizationMatchesTheReference) {
   const std::vector<I8Fragment> fragments = coopmat_fragments();
   UNIVK_SKIP_WITHOUT_I8_COOPMAT(fragments);
-  I8Epilogue relu_per_channel;
-  relu_per_channel.acc_clamp = std::pair{0, INT32_MAX};
-  relu_per_channel.requantize = true, relu_per_channel.per_channel = true;
-  relu_per_channel.out_zp = -20;
-  I8Epilogue per_tensor_double;
-  per_tensor_double.requantize = true, per_tensor_double.double_round = true;
-  per_tensor_double.out_zp = 11, per_tensor_double.lo = -100, per_tensor_double.hi = 90;
-  I8Epilogue table = relu_per_channel;
-  table.table = true;
   uint32_t seed = 1700;
   for (I8Fragment f : fragments) {
     for (const I8Case& c : kCoopmatCases) {
-      for (const I8Epilogue& e : {relu_per_channel, per_tensor_double, table}) {
+      for (const I8Epilogue& e : requantize_epilogues()) {
         expect_conv_i8(c, e, {}, false, seed += 5, f);
       }
     }

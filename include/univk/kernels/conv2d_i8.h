@@ -82,25 +82,11 @@ struct Conv2dI8Problem {
   std::optional<Requantize> requantize;  // none: the int32 accumulator is the output
 };
 
-// Push-constant words of conv2d_i8.glsl, after the five binding offsets (the fifth is the
-// requantization binding's).
+// Push-constant words of conv2d_i8_io.glsl: the five binding offsets (the fifth is the
+// requantization binding's), the convolution's geometry as conv2d.h's Conv2dPush (kConvM to
+// kConvPad), then these.
 enum Conv2dI8Push : uint32_t {
-  kI8M = 5,
-  kI8OCg,
-  kI8K,
-  kI8ICg,
-  kI8OH,
-  kI8OW,
-  kI8IH,
-  kI8IW,
-  kI8InStrides,
-  kI8OutStrides = kI8InStrides + 4,
-  kI8WeightStrides = kI8OutStrides + 4,
-  kI8KW = kI8WeightStrides + 3,
-  kI8Stride,
-  kI8Dilation,
-  kI8Pad,
-  kI8ZeroPoints,  // input_zp | weight_zp << 16
+  kI8ZeroPoints = kConvPad + 1,  // input_zp | weight_zp << 16
   kI8AccLo,
   kI8AccHi,
   kI8OutQuant,  // output_zp | lo << 8 | hi << 16 (int8 each) | skip base << kI8SkipBaseShift

@@ -15,6 +15,7 @@
 // (split-K). The push-constant layout is kernels::Conv2dPush.
 #include "kernels/shaders/gemm_tile.glsl"
 #include "kernels/shaders/activation.glsl"
+#include "kernels/shaders/conv_push.glsl"
 
 const uint kFlagAlignedK = 16u;
 
@@ -27,13 +28,7 @@ layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
 layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
 layout(push_constant) uniform Params {
   uint off_in, off_w, off_bias, off_out, off_res;
-  uint M, OCg, K, ICg;
-  uint OH, OW, IH, IW;
-  uint in_sn, in_sc, in_sh, in_sw;
-  uint out_sn, out_sc, out_sh, out_sw;
-  uint w_oc, w_ic, w_tap;
-  uint KW;
-  uint stride, dilation, pad;  // (y | x << 16)
+  UNIVK_CONV_PUSH_GEOMETRY
   uint bias_stride;            // 0: one bias value for every channel
   float lo, hi;
 } p;

@@ -11,6 +11,7 @@
 // TABLE and the residual add (requantize.glsl, kernels::Residual).
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#include "kernels/shaders/conv_push.glsl"
 #include "kernels/shaders/requantize.glsl"
 
 layout(constant_id = 0) const uint FLAGS = 0u;
@@ -30,13 +31,7 @@ layout(set = 0, binding = 4) readonly buffer Requant { int q[]; };
 layout(set = 0, binding = 5) readonly buffer Skip { int8_t skip[]; };
 layout(push_constant) uniform Params {
   uint off_in, off_w, off_bias, off_out, off_q;
-  uint M, OCg, K, ICg;
-  uint OH, OW, IH, IW;
-  uint in_sn, in_sc, in_sh, in_sw;
-  uint out_sn, out_sc, out_sh, out_sw;
-  uint w_oc, w_ic, w_tap;
-  uint KW;
-  uint stride, dilation, pad;  // (y | x << 16)
+  UNIVK_CONV_PUSH_GEOMETRY
   uint zero_points;            // input_zp | weight_zp << 16 (int16 each)
   int acc_lo, acc_hi;
   uint out_q;                  // output_zp | out_lo << 8 | out_hi << 16 (int8 each) | skip base << 24
