@@ -215,6 +215,11 @@ TEST_F(UnivkRun, MismatchExitsOne) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("MISMATCH"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1 elements differ, first at 5"), std::string::npos) << r.output;
+  // --quiet drops the report, not the reason for the exit status.
+  r = run_tool(model_args() + " --reference " + path("wrong.npy") + " --quiet");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("output 0 reference " + path("wrong.npy") + ": MISMATCH"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("time: load"), std::string::npos) << r.output;
   r = run_tool(model_args() + " --reference " + path("wrong.npy") + " --atol 0.1");
   EXPECT_EQ(r.exit_code, 0) << r.output;  // within a looser tolerance
   r = run_tool(model_args() + " --reference " + path("wrong_shape.npy"));

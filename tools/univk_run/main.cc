@@ -106,7 +106,8 @@ void add_options(univk::tools::ToolApp& app, Options& o, RawOptions& raw) {
       ->capture_default_str();
   app.add_option("--output-dir", o.output_dir, "Write the outputs as output_<i>.npy into DIR")->type_name("DIR");
   univk::tools::add_json_option(app, o.json_path, "the report");
-  app.add_flag("-q,--quiet", o.quiet, "Print no text report");
+  app.add_flag("-q,--quiet", o.quiet,
+               "Print no text report (outputs that differ from their references still get a line on stderr)");
   app.add_flag("--profile", o.profile,
                "Print the last run's profile (per delegate call and dispatch, host and GPU times)");
   app.add_option("--trace", o.trace_path, "Write the last run's profile as Chrome trace JSON (loads with profiling)")
@@ -273,7 +274,8 @@ int run(const Options& o) {
   }
   report.atol = o.atol;
   report.rtol = o.rtol;
-  if (!o.quiet && o.json_path != "-") report.print_text(stdout);  // --json - keeps stdout pure JSON
+  if (!o.quiet && o.json_path != "-") report.print_text(stdout);       // --json - keeps stdout pure JSON
+  if (o.quiet || o.json_path == "-") report.print_mismatches(stderr);  // exit status 1 says why
   if (!o.json_path.empty() && !report.write_json(o.json_path, kTool)) return kExitFailure;
   if (load.profile) {
     const univk::Status s =

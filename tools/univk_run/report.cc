@@ -51,6 +51,23 @@ bool Report::all_match() const {
   return true;
 }
 
+namespace {
+
+// "<prefix>reference FILE: match|MISMATCH (errors, tolerances[, what differs])".
+void print_comparison(FILE* out, const char* prefix, const OutputReport& o, double atol, double rtol) {
+  const Comparison& c = o.comparison;
+  if (!c.problem.empty()) {
+    std::fprintf(out, "%sreference %s: MISMATCH: %s\n", prefix, o.reference.c_str(), c.problem.c_str());
+    return;
+  }
+  std::fprintf(out, "%sreference %s: %s (max abs error %.3g, max rel error %.3g, atol %g, rtol %g", prefix,
+               o.reference.c_str(), c.match ? "match" : "MISMATCH", c.max_abs_error, c.max_rel_error, atol, rtol);
+  if (!c.match) std::fprintf(out, ", %" PRId64 " elements differ, first at %" PRId64, c.mismatches, c.first_mismatch);
+  std::fprintf(out, ")\n");
+}
+
+}  // namespace
+
 void Report::print_text(FILE* out) const {
   std::fprintf(out, "program %s, method %s, mode %s", program.c_str(), method.c_str(), mode.c_str());
   if (!mode_reason.empty()) std::fprintf(out, " (%s)", mode_reason.c_str());
@@ -89,17 +106,15 @@ void Report::print_text(FILE* out) const {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];
     std::fprintf(out, "output %zu: %s%s%s\n", i, o.tensor.c_str(), o.file.empty() ? "" : " -> ", o.file.c_str());
-    if (!o.compared) continue;
-    const Comparison& c = o.comparison;
-    if (!c.problem.empty()) {
-      std::fprintf(out, "  reference %s: MISMATCH: %s\n", o.reference.c_str(), c.problem.c_str());
-    } else {
-      std::fprintf(out, "  reference %s: %s (max abs error %.3g, max rel error %.3g, atol %g, rtol %g",
-                   o.reference.c_str(), c.match ? "match" : "MISMATCH", c.max_abs_error, c.max_rel_error, atol, rtol);
-      if (!c.match)
-        std::fprintf(out, ", %" PRId64 " elements differ, first at %" PRId64, c.mismatches, c.first_mismatch);
-      std::fprintf(out, ")\n");
-    }
+    if (o.compared) print_comparison(out, "  ", o, atol, rtol);
+  }
+}
+
+void Report::print_mismatches(FILE* out) const {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& o = outputs[i];
+    if (!o.compared || o.comparison.match) continue;
+    print_comparison(out, ("output " + std::to_string(i) + " ").c_str(), o, atol, rtol);
   }
 }
 

@@ -48,6 +48,9 @@ struct Report {
   bool all_match() const;
 
   void print_text(FILE* out) const;
+  // Only the compared outputs that differ from their references, one line each (what --quiet
+  // still prints, on stderr).
+  void print_mismatches(FILE* out) const;
   // `path` "-" is stdout. Returns false (after saying why on stderr, as `tool`) when the file
   // cannot be written.
   bool write_json(const std::string& path, const char* tool) const;
