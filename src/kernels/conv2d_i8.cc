@@ -73,6 +73,11 @@ Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const Devi
     Result<KernelDispatch> coopmat = plan_conv2d_i8_coopmat(problem, device);
     if (coopmat.ok() || coopmat.status().code() != StatusCode::kUnsupported) return coopmat;
   }
+  if (!dot_product && takes_depthwise_i8(problem)) {
+    // Likewise its grid limit.
+    Result<KernelDispatch> depthwise = plan_depthwise_i8(problem, device);
+    if (depthwise.ok() || depthwise.status().code() != StatusCode::kUnsupported) return depthwise;
+  }
   const Conv2dProblem& p = problem.conv;
   if (p.epilogue.residual || p.epilogue.activation != Activation::kNone || p.split_k > 1) {
     return invalid_argument("int8 conv2d takes no residual, float activation or split-K");

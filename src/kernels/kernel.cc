@@ -45,6 +45,8 @@ const char* kernel_name(Kernel kernel) {
       return "conv2d_i8_dot";
     case Kernel::kConv2dI8Coopmat:
       return "conv2d_i8_coopmat";
+    case Kernel::kDepthwiseI8:
+      return "depthwise_i8";
   }
   return "?";
 }
@@ -67,6 +69,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
     case Kernel::kConv2dI8Coopmat:
+    case Kernel::kDepthwiseI8:
       return 6;  // input, weight, bias, out, requantization, residual skip (KernelDispatch::last_binding_offset)
   }
   return 0;
@@ -93,6 +96,7 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
     case Kernel::kConv2dI8Coopmat:
+    case Kernel::kDepthwiseI8:
       return kI8PushWords * 4;
   }
   return 0;
@@ -130,6 +134,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::conv2d_i8_dot_spv();
     case Kernel::kConv2dI8Coopmat:
       return shaders::conv2d_i8_coopmat_spv();
+    case Kernel::kDepthwiseI8:
+      return shaders::depthwise_i8_spv();
   }
   return {};
 }

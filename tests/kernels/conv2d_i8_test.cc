@@ -86,9 +86,9 @@ HostTensor run_tosa(const char* op, const Attributes& a, std::vector<HostTensor>
 }
 
 // Returns the planned FLAGS after add_binding_offsets. With `coopmat`, the cooperative-matrix
-// kernel with that fragment.
+// kernel with that fragment; with `depthwise_kernel`, kDepthwiseI8.
 uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o, bool dot, uint32_t seed,
-                        std::optional<I8Fragment> coopmat = std::nullopt) {
+                        std::optional<I8Fragment> coopmat = std::nullopt, bool depthwise_kernel = false) {
   const auto device = testing::test_device();
   EXPECT_NE(device, nullptr);
   if (!device) return 0;
@@ -181,11 +181,15 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
     }
     p.requantize = q;
   }
-  auto dispatch = coopmat ? plan_conv2d_i8_coopmat(p, device_traits(*device, Precision::kFp32), *coopmat)
-                          : plan_conv2d_i8(p, device_traits(device->properties()), dot);
+  auto dispatch = coopmat            ? plan_conv2d_i8_coopmat(p, device_traits(*device, Precision::kFp32), *coopmat)
+                  : depthwise_kernel ? plan_depthwise_i8(p, device_traits(device->properties()))
+                                     : plan_conv2d_i8(p, device_traits(device->properties()), dot);
   EXPECT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   if (!dispatch.ok()) return 0;
-  EXPECT_EQ(dispatch->kernel, coopmat ? Kernel::kConv2dI8Coopmat : dot ? Kernel::kConv2dI8Dot : Kernel::kConv2dI8);
+  EXPECT_EQ(dispatch->kernel, coopmat            ? Kernel::kConv2dI8Coopmat
+                              : depthwise_kernel ? Kernel::kDepthwiseI8
+                              : dot              ? Kernel::kConv2dI8Dot
+                                                 : Kernel::kConv2dI8);
   std::vector<uint32_t> added(o.added.begin(), o.added.end());
   if (e.residual) added.push_back(o.skip_added);
   EXPECT_TRUE(add_binding_offsets(*dispatch, added).ok());
@@ -241,7 +245,8 @@ uint32_t expect_conv_i8(const I8Case& c, const I8Epilogue& e, const I8Options& o
   EXPECT_EQ(mismatches, 0) << "c " << c.c << " oc " << c.oc << " " << c.h << "x" << c.w << " k " << c.kh << "x" << c.kw
                            << " stride " << c.stride << " pad " << c.pad << " dilation " << c.dilation << " depthwise "
                            << c.depthwise << " zp " << c.in_zp << "/" << c.w_zp << " requantize " << e.requantize
-                           << " per channel " << e.per_channel << " dot " << dot << " coopmat "
+                           << " per channel " << e.per_channel << " dot " << dot << " depthwise kernel "
+                           << depthwise_kernel << " coopmat "
                            << (coopmat ? std::to_string(coopmat->m) + "x" + std::to_string(coopmat->n) : "no");
   for (auto [id, value] : dispatch->specialization)
     if (id == kI8FlagsConstant) return value;
@@ -559,11 +564,11 @@ TEST(Conv2dI8CoopmatPlanner, ChoosesTheCooperativeMatrixKernelWhereTheDeviceList
   d = plan_conv2d_i8(conv3x3(2, 64, 28, 130, 1), gpu);
   EXPECT_EQ(constant(*d, kI8CoopmatBnConstant), 128u);
   EXPECT_EQ(d->groups[1], 2u);
-  // Too small, depthwise, a CPU, too little shared memory: the plain kernel.
-  EXPECT_EQ(plan_conv2d_i8(conv3x3(1, 64, 8, 64, 1), gpu)->kernel, Kernel::kConv2dI8);    // M 64
-  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 64, 28, 8, 1), gpu)->kernel, Kernel::kConv2dI8);    // 8 channels
-  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 4, 28, 64, 1), gpu)->kernel, Kernel::kConv2dI8);    // K 36
-  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 64, 28, 64, 64), gpu)->kernel, Kernel::kConv2dI8);  // depthwise
+  // Too small, a CPU, too little shared memory: the plain kernel; depthwise: its own.
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(1, 64, 8, 64, 1), gpu)->kernel, Kernel::kConv2dI8);       // M 64
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 64, 28, 8, 1), gpu)->kernel, Kernel::kConv2dI8);       // 8 channels
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 4, 28, 64, 1), gpu)->kernel, Kernel::kConv2dI8);       // K 36
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(2, 64, 28, 64, 64), gpu)->kernel, Kernel::kDepthwiseI8);  // depthwise
   DeviceTraits cpu = gpu;
   cpu.cpu = true;
   EXPECT_EQ(plan_conv2d_i8(p, cpu)->kernel, Kernel::kConv2dI8);
@@ -575,6 +580,82 @@ TEST(Conv2dI8CoopmatPlanner, ChoosesTheCooperativeMatrixKernelWhereTheDeviceList
   Conv2dI8Problem bad = p;
   bad.weight_zp = -129;
   EXPECT_EQ(plan_conv2d_i8_coopmat(bad, gpu).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace univk::kernels
+
+namespace univk::kernels {
+namespace {
+
+// Depthwise convolutions with multiplier 1 and channels a multiple of 4 (kDepthwiseI8).
+const I8Case kDepthwiseCases[] = {
+    // n, c, h, w, oc, kh, kw, stride, pad, dilation, depthwise, in_zp, w_zp
+    {2, 8, 9, 7, 8, 3, 3, 1, 1, 1, true, -5, 0},        // MobileNet's 3x3
+    {1, 12, 11, 9, 12, 3, 3, 2, 1, 1, true, 7, -3},     // stride 2, both zero points
+    {1, 16, 7, 8, 16, 5, 5, 1, 2, 2, true, -128, 127},  // 5x5, dilation 2
+    {3, 4, 5, 6, 4, 3, 3, 1, 0, 1, true, 0, 0},         // no padding, M not a multiple of 4
+};
+
+TEST(DepthwiseI8Kernel, MatchesTheReference) {
+  uint32_t seed = 3100;
+  for (const I8Case& c : kDepthwiseCases) {
+    expect_conv_i8(c, {}, {}, false, seed += 7, std::nullopt, true);
+    for (const I8Epilogue& e : requantize_epilogues()) expect_conv_i8(c, e, {}, false, seed += 5, std::nullopt, true);
+  }
+  for (const I8Epilogue& e : residual_epilogues()) {
+    for (const I8Options& o : residual_layouts()) {
+      expect_conv_i8(kDepthwiseCases[1], e, o, false, seed += 3, std::nullopt, true);
+    }
+  }
+}
+
+TEST(DepthwiseI8Kernel, WordAndByteLoads) {
+  const I8Case c = kDepthwiseCases[0];
+  I8Epilogue e;
+  e.requantize = e.per_channel = true;
+  I8Options o;
+  o.offsets = {8, 16, 3, 5, 2};
+  EXPECT_EQ(expect_conv_i8(c, e, o, false, 3300, std::nullopt, true) & (kI8FlagWordsIn | kI8FlagWordsWeight),
+            kI8FlagWordsIn | kI8FlagWordsWeight);
+  o.added = {1, 0, 0, 0, 0};  // the input's binding starts off a word: byte loads there
+  EXPECT_EQ(expect_conv_i8(c, e, o, false, 3301, std::nullopt, true) & (kI8FlagWordsIn | kI8FlagWordsWeight),
+            kI8FlagWordsWeight);
+  o.added = {};
+  o.offsets = {8, 17, 3, 5, 2};  // the weight off a word
+  EXPECT_EQ(expect_conv_i8(c, e, o, false, 3302, std::nullopt, true) & (kI8FlagWordsIn | kI8FlagWordsWeight),
+            kI8FlagWordsIn);
+  o.offsets = {};
+  o.nchw_input = true;  // channels strided: byte loads of the input
+  EXPECT_EQ(expect_conv_i8(c, e, o, false, 3303, std::nullopt, true) & kI8FlagWordsIn, 0u);
+}
+
+TEST(DepthwiseI8Planner, TakesMultiplierOneWithChannelsInQuads) {
+  DeviceTraits gpu;
+  Conv2dI8Problem p = conv3x3(2, 64, 14, 64, 64);
+  EXPECT_TRUE(takes_depthwise_i8(p));
+  auto d = plan_conv2d_i8(p, gpu);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kDepthwiseI8);
+  EXPECT_EQ(constant(*d, kDwI8QuadsConstant), 16u);
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{(2 * 14 * 14 / 4 * 16 + 63) / 64, 1, 1}));
+  EXPECT_TRUE(testing::check_spec_constants(*d).ok()) << testing::check_spec_constants(*d).to_string();
+  EXPECT_EQ(plan_conv2d_i8(p, gpu, false)->kernel, Kernel::kConv2dI8);  // a forced variant
+  EXPECT_EQ(plan_conv2d_i8(p, gpu, true)->kernel, Kernel::kConv2dI8Dot);
+  // Channels not in quads, a multiplier of 2, a dense convolution: the plain kernel.
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(1, 6, 14, 6, 6), gpu)->kernel, Kernel::kConv2dI8);
+  EXPECT_EQ(plan_conv2d_i8(conv3x3(1, 8, 14, 16, 8), gpu)->kernel, Kernel::kConv2dI8);
+  EXPECT_FALSE(takes_depthwise_i8(conv3x3(1, 8, 14, 8, 1)));
+  EXPECT_EQ(plan_depthwise_i8(conv3x3(1, 8, 14, 16, 8), gpu).status().code(), StatusCode::kUnsupported);
+  // A grid past the device's: Unsupported from the depthwise planner, the plain kernel from
+  // plan_conv2d_i8.
+  DeviceTraits small = gpu;
+  small.max_group_count[0] = 8;
+  EXPECT_EQ(plan_depthwise_i8(p, small).status().code(), StatusCode::kUnsupported);
+  // A bad problem: the plain planner's errors.
+  Conv2dI8Problem bad = p;
+  bad.input_zp = 200;
+  EXPECT_EQ(plan_depthwise_i8(bad, gpu).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -107,8 +107,9 @@ inline constexpr uint32_t kI8FlagBias = 1, kI8FlagBiasBroadcast = 2, kI8FlagRequ
 inline constexpr uint32_t kI8SkipBaseShift = 24;
 
 // The dispatch for `problem`: the cooperative-matrix kernel where prefers_conv2d_i8_coopmat
-// says so, else the device's variant (DeviceTraits::integer_dot_product). `dot_product` forces
-// the variant (never the cooperative-matrix one). InvalidArgument for a bad problem (as
+// says so, the depthwise kernel where takes_depthwise_i8 does, else the device's variant
+// (DeviceTraits::integer_dot_product). `dot_product` forces the variant (never the
+// cooperative-matrix or depthwise one). InvalidArgument for a bad problem (as
 // plan_conv2d, and zero points, clamp bounds, a residual's scales or its skip tensor's range out
 // of range); Unsupported (naming the limit) as plan_conv2d.
 Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const DeviceTraits& device,
@@ -136,5 +137,20 @@ bool prefers_conv2d_i8_coopmat(const Conv2dI8Problem& problem, const DeviceTrait
 // lacks the fragment (or every one), the workgroup's invocations or shared memory.
 Result<KernelDispatch> plan_conv2d_i8_coopmat(const Conv2dI8Problem& problem, const DeviceTraits& device,
                                               std::optional<I8Fragment> fragment = std::nullopt);
+
+// Kernel::kDepthwiseI8 (depthwise_i8.comp): a depthwise convolution with multiplier 1 (groups =
+// input channels = output channels, a multiple of 4) and the same epilogue, 4 channels of 4
+// output positions per invocation, with 32-bit loads of 4 channels where they are contiguous and
+// word-aligned (the input's c stride and the weight's oc stride 1; FLAGS kI8FlagWordsIn and
+// kI8FlagWordsWeight). Same push constants as conv2d_i8.glsl; specialization constants FLAGS,
+// kI8TmConstant and this one:
+inline constexpr uint32_t kDwI8QuadsConstant = 3;  // channels / 4
+
+// Whether `problem` is a depthwise convolution kDepthwiseI8 takes (plan_conv2d_i8 then does).
+bool takes_depthwise_i8(const Conv2dI8Problem& problem);
+
+// The kDepthwiseI8 dispatch for `problem`. Errors as plan_conv2d_i8; Unsupported when the
+// problem is no such depthwise convolution or its grid exceeds the device's.
+Result<KernelDispatch> plan_depthwise_i8(const Conv2dI8Problem& problem, const DeviceTraits& device);
 
 }  // namespace univk::kernels

@@ -52,6 +52,7 @@ enum class Kernel : uint8_t {
   kConv2dI8,             // conv2d_i8.h: int8 operands, int32 accumulation, fused requantization
   kConv2dI8Dot,          // conv2d_i8.h, likewise with integer dot products (shaderIntegerDotProduct)
   kConv2dI8Coopmat,      // conv2d_i8.h, likewise on NV int8 cooperative matrices (DeviceTraits::cooperative_matrix_i8)
+  kDepthwiseI8,          // conv2d_i8.h, depthwise with multiplier 1, 4 channels per invocation
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);

@@ -16,6 +16,12 @@
 
 layout(constant_id = 0) const uint FLAGS = 0u;
 
+// All output channels (per-channel requantization reads that many multipliers and shifts): the
+// groups are the dispatch's z unless the including kernel says otherwise.
+#ifndef UNIVK_I8_OUTPUT_CHANNELS
+#define UNIVK_I8_OUTPUT_CHANNELS (p.OCg * gl_NumWorkGroups.z)
+#endif
+
 const uint kBias = 1u, kBiasBroadcast = 2u, kRequant = 4u, kPerChannel = 8u, kDoubleRound = 16u, kAlignedK = 32u,
            kWordsIn = 64u, kWordsWeight = 128u, kTable = 256u, kResidual = 512u;
 const bool ALIGNED_K = (FLAGS & kAlignedK) != 0u;
@@ -51,7 +57,7 @@ ChannelEpilogue channel_epilogue(uint oc) {
   if ((FLAGS & kBias) != 0u) c.bias = bias[p.off_bias + ((FLAGS & kBiasBroadcast) != 0u ? 0u : oc)];
   if ((FLAGS & kRequant) != 0u) {
     const uint qc = (FLAGS & kPerChannel) != 0u ? oc : 0u;
-    const uint channels = (FLAGS & kPerChannel) != 0u ? p.OCg * gl_NumWorkGroups.z : 1u;
+    const uint channels = (FLAGS & kPerChannel) != 0u ? UNIVK_I8_OUTPUT_CHANNELS : 1u;
     c.mult = q[p.off_q + qc];
     c.shift = uint(q[p.off_q + channels + qc]);
     c.table = p.off_q + 2u * channels;
