@@ -111,13 +111,11 @@ Result<KernelDispatch> plan_conv2d_i8(const Conv2dI8Problem& problem, const Devi
   // Chunks of 4 input channels of one tap (32-bit loads where contiguous and word-aligned).
   if (icg % 4 == 0) {
     flags |= kI8FlagAlignedK;
-    using detail::aligned4;
-    const int64_t in_batch = p.batch == 1 ? 0 : p.input.n;
-    if (p.input.c == 1 && aligned4({int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
+    if (detail::int8_input_words(p)) {
       flags |= kI8FlagWordsIn;
       d.vector_access.push_back({0b1u, kI8FlagsConstant, kI8FlagWordsIn});
     }
-    if (p.weight.ic == 1 && aligned4({int64_t(p.weight_offset), p.weight.oc, p.weight.tap})) {
+    if (p.weight.ic == 1 && detail::aligned4({int64_t(p.weight_offset), p.weight.oc, p.weight.tap})) {
       flags |= kI8FlagWordsWeight;
       d.vector_access.push_back({0b10u, kI8FlagsConstant, kI8FlagWordsWeight});
     }

@@ -1,5 +1,6 @@
 #include <string>
 
+#include "tiling.h"
 #include "univk/kernels/conv2d_i8.h"
 
 namespace univk::kernels {
@@ -47,10 +48,7 @@ Result<KernelDispatch> plan_conv2d_i8_coopmat(const Conv2dI8Problem& problem, co
   // The plain kernel's plan checks the problem and fills the push constants and FLAGS, which
   // this kernel shares.
   UNIVK_ASSIGN_OR_RETURN(KernelDispatch d, plan_conv2d_i8(problem, device, false));
-  uint32_t flags = 0;
-  for (auto [id, value] : d.specialization) {
-    if (id == kI8FlagsConstant) flags = value;
-  }
+  const uint32_t flags = detail::specialization_value(d, kI8FlagsConstant);
   const Conv2dProblem& p = problem.conv;
   const int64_t m = p.batch * p.out_h * p.out_w, ocg = p.out_channels / p.groups;
   const uint32_t bn = ocg > 64 ? 128 : 64;

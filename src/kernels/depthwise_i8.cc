@@ -24,19 +24,15 @@ Result<KernelDispatch> plan_depthwise_i8(const Conv2dI8Problem& problem, const D
   // The plain kernel's plan checks the problem and fills the push constants and the epilogue's
   // FLAGS, which this kernel shares; its load flags are the plain kernel's and are redone here.
   UNIVK_ASSIGN_OR_RETURN(KernelDispatch d, plan_conv2d_i8(problem, device, false));
-  uint32_t flags = 0;
-  for (auto [id, value] : d.specialization) {
-    if (id == kI8FlagsConstant) flags = value & ~(kI8FlagAlignedK | kI8FlagWordsIn | kI8FlagWordsWeight);
-  }
+  uint32_t flags =
+      detail::specialization_value(d, kI8FlagsConstant) & ~(kI8FlagAlignedK | kI8FlagWordsIn | kI8FlagWordsWeight);
   const Conv2dProblem& p = problem.conv;
   d.vector_access.clear();
-  using detail::aligned4;
-  const int64_t in_batch = p.batch == 1 ? 0 : p.input.n;
-  if (p.input.c == 1 && aligned4({int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
+  if (detail::int8_input_words(p)) {
     flags |= kI8FlagWordsIn;
     d.vector_access.push_back({0b1u, kI8FlagsConstant, kI8FlagWordsIn});
   }
-  if (p.weight.oc == 1 && aligned4({int64_t(p.weight_offset), p.weight.tap})) {
+  if (p.weight.oc == 1 && detail::aligned4({int64_t(p.weight_offset), p.weight.tap})) {
     flags |= kI8FlagWordsWeight;
     d.vector_access.push_back({0b10u, kI8FlagsConstant, kI8FlagWordsWeight});
   }

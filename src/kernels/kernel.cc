@@ -155,15 +155,16 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
 
 DeviceTraits device_traits(const vulkan::Device& device, Precision precision) {
   DeviceTraits traits = device_traits(device.properties());
-  // The cooperative-matrix kernels compile under the Vulkan memory model (gemm_tile.glsl).
+  // The cooperative-matrix kernels compile under the Vulkan memory model (gemm_tile.glsl) for
+  // subgroups of 32.
+  const bool coopmat_ready = device.has(vulkan::Feature::kVulkanMemoryModel) &&
+                             device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
+                             device.enabled().subgroup_size == 32;
   traits.cooperative_matrix_f16 =
-      device.enabled().cooperative_matrix_f16_16x16x16 && device.has(vulkan::Feature::kShaderFloat16) &&
-      device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
-      device.enabled().subgroup_size == 32;
+      coopmat_ready && device.enabled().lists_cooperative_matrix_f16() && device.has(vulkan::Feature::kShaderFloat16);
   traits.integer_dot_product = device.has(vulkan::Feature::kShaderIntegerDotProduct);
-  if (device.has(vulkan::Feature::kShaderInt8) && device.has(vulkan::Feature::kStorageBuffer8BitAccess) &&
-      device.has(vulkan::Feature::kVulkanMemoryModel) && device.has(vulkan::Feature::kVulkanMemoryModelDeviceScope) &&
-      device.enabled().subgroup_size == 32) {
+  if (coopmat_ready && device.has(vulkan::Feature::kShaderInt8) &&
+      device.has(vulkan::Feature::kStorageBuffer8BitAccess)) {
     for (size_t i = 0; i < kI8Fragments.size(); ++i) {
       if (device.enabled().lists_cooperative_matrix_i8(kI8Fragments[i].m, kI8Fragments[i].n, 32)) {
         traits.cooperative_matrix_i8 |= 1u << i;

@@ -1,5 +1,5 @@
-// Tiling choice, limit checks and push-constant packing shared by the planners (gemm.cc,
-// conv2d.cc, depthwise.cc). Internal to univk_kernels.
+// Tiling choice, limit checks, load-width tests and push-constant packing shared by the
+// planners (gemm.cc, conv2d.cc, depthwise.cc and the int8 ones). Internal to univk_kernels.
 #pragma once
 
 #include <cstdint>
@@ -107,6 +107,21 @@ inline bool aligned4(std::initializer_list<int64_t> values) {
     if (v % 4 != 0) return false;
   }
   return true;
+}
+
+// Whether the int8 kernels may read `p`'s input as 32-bit words of 4 channels (kI8FlagWordsIn):
+// channels contiguous, and the offset and every walked stride a multiple of 4.
+inline bool int8_input_words(const Conv2dProblem& p) {
+  const int64_t in_batch = p.batch == 1 ? 0 : p.input.n;
+  return p.input.c == 1 && aligned4({int64_t(p.input_offset), in_batch, p.input.h, p.input.w});
+}
+
+// The value `dispatch` gives specialization constant `id`; 0 when it gives none.
+inline uint32_t specialization_value(const KernelDispatch& dispatch, uint32_t id) {
+  for (auto [constant, value] : dispatch.specialization) {
+    if (constant == id) return value;
+  }
+  return 0;
 }
 
 }  // namespace univk::kernels::detail

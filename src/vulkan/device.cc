@@ -115,8 +115,6 @@ Result<std::shared_ptr<Device>> Device::create(std::shared_ptr<Instance> instanc
   device->enabled_.features = chain.enabled();
   device->enabled_.queue_family_flags = {caps.queue_family_flags[family]};
   device->enabled_.subgroup_size = caps.subgroup_size;
-  device->enabled_.cooperative_matrix_f16_16x16x16 =
-      caps.cooperative_matrix_f16_16x16x16 && device->enabled_.features.contains(Feature::kCooperativeMatrixNV);
   if (device->enabled_.features.contains(Feature::kCooperativeMatrixNV)) {
     device->enabled_.cooperative_matrix_shapes = caps.cooperative_matrix_shapes;
   }

@@ -114,17 +114,19 @@ std::string cooperative_matrix_shape_string(const CooperativeMatrixShape& s) {
          scope_name(s.scope);
 }
 
-bool DeviceCapabilities::lists_cooperative_matrix_i8(uint32_t m, uint32_t n, uint32_t k) const {
-  const CooperativeMatrixShape want{m,
-                                    n,
-                                    k,
-                                    VK_COMPONENT_TYPE_SINT8_NV,
-                                    VK_COMPONENT_TYPE_SINT8_NV,
-                                    VK_COMPONENT_TYPE_SINT32_NV,
-                                    VK_COMPONENT_TYPE_SINT32_NV,
-                                    VK_SCOPE_SUBGROUP_NV};
+bool DeviceCapabilities::lists_cooperative_matrix(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV ab,
+                                                  VkComponentTypeNV cd) const {
+  const CooperativeMatrixShape want{m, n, k, ab, ab, cd, cd, VK_SCOPE_SUBGROUP_NV};
   return std::find(cooperative_matrix_shapes.begin(), cooperative_matrix_shapes.end(), want) !=
          cooperative_matrix_shapes.end();
+}
+
+bool DeviceCapabilities::lists_cooperative_matrix_f16() const {
+  return lists_cooperative_matrix(16, 16, 16, VK_COMPONENT_TYPE_FLOAT16_NV, VK_COMPONENT_TYPE_FLOAT32_NV);
+}
+
+bool DeviceCapabilities::lists_cooperative_matrix_i8(uint32_t m, uint32_t n, uint32_t k) const {
+  return lists_cooperative_matrix(m, n, k, VK_COMPONENT_TYPE_SINT8_NV, VK_COMPONENT_TYPE_SINT32_NV);
 }
 
 std::string queue_flags_string(VkQueueFlags flags) {

@@ -137,11 +137,6 @@ void query_compute_properties(const InstanceDispatch& fn, VkPhysicalDevice physi
   if (fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physical_device, &count, shapes.data()) != VK_SUCCESS) return;
   for (const auto& s : shapes) {
     caps.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, s.AType, s.BType, s.CType, s.DType, s.scope});
-    if (s.MSize == 16 && s.NSize == 16 && s.KSize == 16 && s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-        s.BType == VK_COMPONENT_TYPE_FLOAT16_NV && s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-        s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV) {
-      caps.cooperative_matrix_f16_16x16x16 = true;
-    }
   }
 }
 

@@ -39,6 +39,42 @@ TEST(Strings, VersionsAndQueueFlags) {
   EXPECT_EQ(queue_flags_string(VK_QUEUE_GRAPHICS_BIT | 0x1000), "GRAPHICS|0x1000");
 }
 
+TEST(Strings, CooperativeMatrixShapes) {
+  const CooperativeMatrixShape f16{16, 8, 16};  // fp16 * fp16 + fp32 -> fp32, subgroup scope
+  EXPECT_EQ(cooperative_matrix_shape_string(f16), "16x8x16 fp16*fp16+fp32->fp32 subgroup");
+  const CooperativeMatrixShape i8{16,
+                                  16,
+                                  32,
+                                  VK_COMPONENT_TYPE_SINT8_NV,
+                                  VK_COMPONENT_TYPE_UINT8_NV,
+                                  VK_COMPONENT_TYPE_SINT32_NV,
+                                  VK_COMPONENT_TYPE_UINT32_NV,
+                                  VK_SCOPE_DEVICE_NV};
+  EXPECT_EQ(cooperative_matrix_shape_string(i8), "16x16x32 sint8*uint8+sint32->uint32 device");
+}
+
+TEST(Capabilities, ListedCooperativeMatrixShapes) {
+  DeviceCapabilities caps;
+  EXPECT_FALSE(caps.lists_cooperative_matrix_f16());
+  caps.cooperative_matrix_shapes = {{16, 16, 16},
+                                    {16, 8, 32, VK_COMPONENT_TYPE_SINT8_NV, VK_COMPONENT_TYPE_SINT8_NV,
+                                     VK_COMPONENT_TYPE_SINT32_NV, VK_COMPONENT_TYPE_SINT32_NV}};
+  EXPECT_TRUE(caps.lists_cooperative_matrix_f16());
+  EXPECT_TRUE(caps.lists_cooperative_matrix_i8(16, 8, 32));
+  EXPECT_FALSE(caps.lists_cooperative_matrix_i8(16, 16, 32));
+  // Only subgroup scope counts, and every component type must match.
+  caps.cooperative_matrix_shapes[0].scope = VK_SCOPE_WORKGROUP_NV;
+  EXPECT_FALSE(caps.lists_cooperative_matrix_f16());
+  caps.cooperative_matrix_shapes[0] = {16,
+                                       16,
+                                       16,
+                                       VK_COMPONENT_TYPE_FLOAT16_NV,
+                                       VK_COMPONENT_TYPE_FLOAT16_NV,
+                                       VK_COMPONENT_TYPE_FLOAT16_NV,
+                                       VK_COMPONENT_TYPE_FLOAT16_NV};
+  EXPECT_FALSE(caps.lists_cooperative_matrix_f16());
+}
+
 TEST(Requirements, MergeIsAUnionWhereRequiredWins) {
   DeviceRequirements a;
   a.min_api_version = VK_API_VERSION_1_2;

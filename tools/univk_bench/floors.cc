@@ -149,7 +149,7 @@ vulkan::DeviceRequirements coopmat_floor_requirements() {
 
 Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatCounts counts) {
   const auto& enabled = device->enabled();
-  if (!enabled.cooperative_matrix_f16_16x16x16 || enabled.subgroup_size != 32 ||
+  if (!enabled.lists_cooperative_matrix_f16() || enabled.subgroup_size != 32 ||
       !device->has(vulkan::Feature::kShaderFloat16) || !device->has(vulkan::Feature::kStorageBuffer16BitAccess) ||
       !device->has(vulkan::Feature::kVulkanMemoryModel)) {
     return unsupported("the device has no NV cooperative matrices for fp16 (16x16x16, subgroups of 32)");

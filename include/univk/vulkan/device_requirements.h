@@ -69,14 +69,17 @@ struct DeviceCapabilities {
   std::set<Feature> features;
   std::vector<VkQueueFlags> queue_family_flags;  // one entry per queue family
   uint32_t subgroup_size = 0;                    // SubgroupProperties::subgroupSize; 0: unknown
-  // VK_NV_cooperative_matrix lists subgroup-scope 16x16x16 products of fp16 A and B with fp32
-  // C and D (the kernel library's cooperative-matrix kernels use that shape).
-  bool cooperative_matrix_f16_16x16x16 = false;
   // Every shape VK_NV_cooperative_matrix lists (empty without it, or on a created device that did
   // not enable its feature).
   std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
-  // Whether cooperative_matrix_shapes holds a subgroup-scope m x n x k shape of int8 A and B
-  // with int32 C and D (the kernel library's int8 cooperative-matrix kernel).
+  // Whether cooperative_matrix_shapes holds the subgroup-scope m x n x k shape of `ab` A and B
+  // with `cd` C and D.
+  bool lists_cooperative_matrix(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV ab, VkComponentTypeNV cd) const;
+  // 16x16x16 of fp16 A and B with fp32 C and D (the kernel library's fp16 cooperative-matrix
+  // kernels).
+  bool lists_cooperative_matrix_f16() const;
+  // m x n x k of int8 A and B with int32 C and D (the kernel library's int8 cooperative-matrix
+  // kernel).
   bool lists_cooperative_matrix_i8(uint32_t m, uint32_t n, uint32_t k) const;
 };
 
