@@ -24,14 +24,15 @@ constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64,
 
 // The vectorised core (gemm_tile.glsl's UNIVK_VEC), under evaluation on GPUs: 8x8 and 8x4
 // accumulators (static indexing, vec4 reads), 64 to 512 invocations; then the lean loop
-// (Tiling::lean) with 8x8.
+// (Tiling::lean) with 8x8; then 8x8 with deeper slices (fewer barriers per multiply-add).
 constexpr Tiling kVecTilings[] = {
     {128, 128, 8, 8, 8, false, false, true},       {128, 64, 8, 8, 8, false, false, true},
     {128, 64, 16, 8, 4, false, false, true},       {64, 64, 16, 8, 8, false, false, true},
     {64, 64, 16, 4, 4, false, false, true},        {32, 64, 16, 4, 4, false, false, true},
     {64, 32, 16, 4, 4, false, false, true},        {128, 128, 16, 8, 4, false, false, true},
     {128, 128, 8, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true, true},
-    {128, 64, 16, 8, 8, false, false, true, true},
+    {128, 64, 16, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true},
+    {128, 64, 16, 8, 8, false, false, true},       {64, 64, 32, 8, 8, false, false, true},
 };
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,

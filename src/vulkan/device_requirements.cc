@@ -38,8 +38,9 @@ constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
     "tensors",
     "dataGraph",
     "dataGraphShaderModule",
+    "pipelineExecutableInfo",
 };
-static_assert(static_cast<int>(Feature::kDataGraphShaderModuleARM) + 1 == kFeatureCount,
+static_assert(static_cast<int>(Feature::kPipelineExecutableInfo) + 1 == kFeatureCount,
               "kFeatureCount and kFeatureNames must cover every Feature");
 
 }  // namespace

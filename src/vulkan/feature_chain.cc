@@ -37,6 +37,12 @@ FeatureChain::FeatureChain(uint32_t api_version, const std::set<std::string>& ex
     *next = &data_graph_arm_;
     next = &data_graph_arm_.pNext;
   }
+  if (api_version_ >= VK_API_VERSION_1_1 && extensions.contains(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    has_pipeline_executable_ = true;
+    pipeline_executable_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    *next = &pipeline_executable_;
+    next = &pipeline_executable_.pNext;
+  }
 }
 
 VkBool32* FeatureChain::field(Feature feature) {
@@ -96,6 +102,8 @@ VkBool32* FeatureChain::field(Feature feature) {
       return has_data_graph_arm_ ? &data_graph_arm_.dataGraph : nullptr;
     case Feature::kDataGraphShaderModuleARM:
       return has_data_graph_arm_ ? &data_graph_arm_.dataGraphShaderModule : nullptr;
+    case Feature::kPipelineExecutableInfo:
+      return has_pipeline_executable_ ? &pipeline_executable_.pipelineExecutableInfo : nullptr;
   }
   return nullptr;
 }

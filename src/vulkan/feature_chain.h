@@ -46,6 +46,8 @@ class FeatureChain {
   arm::PhysicalDeviceTensorFeatures tensors_arm_{};
   bool has_data_graph_arm_ = false;
   arm::PhysicalDeviceDataGraphFeatures data_graph_arm_{};
+  bool has_pipeline_executable_ = false;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipeline_executable_{};
 };
 
 }  // namespace univk::vulkan

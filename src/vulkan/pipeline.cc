@@ -96,10 +96,68 @@ Result<ComputePipeline> ComputePipeline::create(std::shared_ptr<Device> device, 
   info.stage.pName = desc.entry_point.c_str();
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   info.layout = pipeline.layout_;
+  if (device->has(Feature::kPipelineExecutableInfo)) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   r = vk.vkCreateComputePipelines(dev, device->pipeline_cache(), 1, &info, nullptr, &pipeline.pipeline_);
   vk.vkDestroyShaderModule(dev, module, nullptr);
   if (r != VK_SUCCESS) return fail(r, "vkCreateComputePipelines");
   return pipeline;
+}
+
+namespace {
+
+std::string statistic_value(const VkPipelineExecutableStatisticKHR& statistic) {
+  switch (statistic.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return statistic.value.b32 ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      return std::to_string(statistic.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      return std::to_string(statistic.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      return std::to_string(statistic.value.f64);
+    default:
+      return "(format " + std::to_string(statistic.format) + ")";
+  }
+}
+
+}  // namespace
+
+Result<std::vector<PipelineStatistic>> ComputePipeline::statistics() const {
+  if (!device_ || pipeline_ == VK_NULL_HANDLE) return invalid_argument("ComputePipeline::statistics: no pipeline");
+  if (!device_->has(Feature::kPipelineExecutableInfo)) {
+    return unsupported(
+        "ComputePipeline::statistics: the device did not enable pipelineExecutableInfo "
+        "(VK_KHR_pipeline_executable_properties)");
+  }
+  const VolkDeviceTable& vk = device_->vk();
+  VkPipelineInfoKHR pipeline_info{};
+  pipeline_info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+  pipeline_info.pipeline = pipeline_;
+  uint32_t count = 0;
+  UNIVK_VK_RETURN_IF_ERROR(vk.vkGetPipelineExecutablePropertiesKHR(device_->handle(), &pipeline_info, &count, nullptr));
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(count);
+  for (auto& e : executables) e.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR;
+  UNIVK_VK_RETURN_IF_ERROR(
+      vk.vkGetPipelineExecutablePropertiesKHR(device_->handle(), &pipeline_info, &count, executables.data()));
+  std::vector<PipelineStatistic> out;
+  for (uint32_t i = 0; i < count; ++i) {
+    VkPipelineExecutableInfoKHR executable{};
+    executable.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+    executable.pipeline = pipeline_;
+    executable.executableIndex = i;
+    uint32_t statistic_count = 0;
+    UNIVK_VK_RETURN_IF_ERROR(
+        vk.vkGetPipelineExecutableStatisticsKHR(device_->handle(), &executable, &statistic_count, nullptr));
+    std::vector<VkPipelineExecutableStatisticKHR> statistics(statistic_count);
+    for (auto& s : statistics) s.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    UNIVK_VK_RETURN_IF_ERROR(
+        vk.vkGetPipelineExecutableStatisticsKHR(device_->handle(), &executable, &statistic_count, statistics.data()));
+    for (uint32_t j = 0; j < statistic_count; ++j) {
+      out.push_back(
+          {executables[i].name, statistics[j].name, statistics[j].description, statistic_value(statistics[j])});
+    }
+  }
+  return out;
 }
 
 ComputePipeline::ComputePipeline(ComputePipeline&& other) noexcept { *this = std::move(other); }

@@ -178,5 +178,37 @@ TEST(Pipeline, RejectsBadSpirvNamingThePipeline) {
   EXPECT_EQ(too_much_push.status().code(), StatusCode::kInvalidArgument);
 }
 
+// Statistics come only from a device that enabled pipelineExecutableInfo (the pipeline is
+// then created capturing them); without it the call says which extension is missing.
+TEST(Pipeline, StatisticsWhereTheDeviceCapturesThem) {
+  DeviceRequirements req;
+  req.optional_extensions.insert(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  req.optional_features.insert(Feature::kPipelineExecutableInfo);
+  auto with = Device::create(test_config(), req);
+  auto without = Device::create(test_config(), {});
+  UNIVK_ASSERT_OK(with);
+  UNIVK_ASSERT_OK(without);
+  const auto desc = ComputePipelineDesc::storage_buffers(test_shaders::fill_spv(), 1, 8, "fill");
+  auto plain = ComputePipeline::create(*without, desc);
+  UNIVK_ASSERT_OK(plain);
+  auto refused = plain->statistics();
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME), std::string::npos);
+  EXPECT_EQ(ComputePipeline().statistics().status().code(), StatusCode::kInvalidArgument);
+
+  if (!(*with)->has(Feature::kPipelineExecutableInfo)) {
+    GTEST_SKIP() << "the device does not offer VK_KHR_pipeline_executable_properties (the refusal above is checked)";
+  }
+  auto captured = ComputePipeline::create(*with, desc);
+  UNIVK_ASSERT_OK(captured);
+  auto statistics = captured->statistics();
+  UNIVK_ASSERT_OK(statistics);
+  ASSERT_FALSE(statistics->empty());
+  for (const PipelineStatistic& s : *statistics) {
+    EXPECT_FALSE(s.name.empty());
+    EXPECT_FALSE(s.value.empty()) << s.name;
+  }
+}
+
 }  // namespace
 }  // namespace univk::vulkan

@@ -2,7 +2,8 @@
 // device's floors, measured in one run on one device.
 //
 //   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME]
-//                      [--precision fp32|fp16] [--device INDEX|NAME] [--json FILE]
+//                      [--precision fp32|fp16] [--pipeline-statistics] [--device INDEX|NAME]
+//                      [--json FILE]
 //
 // Floors: fp32 FMA peak (fma_peak.comp), the fp16 cooperative-matrix peak where the device has
 // it (coopmat_peak.comp), and copy bandwidth (floors.h). --precision plans every workload with
@@ -21,6 +22,10 @@
 // vectorised one ("cv": cooperative matrices on the vectorised loads), and " sS" when the dispatch splits K
 // into S ranges (kernel.h);
 // --split-k forces S (1: no split) for every workload.
+// --pipeline-statistics prints, under each row, the driver's compile statistics of the kernel's
+// pipeline (VK_KHR_pipeline_executable_properties: on NVIDIA, registers and local memory per
+// invocation, which bound how many workgroups share an SM); a device without the extension
+// gets a note instead.
 // --json FILE writes the results as one JSON object into FILE; `--json -` prints it on stdout
 // instead of the table.
 // Exit status: 0 ok, 2 bad command line (cli.h; an unknown --device included), 3 a measurement
@@ -162,10 +167,11 @@ struct Measurement {
   bool planner_choice = false;
   bench::Summary gpu_ns;
   uint64_t bytes = 0;  // input and output bytes of a memory-bound kernel (depthwise); 0 otherwise
+  std::vector<vulkan::PipelineStatistic> statistics;  // --pipeline-statistics
 };
 
 Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, std::optional<kernels::Tiling> tiling,
-                            kernels::Precision precision, bench::RepeatCounts counts) {
+                            kernels::Precision precision, bench::RepeatCounts counts, bool statistics) {
   const kernels::DeviceTraits traits = kernels::device_traits(*device, precision);
   Measurement m;
   m.workload = w.name;
@@ -189,6 +195,9 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
     buffers.push_back(std::move(buffer));
   }
   UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(m.dispatch)));
+  if (statistics) {
+    UNIVK_ASSIGN_OR_RETURN(m.statistics, pipeline->statistics());
+  }
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::DescriptorPool::create(device, 1, 6));
   Status recorded;
   UNIVK_ASSIGN_OR_RETURN(auto times, bench::time_work(device, counts, [&](VkCommandBuffer cmd) {
@@ -226,6 +235,7 @@ constexpr int kExitFailure = 3;
 int run(int argc, char** argv) {
   int iterations = 20;
   bool all_tilings = false;
+  bool statistics = false;
   uint32_t split_k = 0;
   std::string only, precision_name = "fp32", device_selector, json_path;
   univk::tools::ToolApp app(kTool,
@@ -243,6 +253,8 @@ int run(int argc, char** argv) {
   app.add_option("--precision", precision_name, "Plan every workload with this precision")
       ->check(CLI::IsMember({"fp32", "fp16"}))
       ->capture_default_str();
+  app.add_flag("--pipeline-statistics", statistics,
+               "Print the driver's compile statistics (registers, local memory) of each kernel's pipeline");
   univk::tools::add_device_option(app, device_selector);
   univk::tools::add_json_option(app, json_path, "the results");
   if (auto exit = app.parse_command_line(argc, argv, kExitFailure)) return *exit;
@@ -254,10 +266,21 @@ int run(int argc, char** argv) {
   // The floors' requirements and the library kernels' (cooperative matrices for --precision fp16).
   vulkan::DeviceRequirements requirements = bench::coopmat_floor_requirements();
   requirements.merge(kernels::optional_requirements());
+  if (statistics) {
+    requirements.optional_extensions.insert(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    requirements.optional_features.insert(vulkan::Feature::kPipelineExecutableInfo);
+  }
   auto device = vulkan::Device::create(config, requirements);
   if (!device.ok()) {
     std::fprintf(stderr, "%s: %s\n", kTool, device.status().to_string().c_str());
     return kExitFailure;
+  }
+  if (statistics && !(*device)->has(vulkan::Feature::kPipelineExecutableInfo)) {
+    std::fprintf(stderr,
+                 "%s: --pipeline-statistics: this device does not offer VK_KHR_pipeline_executable_properties; "
+                 "measuring without statistics\n",
+                 kTool);
+    statistics = false;
   }
   const bench::RepeatCounts counts{3, iterations, 500};
   auto fma = bench::measure_fma_peak(*device, counts);
@@ -291,6 +314,9 @@ int run(int argc, char** argv) {
                 kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
                 r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
                 of_copy.c_str());
+    for (const vulkan::PipelineStatistic& s : r.statistics) {
+      std::printf("    %s: %s = %s\n", s.executable.c_str(), s.name.c_str(), s.value.c_str());
+    }
     std::fflush(stdout);
   };
   std::vector<Measurement> results;
@@ -308,7 +334,7 @@ int run(int argc, char** argv) {
       }
     }
     for (const auto& t : tilings) {
-      auto m = measure(*device, w, t, precision, counts);
+      auto m = measure(*device, w, t, precision, counts, statistics);
       if (!m.ok()) {
         if (t) continue;  // a forced tiling the device cannot run
         std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
@@ -325,6 +351,11 @@ int run(int argc, char** argv) {
     Json kernel_list = Json::array();
     for (const Measurement& r : results) {
       const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
+      Json statistic_list = Json::array();
+      for (const vulkan::PipelineStatistic& s : r.statistics) {
+        statistic_list.push_back(
+            {{"executable", s.executable}, {"name", s.name}, {"description", s.description}, {"value", s.value}});
+      }
       kernel_list.push_back(
           {{"workload", r.workload},
            {"kernel", kernels::kernel_name(r.dispatch.kernel)},
@@ -333,7 +364,8 @@ int run(int argc, char** argv) {
            {"gpu_ns_p50", json_number(r.gpu_ns.p50)},
            {"flops", json_number(flops)},
            {"fraction_of_floor", json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0)},
-           {"fraction_of_copy", json_number(copy_fraction(r, copy->bytes_per_second()))}});
+           {"fraction_of_copy", json_number(copy_fraction(r, copy->bytes_per_second()))},
+           {"pipeline_statistics", std::move(statistic_list)}});
     }
     const Json json = {{"device", props.deviceName},
                        {"precision", precision_name},

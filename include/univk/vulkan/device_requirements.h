@@ -44,8 +44,11 @@ enum class Feature : uint16_t {
   kTensorsARM,                          // TensorFeaturesARM::tensors (VK_ARM_tensors)
   kDataGraphARM,                        // DataGraphFeaturesARM::dataGraph (VK_ARM_data_graph)
   kDataGraphShaderModuleARM,            // DataGraphFeaturesARM::dataGraphShaderModule
+  // PipelineExecutablePropertiesFeaturesKHR::pipelineExecutableInfo
+  // (VK_KHR_pipeline_executable_properties): ComputePipeline::statistics.
+  kPipelineExecutableInfo,
 };
-inline constexpr int kFeatureCount = 26;
+inline constexpr int kFeatureCount = 27;
 
 std::string_view feature_name(Feature feature);  // "shaderInt8", "timelineSemaphore", ...
 std::optional<Feature> feature_from_name(std::string_view name);

@@ -1,4 +1,6 @@
 // Compute pipelines and descriptor sets. Pipelines go through the device's VkPipelineCache.
+// On a device that enabled Feature::kPipelineExecutableInfo (VK_KHR_pipeline_executable_properties),
+// pipelines are created with their compile statistics captured (ComputePipeline::statistics).
 // ComputePipeline owns its VkPipeline, VkPipelineLayout and VkDescriptorSetLayouts;
 // DescriptorPool owns its VkDescriptorPool (and so the sets allocated from it). Both hold a
 // shared_ptr to the Device. Pipelines may be shared between delegates through the device's
@@ -30,6 +32,15 @@ struct DescriptorBinding {
   VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 };
 
+// One compile statistic the driver reports for a pipeline's executable (names and meanings are
+// the driver's: NVIDIA reports e.g. register counts and local memory per invocation).
+struct PipelineStatistic {
+  std::string executable;  // the executable's name (one per shader stage for compute)
+  std::string name;
+  std::string description;
+  std::string value;  // a number or a boolean, as text
+};
+
 struct ComputePipelineDesc {
   std::span<const uint32_t> spirv;
   std::string entry_point = "main";
@@ -57,6 +68,11 @@ class ComputePipeline {
   VkPipeline handle() const { return pipeline_; }
   VkPipelineLayout layout() const { return layout_; }
   const std::vector<VkDescriptorSetLayout>& set_layouts() const { return set_layouts_; }
+
+  // The driver's compile statistics of this pipeline; kUnsupported when the device did not
+  // enable Feature::kPipelineExecutableInfo (the pipeline was then created without capturing
+  // them). Thread-safe: reads the immutable pipeline only.
+  Result<std::vector<PipelineStatistic>> statistics() const;
 
  private:
   void release();
