@@ -24,15 +24,16 @@ constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64,
 
 // The vectorised core (gemm_tile.glsl's UNIVK_VEC), under evaluation on GPUs: 8x8 and 8x4
 // accumulators (static indexing, vec4 reads), 64 to 512 invocations; then the lean loop
-// (Tiling::lean) with 8x8; then 8x8 with deeper slices (fewer barriers per multiply-add).
+// (Tiling::lean) with 8x8; then 8x8 on tiles of 64 rows (64x64x16/8x8v ran GEMM 4096^3
+// fastest: 171 registers per invocation, against the 128 the driver allots 128x128's).
 constexpr Tiling kVecTilings[] = {
     {128, 128, 8, 8, 8, false, false, true},       {128, 64, 8, 8, 8, false, false, true},
     {128, 64, 16, 8, 4, false, false, true},       {64, 64, 16, 8, 8, false, false, true},
     {64, 64, 16, 4, 4, false, false, true},        {32, 64, 16, 4, 4, false, false, true},
     {64, 32, 16, 4, 4, false, false, true},        {128, 128, 16, 8, 4, false, false, true},
     {128, 128, 8, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true, true},
-    {128, 64, 16, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true},
-    {128, 64, 16, 8, 8, false, false, true},       {64, 64, 32, 8, 8, false, false, true},
+    {128, 64, 16, 8, 8, false, false, true, true}, {64, 128, 16, 8, 8, false, false, true},
+    {64, 128, 8, 8, 8, false, false, true},        {64, 64, 8, 8, 8, false, false, true},
 };
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
@@ -119,11 +120,19 @@ constexpr uint64_t kCoopmatWave = 96;
 constexpr Tiling kVecPlanWide[] = {kVecTilings[0], kVecTilings[1]};
 constexpr Tiling kVecPlanNarrow[] = {kVecTilings[1]};
 constexpr uint64_t kVecWave = 512;
+// Long-K problems whose 128x64 grid is too small for the GPU (split-K territory, e.g. the 3x3
+// convolutions with 512 channels at 7x7, batch 32, K = 4608): 128x128x16/8x4v split about 10
+// ways ran 288 us on the H200 against 423 us for 128x64x8/8x8v split 5 (93 registers per
+// invocation against 135: more workgroups per SM, and twice the ranges).
+constexpr Tiling kVecPlanSmallGrid[] = {kVecTilings[7]};
+constexpr uint64_t kSmallGrid = 128;  // choose_splits' kFewWorkgroups
+constexpr int64_t kSmallGridLongK = 2048;
 
 // Tilings in order of preference and the workgroup count at which the first such wins.
 struct Candidates {
   std::span<const Tiling> tilings;
-  uint64_t wanted = 256;  // enough to fill the device
+  uint64_t wanted = 256;         // enough to fill the device
+  uint32_t max_invocations = 0;  // the caller's cap, or above it for a measured exception
 };
 
 // The tilings a problem may take. For fp16, the cooperative-matrix ones where one runs and the
@@ -142,13 +151,19 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
   };
   if (device.precision == Precision::kFp16 && large) {
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kCoopmatPlanWide) : kCoopmatPlanNarrow;
-    if (runnable(plan)) return {plan, kCoopmatWave};
+    if (runnable(plan)) return {plan, kCoopmatWave, max_invocations};
+  }
+  // Its 512 invocations pass a caller's cap of 256 (convolutions'): the cap was measured on
+  // large grids, this tiling on the small ones it serves.
+  if (large && !device.cpu && k >= kSmallGridLongK && workgroups(kVecPlanNarrow[0], m, n, batch) < kSmallGrid &&
+      fits(kVecPlanSmallGrid[0], device)) {
+    return {kVecPlanSmallGrid, 1, kVecPlanSmallGrid[0].invocations()};
   }
   if (large && !device.cpu) {
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kVecPlanWide) : kVecPlanNarrow;
-    if (runnable(plan)) return {plan, kVecWave};
+    if (runnable(plan)) return {plan, kVecWave, max_invocations};
   }
-  return {kTilings};
+  return {kTilings, 256, max_invocations};
 }
 
 }  // namespace
@@ -188,7 +203,7 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
   const Candidates list = candidates(m, n, k, batch, device, max_invocations);
   std::optional<Tiling> best;
   for (const Tiling& t : list.tilings) {
-    if (!fits(t, device) || t.direct || t.invocations() > max_invocations) continue;
+    if (!fits(t, device) || t.direct || t.invocations() > list.max_invocations) continue;
     if (workgroups(t, m, n, batch) >= list.wanted) return t;
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
   }

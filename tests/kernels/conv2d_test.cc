@@ -379,7 +379,7 @@ TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
 TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   // ResNet18's batch-32 3x3 convolutions (tiling.cc's measurements): 64 -> 64 at 56x56 takes
   // 128x64 (N is 64); 128 -> 128 at 28x28 too (392 workgroups, under the 512 that 128x128
-  // wants); 512 -> 512 at 7x7 128x64 split in 5 (104 workgroups).
+  // wants); 512 -> 512 at 7x7 (K 4608, 104 workgroups of 128x64) 128x128x16/8x4v split in 10.
   auto d = plan_conv2d(conv3x3(32, 64, 56, 64), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, vec_tilings()[1]);
@@ -389,8 +389,15 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   EXPECT_EQ(d->tiling, vec_tilings()[1]);
   d = plan_conv2d(conv3x3(32, 512, 7, 512), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, vec_tilings()[7]);
+  EXPECT_EQ(d->kernel, Kernel::kConv2dVecF32);
+  EXPECT_EQ(d->splits, 10u);
+  // The same grid with K under 2048 (960 -> 160 at 7x7 as a 3x3 over 107 channels: K 963)
+  // keeps 128x64x8/8x8v, split.
+  d = plan_conv2d(conv3x3(32, 107, 7, 512), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, vec_tilings()[1]);
-  EXPECT_EQ(d->splits, 5u);
+  EXPECT_GT(d->splits, 1u);
   // Batch 1 (a grid under 32 tiles of 128x64) and a short K keep the scalar tilings.
   d = plan_conv2d(conv3x3(1, 64, 56, 64), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
