@@ -120,10 +120,13 @@ constexpr uint64_t kCoopmatWave = 96;
 constexpr Tiling kVecPlanWide[] = {kVecTilings[0], kVecTilings[1]};
 constexpr Tiling kVecPlanNarrow[] = {kVecTilings[1]};
 constexpr uint64_t kVecWave = 512;
-// Long-K problems whose 128x64 grid is too small for the GPU (split-K territory, e.g. the 3x3
-// convolutions with 512 channels at 7x7, batch 32, K = 4608): 128x128x16/8x4v split about 10
-// ways ran 288 us on the H200 against 423 us for 128x64x8/8x8v split 5 (93 registers per
-// invocation against 135: more workgroups per SM, and twice the ranges).
+// Long-K problems on grids too small for the GPU: where 128x128 tiles give under 128
+// workgroups (split-K's threshold) and K >= 2048, 128x128x16/8x4v split to ~512 workgroups.
+// On the H200 at batch 32 (docs/PERFORMANCE.md), against 128x64x8/8x8v: 3x3 512->512 at 7x7
+// (K 4608) 291 against 423 us, 3x3 stride 2 256->512 at 14x14 178 against 228, 1x1 2048->512
+// at 7x7 181 against 217, 3x3 256->256 at 14x14 (98 tiles of 128x128, unsplit 128x64 grid 196)
+// 287 against 310; a 1x1 1024->256 at 14x14 (K 1024) measured even, so it is left out. 93
+// registers per invocation against 135: more workgroups per SM, and more K ranges.
 constexpr Tiling kVecPlanSmallGrid[] = {kVecTilings[7]};
 constexpr uint64_t kSmallGrid = 128;  // choose_splits' kFewWorkgroups
 constexpr int64_t kSmallGridLongK = 2048;
@@ -155,7 +158,7 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
   }
   // Its 512 invocations pass a caller's cap of 256 (convolutions'): the cap was measured on
   // large grids, this tiling on the small ones it serves.
-  if (large && !device.cpu && k >= kSmallGridLongK && workgroups(kVecPlanNarrow[0], m, n, batch) < kSmallGrid &&
+  if (large && !device.cpu && k >= kSmallGridLongK && workgroups(kVecPlanSmallGrid[0], m, n, batch) < kSmallGrid &&
       fits(kVecPlanSmallGrid[0], device)) {
     return {kVecPlanSmallGrid, 1, kVecPlanSmallGrid[0].invocations()};
   }

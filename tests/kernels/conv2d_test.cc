@@ -368,7 +368,7 @@ TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->splits, 1u);
   EXPECT_EQ(d->scratch_bytes, 0u);
-  d = plan_conv2d(conv3x3(32, 256, 14, 256), gpu());
+  d = plan_conv2d(conv3x3(32, 128, 28, 128), gpu());
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->splits, 1u);
   d = plan_conv2d(conv3x3(1, 16, 7, 512), gpu());  // K 144
@@ -392,6 +392,11 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   EXPECT_EQ(d->tiling, vec_tilings()[7]);
   EXPECT_EQ(d->kernel, Kernel::kConv2dVecF32);
   EXPECT_EQ(d->splits, 10u);
+  // 256 -> 256 at 14x14 (K 2304, 98 tiles of 128x128) likewise, split in 6.
+  d = plan_conv2d(conv3x3(32, 256, 14, 256), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, vec_tilings()[7]);
+  EXPECT_EQ(d->splits, 6u);
   // The same grid with K under 2048 (960 -> 160 at 7x7 as a 3x3 over 107 channels: K 963)
   // keeps 128x64x8/8x8v, split.
   d = plan_conv2d(conv3x3(32, 107, 7, 512), gpu());

@@ -123,6 +123,11 @@ std::vector<Workload> workloads() {
     w.push_back({"conv1x1_24_144_56_b32" + layout, {}, conv(32, 24, 56, 144, 1, 1, nhwc)});
     w.push_back({"conv1x1_144_24_56_b32" + layout, {}, conv(32, 144, 56, 24, 1, 1, nhwc)});
     w.push_back({"conv1x1_960_160_7_b32" + layout, {}, conv(32, 960, 7, 160, 1, 1, nhwc)});
+    // ResNet18's strided entry into its last stage and ResNet50's long-K 1x1 convolutions at
+    // batch 32 (grids of 104-196 workgroups of 128x64: the planner's small-grid rule).
+    w.push_back({"conv3x3s2_256_512_14_b32" + layout, {}, conv(32, 256, 14, 512, 3, 2, nhwc)});
+    w.push_back({"conv1x1_1024_256_14_b32" + layout, {}, conv(32, 1024, 14, 256, 1, 1, nhwc)});
+    w.push_back({"conv1x1_2048_512_7_b32" + layout, {}, conv(32, 2048, 7, 512, 1, 1, nhwc)});
   }
   for (bool nhwc : {true, false}) {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
