@@ -128,7 +128,8 @@ constexpr uint64_t kVecWave = 512;
 // 287 against 310; a 1x1 1024->256 at 14x14 (K 1024) measured even, so it is left out. 93
 // registers per invocation against 135: more workgroups per SM, and more K ranges.
 constexpr Tiling kVecPlanSmallGrid[] = {kVecTilings[7]};
-constexpr uint64_t kSmallGrid = 128;  // choose_splits' kFewWorkgroups
+// Grids under this many workgroups leave most of a large GPU idle: choose_splits splits K there.
+constexpr uint64_t kFewWorkgroups = 128;
 constexpr int64_t kSmallGridLongK = 2048;
 
 // Tilings in order of preference and the workgroup count at which the first such wins.
@@ -158,7 +159,7 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
   }
   // Its 512 invocations pass a caller's cap of 256 (convolutions'): the cap was measured on
   // large grids, this tiling on the small ones it serves.
-  if (large && !device.cpu && k >= kSmallGridLongK && workgroups(kVecPlanSmallGrid[0], m, n, batch) < kSmallGrid &&
+  if (large && !device.cpu && k >= kSmallGridLongK && workgroups(kVecPlanSmallGrid[0], m, n, batch) < kFewWorkgroups &&
       fits(kVecPlanSmallGrid[0], device)) {
     return {kVecPlanSmallGrid, 1, kVecPlanSmallGrid[0].invocations()};
   }
@@ -222,7 +223,7 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   // SM on an H200 (132 SMs) at the tile sizes these small problems get. Then enough ranges for
   // ~512 workgroups (a few per SM, to hide latency), each keeping >= 256 of K so the partial
   // tiles' traffic (one tile per range) stays small beside the multiply, at most 16.
-  constexpr uint64_t kFewWorkgroups = 128, kWantedWorkgroups = 512;
+  constexpr uint64_t kWantedWorkgroups = 512;
   constexpr int64_t kMinRange = 256, kMaxSplits = 16;
   const uint64_t groups = workgroups(tiling, m, n, z);
   int64_t splits = 1;

@@ -397,8 +397,8 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, vec_tilings()[7]);
   EXPECT_EQ(d->splits, 6u);
-  // The same grid with K under 2048 (960 -> 160 at 7x7 as a 3x3 over 107 channels: K 963)
-  // keeps 128x64x8/8x8v, split.
+  // The same grid with K under 2048 (a 3x3 over 107 channels: K 963) keeps 128x64x8/8x8v,
+  // split.
   d = plan_conv2d(conv3x3(32, 107, 7, 512), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, vec_tilings()[1]);
