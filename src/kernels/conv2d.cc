@@ -53,6 +53,8 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
   const int64_t m = p.batch * p.out_h * p.out_w, k = icg * p.kernel_h * p.kernel_w;
 
+  const std::optional<Tiling> pointwise = tiling ? tiling : detail::pointwise_choice(p, device);
+  if (pointwise && pointwise->pointwise) return detail::plan_conv2d_pointwise(p, *pointwise, device);
   // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
   // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling (the
   // planner's small-grid rule, measured on its own shapes, passes this cap: tiling.cc).

@@ -47,6 +47,8 @@ const char* kernel_name(Kernel kernel) {
       return "conv2d_i8_coopmat";
     case Kernel::kDepthwiseI8:
       return "depthwise_i8";
+    case Kernel::kConv2dPointwiseF32:
+      return "conv2d_pointwise_f32";
   }
   return "?";
 }
@@ -65,6 +67,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dVec8F32:
     case Kernel::kGemmCoopmatVecF16:
     case Kernel::kConv2dCoopmatVecF16:
+    case Kernel::kConv2dPointwiseF32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
@@ -88,6 +91,7 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kConv2dVecF32:
     case Kernel::kConv2dVec8F32:
     case Kernel::kConv2dCoopmatVecF16:
+    case Kernel::kConv2dPointwiseF32:
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
@@ -136,6 +140,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::conv2d_i8_coopmat_spv();
     case Kernel::kDepthwiseI8:
       return shaders::depthwise_i8_spv();
+    case Kernel::kConv2dPointwiseF32:
+      return shaders::conv2d_pointwise_f32_spv();
   }
   return {};
 }

@@ -71,6 +71,8 @@ static_assert(std::all_of(std::begin(kCoopmatVecTilings), std::end(kCoopmatVecTi
 
 // gemm_tile.glsl's shared arrays.
 uint64_t shared_bytes(const Tiling& t) {
+  // The staged weight chunk, at most (conv2d_pointwise.cc sizes the chunk to it).
+  if (t.pointwise) return detail::kPointwiseStagedFloats * sizeof(float);
   if (t.coopmat && t.vec) {
     // Two buffers of each fp16 slice, padded by 8 halves per row (gemm_coopmat_tile.glsl).
     return 2 * uint64_t{t.bk + 8} * (t.bm + t.bn) * 2;

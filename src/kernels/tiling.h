@@ -55,6 +55,17 @@ Status check_conv_geometry(const ConvGeometry& g, uint64_t input_offset, uint64_
 
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
+// The pointwise kernel's staged weight chunk holds at most this many floats (16 KiB: Vulkan's
+// guaranteed shared memory).
+inline constexpr uint32_t kPointwiseStagedFloats = 4096;
+
+// Whether plan_conv2d takes the pointwise kernel for `problem` on `device` (the rule in
+// conv2d_pointwise.cc), and its dispatch with `tiling` (one of pointwise_tilings());
+// Unsupported when the problem is not one the kernel computes.
+std::optional<Tiling> pointwise_choice(const Conv2dProblem& problem, const DeviceTraits& device);
+Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& problem, const Tiling& tiling,
+                                             const DeviceTraits& device);
+
 // Push words 0..4: the element offsets of the operand bindings (kernel.h's interface), in
 // binding order: A/input, B/weight, bias, output, residual.
 inline void set_binding_offsets(std::vector<uint32_t>& push, const std::array<uint64_t, 5>& offsets) {

@@ -3,6 +3,8 @@
 // same way (each recording run twice); the planner's split-K choices for ResNet's batch-1 shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fp16_rounding.h"
 #include "kernel_runner.h"
 #include "univk/kernels/conv2d.h"
@@ -17,9 +19,10 @@ using univk::testing::random_tensor;
 
 struct ConvCase {
   int64_t n, c, h, w, oc, k, stride, pad, dilation, groups;
-  // Offsets multiples of 4 (vectorised tilings may load vectors); HWIO weights (output channels
-  // contiguous) instead of the layout's; the FLAGS vector bits (kFlagVecA 64, kFlagVecB 128)
-  // a vectorised tiling must get.
+  // Offsets multiples of 4 (vectorised tilings may load vectors, the pointwise kernel also store
+  // them); HWIO weights (output channels contiguous) instead of the layout's; the FLAGS vector
+  // bits (kFlagVecA 64, kFlagVecB 128; the pointwise kernel's input 64, output 128) a vectorised
+  // or pointwise tiling must get.
   bool aligned = false, hwio = false;
   uint32_t vec_flags = 0;
 };
@@ -74,7 +77,7 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   p.output = layout == Layout::kNchw ? ActivationStrides::nchw(out_shape) : ActivationStrides::nhwc(out_shape);
   p.weight = tosa_weight ? WeightStrides::ohwi(icg, c.k, c.k) : WeightStrides::oihw(icg, c.k, c.k);
   if (c.hwio) p.weight = {1, c.oc, icg * c.oc};
-  p.input_offset = c.aligned ? 4 : 2, p.output_offset = 1, p.residual_offset = 3;
+  p.input_offset = c.aligned ? 4 : 2, p.output_offset = c.aligned ? 4 : 1, p.residual_offset = c.aligned ? 8 : 3;
   p.epilogue = epilogue;
   p.split_k = split_k;
   DeviceTraits traits = device_traits(*device, precision);
@@ -93,9 +96,14 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags)
         << "c " << c.c << " groups " << c.groups << " nhwc " << (layout == Layout::kNhwc);
   }
+  if (tiling.pointwise) {
+    EXPECT_EQ(dispatch->kernel, Kernel::kConv2dPointwiseF32);
+    EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags) << "c " << c.c << " oc " << c.oc;
+  }
 
-  std::vector<float> in(p.input_offset + x.shape().numel()), weight(w.shape().numel()), res(3 + conv.shape().numel());
-  std::vector<float> out(1 + conv.shape().numel(), -7.0f);
+  std::vector<float> in(p.input_offset + x.shape().numel()), weight(w.shape().numel());
+  std::vector<float> res(p.residual_offset + conv.shape().numel());
+  std::vector<float> out(p.output_offset + conv.shape().numel(), -7.0f);
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t ch = 0; ch < c.c; ++ch) {
       for (int64_t y = 0; y < c.h; ++y) {
@@ -116,7 +124,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     for (int64_t o = 0; o < c.oc; ++o) {
       for (int64_t y = 0; y < oh; ++y) {
         for (int64_t xx = 0; xx < ow; ++xx) {
-          res[3 + at(p.output, n, o, y, xx)] = residual.data<float>()[((n * c.oc + o) * oh + y) * ow + xx];
+          res[p.residual_offset + at(p.output, n, o, y, xx)] =
+              residual.data<float>()[((n * c.oc + o) * oh + y) * ow + xx];
         }
       }
     }
@@ -138,7 +147,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
           if (!epilogue.bias) v -= b.data<float>()[o];
           if (epilogue.residual) v += residual.data<float>()[i];
           if (epilogue.activation == Activation::kRelu) v = v < 0 ? 0 : v;
-          gathered.data<float>()[i] = (*got)[1 + at(p.output, n, o, y, xx)];
+          if (epilogue.activation == Activation::kClamp) v = std::clamp(v, epilogue.lo, epilogue.hi);
+          gathered.data<float>()[i] = (*got)[p.output_offset + at(p.output, n, o, y, xx)];
         }
       }
     }
@@ -149,8 +159,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
       << "c " << c.c << " oc " << c.oc << " k " << c.k << " stride " << c.stride << " groups " << c.groups << " nhwc "
       << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x" << tiling.bn
       << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
-      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "") << " hwio " << c.hwio
-      << " splits " << dispatch->splits;
+      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "")
+      << (tiling.pointwise ? "p" : "") << " hwio " << c.hwio << " splits " << dispatch->splits;
 }
 
 const ConvCase kCases[] = {
@@ -293,6 +303,74 @@ TEST(Conv2dKernel, VecTilingsSplitKAndEpilogues) {
   expect_conv(kVecCases[0].c, Layout::kNhwc, true, tiling, {true}, seed += 10, 0, 1, 0, Precision::kFp16);
 }
 
+// The pointwise kernel (1x1 convolutions without padding or groups). NHWC with TOSA weights and
+// aligned offsets: vector loads and stores; then the element paths: channel counts that are not
+// multiples of 4, unaligned offsets, NCHW with PyTorch weights; HWIO weights (staged along N),
+// stride 2, K over several staged chunks (32 channels per chunk for 128-column tiles), output
+// positions and channels that are not whole tiles.
+const VecConvCase kPointwiseCases[] = {
+    // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags
+    {{2, 16, 9, 11, 24, 1, 1, 0, 1, 1, true, false, 192}, Layout::kNhwc, true},
+    {{1, 24, 7, 7, 144, 1, 1, 0, 1, 1, true, false, 192}, Layout::kNhwc, true},
+    {{1, 72, 5, 6, 20, 1, 1, 0, 1, 1, true, false, 192}, Layout::kNhwc, true},
+    {{2, 8, 9, 9, 12, 1, 2, 0, 1, 1, true, true, 192}, Layout::kNhwc, true},
+    {{1, 6, 5, 7, 10, 1, 1, 0, 1, 1, true, false, 0}, Layout::kNhwc, true},
+    {{1, 16, 5, 5, 12, 1, 1, 0, 1, 1, false, false, 0}, Layout::kNhwc, true},
+    {{2, 12, 6, 5, 8, 1, 1, 0, 1, 1, true, false, 0}, Layout::kNchw, false},
+};
+
+// Every case on the widest and the narrowest tiling, two on the others (each pipeline costs
+// a second or more on lavapipe).
+TEST(Conv2dKernel, PointwiseTilingsMatchTheReference) {
+  uint32_t seed = 5800;
+  for (const Tiling& tiling : testing::fitting(pointwise_tilings())) {
+    const bool all = tiling == pointwise_tilings()[0] || tiling == pointwise_tilings()[4];
+    for (const VecConvCase& v : kPointwiseCases) {
+      if (all || &v == &kPointwiseCases[1] || &v == &kPointwiseCases[4]) {
+        expect_conv(v.c, v.layout, v.tosa_weight, tiling, {true}, seed += 10);
+      }
+    }
+  }
+}
+
+TEST(Conv2dKernel, PointwiseEpilogues) {
+  uint32_t seed = 5900;
+  const Tiling tiling = pointwise_tilings()[2];
+  const Epilogue relu6 = {true, true, Activation::kClamp, 0.0f, 6.0f};
+  for (const VecConvCase& v : {kPointwiseCases[0], kPointwiseCases[4], kPointwiseCases[6]}) {
+    expect_conv(v.c, v.layout, v.tosa_weight, tiling, relu6, seed += 10);
+    expect_conv(v.c, v.layout, v.tosa_weight, tiling, {false, true, Activation::kRelu}, seed += 10);
+  }
+}
+
+TEST(Conv2dKernel, PointwiseRefusesWhatItDoesNotCompute) {
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  const DeviceTraits traits = device_traits(*device, Precision::kFp32);
+  Conv2dProblem p;
+  p.in_channels = 8, p.out_channels = 8, p.in_h = p.in_w = p.out_h = p.out_w = 4;
+  p.input = ActivationStrides::nhwc({1, 8, 4, 4});
+  p.output = ActivationStrides::nhwc({1, 8, 4, 4});
+  p.weight = WeightStrides::ohwi(8, 1, 1);
+  ASSERT_TRUE(plan_conv2d(p, traits, pointwise_tilings()[0]).ok());
+  Conv2dProblem q = p;
+  q.kernel_h = q.kernel_w = 3, q.pad_top = q.pad_left = 1, q.weight = WeightStrides::ohwi(8, 3, 3);
+  EXPECT_EQ(plan_conv2d(q, traits, pointwise_tilings()[0]).status().code(), StatusCode::kUnsupported);
+  q = p;
+  q.groups = 2;
+  EXPECT_EQ(plan_conv2d(q, traits, pointwise_tilings()[0]).status().code(), StatusCode::kUnsupported);
+  q = p;
+  q.stride_h = 2;  // output rows 2 and 3 would read input rows 4 and 6, past the input
+  EXPECT_EQ(plan_conv2d(q, traits, pointwise_tilings()[0]).status().code(), StatusCode::kUnsupported);
+  Tiling other = pointwise_tilings()[0];
+  other.bm = 48;
+  EXPECT_EQ(plan_conv2d(p, traits, other).status().code(), StatusCode::kInvalidArgument);
+  // fp16 on a device without cooperative matrices rounds operands: not this kernel's.
+  DeviceTraits fp16 = traits;
+  fp16.precision = Precision::kFp16, fp16.cooperative_matrix_f16 = false;
+  EXPECT_EQ(plan_conv2d(p, fp16, pointwise_tilings()[0]).status().code(), StatusCode::kUnsupported);
+}
+
 // The cooperative-matrix core on vectorised loads (devices with NV cooperative matrices, the
 // H200; skipped elsewhere). One pipeline per tiling: NHWC, TOSA weights, C a multiple of the
 // 32-deep slice (16-byte loads, one tap per slice), output positions and channels not multiples
@@ -431,6 +509,45 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   EXPECT_EQ(d->kernel, Kernel::kConv2dF32);
   EXPECT_GT(d->splits, 1u);
   EXPECT_EQ(flags_of(*d) & 32u, 0u);
+}
+
+// A 1x1 NHWC convolution c -> oc at hw x hw, TOSA weights, relu6 (MobileNetV2's expansions).
+Conv2dProblem conv1x1(int64_t batch, int64_t c, int64_t hw, int64_t oc) {
+  Conv2dProblem p = conv3x3(batch, c, hw, oc);
+  p.kernel_h = p.kernel_w = 1, p.pad_top = p.pad_left = 0;
+  p.weight = WeightStrides::ohwi(c, 1, 1);
+  p.epilogue = {true, false, Activation::kClamp, 0.0f, 6.0f};
+  return p;
+}
+
+TEST(Conv2dPlanner, ShortK1x1ConvolutionsTakeThePointwiseKernel) {
+  // MobileNetV2's expansions and projections with K up to 144 (batch 32 and 1), vector access.
+  for (const Conv2dProblem& p : {conv1x1(32, 24, 56, 144), conv1x1(32, 144, 56, 24), conv1x1(32, 16, 112, 96),
+                                 conv1x1(32, 96, 14, 576), conv1x1(1, 24, 56, 144)}) {
+    auto d = plan_conv2d(p, gpu());
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
+    EXPECT_EQ(d->kernel, Kernel::kConv2dPointwiseF32) << p.in_channels << " -> " << p.out_channels;
+    EXPECT_EQ(d->tiling, pointwise_tilings()[0]) << p.in_channels << " -> " << p.out_channels;
+    EXPECT_EQ(flags_of(*d) & 192u, 192u);
+  }
+  // 144 -> 24 at 56x56: 100352 positions in 392 tiles of 256, 2 column tiles of 16.
+  auto d = plan_conv2d(conv1x1(32, 144, 56, 24), gpu());
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{2, 392, 1}));
+  // Not taken: a longer K, a 3x3 window, NCHW, a CPU implementation, fp16 rounding on the FMA
+  // kernels.
+  EXPECT_NE(plan_conv2d(conv1x1(32, 160, 7, 960), gpu())->kernel, Kernel::kConv2dPointwiseF32);
+  EXPECT_NE(plan_conv2d(conv3x3(32, 24, 56, 144), gpu())->kernel, Kernel::kConv2dPointwiseF32);
+  Conv2dProblem nchw = conv1x1(32, 24, 56, 144);
+  nchw.input = ActivationStrides::nchw({32, 24, 56, 56});
+  EXPECT_NE(plan_conv2d(nchw, gpu())->kernel, Kernel::kConv2dPointwiseF32);
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  EXPECT_NE(plan_conv2d(conv1x1(32, 24, 56, 144), cpu)->kernel, Kernel::kConv2dPointwiseF32);
+  DeviceTraits fp16 = gpu();
+  fp16.precision = Precision::kFp16;
+  EXPECT_NE(plan_conv2d(conv1x1(32, 24, 56, 144), fp16)->kernel, Kernel::kConv2dPointwiseF32);
+  fp16.cooperative_matrix_f16 = true;
+  EXPECT_EQ(plan_conv2d(conv1x1(32, 24, 56, 144), fp16)->kernel, Kernel::kConv2dPointwiseF32);
 }
 
 TEST(Conv2dPlanner, RefusesWhatTheKernelCannotAddress) {

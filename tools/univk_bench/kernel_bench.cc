@@ -1,7 +1,7 @@
 // univk-kernel-bench: the kernel library's GEMM, convolution and depthwise kernels beside the
 // device's floors, measured in one run on one device.
 //
-//   univk-kernel-bench [--iterations N] [--tilings] [--split-k S] [--only NAME]
+//   univk-kernel-bench [--iterations N] [--tilings [--pointwise-only]] [--split-k S] [--only NAME]
 //                      [--precision fp32|fp16] [--pipeline-statistics] [--device INDEX|NAME]
 //                      [--json FILE]
 //
@@ -14,12 +14,16 @@
 // VulkanBackend does; MobileNetV2's depthwise convolutions the same two ways) with the
 // planner's tiling, or with every tiling under --tilings: GPU time (p50 of N timestamped runs),
 // achieved FLOP/s and its fraction of the FMA floor (of the cooperative-matrix floor for a
-// cooperative-matrix kernel); for the memory-bound depthwise kernel also its input and output
-// bytes per second as a fraction of the copy floor. --tilings includes the vectorised-core
+// cooperative-matrix kernel), and the bytes it must move at least (depthwise: input and output;
+// GEMM and convolution: every operand and the output) per second as a fraction of the copy
+// floor, which bounds the short-K convolutions. --tilings includes the vectorised-core
 // tilings (kernels::vec_tilings, not yet the planner's) and, with --precision fp16, the
 // cooperative-matrix ones (kernels::coopmat_tilings, then kernels::coopmat_vec_tilings: not yet
-// the planner's). The tiling column ends in "c" for a cooperative-matrix tiling, "v" for a
-// vectorised one ("cv": cooperative matrices on the vectorised loads), and " sS" when the dispatch splits K
+// the planner's) and, for convolutions, the pointwise kernel's (kernels::pointwise_tilings: 1x1
+// convolutions only). The tiling column ends in "c" for a cooperative-matrix tiling, "v" for a
+// vectorised one ("cv": cooperative matrices on the vectorised loads), "p" for a pointwise one,
+// and " sS" when the dispatch splits K (--pointwise-only: the planner's choice and the pointwise
+// tilings only)
 // into S ranges (kernel.h);
 // --split-k forces S (1: no split) for every workload.
 // --pipeline-statistics prints, under each row, the driver's compile statistics of the kernel's
@@ -122,6 +126,16 @@ std::vector<Workload> workloads() {
     w.push_back({"conv3x3_512_7_b32" + layout, {}, conv(32, 512, 7, 512, 3, 1, nhwc)});
     w.push_back({"conv1x1_24_144_56_b32" + layout, {}, conv(32, 24, 56, 144, 1, 1, nhwc)});
     w.push_back({"conv1x1_144_24_56_b32" + layout, {}, conv(32, 144, 56, 24, 1, 1, nhwc)});
+    // MobileNetV2's other short-K expansions and projections at batch 32, memory-bound: their
+    // output (expansions) or input (projections) is 4-6 times the other operand.
+    w.push_back({"conv1x1_32_16_112_b32" + layout, {}, conv(32, 32, 112, 16, 1, 1, nhwc)});
+    w.push_back({"conv1x1_16_96_112_b32" + layout, {}, conv(32, 16, 112, 96, 1, 1, nhwc)});
+    w.push_back({"conv1x1_96_24_56_b32" + layout, {}, conv(32, 96, 56, 24, 1, 1, nhwc)});
+    w.push_back({"conv1x1_32_192_28_b32" + layout, {}, conv(32, 32, 28, 192, 1, 1, nhwc)});
+    w.push_back({"conv1x1_192_32_28_b32" + layout, {}, conv(32, 192, 28, 32, 1, 1, nhwc)});
+    w.push_back({"conv1x1_64_384_14_b32" + layout, {}, conv(32, 64, 14, 384, 1, 1, nhwc)});
+    w.push_back({"conv1x1_384_64_14_b32" + layout, {}, conv(32, 384, 14, 64, 1, 1, nhwc)});
+    w.push_back({"conv1x1_320_1280_7_b32" + layout, {}, conv(32, 320, 7, 1280, 1, 1, nhwc)});
     w.push_back({"conv1x1_960_160_7_b32" + layout, {}, conv(32, 960, 7, 160, 1, 1, nhwc)});
     // ResNet18's strided entry into its last stage and ResNet50's long-K 1x1 convolutions at
     // batch 32 (grids of 104-196 workgroups of 128x64: the planner's small-grid rule).
@@ -171,7 +185,9 @@ struct Measurement {
   kernels::KernelDispatch dispatch;
   bool planner_choice = false;
   bench::Summary gpu_ns;
-  uint64_t bytes = 0;  // input and output bytes of a memory-bound kernel (depthwise); 0 otherwise
+  // The bytes the kernel must move at least: input and output (depthwise), every operand and the
+  // output (GEMM, convolution).
+  uint64_t bytes = 0;
   std::vector<vulkan::PipelineStatistic> statistics;  // --pipeline-statistics
 };
 
@@ -189,6 +205,11 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
     m.bytes = (elements[0] + elements[3]) * sizeof(float);
   } else {
     UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_conv2d(*w.conv, traits, tiling));
+  }
+  if (!w.depthwise) {
+    // Every operand read once and the output written once: the least traffic of the kernel.
+    const std::vector<uint64_t> elements = binding_elements(w);
+    m.bytes = (elements[0] + elements[1] + elements[2] + elements[3]) * sizeof(float);
   }
   std::vector<vulkan::Buffer> buffers;
   std::vector<vulkan::BufferRange> ranges;
@@ -224,11 +245,11 @@ std::string tiling_name(const kernels::KernelDispatch& d) {
   const kernels::Tiling& t = d.tiling;
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
          "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
-         (t.lean ? "l" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+         (t.lean ? "l" : "") + (t.pointwise ? "p" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
-// A memory-bound kernel's input and output bytes per second as a fraction of the copy floor
-// (which reads and writes each byte once: its bytes_per_second counts both); 0 for the others.
+// Measurement::bytes per second as a fraction of the copy floor (which reads and writes each
+// byte once: its bytes_per_second counts both); 0 when unknown.
 double copy_fraction(const Measurement& r, double copy_bytes_per_second) {
   if (r.bytes == 0 || r.gpu_ns.p50 <= 0 || copy_bytes_per_second <= 0) return 0;
   return double(r.bytes) / (r.gpu_ns.p50 * 1e-9) / copy_bytes_per_second;
@@ -251,6 +272,9 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   app.add_flag("--tilings", all_tilings, "Measure every tiling, not only the planner's");
+  bool pointwise_only = false;
+  app.add_flag("--pointwise-only", pointwise_only,
+               "With --tilings: only the pointwise kernel's tilings besides the planner's choice");
   app.add_option("--split-k", split_k, "Force S K-ranges per dispatch for every workload (1: no split)")
       ->type_name("S")
       ->check(CLI::Range(1, 4096));
@@ -330,13 +354,16 @@ int run(int argc, char** argv) {
     if (w.gemm) w.gemm->split_k = split_k;
     if (w.conv) w.conv->split_k = split_k;
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
-    if (all_tilings && !w.depthwise) {
+    if (all_tilings && !w.depthwise && !pointwise_only) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
       for (const kernels::Tiling& t : kernels::vec_tilings()) tilings.push_back(t);
       if (precision == kernels::Precision::kFp16) {
         for (const kernels::Tiling& t : kernels::coopmat_tilings()) tilings.push_back(t);
         for (const kernels::Tiling& t : kernels::coopmat_vec_tilings()) tilings.push_back(t);
       }
+    }
+    if (all_tilings && w.conv) {
+      for (const kernels::Tiling& t : kernels::pointwise_tilings()) tilings.push_back(t);
     }
     for (const auto& t : tilings) {
       auto m = measure(*device, w, t, precision, counts, statistics);

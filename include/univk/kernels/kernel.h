@@ -53,6 +53,7 @@ enum class Kernel : uint8_t {
   kConv2dI8Dot,          // conv2d_i8.h, likewise with integer dot products (shaderIntegerDotProduct)
   kConv2dI8Coopmat,      // conv2d_i8.h, likewise on NV int8 cooperative matrices (DeviceTraits::cooperative_matrix_i8)
   kDepthwiseI8,          // conv2d_i8.h, depthwise with multiplier 1, 4 channels per invocation
+  kConv2dPointwiseF32,   // conv2d.h, a pointwise_tilings() tiling (1x1 convolutions with short K)
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -150,6 +151,10 @@ struct Tiling {
   // shared memory (no registers staging the next one across the multiply) and the multiply in
   // 4x4 quarters, for 8x8 accumulators without spills.
   bool lean = false;
+  // The pointwise kernel (Kernel::kConv2dPointwiseF32, 1x1 convolutions): bm output positions
+  // by bn output channels, tm positions by tn = 4 channels per invocation; bk = 4, the input
+  // channels each step reads. pointwise_tilings() lists them.
+  bool pointwise = false;
   constexpr uint32_t invocations() const { return (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
@@ -168,6 +173,11 @@ std::span<const Tiling> vec_tilings();
 // planners take 128x128x32/8x8cv, 128x64x32/8x4cv or 64x64x32/8x4cv for fp16 problems whose
 // grid fills the GPU unsplit and whose K is at least 512; the others run when forced.
 std::span<const Tiling> coopmat_vec_tilings();
+// The pointwise kernel's tilings (Tiling::pointwise), 256 invocations each: 2 to 32 groups of 4
+// output channels, 4 or 8 positions per invocation. plan_conv2d takes one for a 1x1
+// convolution without padding or groups whose channels are contiguous and whose K is short
+// (conv2d.h); the others run when forced.
+std::span<const Tiling> pointwise_tilings();
 // Whether `tiling` fits `device`: invocations and shared memory within its limits, cooperative
 // matrices where the tiling needs them (the planners refuse a forced tiling that does not fit,
 // Unsupported).

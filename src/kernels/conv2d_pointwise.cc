@@ -1,0 +1,119 @@
+// The pointwise kernel (conv2d_pointwise_f32.comp) of plan_conv2d: its tilings, the rule that
+// takes it, and its dispatch.
+#include <algorithm>
+#include <bit>
+
+#include "tiling.h"
+#include "univk/kernels/conv2d.h"
+
+namespace univk::kernels {
+namespace {
+
+constexpr uint32_t kInvocations = 256;
+// The longest K the planner gives the kernel. On the H200 at batch 32 it beat the GEMM-shaped
+// kernels by 11-50% up to K = 144 (MobileNetV2's 56x56 and 112x112 stages), and lost from
+// K = 192 (192 -> 32 at 28x28: 29.8 against 25.3 us; 384 -> 64 at 14x14: 34.7 against 30.8).
+constexpr int64_t kPointwiseMaxK = 144;
+
+// 256 invocations as (256 / (bn / 4)) row groups by bn / 4 column groups, tm positions each.
+constexpr Tiling pointwise(uint32_t bn, uint32_t tm) {
+  return {kInvocations / (bn / 4) * tm, bn, 4, tm, 4, false, false, false, false, true};
+}
+// The planner's first. On the H200 (docs/PERFORMANCE.md) 256x16 ran every batch-32 problem
+// with K <= 144 of MobileNetV2 fastest or within 2% of the fastest; wider tiles leave fewer
+// positions to a warp's loads.
+constexpr Tiling kPointwiseTilings[] = {
+    pointwise(16, 4), pointwise(32, 4), pointwise(8, 4), pointwise(64, 4),
+    pointwise(128, 4), pointwise(16, 8), pointwise(32, 8),
+};
+
+// FLAGS bits of conv2d_pointwise_f32.comp.
+constexpr uint32_t kFlagVecIn = 64, kFlagVecOut = 128;
+
+// Whether the kernel computes `p`: a 1x1 window without padding or groups, every output
+// position's input inside the input (the kernel reads no padding).
+bool computable(const Conv2dProblem& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.pad_top == 0 && p.pad_left == 0 && p.groups == 1 &&
+         (p.out_h - 1) * p.stride_h < p.in_h && (p.out_w - 1) * p.stride_w < p.in_w;
+}
+
+}  // namespace
+
+std::span<const Tiling> pointwise_tilings() { return kPointwiseTilings; }
+
+namespace detail {
+
+std::optional<Tiling> pointwise_choice(const Conv2dProblem& p, const DeviceTraits& device) {
+  // GPUs only (CPU implementations keep the direct tilings), channels contiguous on both sides
+  // (the VgfBackend's NHWC), and fp32 arithmetic: where fp16 means rounding the operands on the
+  // FMA kernels (no cooperative matrices), this kernel does not round.
+  if (device.cpu || !computable(p) || p.input.c != 1 || p.output.c != 1 ||
+      device.max_workgroup_invocations < kInvocations ||
+      (device.precision == Precision::kFp16 && !device.cooperative_matrix_f16)) {
+    return std::nullopt;
+  }
+  if (p.in_channels > kPointwiseMaxK) return std::nullopt;
+  return kPointwiseTilings[0];
+}
+
+Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& p, const Tiling& tiling, const DeviceTraits& device) {
+  UNIVK_RETURN_IF_ERROR(check_conv2d(p));
+  if (std::find(std::begin(kPointwiseTilings), std::end(kPointwiseTilings), tiling) == std::end(kPointwiseTilings)) {
+    return invalid_argument("tiling " + std::to_string(tiling.bm) + "x" + std::to_string(tiling.bn) +
+                            " is not one of the pointwise kernel's");
+  }
+  if (!computable(p)) {
+    return unsupported("conv2d: the pointwise kernel computes 1x1 convolutions without padding or groups");
+  }
+  if (device.precision == Precision::kFp16 && !device.cooperative_matrix_f16) {
+    return unsupported("conv2d: the pointwise kernel does not round operands to fp16");
+  }
+  if (!tiling_fits(tiling, device)) return unsupported("the tiling does not fit the device's workgroup limits");
+  const int64_t m = p.batch * p.out_h * p.out_w, n = p.out_channels, k = p.in_channels;
+  KernelDispatch d;
+  d.kernel = Kernel::kConv2dPointwiseF32;
+  d.tiling = tiling;
+  const int64_t column_tiles = (n + tiling.bn - 1) / tiling.bn, row_tiles = (m + tiling.bm - 1) / tiling.bm;
+  const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
+  // Row tiles past the y limit fold into x, as the GEMM-shaped kernels' (tiling.cc).
+  const int64_t fold = (row_tiles + max_y - 1) / max_y;
+  if (column_tiles * fold > max_x) {
+    return unsupported("conv2d_pointwise_f32: " + std::to_string(row_tiles) + " x " + std::to_string(column_tiles) +
+                       " output tiles exceed the device's workgroup count limits");
+  }
+  d.groups = {u32(column_tiles * fold), u32((row_tiles + fold - 1) / fold), 1};
+
+  uint32_t flags = (p.epilogue.bias ? kFlagBias : 0) | (p.epilogue.residual ? kFlagResidual : 0);
+  // 16-byte accesses: 4 contiguous channels at offsets and strides that are multiples of 4.
+  const int64_t in_batch = p.batch == 1 ? 0 : p.input.n, out_batch = p.batch == 1 ? 0 : p.output.n;
+  if (p.input.c == 1 && aligned4({k, int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
+    flags |= kFlagVecIn;
+    d.vector_access.push_back({0b1u, 7, kFlagVecIn});
+  }
+  if (p.output.c == 1 && aligned4({n, int64_t(p.output_offset), out_batch, p.output.h, p.output.w}) &&
+      (!p.epilogue.residual || p.residual_offset % 4 == 0)) {
+    flags |= kFlagVecOut;
+    d.vector_access.push_back({p.epilogue.residual ? 0b11000u : 0b1000u, 7, kFlagVecOut});
+  }
+  // The weight chunk: all of K when it fits the staged floats, else the most that does.
+  const uint32_t chunk = std::min<uint32_t>(kPointwiseStagedFloats / tiling.bn, u32((k + 3) / 4 * 4));
+  d.specialization = {{0, tiling.invocations()},
+                      {1, tiling.bn / 4},
+                      {2, tiling.tm},
+                      {3, chunk},
+                      {6, static_cast<uint32_t>(p.epilogue.activation)},
+                      {7, flags}};
+  d.push.assign(kConvPushWords, 0);
+  set_binding_offsets(d.push, {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, p.residual_offset});
+  set_conv_geometry(d.push, p, m, n, k, k);
+  d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
+  d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
+  d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
+  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
+  d.output_binding = 3;
+  d.flops = 2 * uint64_t(m) * uint64_t(n) * uint64_t(k);
+  return d;
+}
+
+}  // namespace detail
+}  // namespace univk::kernels
