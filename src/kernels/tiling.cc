@@ -36,6 +36,10 @@ constexpr Tiling kVecTilings[] = {
     {64, 128, 8, 8, 8, false, false, true},        {64, 64, 8, 8, 8, false, false, true},
 };
 
+// A CPU implementation's tilings (choose_tiling).
+constexpr const Tiling& kCpuVecLarge = kVecTilings[1];
+constexpr const Tiling& kCpuVecSmall = kVecTilings[3];
+
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
 // each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
 // them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of
@@ -195,12 +199,16 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
     if (!fits(*forced, device)) return unsupported("the tiling does not fit the device's workgroup limits");
     return *forced;
   }
-  // A CPU implementation gets one direct tiling for every problem but the few-row ones: the
-  // tile hardly matters there, and each distinct pipeline costs a second or more of shader
-  // compilation. With at most 8 rows, the skinny one (a 64-row tile would idle 63 of 64 rows
-  // of invocations for a batch-1 linear layer).
+  // A CPU implementation gets one of two tilings of the vectorised core's 8x8 kernel, which
+  // ran 1.3-3.6x faster than the direct tilings on lavapipe (docs/PERFORMANCE.md: its loads
+  // are per-lane loops, and 64 accumulators per invocation spread each over more FMAs):
+  // 128x64x8/8x8v from 128 rows, 64x64x16/8x8v below. With at most 8 rows, the skinny direct
+  // one (a 64-row tile would idle 63 of 64 rows of invocations for a batch-1 linear layer).
+  // Then the first direct tiling that fits.
   if (device.cpu) {
     if (m <= int64_t{kSkinnyDirect.bm} && fits(kSkinnyDirect, device)) return kSkinnyDirect;
+    const Tiling& vec = m >= 128 ? kCpuVecLarge : kCpuVecSmall;
+    if (fits(vec, device) && vec.invocations() <= max_invocations) return vec;
     for (const Tiling& t : kTilings) {
       if (t.direct && fits(t, device)) return t;
     }

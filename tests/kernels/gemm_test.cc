@@ -593,9 +593,19 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   EXPECT_EQ(d->splits, 1u);
   EXPECT_EQ(d->scratch_bytes, 0u);
   EXPECT_EQ(d->used_bindings & 0b100000u, 0u);
-  // One row: the CPU's 8-row direct tiling; more rows: its general one.
+  // One row: the CPU's 8-row direct tiling; more rows: the 8x8 vectorised ones, 64x64x16
+  // below 128 rows, 128x64x8 from 128; the direct one where those do not fit.
   EXPECT_EQ(d->tiling, gemm_tilings().back());
   auto rows = plan_gemm(row_major(9, 1000, 1280), cpu);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->tiling, vec_tilings()[3]);
+  EXPECT_EQ(rows->kernel, Kernel::kGemmVec8F32);
+  rows = plan_gemm(row_major(128, 1000, 1280), cpu);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->tiling, vec_tilings()[1]);
+  DeviceTraits small_cpu = cpu;
+  small_cpu.max_shared_bytes = 16384;
+  rows = plan_gemm(row_major(9, 1000, 1280), small_cpu);
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->tiling, gemm_tilings()[5]);
   d = plan_gemm(row_major(4096, 4096, 4096), gpu());
