@@ -23,7 +23,7 @@ constexpr Tiling pointwise(uint32_t bn, uint32_t tm) {
 // with K <= 144 of MobileNetV2 fastest or within 2% of the fastest; wider tiles leave fewer
 // positions to a warp's loads.
 constexpr Tiling kPointwiseTilings[] = {
-    pointwise(16, 4), pointwise(32, 4), pointwise(8, 4), pointwise(64, 4),
+    pointwise(16, 4),  pointwise(32, 4), pointwise(8, 4),  pointwise(64, 4),
     pointwise(128, 4), pointwise(16, 8), pointwise(32, 8),
 };
 
