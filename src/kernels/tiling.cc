@@ -25,7 +25,9 @@ constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64,
 // The vectorised core (gemm_tile.glsl's UNIVK_VEC), under evaluation on GPUs: 8x8 and 8x4
 // accumulators (static indexing, vec4 reads), 64 to 512 invocations; then the lean loop
 // (Tiling::lean) with 8x8; then 8x8 on tiles of 64 rows (64x64x16/8x8v ran GEMM 4096^3
-// fastest: 171 registers per invocation, against the 128 the driver allots 128x128's).
+// fastest: 171 registers per invocation, against the 128 the driver allots 128x128's); last,
+// a direct one for CPU implementations' problems of at most 8 rows (choose_tiling), which
+// reads both operands as vectors along K where they allow it.
 constexpr Tiling kVecTilings[] = {
     {128, 128, 8, 8, 8, false, false, true},       {128, 64, 8, 8, 8, false, false, true},
     {128, 64, 16, 8, 4, false, false, true},       {64, 64, 16, 8, 8, false, false, true},
@@ -34,11 +36,13 @@ constexpr Tiling kVecTilings[] = {
     {128, 128, 8, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true, true},
     {128, 64, 16, 8, 8, false, false, true, true}, {64, 128, 16, 8, 8, false, false, true},
     {64, 128, 8, 8, 8, false, false, true},        {64, 64, 8, 8, 8, false, false, true},
+    {8, 128, 16, 4, 4, true, false, true},
 };
 
 // A CPU implementation's tilings (choose_tiling).
 constexpr const Tiling& kCpuVecLarge = kVecTilings[1];
 constexpr const Tiling& kCpuVecSmall = kVecTilings[3];
+constexpr const Tiling& kCpuVecSkinny = kVecTilings[std::size(kVecTilings) - 1];
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
 // each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
@@ -52,12 +56,12 @@ constexpr Tiling kCoopmatVecTilings[] = {
     {256, 128, 16, 16, 8, false, true, true},
 };
 
-// The core's shape rules: accumulators in groups of 4, and every invocation loading whole
-// vec4s of both slices.
+// The core's shape rules: accumulators in groups of 4, and (staged) every invocation loading
+// whole vec4s of both slices.
 constexpr bool vec_shape_ok(const Tiling& t) {
   const uint32_t vectors = 4 * t.invocations();
-  return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 && (t.bm * t.bk) % vectors == 0 &&
-         (t.bn * t.bk) % vectors == 0;
+  return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 &&
+         (t.direct || ((t.bm * t.bk) % vectors == 0 && (t.bn * t.bk) % vectors == 0));
 }
 static_assert(std::all_of(std::begin(kVecTilings), std::end(kVecTilings), vec_shape_ok));
 
@@ -202,11 +206,17 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
   // A CPU implementation gets one of two tilings of the vectorised core's 8x8 kernel, which
   // ran 1.3-3.6x faster than the direct tilings on lavapipe (docs/PERFORMANCE.md: its loads
   // are per-lane loops, and 64 accumulators per invocation spread each over more FMAs):
-  // 128x64x8/8x8v from 128 rows, 64x64x16/8x8v below. With at most 8 rows, the skinny direct
-  // one (a 64-row tile would idle 63 of 64 rows of invocations for a batch-1 linear layer).
-  // Then the first direct tiling that fits.
+  // 128x64x8/8x8v from 128 rows, 64x64x16/8x8v below. With at most 8 rows (a 64-row tile
+  // would idle most of its rows: batch-1 linear layers, ResNet's last stage at 64x64), the
+  // vectorised core's direct 8x128x16/4x4dv, which loads 4 k at a time where both operands are
+  // contiguous along K, else the scalar skinny direct one. Then the first direct tiling that
+  // fits.
   if (device.cpu) {
-    if (m <= int64_t{kSkinnyDirect.bm} && fits(kSkinnyDirect, device)) return kSkinnyDirect;
+    if (m <= int64_t{kSkinnyDirect.bm}) {
+      for (const Tiling& t : {kCpuVecSkinny, kSkinnyDirect}) {
+        if (fits(t, device) && t.invocations() <= max_invocations) return t;
+      }
+    }
     const Tiling& vec = m >= 128 ? kCpuVecLarge : kCpuVecSmall;
     if (fits(vec, device) && vec.invocations() <= max_invocations) return vec;
     for (const Tiling& t : kTilings) {
@@ -287,8 +297,9 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
     dispatch.scratch_bytes = words * sizeof(uint32_t);
     dispatch.scratch_zero_bytes = tiles * sizeof(uint32_t);
   }
-  // Load-order bits only steer the staged path; clearing them keeps direct variants shared.
-  if (tiling.direct) flags = 0;
+  // Load-order bits only steer the staged path and the vectorised core's direct loop; clearing
+  // them keeps the other direct variants shared.
+  if (tiling.direct && !tiling.vec) flags = 0;
   if (!tiling.vec) flags &= ~(kFlagVecA | kFlagVecB);
   if (tiling.coopmat && tiling.vec) {
     dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatVecF16 : Kernel::kGemmCoopmatVecF16;

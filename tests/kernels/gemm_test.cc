@@ -238,7 +238,8 @@ const GemmCase kVecCases[] = {
 TEST(GemmKernel, VecTilingsMatchTheReference) {
   uint32_t seed = 3000;
   for (const Tiling& tiling : testing::fitting(vec_tilings())) {
-    const bool all = tiling == vec_tilings()[0] || tiling == vec_tilings()[4] || tiling == vec_tilings()[8];
+    const bool all =
+        tiling == vec_tilings()[0] || tiling == vec_tilings()[4] || tiling == vec_tilings()[8] || tiling.direct;
     for (const GemmCase& c : kVecCases) {
       if (all || &c == &kVecCases[1] || &c == &kVecCases[5]) expect_gemm(c, tiling, {}, seed += 10);
     }
@@ -593,9 +594,11 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   EXPECT_EQ(d->splits, 1u);
   EXPECT_EQ(d->scratch_bytes, 0u);
   EXPECT_EQ(d->used_bindings & 0b100000u, 0u);
-  // One row: the CPU's 8-row direct tiling; more rows: the 8x8 vectorised ones, 64x64x16
-  // below 128 rows, 128x64x8 from 128; the direct one where those do not fit.
-  EXPECT_EQ(d->tiling, gemm_tilings().back());
+  // One row: the vectorised core's 8-row direct tiling (the scalar one where it does not fit);
+  // more rows: the 8x8 vectorised ones, 64x64x16 below 128 rows, 128x64x8 from 128; the
+  // direct one where those do not fit.
+  EXPECT_EQ(d->tiling, vec_tilings().back());
+  EXPECT_TRUE(d->tiling.direct);
   auto rows = plan_gemm(row_major(9, 1000, 1280), cpu);
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->tiling, vec_tilings()[3]);
@@ -608,6 +611,9 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   rows = plan_gemm(row_major(9, 1000, 1280), small_cpu);
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->tiling, gemm_tilings()[5]);
+  rows = plan_gemm(linear, small_cpu);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->tiling, gemm_tilings().back());
   d = plan_gemm(row_major(4096, 4096, 4096), gpu());
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->splits, 1u);

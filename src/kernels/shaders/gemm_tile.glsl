@@ -44,7 +44,9 @@
 //
 // DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
-// the buffers, one k at a time.
+// the buffers, one k at a time; on the vectorised core (UNIVK_VEC) with both operands
+// contiguous along K and vector loads allowed (kFlagVecA with kFlagAKFast, kFlagVecB without
+// kFlagBNFast), 4 k at a time (direct_loop_vec).
 //
 // Split-K (SPLITS > 1, kernels::KernelDispatch::splits): K is cut into SPLITS ranges of
 // split_chunk(K) elements (a multiple of BK, so a range starts on a slice boundary), and
@@ -126,8 +128,9 @@ const uint LOADS_B4 = BN * BK < 4u * WG ? 1u : BN * BK / (4u * WG);
 // per row (the including kernel keeps per-row state per slot).
 const uint A_LIVE_SLOTS = (FLAGS & kFlagAKFast) != 0u ? LOADS_A4 : 4u * LOADS_A4;
 #else
-// The A slots in use: slots 0..A_LIVE_SLOTS-1 of A_SLOTS (a vector slot covers 4 elements).
-const uint A_LIVE_SLOTS = VEC_A ? LOADS_A4 : A_SLOTS;
+// The A slots in use: slots 0..A_LIVE_SLOTS-1 of A_SLOTS (a vector slot covers 4 elements;
+// DIRECT: one slot per accumulator row either way).
+const uint A_LIVE_SLOTS = VEC_A && DIRECT == 0u ? LOADS_A4 : A_SLOTS;
 #endif
 #else
 const uint A_LIVE_SLOTS = A_SLOTS;
@@ -260,7 +263,7 @@ uint a_row(uint s) {
 #ifdef UNIVK_COOPMAT_VEC
   return (FLAGS & kFlagAKFast) != 0u ? a_slot4(s).x : a_slot4(s / 4u).x + s % 4u;
 #elif defined(UNIVK_VEC)
-  if (VEC_A) return a_slot4(s).x;
+  if (VEC_A && DIRECT == 0u) return a_slot4(s).x;
 #endif
   return DIRECT != 0u ? acc_row(s) : a_slot(s).x;
 }
@@ -488,15 +491,50 @@ void multiply_slice() {
 
 #endif  // UNIVK_COOPMAT_VEC
 
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT)
+// DIRECT on the vectorised core with both operands loaded as vectors along K: 4 elements of
+// K per load, slice by slice (the including kernel's slice-uniform work, prepare_slice, once
+// per slice), each invocation's TM rows by TN columns.
+void direct_loop_vec(uint k_begin) {
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+    k_check = k0 + BK > k_end;
+    prepare_slice(k0);
+    for (uint kk = 0u; kk < BK; kk += 4u) {
+      vec4 ar[TM];
+      vec4 br[TN];
+      [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = operand4(load_a4(i, k0, kk));
+      [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = operand4(load_b4(k0, kk, acc_col(j)));
+      [[unroll]] for (uint i = 0u; i < TM; ++i) {
+        [[unroll]] for (uint j = 0u; j < TN; ++j) {
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) acc[i][j] = fma(ar[i][c], br[j][c], acc[i][j]);
+        }
+      }
+    }
+  }
+}
+#endif
+
 void direct_loop(uint k_begin) {
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT)
+  if (VEC_A && VEC_B && (FLAGS & kFlagAKFast) != 0u && (FLAGS & kFlagBNFast) == 0u) {
+    direct_loop_vec(k_begin);
+    return;
+  }
+#endif
+  // Slice by slice (k_begin is a slice boundary), so the including kernel's slice-uniform work
+  // holds for each k; the K bound is checked here, not in the loads.
   k_check = false;
-  for (uint k = k_begin; k < k_end; ++k) {
-    float ar[TM];
-    float br[TN];
-    [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = operand(load_a(i, k, 0u));
-    [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = operand(load_b(k, 0u, acc_col(j)));
-    [[unroll]] for (uint i = 0u; i < TM; ++i) {
-      [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+  for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
+    prepare_slice(k0);
+    const uint kn = min(BK, k_end - k0);
+    for (uint kk = 0u; kk < kn; ++kk) {
+      float ar[TM];
+      float br[TN];
+      [[unroll]] for (uint i = 0u; i < TM; ++i) ar[i] = operand(load_a(i, k0, kk));
+      [[unroll]] for (uint j = 0u; j < TN; ++j) br[j] = operand(load_b(k0, kk, acc_col(j)));
+      [[unroll]] for (uint i = 0u; i < TM; ++i) {
+        [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+      }
     }
   }
 }
