@@ -163,8 +163,11 @@ std::span<const Tiling> gemm_tilings();
 // The cooperative-matrix tilings, chosen instead for Precision::kFp16 on devices with
 // DeviceTraits::cooperative_matrix_f16.
 std::span<const Tiling> coopmat_tilings();
-// The vectorised-core tilings (Tiling::vec): taken when forced (planners' `tiling` argument,
-// univk-kernel-bench --tilings); the planners choose among gemm_tilings() (tests run every one).
+// The vectorised-core tilings (Tiling::vec), the last one direct (Tiling::direct: no shared
+// memory, 4 k per load where both operands are contiguous along K). The planners take some of
+// them (GPUs: large problems; CPU implementations: 128x64x8/8x8v, 64x64x16/8x8v and the
+// direct one, docs/ARCHITECTURE.md "Tilings"); the others run when forced (planners' `tiling`
+// argument, univk-kernel-bench --tilings). Tests run every one.
 std::span<const Tiling> vec_tilings();
 // The cooperative-matrix core on the vectorised loads (Tiling::coopmat and Tiling::vec, the
 // *CoopmatVecF16 kernels; devices with DeviceTraits::cooperative_matrix_f16): fp16 shared tiles
