@@ -9,7 +9,8 @@ namespace {
 // guaranteed 16 KiB. 32 accumulators per invocation at most: with 64 (8x8) the H200's compiler
 // spilled them and the kernel ran 12 times slower. The last staged
 // one uses 128 invocations, the guaranteed maxComputeWorkGroupInvocations, so every device has
-// one. Then direct (CPU implementations).
+// one. Then direct ones: CPU implementations' where the vectorised core's tilings do not fit
+// (choose_tiling).
 constexpr Tiling kTilings[] = {
     {128, 128, 8, 8, 4},      {128, 64, 8, 8, 4},       {64, 64, 16, 4, 4},
     {32, 32, 16, 2, 2},       {32, 32, 16, 4, 2},       {64, 64, 16, 4, 4, true},
@@ -204,8 +205,8 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
     return *forced;
   }
   // A CPU implementation gets one of two tilings of the vectorised core's 8x8 kernel, which
-  // ran 1.3-3.6x faster than the direct tilings on lavapipe (docs/PERFORMANCE.md: its loads
-  // are per-lane loops, and 64 accumulators per invocation spread each over more FMAs):
+  // ran 1.3-3.6x faster than the direct tilings on lavapipe (docs/PERFORMANCE.md: a load there
+  // is a per-lane loop whatever its width, and 64 accumulators give each load more FMAs):
   // 128x64x8/8x8v from 128 rows, 64x64x16/8x8v below. With at most 8 rows (a 64-row tile
   // would idle most of its rows: batch-1 linear layers, ResNet's last stage at 64x64), the
   // vectorised core's direct 8x128x16/4x4dv, which loads 4 k at a time where both operands are
