@@ -44,10 +44,11 @@ std::span<const Tiling> pointwise_tilings() { return kPointwiseTilings; }
 namespace detail {
 
 std::optional<Tiling> pointwise_choice(const Conv2dProblem& p, const DeviceTraits& device) {
-  // GPUs only (CPU implementations keep the direct tilings), channels contiguous on both sides
-  // (the VgfBackend's NHWC), and fp32 arithmetic: where fp16 means rounding the operands on the
-  // FMA kernels (no cooperative matrices), this kernel does not round.
-  if (device.cpu || !computable(p) || p.input.c != 1 || p.output.c != 1 ||
+  // GPUs only (CPU implementations keep the GEMM-shaped tilings), channels contiguous on both
+  // sides (the VgfBackend's NHWC), fp32 arithmetic (where fp16 means rounding the operands on
+  // the FMA kernels, without cooperative matrices, this kernel does not round), and no forced
+  // split-K (this kernel has none).
+  if (device.cpu || !computable(p) || p.input.c != 1 || p.output.c != 1 || p.split_k > 1 ||
       device.max_workgroup_invocations < kInvocations ||
       (device.precision == Precision::kFp16 && !device.cooperative_matrix_f16)) {
     return std::nullopt;

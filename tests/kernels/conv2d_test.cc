@@ -306,8 +306,9 @@ TEST(Conv2dKernel, VecTilingsSplitKAndEpilogues) {
 // The pointwise kernel (1x1 convolutions without padding or groups). NHWC with TOSA weights and
 // aligned offsets: vector loads and stores; then the element paths: channel counts that are not
 // multiples of 4, unaligned offsets, NCHW with PyTorch weights; HWIO weights (staged along N),
-// stride 2, K over several staged chunks (32 channels per chunk for 128-column tiles), output
-// positions and channels that are not whole tiles.
+// stride 2, K over several staged chunks (32 channels per chunk for 128-column tiles; the last
+// case also with K not a multiple of 4), output positions and channels that are not whole
+// tiles.
 const VecConvCase kPointwiseCases[] = {
     // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags
     {{2, 16, 9, 11, 24, 1, 1, 0, 1, 1, true, false, 192}, Layout::kNhwc, true},
@@ -317,6 +318,7 @@ const VecConvCase kPointwiseCases[] = {
     {{1, 6, 5, 7, 10, 1, 1, 0, 1, 1, true, false, 0}, Layout::kNhwc, true},
     {{1, 16, 5, 5, 12, 1, 1, 0, 1, 1, false, false, 0}, Layout::kNhwc, true},
     {{2, 12, 6, 5, 8, 1, 1, 0, 1, 1, true, false, 0}, Layout::kNchw, false},
+    {{1, 70, 5, 6, 20, 1, 1, 0, 1, 1, true, false, 128}, Layout::kNhwc, true},
 };
 
 // Every case on the widest and the narrowest tiling, two on the others (each pipeline costs
@@ -341,6 +343,13 @@ TEST(Conv2dKernel, PointwiseEpilogues) {
     expect_conv(v.c, v.layout, v.tosa_weight, tiling, relu6, seed += 10);
     expect_conv(v.c, v.layout, v.tosa_weight, tiling, {false, true, Activation::kRelu}, seed += 10);
   }
+}
+
+TEST(Conv2dKernel, PointwiseRowTilesPastTheYLimitFoldIntoX) {
+  // 2*9*11 = 198 output positions are 4 row tiles of 64 (64x64 tiling): 2 workgroup rows on y,
+  // x covering 2 rows of column tiles.
+  expect_conv(kPointwiseCases[0].c, Layout::kNhwc, true, pointwise_tilings()[3], {true, true, Activation::kRelu}, 5950,
+              0, 1, 2);
 }
 
 TEST(Conv2dKernel, PointwiseRefusesWhatItDoesNotCompute) {
@@ -536,6 +545,9 @@ TEST(Conv2dPlanner, ShortK1x1ConvolutionsTakeThePointwiseKernel) {
   // Not taken: a longer K, a 3x3 window, NCHW, a CPU implementation, fp16 rounding on the FMA
   // kernels.
   EXPECT_NE(plan_conv2d(conv1x1(32, 160, 7, 960), gpu())->kernel, Kernel::kConv2dPointwiseF32);
+  Conv2dProblem split = conv1x1(32, 24, 56, 144);
+  split.split_k = 2;  // forced split-K, which this kernel does not have
+  EXPECT_NE(plan_conv2d(split, gpu())->kernel, Kernel::kConv2dPointwiseF32);
   EXPECT_NE(plan_conv2d(conv3x3(32, 24, 56, 144), gpu())->kernel, Kernel::kConv2dPointwiseF32);
   Conv2dProblem nchw = conv1x1(32, 24, 56, 144);
   nchw.input = ActivationStrides::nchw({32, 24, 56, 56});
