@@ -55,18 +55,13 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
 
   const std::optional<Tiling> pointwise = tiling ? tiling : detail::pointwise_choice(p, device);
   if (pointwise && pointwise->pointwise) return detail::plan_conv2d_pointwise(p, *pointwise, device);
-  // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
-  // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling (the
-  // planner's small-grid rule, measured on its own shapes, passes this cap: tiling.cc).
-  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling, 256));
-  KernelDispatch d;
-  d.kernel = Kernel::kConv2dF32;
   // An input with contiguous channels (NHWC) loads along K, one with contiguous columns (NCHW)
   // along M. The weight loads along K: contiguous for TOSA's layout, taps for PyTorch's.
-  uint32_t flags = p.input.c == 1 ? detail::kFlagAKFast : 0;
-  if (p.weight.oc == 1) flags |= detail::kFlagBNFast;
-  constexpr uint32_t kFlagAlignedK = 16;  // conv2d.glsl
-  if (icg % chosen.bk == 0) {
+  const auto load_flags = [&](uint32_t bk) {
+    uint32_t flags = p.input.c == 1 ? detail::kFlagAKFast : 0;
+    if (p.weight.oc == 1) flags |= detail::kFlagBNFast;
+    constexpr uint32_t kFlagAlignedK = 16;  // conv2d.glsl
+    if (icg % bk != 0) return flags;
     flags |= kFlagAlignedK;
     // 16-byte loads (vectorised tilings, conv2d.glsl): 4 contiguous input channels of the
     // input and of the weight, or 4 contiguous output channels of the weight; offset and
@@ -81,7 +76,17 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
                          : p.weight.ic == 1 && aligned4({w_off, p.weight.oc, p.weight.tap})) {
       flags |= detail::kFlagVecB;
     }
-  }
+    return flags;
+  };
+  constexpr uint32_t kAlongK = detail::kFlagAKFast | detail::kFlagVecA | detail::kFlagVecB;
+  const bool along_k = (load_flags(detail::kCpuDirectBk) & (kAlongK | detail::kFlagBNFast)) == kAlongK;
+  // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
+  // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling (the
+  // planner's small-grid rule, measured on its own shapes, passes this cap: tiling.cc).
+  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling, 256, along_k));
+  KernelDispatch d;
+  d.kernel = Kernel::kConv2dF32;
+  const uint32_t flags = load_flags(chosen.bk);
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, k, p.groups, p.epilogue, flags, p.split_k, device));
   d.push.assign(kConvPushWords, 0);
   detail::set_binding_offsets(d.push,

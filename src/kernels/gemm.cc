@@ -30,9 +30,6 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
         p.residual_offset, {{p.batch, p.out.batch}, {p.m, p.out.row}, {p.n, p.out.col}}, "gemm residual"));
   }
 
-  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling));
-  KernelDispatch d;
-  d.kernel = Kernel::kGemmF32;
   uint32_t flags = 0;
   if (p.a.col == 1) flags |= detail::kFlagAKFast;
   if (p.b.col == 1) flags |= detail::kFlagBNFast;
@@ -49,6 +46,12 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
                    : p.b.row == 1 && aligned4({b_off, b_batch, p.b.col, p.k})) {
     flags |= detail::kFlagVecB;
   }
+  const bool along_k = (flags & (detail::kFlagAKFast | detail::kFlagBNFast | detail::kFlagVecA | detail::kFlagVecB)) ==
+                       (detail::kFlagAKFast | detail::kFlagVecA | detail::kFlagVecB);
+  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen,
+                         detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling, UINT32_MAX, along_k));
+  KernelDispatch d;
+  d.kernel = Kernel::kGemmF32;
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));
   d.push.assign(kGemmPushWords, 0);
   detail::set_binding_offsets(d.push, {p.a.offset, p.b.offset, p.bias.offset, p.out.offset, p.residual_offset});

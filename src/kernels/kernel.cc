@@ -1,7 +1,9 @@
 #include "univk/kernels/kernel.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "univk/kernels/conv2d.h"
 #include "univk/kernels/conv2d_i8.h"
@@ -146,6 +148,21 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
   return {};
 }
 
+namespace {
+
+// Vulkan does not say how many threads a CPU implementation runs; lavapipe starts one per
+// hardware thread unless LP_NUM_THREADS says otherwise (0 there: it runs on the caller's).
+uint32_t cpu_worker_threads() {
+  if (const char* value = std::getenv("LP_NUM_THREADS")) {
+    char* end = nullptr;
+    const unsigned long threads = std::strtoul(value, &end, 10);
+    if (end != value && *end == '\0') return uint32_t(std::clamp<unsigned long>(threads, 1, 1024));
+  }
+  return std::max(std::thread::hardware_concurrency(), 1u);
+}
+
+}  // namespace
+
 DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
   DeviceTraits traits;
   traits.max_shared_bytes = properties.limits.maxComputeSharedMemorySize;
@@ -154,6 +171,7 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties) {
       std::min(properties.limits.maxComputeWorkGroupInvocations, properties.limits.maxComputeWorkGroupSize[0]);
   for (int i = 0; i < 3; ++i) traits.max_group_count[i] = properties.limits.maxComputeWorkGroupCount[i];
   traits.cpu = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (traits.cpu) traits.cpu_threads = cpu_worker_threads();
   traits.max_binding_bytes = properties.limits.maxStorageBufferRange;
   traits.binding_alignment = std::max<uint64_t>(properties.limits.minStorageBufferOffsetAlignment, 4);
   return traits;

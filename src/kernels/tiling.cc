@@ -26,9 +26,10 @@ constexpr Tiling kCoopmatTilings[] = {{128, 64, 32, 8, 4, false, true}, {64, 64,
 // The vectorised core (gemm_tile.glsl's UNIVK_VEC), under evaluation on GPUs: 8x8 and 8x4
 // accumulators (static indexing, vec4 reads), 64 to 512 invocations; then the lean loop
 // (Tiling::lean) with 8x8; then 8x8 on tiles of 64 rows (64x64x16/8x8v ran GEMM 4096^3
-// fastest: 171 registers per invocation, against the 128 the driver allots 128x128's); last,
-// a direct one for CPU implementations' problems of at most 8 rows (choose_tiling), which
-// reads both operands as vectors along K where they allow it.
+// fastest: 171 registers per invocation, against the 128 the driver allots 128x128's); then
+// direct ones for CPU implementations (choose_tiling), which read both operands as vectors
+// along K where they allow it: 8x128x16/4x4dv for problems of at most 8 rows whatever their
+// loads, then kCpuDirectTilings.
 constexpr Tiling kVecTilings[] = {
     {128, 128, 8, 8, 8, false, false, true},       {128, 64, 8, 8, 8, false, false, true},
     {128, 64, 16, 8, 4, false, false, true},       {64, 64, 16, 8, 8, false, false, true},
@@ -37,13 +38,23 @@ constexpr Tiling kVecTilings[] = {
     {128, 128, 8, 8, 8, false, false, true, true}, {128, 128, 16, 8, 8, false, false, true, true},
     {128, 64, 16, 8, 8, false, false, true, true}, {64, 128, 16, 8, 8, false, false, true},
     {64, 128, 8, 8, 8, false, false, true},        {64, 64, 8, 8, 8, false, false, true},
-    {8, 128, 16, 4, 4, true, false, true},
+    {8, 128, 16, 4, 4, true, false, true},         {64, 64, 8, 8, 8, true, false, true},
+    {32, 64, 8, 8, 8, true, false, true},          {64, 32, 8, 8, 8, true, false, true},
+    {16, 64, 8, 8, 8, true, false, true},          {8, 128, 8, 8, 8, true, false, true},
+    {64, 16, 8, 8, 8, true, false, true},          {1, 256, 8, 1, 8, true, false, true},
 };
 
 // A CPU implementation's tilings (choose_tiling).
 constexpr const Tiling& kCpuVecLarge = kVecTilings[1];
 constexpr const Tiling& kCpuVecSmall = kVecTilings[3];
-constexpr const Tiling& kCpuVecSkinny = kVecTilings[std::size(kVecTilings) - 1];
+constexpr const Tiling& kCpuVecSkinny = kVecTilings[14];
+// The direct vectorised tilings cpu_direct_cost weighs, all with slices of kCpuDirectBk: 8x8
+// accumulators on tiles from 64x64 down to 8x128 and 64x16, so small grids still fill the
+// host's threads and narrow outputs waste few columns, and one row by 8 columns per invocation
+// for matrix-vector products.
+constexpr std::span<const Tiling> kCpuDirectTilings(kVecTilings + 15, std::end(kVecTilings));
+static_assert(std::all_of(kCpuDirectTilings.begin(), kCpuDirectTilings.end(),
+                          [](const Tiling& t) { return t.direct && t.vec && t.bk == detail::kCpuDirectBk; }));
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
 // each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
@@ -61,7 +72,7 @@ constexpr Tiling kCoopmatVecTilings[] = {
 // whole vec4s of both slices.
 constexpr bool vec_shape_ok(const Tiling& t) {
   const uint32_t vectors = 4 * t.invocations();
-  return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 &&
+  return (t.tm % 4 == 0 || t.direct) && t.tn % 4 == 0 && t.bk % 4 == 0 &&
          (t.direct || ((t.bm * t.bk) % vectors == 0 && (t.bn * t.bk) % vectors == 0));
 }
 static_assert(std::all_of(std::begin(kVecTilings), std::end(kVecTilings), vec_shape_ok));
@@ -107,6 +118,31 @@ bool fits(const Tiling& t, const DeviceTraits& device) {
 
 uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
   return uint64_t((m + t.bm - 1) / t.bm) * uint64_t((n + t.bn - 1) / t.bn) * uint64_t(batch);
+}
+
+// A CPU implementation runs each workgroup on one of its threads, its invocations in SIMD lanes,
+// and a load there is a loop over the lanes whatever its width (Mesa 22.3's lavapipe). So a
+// direct vectorised tiling costs in proportion to the loads of every invocation of every tile,
+// padding included: per 4 k, tm + tn 16-byte loads for 4 * tm * tn multiply-adds. The grid runs
+// in rounds of `cpu_threads` workgroups. Measured with univk-kernel-bench's cpu64_ workloads
+// (docs/PERFORMANCE.md), this predicted the order of the candidates within ~10%.
+double cpu_direct_cost(const Tiling& t, int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device) {
+  const uint64_t threads = std::max<uint32_t>(device.cpu_threads, 1);
+  const uint64_t rounds = (workgroups(t, m, n, batch) + threads - 1) / threads;
+  const double padded_k = double((k + t.bk - 1) / t.bk * t.bk);
+  return double(rounds) * t.bm * t.bn * padded_k * double(t.tm + t.tn) / double(t.tm * t.tn);
+}
+
+std::optional<Tiling> cheapest_cpu_direct(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
+                                          uint32_t max_invocations) {
+  std::optional<Tiling> best;
+  double best_cost = 0;
+  for (const Tiling& t : kCpuDirectTilings) {
+    if (!fits(t, device) || t.invocations() > max_invocations) continue;
+    const double cost = cpu_direct_cost(t, m, n, k, batch, device);
+    if (!best || cost < best_cost) best = t, best_cost = cost;
+  }
+  return best;
 }
 
 // The cooperative-matrix tilings the planner takes, in order of preference: the first whose
@@ -192,7 +228,7 @@ bool tiling_fits(const Tiling& tiling, const DeviceTraits& device) { return fits
 namespace detail {
 
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
-                             std::optional<Tiling> forced, uint32_t max_invocations) {
+                             std::optional<Tiling> forced, uint32_t max_invocations, bool vector_loads_along_k) {
   if (forced) {
     auto listed = [&](std::span<const Tiling> list) {
       return std::find(list.begin(), list.end(), *forced) != list.end();
@@ -212,6 +248,9 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
   // vectorised core's direct 8x128x16/4x4dv, which loads 4 k at a time where both operands are
   // contiguous along K, else the scalar skinny direct one. Then the first direct tiling that
   // fits.
+  if (device.cpu && vector_loads_along_k) {
+    if (const std::optional<Tiling> t = cheapest_cpu_direct(m, n, k, batch, device, max_invocations)) return *t;
+  }
   if (device.cpu) {
     if (m <= int64_t{kSkinnyDirect.bm}) {
       for (const Tiling& t : {kCpuVecSkinny, kSkinnyDirect}) {

@@ -562,6 +562,35 @@ TEST(Conv2dPlanner, ShortK1x1ConvolutionsTakeThePointwiseKernel) {
   EXPECT_EQ(plan_conv2d(conv1x1(32, 24, 56, 144), fp16)->kernel, Kernel::kConv2dPointwiseF32);
 }
 
+TEST(Conv2dPlanner, CpuImplementationsWeighTheDirectTilings) {
+  // NHWC input and TOSA weights with input channels in multiples of 8 load as vectors along K:
+  // the direct tiling of fewest padded loads (tiling.cc's cpu_direct_cost). MobileNetV2 at
+  // 64x64: 96 -> 576 at 4x4 (16 rows), 24 -> 144 at 16x16 (144 columns: 64x16 wastes none).
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  cpu.cpu_threads = 2;
+  auto d = plan_conv2d(conv1x1(1, 96, 4, 576), cpu);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, (Tiling{16, 64, 8, 8, 8, true, false, true}));
+  EXPECT_EQ(d->kernel, Kernel::kConv2dVec8F32);
+  EXPECT_EQ(d->vector_access.size(), 2u);
+  d = plan_conv2d(conv1x1(1, 24, 16, 144), cpu);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, (Tiling{64, 16, 8, 8, 8, true, false, true}));
+  d = plan_conv2d(conv3x3(1, 512, 2, 512), cpu);  // 4 rows
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, (Tiling{8, 128, 8, 8, 8, true, false, true}));
+  // Not weighed: channels not a multiple of 8, NCHW input, PyTorch's weight layout: the
+  // vectorised core's staged 8x8 tiling.
+  EXPECT_FALSE(plan_conv2d(conv1x1(1, 12, 16, 144), cpu)->tiling.direct);
+  Conv2dProblem nchw = conv1x1(1, 24, 16, 144);
+  nchw.input = ActivationStrides::nchw({1, 24, 16, 16});
+  EXPECT_FALSE(plan_conv2d(nchw, cpu)->tiling.direct);
+  Conv2dProblem oihw = conv3x3(1, 24, 16, 144);
+  oihw.weight = WeightStrides::oihw(24, 3, 3);
+  EXPECT_FALSE(plan_conv2d(oihw, cpu)->tiling.direct);
+}
+
 TEST(Conv2dPlanner, RefusesWhatTheKernelCannotAddress) {
   Conv2dProblem p;
   p.in_channels = 4, p.out_channels = 6, p.groups = 4;

@@ -594,10 +594,11 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   EXPECT_EQ(d->splits, 1u);
   EXPECT_EQ(d->scratch_bytes, 0u);
   EXPECT_EQ(d->used_bindings & 0b100000u, 0u);
+  // B walks N here, so no direct vectorised loads (CpuImplementationsWeighTheDirectTilings).
   // One row: the vectorised core's 8-row direct tiling (the scalar one where it does not fit);
   // more rows: the 8x8 vectorised ones, 64x64x16 below 128 rows, 128x64x8 from 128; the
   // direct one where those do not fit.
-  EXPECT_EQ(d->tiling, vec_tilings().back());
+  EXPECT_EQ(d->tiling, (Tiling{8, 128, 16, 4, 4, true, false, true}));
   EXPECT_TRUE(d->tiling.direct);
   auto rows = plan_gemm(row_major(9, 1000, 1280), cpu);
   ASSERT_TRUE(rows.ok());
@@ -637,6 +638,44 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   d = plan_gemm(forced, gpu());
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->splits, 3u);  // slices of 16
+}
+
+// A linear layer's operands: A [m][k], B [n][k] (PyTorch's weight), both contiguous along K.
+GemmProblem linear_layer(int64_t m, int64_t n, int64_t k) {
+  GemmProblem p = row_major(m, n, k);
+  p.b = {0, 0, 1, k};
+  return p;
+}
+
+TEST(GemmPlanner, CpuImplementationsWeighTheDirectTilings) {
+  // Both operands load as vectors along K: the direct tiling with the fewest loads of padded
+  // tiles, in rounds of the host's threads (tiling.cc's cpu_direct_cost).
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  cpu.cpu_threads = 2;
+  const Tiling gemv{1, 256, 8, 1, 8, true, false, true};
+  const Tiling rows16{16, 64, 8, 8, 8, true, false, true};
+  const Tiling square{64, 64, 8, 8, 8, true, false, true};
+  auto d = plan_gemm(linear_layer(1, 1000, 1280), cpu);  // 4 tiles of one row
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, gemv);
+  EXPECT_EQ(d->kernel, Kernel::kGemmVecF32);
+  EXPECT_NE(d->vector_access.size(), 0u);
+  d = plan_gemm(linear_layer(16, 384, 64), cpu);  // 16 rows: 6 tiles of 16x64
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, rows16);
+  EXPECT_EQ(d->kernel, Kernel::kGemmVec8F32);
+  d = plan_gemm(linear_layer(1024, 96, 16), cpu);  // 96 columns: 64x32 wastes none
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, (Tiling{64, 32, 8, 8, 8, true, false, true}));
+  // The threads: one takes the largest tile, four share 64x64 as four 16x64 tiles.
+  cpu.cpu_threads = 1;
+  EXPECT_EQ(plan_gemm(linear_layer(64, 64, 64), cpu)->tiling, square);
+  cpu.cpu_threads = 4;
+  EXPECT_EQ(plan_gemm(linear_layer(64, 64, 64), cpu)->tiling, rows16);
+  // Not weighed: K not a multiple of 4 (no vector loads), a GPU.
+  EXPECT_EQ(plan_gemm(linear_layer(64, 64, 66), cpu)->tiling, vec_tilings()[3]);
+  EXPECT_FALSE(plan_gemm(linear_layer(1, 1000, 1280), gpu())->tiling.direct);
 }
 
 }  // namespace

@@ -143,6 +143,23 @@ std::vector<Workload> workloads() {
     w.push_back({"conv1x1_1024_256_14_b32" + layout, {}, conv(32, 1024, 14, 256, 1, 1, nhwc)});
     w.push_back({"conv1x1_2048_512_7_b32" + layout, {}, conv(32, 2048, 7, 512, 1, 1, nhwc)});
   }
+  // The lavapipe comparison's models at 64x64, batch 1, NHWC (`--only cpu64_`): MobileNetV2's
+  // stem and its 1x1 convolutions from 32x32 down to 2x2, ResNet50's from 16x16 down to 2x2,
+  // and the classifiers.
+  for (auto [c, hw, oc, k, stride] : std::initializer_list<std::array<int64_t, 5>>{
+           {3, 64, 32, 3, 2},    {32, 32, 16, 1, 1},  {16, 32, 96, 1, 1},   {96, 16, 24, 1, 1},
+           {24, 16, 144, 1, 1},  {144, 16, 24, 1, 1}, {32, 8, 192, 1, 1},   {192, 8, 32, 1, 1},
+           {64, 4, 384, 1, 1},   {384, 4, 64, 1, 1},  {96, 4, 576, 1, 1},   {576, 4, 96, 1, 1},
+           {160, 2, 960, 1, 1},  {960, 2, 160, 1, 1}, {320, 2, 1280, 1, 1}, {64, 16, 256, 1, 1},
+           {256, 16, 64, 1, 1},  {64, 16, 64, 3, 1},  {128, 8, 512, 1, 1},  {128, 8, 128, 3, 1},
+           {1024, 4, 256, 1, 1}, {256, 4, 256, 3, 1}, {2048, 2, 512, 1, 1}, {512, 2, 2048, 1, 1},
+           {512, 2, 512, 3, 1}}) {
+    const std::string shape = std::to_string(c) + "_" + std::to_string(oc) + "_" + std::to_string(hw);
+    const std::string kind = "conv" + std::to_string(k) + "x" + std::to_string(k) + (stride > 1 ? "s2_" : "_");
+    w.push_back({"cpu64_" + kind + shape, {}, conv(1, c, hw, oc, k, stride, true)});
+  }
+  w.push_back({"cpu64_linear_1280x1000", gemm(1, 1000, 1280, true), {}});
+  w.push_back({"cpu64_linear_2048x1000", gemm(1, 1000, 2048, true), {}});
   for (bool nhwc : {true, false}) {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
     w.push_back({"dw3x3_32_112_b1" + layout, {}, {}, depthwise(1, 32, 112, 1, nhwc)});
@@ -235,6 +252,14 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
   return m;
 }
 
+// "BMxBNxBK/TMxTN" and the variant letters: d(irect), c(ooperative matrix), v(ectorised),
+// l(ean), p(ointwise).
+std::string tiling_label(const kernels::Tiling& t) {
+  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
+         (t.lean ? "l" : "") + (t.pointwise ? "p" : "");
+}
+
 std::string tiling_name(const kernels::KernelDispatch& d) {
   if (d.kernel == kernels::Kernel::kDepthwiseF32) {
     // Output channels x columns per invocation.
@@ -242,10 +267,7 @@ std::string tiling_name(const kernels::KernelDispatch& d) {
       if (id == kernels::kDwColumnsConstant) return "4x" + std::to_string(value);
     }
   }
-  const kernels::Tiling& t = d.tiling;
-  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
-         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
-         (t.lean ? "l" : "") + (t.pointwise ? "p" : "") + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
+  return tiling_label(d.tiling) + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
 // Measurement::bytes per second as a fraction of the copy floor (which reads and writes each
@@ -275,6 +297,10 @@ int run(int argc, char** argv) {
   bool pointwise_only = false;
   app.add_flag("--pointwise-only", pointwise_only,
                "With --tilings: only the pointwise kernel's tilings besides the planner's choice");
+  std::string tiling_filter;
+  app.add_option("--tiling-filter", tiling_filter,
+                 "With --tilings: only the tilings whose name (as printed) contains TEXT, besides the planner's choice")
+      ->type_name("TEXT");
   app.add_option("--split-k", split_k, "Force S K-ranges per dispatch for every workload (1: no split)")
       ->type_name("S")
       ->check(CLI::Range(1, 4096));
@@ -365,6 +391,9 @@ int run(int argc, char** argv) {
     if (all_tilings && w.conv) {
       for (const kernels::Tiling& t : kernels::pointwise_tilings()) tilings.push_back(t);
     }
+    std::erase_if(tilings, [&](const std::optional<kernels::Tiling>& t) {
+      return t && tiling_label(*t).find(tiling_filter) == std::string::npos;
+    });
     for (const auto& t : tilings) {
       auto m = measure(*device, w, t, precision, counts, statistics);
       if (!m.ok()) {

@@ -105,6 +105,9 @@ struct DeviceTraits {
   uint32_t max_workgroup_invocations = 128;  // maxComputeWorkGroupInvocations
   std::array<uint32_t, 3> max_group_count = {65535, 65535, 65535};
   bool cpu = false;  // a CPU implementation (lavapipe): fewer, larger workgroups win
+  // A CPU implementation's worker threads, each running one workgroup at a time: the host's
+  // hardware threads (lavapipe's default), or LP_NUM_THREADS where set. 1 for GPUs.
+  uint32_t cpu_threads = 1;
   // VK_NV_cooperative_matrix, shaderFloat16 and vulkanMemoryModel (with device scope) enabled,
   // the 16x16x16 fp16 -> fp32 subgroup shape listed, subgroups of 32 (the *CoopmatF16 kernels'
   // requirements).

@@ -112,8 +112,10 @@ const uint kFlagLean = 256u;        // UNIVK_VEC: the lean loop (above)
 const uint THREADS_M = BM / TM;
 const uint THREADS_N = BN / TN;
 const uint WG = THREADS_M * THREADS_N;
-const uint LOADS_A = BM * BK / WG;
-const uint LOADS_B = BN * BK / WG;
+// Slice elements per invocation (staged path); at least 1, as a zero-length array is not valid
+// SPIR-V: a direct tiling may have fewer slice elements than invocations.
+const uint LOADS_A = BM * BK < WG ? 1u : BM * BK / WG;
+const uint LOADS_B = BN * BK < WG ? 1u : BN * BK / WG;
 // A rows this invocation reads (its slots): its accumulator rows when DIRECT, else its share
 // of the staged slice.
 const uint A_SLOTS = DIRECT != 0u ? TM : LOADS_A;
@@ -204,7 +206,11 @@ uint tile_col() { return gl_LocalInvocationID.x % THREADS_N; }
 
 // Row and column in the tile of accumulator acc[i][j] (UNIVK_VEC: groups of 4, above).
 #ifdef UNIVK_VEC
-uint acc_row(uint i) { return ((i / 4u) * THREADS_M + tile_row()) * 4u + i % 4u; }
+// Direct vectorised tilings of fewer than 4 rows per invocation (matrix-vector products) take
+// rows one at a time, as the scalar core does.
+uint acc_row(uint i) {
+  return TM % 4u == 0u ? ((i / 4u) * THREADS_M + tile_row()) * 4u + i % 4u : tile_row() + i * THREADS_M;
+}
 uint acc_col(uint j) { return ((j / 4u) * THREADS_N + tile_col()) * 4u + j % 4u; }
 #else
 uint acc_row(uint i) { return tile_row() + i * THREADS_M; }
@@ -393,7 +399,7 @@ void multiply_slice(uint buf) {
     return;
   }
   [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
-    vec4 ar[TM / 4u];
+    vec4 ar[(TM + 3u) / 4u];  // rounded up: a direct tiling's TM may be 1 (not staged, but compiled)
     vec4 br[TN / 4u];
     [[unroll]] for (uint g = 0u; g < TM / 4u; ++g) ar[g] = As4[buf][kk][g * THREADS_M + tm];
     [[unroll]] for (uint g = 0u; g < TN / 4u; ++g) br[g] = Bs4[buf][kk][g * THREADS_N + tn];
