@@ -74,15 +74,9 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& p, const Tilin
   KernelDispatch d;
   d.kernel = Kernel::kConv2dPointwiseF32;
   d.tiling = tiling;
-  const int64_t column_tiles = (n + tiling.bn - 1) / tiling.bn, row_tiles = (m + tiling.bm - 1) / tiling.bm;
-  const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
-  // Row tiles past the y limit fold into x, as the GEMM-shaped kernels' (tiling.cc).
-  const int64_t fold = (row_tiles + max_y - 1) / max_y;
-  if (column_tiles * fold > max_x) {
-    return unsupported("conv2d_pointwise_f32: " + std::to_string(row_tiles) + " x " + std::to_string(column_tiles) +
-                       " output tiles exceed the device's workgroup count limits");
-  }
-  d.groups = {u32(column_tiles * fold), u32((row_tiles + fold - 1) / fold), 1};
+  UNIVK_ASSIGN_OR_RETURN(const auto grid, tile_grid((m + tiling.bm - 1) / tiling.bm, (n + tiling.bn - 1) / tiling.bn,
+                                                    device, kernel_name(d.kernel)));
+  d.groups = {grid[0], grid[1], 1};
 
   uint32_t flags = (p.epilogue.bias ? kFlagBias : 0) | (p.epilogue.residual ? kFlagResidual : 0);
   // 16-byte accesses: 4 contiguous channels at offsets and strides that are multiples of 4.

@@ -302,27 +302,30 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   return u32((k + split_chunk(k, u32(splits), tiling.bk) - 1) / split_chunk(k, u32(splits), tiling.bk));
 }
 
+Result<std::array<uint32_t, 2>> tile_grid(int64_t row_tiles, int64_t column_tiles, const DeviceTraits& device,
+                                          const std::string& kernel) {
+  const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
+  const int64_t fold = (row_tiles + max_y - 1) / max_y;
+  if (column_tiles * fold > max_x) {
+    return unsupported(kernel + ": " + std::to_string(row_tiles) + " x " + std::to_string(column_tiles) +
+                       " output tiles exceed the device's workgroup count limits of " + std::to_string(max_x) + " x " +
+                       std::to_string(max_y));
+  }
+  return std::array<uint32_t, 2>{u32(column_tiles * fold), u32((row_tiles + fold - 1) / fold)};
+}
+
 Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m, int64_t n, int64_t k, int64_t z,
                        const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device) {
   const uint32_t splits = choose_splits(tiling, m, n, k, z, device, forced_splits);
   const std::string name = kernel_name(dispatch.kernel);
-  const int64_t column_tiles = (n + tiling.bn - 1) / tiling.bn, row_tiles = (m + tiling.bm - 1) / tiling.bm;
-  const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
-  // Row tiles past the y limit fold into x (gemm_tile.glsl's locate_tile): x covers `fold`
-  // rows of column tiles.
-  const int64_t fold = (row_tiles + max_y - 1) / max_y;
-  if (column_tiles * fold > max_x) {
-    return unsupported(name + ": " + std::to_string(row_tiles) + " x " + std::to_string(column_tiles) +
-                       " output tiles exceed the device's workgroup count limits of " + std::to_string(max_x) + " x " +
-                       std::to_string(max_y));
-  }
+  UNIVK_ASSIGN_OR_RETURN(const auto grid,
+                         tile_grid((m + tiling.bm - 1) / tiling.bm, (n + tiling.bn - 1) / tiling.bn, device, name));
   if (z * splits > int64_t{device.max_group_count[2]}) {
     return unsupported(name + ": " + std::to_string(z) + " batches exceed the device's workgroup count limit of " +
                        std::to_string(device.max_group_count[2]));
   }
-  const int64_t grid[3] = {column_tiles * fold, (row_tiles + fold - 1) / fold, z * splits};
   dispatch.tiling = tiling;
-  dispatch.groups = {u32(grid[0]), u32(grid[1]), u32(grid[2])};
+  dispatch.groups = {grid[0], grid[1], u32(z * splits)};
   dispatch.splits = splits;
   dispatch.scratch_bytes = dispatch.scratch_zero_bytes = 0;
   if (splits > 1) {

@@ -37,6 +37,13 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
 // K elements per range: ceil(K / splits) rounded up to bk (gemm_tile.glsl's split_chunk).
 int64_t split_chunk(int64_t k, uint32_t splits, uint32_t bk);
 
+// The (x, y) workgroup counts of a grid of row_tiles x column_tiles output tiles. Row tiles past
+// the device's y limit fold into x (gemm_tile.glsl's locate_tile: x then covers several rows of
+// column tiles, and the workgroups past the last tile end at once); Unsupported, naming
+// `kernel`, when x exceeds its limit too.
+Result<std::array<uint32_t, 2>> tile_grid(int64_t row_tiles, int64_t column_tiles, const DeviceTraits& device,
+                                          const std::string& kernel);
+
 // Fills the dispatch fields every GEMM-shaped kernel shares: tiling, kernel variant,
 // specialization constants 0..9, the grid ((n, m) tiles, z * splits), split-K's splits and
 // scratch (with `forced_splits` as choose_splits's `forced`), and the vector accesses of
