@@ -48,8 +48,8 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
   }
   const bool along_k = (flags & (detail::kFlagAKFast | detail::kFlagBNFast | detail::kFlagVecA | detail::kFlagVecB)) ==
                        (detail::kFlagAKFast | detail::kFlagVecA | detail::kFlagVecB);
-  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen,
-                         detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling, UINT32_MAX, along_k));
+  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling, UINT32_MAX,
+                                                                    [&](uint32_t) { return along_k; }));
   KernelDispatch d;
   d.kernel = Kernel::kGemmF32;
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));

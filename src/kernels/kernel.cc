@@ -150,15 +150,17 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
 
 namespace {
 
-// Vulkan does not say how many threads a CPU implementation runs; lavapipe starts one per
-// hardware thread unless LP_NUM_THREADS says otherwise (0 there: it runs on the caller's).
+// Vulkan does not say how many threads a CPU implementation runs. lavapipe (Mesa's
+// LP_MAX_THREADS) starts one per hardware thread, at most 32, unless LP_NUM_THREADS says
+// otherwise, read as C's strtoll in base 0 reads it (0 there: it runs on the caller's thread).
 uint32_t cpu_worker_threads() {
+  constexpr long long kMaxThreads = 32;
   if (const char* value = std::getenv("LP_NUM_THREADS")) {
     char* end = nullptr;
-    const unsigned long threads = std::strtoul(value, &end, 10);
-    if (end != value && *end == '\0') return uint32_t(std::clamp<unsigned long>(threads, 1, 1024));
+    const long long threads = std::strtoll(value, &end, 0);
+    if (end != value) return uint32_t(std::clamp(threads, 1LL, kMaxThreads));
   }
-  return std::max(std::thread::hardware_concurrency(), 1u);
+  return uint32_t(std::clamp<long long>(std::thread::hardware_concurrency(), 1, kMaxThreads));
 }
 
 }  // namespace

@@ -48,13 +48,18 @@ constexpr Tiling kVecTilings[] = {
 constexpr const Tiling& kCpuVecLarge = kVecTilings[1];
 constexpr const Tiling& kCpuVecSmall = kVecTilings[3];
 constexpr const Tiling& kCpuVecSkinny = kVecTilings[14];
+static_assert(kCpuVecSkinny == Tiling{8, 128, 16, 4, 4, true, false, true});
+// Slices of the direct vectorised tilings below (one size, so one check of the operands' loads
+// serves them all). 8: a convolution loads vectors only where its input channels per group are
+// a multiple of the slice, and 24 channels (MobileNetV2) are not of 16.
+constexpr uint32_t kCpuDirectBk = 8;
 // The direct vectorised tilings cpu_direct_cost weighs, all with slices of kCpuDirectBk: 8x8
 // accumulators on tiles from 64x64 down to 8x128 and 64x16, so small grids still fill the
 // host's threads and narrow outputs waste few columns, and one row by 8 columns per invocation
 // for matrix-vector products.
 constexpr std::span<const Tiling> kCpuDirectTilings(kVecTilings + 15, std::end(kVecTilings));
 static_assert(std::all_of(kCpuDirectTilings.begin(), kCpuDirectTilings.end(),
-                          [](const Tiling& t) { return t.direct && t.vec && t.bk == detail::kCpuDirectBk; }));
+                          [](const Tiling& t) { return t.direct && t.vec && t.bk == kCpuDirectBk; }));
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
 // each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
@@ -129,7 +134,7 @@ uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
 double cpu_direct_cost(const Tiling& t, int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device) {
   const uint64_t threads = std::max<uint32_t>(device.cpu_threads, 1);
   const uint64_t rounds = (workgroups(t, m, n, batch) + threads - 1) / threads;
-  const double padded_k = double((k + t.bk - 1) / t.bk * t.bk);
+  const double padded_k = double((std::max<int64_t>(k, 1) + t.bk - 1) / t.bk * t.bk);
   return double(rounds) * t.bm * t.bn * padded_k * double(t.tm + t.tn) / double(t.tm * t.tn);
 }
 
@@ -175,6 +180,13 @@ constexpr uint64_t kVecWave = 512;
 // 287 against 310; a 1x1 1024->256 at 14x14 (K 1024) measured even, so it is left out. 93
 // registers per invocation against 135: more workgroups per SM, and more K ranges.
 constexpr Tiling kVecPlanSmallGrid[] = {kVecTilings[7]};
+// Small grids on GPUs, where no scalar tiling reaches the workgroups wanted (batch-1
+// convolutions), with both operands loading as vectors along K and rows enough for its tiles:
+// the vectorised core's 32x64x16/4x4v, split-K filling the GPU. On the H200 at batch 1
+// (docs/PERFORMANCE.md) against 32x32x16/2x2: ResNet's 3x3 convolutions 31.4 against 42.4 us
+// at 64 channels and 56x56, 32.8/37.5 at 256 and 14x14, 36.8/43.5 at 512 and 7x7; ResNet50's
+// 1x1 ones 2% slower to 15% faster; within 5% of the fastest tiling on each.
+constexpr const Tiling& kVecSmallGrid = kVecTilings[5];
 // Grids under this many workgroups leave most of a large GPU idle: choose_splits splits K there.
 constexpr uint64_t kFewWorkgroups = 128;
 constexpr int64_t kSmallGridLongK = 2048;
@@ -228,7 +240,9 @@ bool tiling_fits(const Tiling& tiling, const DeviceTraits& device) { return fits
 namespace detail {
 
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
-                             std::optional<Tiling> forced, uint32_t max_invocations, bool vector_loads_along_k) {
+                             std::optional<Tiling> forced, uint32_t max_invocations,
+                             const std::function<bool(uint32_t bk)>& vector_loads_along_k) {
+  const auto along_k = [&](const Tiling& t) { return vector_loads_along_k && vector_loads_along_k(t.bk); };
   if (forced) {
     auto listed = [&](std::span<const Tiling> list) {
       return std::find(list.begin(), list.end(), *forced) != list.end();
@@ -240,15 +254,17 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
     if (!fits(*forced, device)) return unsupported("the tiling does not fit the device's workgroup limits");
     return *forced;
   }
-  // A CPU implementation gets one of two tilings of the vectorised core's 8x8 kernel, which
-  // ran 1.3-3.6x faster than the direct tilings on lavapipe (docs/PERFORMANCE.md: a load there
+  // A CPU implementation whose operands both load as vectors along K takes the direct
+  // vectorised tiling cpu_direct_cost prefers. Otherwise it gets one of two staged tilings of
+  // the vectorised core's 8x8 kernel, which ran 1.3-3.6x faster than the scalar direct tilings
+  // on lavapipe (docs/PERFORMANCE.md: a load there
   // is a per-lane loop whatever its width, and 64 accumulators give each load more FMAs):
   // 128x64x8/8x8v from 128 rows, 64x64x16/8x8v below. With at most 8 rows (a 64-row tile
   // would idle most of its rows: batch-1 linear layers, ResNet's last stage at 64x64), the
   // vectorised core's direct 8x128x16/4x4dv, which loads 4 k at a time where both operands are
   // contiguous along K, else the scalar skinny direct one. Then the first direct tiling that
   // fits.
-  if (device.cpu && vector_loads_along_k) {
+  if (device.cpu && along_k(kCpuDirectTilings[0])) {
     if (const std::optional<Tiling> t = cheapest_cpu_direct(m, n, k, batch, device, max_invocations)) return *t;
   }
   if (device.cpu) {
@@ -272,6 +288,10 @@ Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, con
     if (!best || workgroups(t, m, n, batch) > workgroups(*best, m, n, batch)) best = t;
   }
   if (!best) return unsupported("no kernel tiling fits the device's workgroup limits");
+  if (!device.cpu && list.tilings.data() == std::data(kTilings) && m >= kVecSmallGrid.bm && along_k(kVecSmallGrid) &&
+      fits(kVecSmallGrid, device) && kVecSmallGrid.invocations() <= list.max_invocations) {
+    return kVecSmallGrid;
+  }
   return *best;
 }
 

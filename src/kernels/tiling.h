@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -15,19 +16,16 @@
 
 namespace univk::kernels::detail {
 
-// Slices of the direct vectorised tilings CPU implementations take (choose_tiling); a
-// convolution loads 16-byte vectors only where its input channels per group are a multiple.
-inline constexpr uint32_t kCpuDirectBk = 8;
-
 // The tiling for an M x N x K problem repeated `batch` times (workgroup z), or the forced one
 // after checking it is one of gemm_tilings() and fits the device.
 // `max_invocations` caps the staged tilings a kernel considers (measured per kernel).
-// `vector_loads_along_k`: with slices of kCpuDirectBk, both operands load as 16-byte vectors
-// along K (A walks K, B does not walk N, kFlagVecA and kFlagVecB); CPU implementations then take
-// a direct vectorised tiling by the cost model in tiling.cc.
+// `vector_loads_along_k(bk)`: whether, with slices of bk, both operands load as 16-byte vectors
+// along K (A walks K, B does not walk N, kFlagVecA and kFlagVecB); where they do, CPU
+// implementations take a direct vectorised tiling by the cost model in tiling.cc and GPUs a
+// vectorised one for small grids. Empty: they do not.
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced, uint32_t max_invocations = UINT32_MAX,
-                             bool vector_loads_along_k = false);
+                             const std::function<bool(uint32_t bk)>& vector_loads_along_k = {});
 
 // Split-K (kernel.h): the number of K ranges for an M x N x K problem repeated `z` times with
 // `tiling`, or `forced` (when not 0) reduced to the K slices there are and the device's group

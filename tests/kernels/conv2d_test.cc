@@ -435,18 +435,32 @@ Conv2dProblem conv3x3(int64_t batch, int64_t c, int64_t hw, int64_t oc) {
 }
 
 TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
-  // 256 -> 256 at 14x14: M 196, N 256, K 2304: 56 tiles of 32x32; 9 ranges of 256.
+  // Small grids with vector loads along K take the vectorised 32x64x16/4x4v. 256 -> 256 at
+  // 14x14: M 196, N 256, K 2304: 28 tiles of 32x64; 9 ranges of 256.
+  const Tiling small_grid{32, 64, 16, 4, 4, false, false, true};
   auto d = plan_conv2d(conv3x3(1, 256, 14, 256), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->tiling, gemm_tilings()[3]);
+  EXPECT_EQ(d->tiling, small_grid);
+  EXPECT_EQ(d->kernel, Kernel::kConv2dVecF32);
+  EXPECT_EQ(d->vector_access.size(), 2u);
   EXPECT_EQ(d->splits, 9u);
-  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{8, 7, 9}));
-  // 512 -> 512 at 7x7: M 49, N 512, K 4608: 32 tiles; 16 ranges (the cap) of 288.
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{4, 7, 9}));
+  // 512 -> 512 at 7x7: M 49, N 512, K 4608: 16 tiles; 16 ranges (the cap) of 288.
   d = plan_conv2d(conv3x3(1, 512, 7, 512), gpu());
   ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, small_grid);
   EXPECT_EQ(d->splits, 16u);
-  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{16, 2, 16}));
-  EXPECT_EQ(d->scratch_zero_bytes, 32u * 4);
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{8, 2, 16}));
+  EXPECT_EQ(d->scratch_zero_bytes, 16u * 4);
+  // Without vector loads along K (NCHW input), or with input channels not a multiple of its
+  // slice of 16 (24), the scalar 32x32x16/2x2: 56 tiles, 9 ranges.
+  Conv2dProblem nchw = conv3x3(1, 256, 14, 256);
+  nchw.input = ActivationStrides::nchw({1, 256, 14, 14});
+  d = plan_conv2d(nchw, gpu());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->tiling, gemm_tilings()[3]);
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{8, 7, 9}));
+  EXPECT_EQ(plan_conv2d(conv3x3(1, 24, 56, 256), gpu())->tiling, gemm_tilings()[3]);
 
   // No split: a CPU implementation, batch 32 (enough tiles), a short K.
   DeviceTraits cpu = gpu();
@@ -490,10 +504,11 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, vec_tilings()[1]);
   EXPECT_GT(d->splits, 1u);
-  // Batch 1 (a grid under 32 tiles of 128x64) and a short K keep the scalar tilings.
+  // Batch 1 (a grid under 32 tiles of 128x64) takes the small-grid 4x4 one, a short K with a
+  // large grid the scalar tilings.
   d = plan_conv2d(conv3x3(1, 64, 56, 64), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_FALSE(d->tiling.vec);
+  EXPECT_EQ(d->tiling, vec_tilings()[5]);
   d = plan_conv2d(conv3x3(32, 16, 56, 64), gpu());  // K 144
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_FALSE(d->tiling.vec);
@@ -512,10 +527,10 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   d = plan_conv2d(conv3x3(32, 512, 7, 512), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
-  // Batch 1: the FMA kernel with split-K, in fp32 on this device.
+  // Batch 1: the FMA kernel (vectorised, small grid) with split-K, in fp32 on this device.
   d = plan_conv2d(conv3x3(1, 256, 14, 256), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->kernel, Kernel::kConv2dF32);
+  EXPECT_EQ(d->kernel, Kernel::kConv2dVecF32);
   EXPECT_GT(d->splits, 1u);
   EXPECT_EQ(flags_of(*d) & 32u, 0u);
 }

@@ -231,6 +231,7 @@ const GemmCase kVecCases[] = {
     {3, 20, 68, 36, true, false, false, true, 192},  {2, 32, 20, 40, false, true, true, true, 192},
     {1, 64, 64, 64, true, true, false, true, 192},   {1, 130, 129, 17, false, false, false, true, 0},
     {2, 33, 20, 41, false, true, true, false, 0},    {1, 7, 12, 6, false, false, false, true, 128},
+    {1, 9, 20, 36, false, true, false, true, 192},
 };
 
 // Every case on an 8x8 tiling (compiled-in sizes), a 4x4 one (specialised sizes) and a lean 8x8
@@ -251,6 +252,11 @@ TEST(GemmKernel, VecTilingsSplitKAndEpilogues) {
   for (const Tiling& tiling : testing::fitting(vec_tilings())) {
     expect_gemm({2, 36, 44, 296, false, false, false, true, 192}, tiling, {true, true, Activation::kRelu}, seed += 10,
                 5, /*runs=*/2);
+    // B [n][k]: the direct tilings' vectorised loop, split, its last slice half past K.
+    if (tiling.direct) {
+      expect_gemm({2, 36, 44, 292, false, true, false, true, 192}, tiling, {true, true, Activation::kRelu}, seed += 10,
+                  5, /*runs=*/2);
+    }
   }
   expect_gemm({1, 130, 129, 517, true, true, false, false, 0}, vec_tilings()[0], {}, seed += 10, 7, /*runs=*/2);
   const Epilogue epilogues[] = {
@@ -660,7 +666,7 @@ TEST(GemmPlanner, CpuImplementationsWeighTheDirectTilings) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, gemv);
   EXPECT_EQ(d->kernel, Kernel::kGemmVecF32);
-  EXPECT_NE(d->vector_access.size(), 0u);
+  EXPECT_EQ(d->vector_access.size(), 2u);
   d = plan_gemm(linear_layer(16, 384, 64), cpu);  // 16 rows: 6 tiles of 16x64
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->tiling, rows16);

@@ -145,7 +145,7 @@ std::vector<Workload> workloads() {
   }
   // The lavapipe comparison's models at 64x64, batch 1, NHWC (`--only cpu64_`): MobileNetV2's
   // stem and its 1x1 convolutions from 32x32 down to 2x2, ResNet50's from 16x16 down to 2x2,
-  // and the classifiers.
+  // and ResNet50's classifier (MobileNetV2's is linear_b1_1280x1000 above).
   for (auto [c, hw, oc, k, stride] : std::initializer_list<std::array<int64_t, 5>>{
            {3, 64, 32, 3, 2},    {32, 32, 16, 1, 1},  {16, 32, 96, 1, 1},   {96, 16, 24, 1, 1},
            {24, 16, 144, 1, 1},  {144, 16, 24, 1, 1}, {32, 8, 192, 1, 1},   {192, 8, 32, 1, 1},
@@ -158,8 +158,21 @@ std::vector<Workload> workloads() {
     const std::string kind = "conv" + std::to_string(k) + "x" + std::to_string(k) + (stride > 1 ? "s2_" : "_");
     w.push_back({"cpu64_" + kind + shape, {}, conv(1, c, hw, oc, k, stride, true)});
   }
-  w.push_back({"cpu64_linear_1280x1000", gemm(1, 1000, 1280, true), {}});
   w.push_back({"cpu64_linear_2048x1000", gemm(1, 1000, 2048, true), {}});
+  // ResNet50's convolutions at 224x224, batch 1, NHWC, beside the 3x3 ones above (`--only
+  // r50b1_`): the bottlenecks' 1x1 reductions and expansions, K from 64 to 2048.
+  for (auto [c, hw, oc] : std::initializer_list<std::array<int64_t, 3>>{{256, 56, 64},
+                                                                        {256, 56, 128},
+                                                                        {512, 28, 128},
+                                                                        {128, 28, 512},
+                                                                        {1024, 14, 256},
+                                                                        {256, 14, 1024},
+                                                                        {2048, 7, 512},
+                                                                        {512, 7, 2048}}) {
+    w.push_back({"r50b1_conv1x1_" + std::to_string(c) + "_" + std::to_string(oc) + "_" + std::to_string(hw),
+                 {},
+                 conv(1, c, hw, oc, 1, 1, true)});
+  }
   for (bool nhwc : {true, false}) {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
     w.push_back({"dw3x3_32_112_b1" + layout, {}, {}, depthwise(1, 32, 112, 1, nhwc)});

@@ -105,8 +105,9 @@ struct DeviceTraits {
   uint32_t max_workgroup_invocations = 128;  // maxComputeWorkGroupInvocations
   std::array<uint32_t, 3> max_group_count = {65535, 65535, 65535};
   bool cpu = false;  // a CPU implementation (lavapipe): fewer, larger workgroups win
-  // A CPU implementation's worker threads, each running one workgroup at a time: the host's
-  // hardware threads (lavapipe's default), or LP_NUM_THREADS where set. 1 for GPUs.
+  // A CPU implementation's worker threads, each running one workgroup at a time: as lavapipe
+  // counts them, LP_NUM_THREADS where set, else the host's hardware threads, at most 32. 1 for
+  // GPUs.
   uint32_t cpu_threads = 1;
   // VK_NV_cooperative_matrix, shaderFloat16 and vulkanMemoryModel (with device scope) enabled,
   // the 16x16x16 fp16 -> fp32 subgroup shape listed, subgroups of 32 (the *CoopmatF16 kernels'
@@ -166,11 +167,12 @@ std::span<const Tiling> gemm_tilings();
 // The cooperative-matrix tilings, chosen instead for Precision::kFp16 on devices with
 // DeviceTraits::cooperative_matrix_f16.
 std::span<const Tiling> coopmat_tilings();
-// The vectorised-core tilings (Tiling::vec), the last one direct (Tiling::direct: no shared
-// memory, 4 k per load where both operands are contiguous along K). The planners take some of
-// them (GPUs: large problems; CPU implementations: 128x64x8/8x8v, 64x64x16/8x8v and the
-// direct one, docs/ARCHITECTURE.md "Tilings"); the others run when forced (planners' `tiling`
-// argument, univk-kernel-bench --tilings). Tests run every one.
+// The vectorised-core tilings (Tiling::vec): staged ones, then direct ones (Tiling::direct: no
+// shared memory, 4 k per load where both operands are contiguous along K). The planners take
+// some of them (GPUs: large problems and batch-1 ones; CPU implementations: the direct ones by
+// a cost model where both operands load along K, else 128x64x8/8x8v, 64x64x16/8x8v or
+// 8x128x16/4x4dv; docs/ARCHITECTURE.md "Tilings"); the others run when forced (planners'
+// `tiling` argument, univk-kernel-bench --tilings). Tests run every one.
 std::span<const Tiling> vec_tilings();
 // The cooperative-matrix core on the vectorised loads (Tiling::coopmat and Tiling::vec, the
 // *CoopmatVecF16 kernels; devices with DeviceTraits::cooperative_matrix_f16): fp16 shared tiles

@@ -22,7 +22,8 @@
 // and BN/2 multiples of 16, and never splits it.
 //
 // UNIVK_VEC (defined by the *_vec_f32 shaders): the vectorised FMA core. TM and TN are multiples
-// of 4 and each invocation owns TM/4 groups of 4 consecutive rows (group g: rows
+// of 4 (but TM of a direct tiling, which may be 1: then rows one at a time, acc_row) and each
+// invocation owns TM/4 groups of 4 consecutive rows (group g: rows
 // 4 * (g * THREADS_M + tm) + 0..3) and likewise TN/4 groups of 4 consecutive columns, so
 // multiply_slice reads every operand as a vec4 from shared tiles stored [k][m] and [k][n]
 // (neighbouring invocations read neighbouring vec4s), and the shared tiles are double-buffered:
