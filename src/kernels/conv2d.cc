@@ -78,10 +78,7 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
     }
     return flags;
   };
-  const auto along_k = [&](uint32_t bk) {
-    constexpr uint32_t kAlongK = detail::kFlagAKFast | detail::kFlagVecA | detail::kFlagVecB;
-    return (load_flags(bk) & (kAlongK | detail::kFlagBNFast)) == kAlongK;
-  };
+  const auto along_k = [&](uint32_t bk) { return detail::loads_vectors_along_k(load_flags(bk)); };
   // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
   // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling (the
   // planner's small-grid rule, measured on its own shapes, passes this cap: tiling.cc).

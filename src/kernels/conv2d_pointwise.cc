@@ -74,8 +74,7 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& p, const Tilin
   KernelDispatch d;
   d.kernel = Kernel::kConv2dPointwiseF32;
   d.tiling = tiling;
-  UNIVK_ASSIGN_OR_RETURN(const auto grid, tile_grid((m + tiling.bm - 1) / tiling.bm, (n + tiling.bn - 1) / tiling.bn,
-                                                    device, kernel_name(d.kernel)));
+  UNIVK_ASSIGN_OR_RETURN(const auto grid, tile_grid(tiling, m, n, device, kernel_name(d.kernel)));
   d.groups = {grid[0], grid[1], 1};
 
   uint32_t flags = (p.epilogue.bias ? kFlagBias : 0) | (p.epilogue.residual ? kFlagResidual : 0);

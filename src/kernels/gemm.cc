@@ -46,8 +46,7 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
                    : p.b.row == 1 && aligned4({b_off, b_batch, p.b.col, p.k})) {
     flags |= detail::kFlagVecB;
   }
-  const bool along_k = (flags & (detail::kFlagAKFast | detail::kFlagBNFast | detail::kFlagVecA | detail::kFlagVecB)) ==
-                       (detail::kFlagAKFast | detail::kFlagVecA | detail::kFlagVecB);
+  const bool along_k = detail::loads_vectors_along_k(flags);
   UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling, UINT32_MAX,
                                                                     [&](uint32_t) { return along_k; }));
   KernelDispatch d;

@@ -130,7 +130,7 @@ uint64_t workgroups(const Tiling& t, int64_t m, int64_t n, int64_t batch) {
 // direct vectorised tiling costs in proportion to the loads of every invocation of every tile,
 // padding included: per 4 k, tm + tn 16-byte loads for 4 * tm * tn multiply-adds. The grid runs
 // in rounds of `cpu_threads` workgroups. Measured with univk-kernel-bench's cpu64_ workloads
-// (docs/PERFORMANCE.md), this predicted the order of the candidates within ~10%.
+// (docs/PERFORMANCE.md), this ordered the candidates as measured but for pairs within ~10%.
 double cpu_direct_cost(const Tiling& t, int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device) {
   const uint64_t threads = std::max<uint32_t>(device.cpu_threads, 1);
   const uint64_t rounds = (workgroups(t, m, n, batch) + threads - 1) / threads;
@@ -322,8 +322,9 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   return u32((k + split_chunk(k, u32(splits), tiling.bk) - 1) / split_chunk(k, u32(splits), tiling.bk));
 }
 
-Result<std::array<uint32_t, 2>> tile_grid(int64_t row_tiles, int64_t column_tiles, const DeviceTraits& device,
+Result<std::array<uint32_t, 2>> tile_grid(const Tiling& tiling, int64_t m, int64_t n, const DeviceTraits& device,
                                           const std::string& kernel) {
+  const int64_t row_tiles = (m + tiling.bm - 1) / tiling.bm, column_tiles = (n + tiling.bn - 1) / tiling.bn;
   const int64_t max_x = device.max_group_count[0], max_y = std::max<uint32_t>(device.max_group_count[1], 1);
   const int64_t fold = (row_tiles + max_y - 1) / max_y;
   if (column_tiles * fold > max_x) {
@@ -338,8 +339,7 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
                        const Epilogue& epilogue, uint32_t flags, uint32_t forced_splits, const DeviceTraits& device) {
   const uint32_t splits = choose_splits(tiling, m, n, k, z, device, forced_splits);
   const std::string name = kernel_name(dispatch.kernel);
-  UNIVK_ASSIGN_OR_RETURN(const auto grid,
-                         tile_grid((m + tiling.bm - 1) / tiling.bm, (n + tiling.bn - 1) / tiling.bn, device, name));
+  UNIVK_ASSIGN_OR_RETURN(const auto grid, tile_grid(tiling, m, n, device, name));
   if (z * splits > int64_t{device.max_group_count[2]}) {
     return unsupported(name + ": " + std::to_string(z) + " batches exceed the device's workgroup count limit of " +
                        std::to_string(device.max_group_count[2]));

@@ -35,11 +35,11 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
 // K elements per range: ceil(K / splits) rounded up to bk (gemm_tile.glsl's split_chunk).
 int64_t split_chunk(int64_t k, uint32_t splits, uint32_t bk);
 
-// The (x, y) workgroup counts of a grid of row_tiles x column_tiles output tiles. Row tiles past
-// the device's y limit fold into x (gemm_tile.glsl's locate_tile: x then covers several rows of
+// The (x, y) workgroup counts covering an M x N output with `tiling`'s tiles. Row tiles past the
+// device's y limit fold into x (gemm_tile.glsl's locate_tile: x then covers several rows of
 // column tiles, and the workgroups past the last tile end at once); Unsupported, naming
 // `kernel`, when x exceeds its limit too.
-Result<std::array<uint32_t, 2>> tile_grid(int64_t row_tiles, int64_t column_tiles, const DeviceTraits& device,
+Result<std::array<uint32_t, 2>> tile_grid(const Tiling& tiling, int64_t m, int64_t n, const DeviceTraits& device,
                                           const std::string& kernel);
 
 // Fills the dispatch fields every GEMM-shaped kernel shares: tiling, kernel variant,
@@ -124,6 +124,13 @@ inline void set_conv_geometry(std::vector<uint32_t>& push, const Conv2dProblem& 
 // FLAGS bits of gemm_tile.glsl.
 inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32,
                           kFlagVecA = 64, kFlagVecB = 128, kFlagLean = 256;
+
+// Whether load flags (kFlag* of gemm_tile.glsl) read both operands as 16-byte vectors along K:
+// A walks K, B does not walk N, kFlagVecA and kFlagVecB (choose_tiling's vector_loads_along_k).
+constexpr bool loads_vectors_along_k(uint32_t flags) {
+  constexpr uint32_t kAlongK = kFlagAKFast | kFlagVecA | kFlagVecB;
+  return (flags & (kAlongK | kFlagBNFast)) == kAlongK;
+}
 
 // Whether every value is a multiple of 4 (vector access: offsets, strides, walked extents).
 inline bool aligned4(std::initializer_list<int64_t> values) {
