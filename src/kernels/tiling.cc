@@ -65,12 +65,14 @@ static_assert(std::all_of(kCpuDirectTilings.begin(), kCpuDirectTilings.end(),
 // each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
 // them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of
 // 4x4; 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16 (fewer bytes loaded
-// per multiply-add), 8 subgroups of 4x4. Shared memory 20-40 KiB.
+// per multiply-add), 8 subgroups of 4x4; then 128x128 with slices of 16, 8 subgroups of 2x4 (126
+// registers per invocation on the H200 against 162 with slices of 32: two workgroups per SM).
+// Shared memory 20-40 KiB.
 constexpr Tiling kCoopmatVecTilings[] = {
     {128, 128, 32, 8, 8, false, true, true},  {128, 128, 32, 16, 8, false, true, true},
     {128, 64, 32, 8, 4, false, true, true},   {128, 64, 32, 16, 4, false, true, true},
     {64, 64, 32, 8, 4, false, true, true},    {128, 256, 16, 16, 8, false, true, true},
-    {256, 128, 16, 16, 8, false, true, true},
+    {256, 128, 16, 16, 8, false, true, true}, {128, 128, 16, 8, 8, false, true, true},
 };
 
 // The core's shape rules: accumulators in groups of 4, and (staged) every invocation loading
@@ -161,6 +163,14 @@ std::optional<Tiling> cheapest_cpu_direct(int64_t m, int64_t n, int64_t k, int64
 constexpr Tiling kCoopmatPlanWide[] = {kCoopmatVecTilings[0], kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr uint64_t kCoopmatWave = 96;
+// Grids of at least kCoopmatManyTiles 128x128 tiles take 128x128x16/8x8cv instead: its 126
+// registers per invocation let two workgroups share an SM, which pays once there are workgroups
+// for both. On the H200: GEMM 4096^3 (1024 tiles) 1207 against 1383 us, the batch-32 3x3
+// convolution 128 -> 128 at 28x28 (196 tiles) 94 against 116 us; with 98 tiles (256 -> 256 at
+// 14x14) the slices of 32 won, 107 against 131 us.
+constexpr Tiling kCoopmatPlanMany[] = {kCoopmatVecTilings[7]};
+static_assert(kCoopmatPlanMany[0] == Tiling{128, 128, 16, 8, 8, false, true, true});
+constexpr uint64_t kCoopmatManyTiles = 192;
 
 // The FMA tilings GPUs take for large problems: the vectorised core's 8x8 accumulators, 128x128
 // where its grid keeps every SM busy with several workgroups (kVecWave) and N is wider than 64,
@@ -213,6 +223,8 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
                        [&](const Tiling& t) { return fits(t, device) && t.invocations() <= max_invocations; });
   };
   if (device.precision == Precision::kFp16 && large) {
+    if (n > 64 && workgroups(kCoopmatPlanMany[0], m, n, batch) >= kCoopmatManyTiles && runnable(kCoopmatPlanMany))
+      return {kCoopmatPlanMany, 1, max_invocations};
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kCoopmatPlanWide) : kCoopmatPlanNarrow;
     if (runnable(plan)) return {plan, kCoopmatWave, max_invocations};
   }

@@ -527,6 +527,11 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   d = plan_conv2d(conv3x3(32, 512, 7, 512), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
+  // 128 -> 128 at 28x28: 196 tiles of 128x128, at least kCoopmatManyTiles' 192: slices of 16.
+  d = plan_conv2d(conv3x3(32, 128, 28, 128), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[7]);
+  EXPECT_EQ(d->tiling.bk, 16u);
   // Batch 1: the FMA kernel (vectorised, small grid) with split-K, in fp32 on this device.
   d = plan_conv2d(conv3x3(1, 256, 14, 256), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();

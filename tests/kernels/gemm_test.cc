@@ -443,7 +443,8 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   d = plan_gemm(big, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
-  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  // 1024 tiles of 128x128: slices of 16 (two workgroups per SM).
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[7]);
   // 64 output columns take the 128x64 tile (256 of them along M fill the GPU).
   GemmProblem narrow = big;
   narrow.m = 256 * 128, narrow.n = 64;
