@@ -250,6 +250,32 @@ Status add_binding_offsets(KernelDispatch& dispatch, std::span<const uint32_t> e
   return ok_status();
 }
 
+std::string plan_label(const KernelDispatch& dispatch) {
+  if (dispatch.kernel == Kernel::kDepthwiseF32) {
+    for (auto [id, value] : dispatch.specialization) {
+      if (id == kDwColumnsConstant) return "4x" + std::to_string(value);
+    }
+  }
+  return tiling_label(dispatch.tiling) + (dispatch.splits > 1 ? " s" + std::to_string(dispatch.splits) : "");
+}
+
+std::string describe(const KernelDispatch& dispatch) {
+  std::string text = std::string(kernel_name(dispatch.kernel)) + " " + plan_label(dispatch);
+  uint32_t scalar = 0;
+  for (const KernelDispatch::VectorAccess& access : dispatch.vector_access) {
+    for (auto [id, value] : dispatch.specialization) {
+      if (id == access.constant_id && (value & access.flag) == 0) scalar |= access.bindings;
+    }
+  }
+  if (scalar != 0) {
+    text += ", scalar loads of bindings";
+    for (uint32_t i = 0; i < 32; ++i) {
+      if ((scalar >> i & 1u) != 0) text += " " + std::to_string(i);
+    }
+  }
+  return text;
+}
+
 vulkan::ComputePipelineDesc pipeline_desc(const KernelDispatch& dispatch) {
   auto desc = vulkan::ComputePipelineDesc::storage_buffers(
       kernel_spirv(dispatch.kernel), kernel_binding_count(dispatch.kernel), kernel_push_bytes(dispatch.kernel),

@@ -1,6 +1,7 @@
 #include "tiling.h"
 
 #include <algorithm>
+#include <string>
 
 namespace univk::kernels {
 namespace {
@@ -242,6 +243,12 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
 }
 
 }  // namespace
+
+std::string tiling_label(const Tiling& t) {
+  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
+         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
+         (t.lean ? "l" : "") + (t.pointwise ? "p" : "");
+}
 
 std::span<const Tiling> gemm_tilings() { return kTilings; }
 std::span<const Tiling> coopmat_tilings() { return kCoopmatTilings; }

@@ -514,6 +514,20 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   EXPECT_FALSE(d->tiling.vec);
 }
 
+// The names logs (VgfBackend and VulkanBackend at debug level) and univk-kernel-bench give a plan.
+TEST(Conv2dPlanner, DescribeNamesTheKernelTheTilingAndScalarLoads) {
+  EXPECT_EQ(tiling_label(coopmat_vec_tilings()[7]), "128x128x16/8x8cv");
+  EXPECT_EQ(tiling_label(pointwise_tilings()[0]), "256x16x4/4x4p");
+  auto d = plan_conv2d(conv3x3(32, 512, 7, 512), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(plan_label(*d), "128x128x16/8x4v s10");
+  EXPECT_EQ(describe(*d), "conv2d_vec_f32 128x128x16/8x4v s10");
+  // An input offset of one element leaves the input's 16-byte loads unaligned: turned off.
+  const std::vector<uint32_t> unaligned_input = {1, 0, 0, 0, 0};
+  ASSERT_TRUE(add_binding_offsets(*d, unaligned_input).ok());
+  EXPECT_EQ(describe(*d), "conv2d_vec_f32 128x128x16/8x4v s10, scalar loads of bindings 0");
+}
+
 TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   DeviceTraits device = gpu();
   device.cooperative_matrix_f16 = true;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu_timing.h"
+#include "operand_fill.h"
 #include "univk_bench_floors_shaders.h"
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/command.h"
@@ -160,6 +161,8 @@ Result<FmaFloor> measure_coopmat_peak(const vulkan::DeviceLease& device, RepeatC
   UNIVK_ASSIGN_OR_RETURN(auto data, vulkan::Buffer::create(device, 1024, vulkan::MemoryKind::kDeviceLocal));
   UNIVK_ASSIGN_OR_RETURN(auto out, vulkan::Buffer::create(device, out_bytes, vulkan::MemoryKind::kDeviceLocal));
   const vulkan::BufferRange ranges[] = {{data.handle(), 0, 1024}, {out.handle(), 0, out_bytes}};
+  // Random operands, as the kernels measured against this floor multiply (operand_fill.h).
+  UNIVK_RETURN_IF_ERROR(fill_uniform(device, ranges[0], 1, FillFormat::kFloat16));
   FmaFloor floor;
   floor.flop = double(groups) * 8 * iterations * 4 * (2.0 * 16 * 16 * 16);
   UNIVK_ASSIGN_OR_RETURN(floor.gpu_ns, time_one_dispatch(device, counts, shaders::coopmat_peak_spv(), "coopmat floor",

@@ -45,6 +45,7 @@
 #include "floors.h"
 #include "gpu_timing.h"
 #include "json_output.h"
+#include "operand_fill.h"
 #include "stdout_check.h"
 #include "univk/kernels/conv2d.h"
 #include "univk/kernels/depthwise.h"
@@ -250,6 +251,9 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
     ranges.push_back({buffer.handle(), 0, count * 4});
     buffers.push_back(std::move(buffer));
   }
+  // Operands as a model's data (operand_fill.h says why); the scratch binding (split-K's
+  // counters, which must start at zero) stays as allocated.
+  for (size_t b = 0; b + 1 < ranges.size(); ++b) UNIVK_RETURN_IF_ERROR(bench::fill_uniform(device, ranges[b], b + 1));
   UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(m.dispatch)));
   if (statistics) {
     UNIVK_ASSIGN_OR_RETURN(m.statistics, pipeline->statistics());
@@ -263,24 +267,6 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
   UNIVK_RETURN_IF_ERROR(recorded);
   m.gpu_ns = times.first;
   return m;
-}
-
-// "BMxBNxBK/TMxTN" and the variant letters: d(irect), c(ooperative matrix), v(ectorised),
-// l(ean), p(ointwise).
-std::string tiling_label(const kernels::Tiling& t) {
-  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
-         "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
-         (t.lean ? "l" : "") + (t.pointwise ? "p" : "");
-}
-
-std::string tiling_name(const kernels::KernelDispatch& d) {
-  if (d.kernel == kernels::Kernel::kDepthwiseF32) {
-    // Output channels x columns per invocation.
-    for (auto [id, value] : d.specialization) {
-      if (id == kernels::kDwColumnsConstant) return "4x" + std::to_string(value);
-    }
-  }
-  return tiling_label(d.tiling) + (d.splits > 1 ? " s" + std::to_string(d.splits) : "");
 }
 
 // Measurement::bytes per second as a fraction of the copy floor (which reads and writes each
@@ -379,9 +365,9 @@ int run(int argc, char** argv) {
     const std::string of_copy =
         r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
     std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
-                kernels::kernel_name(r.dispatch.kernel), tiling_name(r.dispatch).c_str(), r.planner_choice ? "yes" : "",
-                r.gpu_ns.p50 * 1e-3, flops * 1e-9, floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0,
-                of_copy.c_str());
+                kernels::kernel_name(r.dispatch.kernel), kernels::plan_label(r.dispatch).c_str(),
+                r.planner_choice ? "yes" : "", r.gpu_ns.p50 * 1e-3, flops * 1e-9,
+                floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0, of_copy.c_str());
     for (const vulkan::PipelineStatistic& s : r.statistics) {
       std::printf("    %s: %s = %s\n", s.executable.c_str(), s.name.c_str(), s.value.c_str());
     }
@@ -405,7 +391,7 @@ int run(int argc, char** argv) {
       for (const kernels::Tiling& t : kernels::pointwise_tilings()) tilings.push_back(t);
     }
     std::erase_if(tilings, [&](const std::optional<kernels::Tiling>& t) {
-      return t && tiling_label(*t).find(tiling_filter) == std::string::npos;
+      return t && kernels::tiling_label(*t).find(tiling_filter) == std::string::npos;
     });
     for (const auto& t : tilings) {
       auto m = measure(*device, w, t, precision, counts, statistics);
@@ -433,7 +419,7 @@ int run(int argc, char** argv) {
       kernel_list.push_back(
           {{"workload", r.workload},
            {"kernel", kernels::kernel_name(r.dispatch.kernel)},
-           {"tiling", tiling_name(r.dispatch)},
+           {"tiling", kernels::plan_label(r.dispatch)},
            {"planner_choice", r.planner_choice},
            {"gpu_ns_p50", json_number(r.gpu_ns.p50)},
            {"flops", json_number(flops)},

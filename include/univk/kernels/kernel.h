@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -186,6 +187,9 @@ std::span<const Tiling> coopmat_vec_tilings();
 // convolution without padding or groups whose channels are contiguous and whose K is short
 // (conv2d.h); the others run when forced.
 std::span<const Tiling> pointwise_tilings();
+// "BMxBNxBK/TMxTN" and the variant letters: d(irect), c(ooperative matrix), v(ectorised),
+// l(ean), p(ointwise); e.g. "128x128x16/8x8cv" (univk-kernel-bench's tiling column).
+std::string tiling_label(const Tiling& tiling);
 // Whether `tiling` fits `device`: invocations and shared memory within its limits, cooperative
 // matrices where the tiling needs them (the planners refuse a forced tiling that does not fit,
 // Unsupported).
@@ -235,6 +239,14 @@ struct KernelDispatch {
   };
   std::optional<PackedOffset> last_binding_offset;
 };
+
+// The plan's name as logs and univk-kernel-bench print it: tiling_label, then " sN" for N K
+// ranges (split-K); the depthwise kernel's "4xC" (output channels x columns per invocation).
+std::string plan_label(const KernelDispatch& dispatch);
+// kernel_name and plan_label, then the operand bindings whose vector accesses
+// add_binding_offsets turned off, if any: e.g. "conv2d_vec8_f32 128x64x8/8x8v, scalar loads
+// of bindings 0".
+std::string describe(const KernelDispatch& dispatch);
 
 // Adds `extra[i]` to the element offset of operand binding i (push word i), turning off the
 // vector accesses (KernelDispatch::vector_access) whose bindings are then not 4-aligned;

@@ -7,6 +7,7 @@
 #include "lower_graph.h"
 #include "shader_library.h"
 #include "shader_variants.h"
+#include "univk/base/logging.h"
 #include "univk/vulkan/device.h"
 #include "univk/vulkan/gpu_timer.h"
 #include "univk/vulkan/pipeline_cache.h"
@@ -180,6 +181,7 @@ Status VgfDelegate::record_dispatch(vulkan::DispatchRecorder& recorder, const Bo
   if (dispatch.kernel) {
     kernels::KernelDispatch planned = *dispatch.kernel;
     UNIVK_RETURN_IF_ERROR(kernels::add_binding_offsets(planned, b.bases));
+    UNIVK_LOG(kDebug) << "VgfBackend " << label << ": " << kernels::describe(planned);
     UNIVK_ASSIGN_OR_RETURN(std::shared_ptr<const vulkan::ComputePipeline> pipeline,
                            vulkan::get_or_create_pipeline(device_, kernels::pipeline_desc(planned)));
     recording.pipelines.push_back(pipeline);

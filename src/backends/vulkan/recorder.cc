@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "univk/base/logging.h"
 #include "univk/vulkan/device.h"
 
 namespace univk::backends::vulkan {
@@ -65,6 +66,7 @@ Result<univk::vulkan::RecordCounts> record_plan(const univk::vulkan::Device& dev
         UNIVK_ASSIGN_OR_RETURN(univk::vulkan::BufferRange range, resolve(ref, buffers));
         ranges.push_back(range);
       }
+      UNIVK_LOG(kDebug) << "VulkanBackend " << label << ": " << kernels::describe(*d.kernel);
       UNIVK_RETURN_IF_ERROR(kernels::record_kernel(recorder, pool, *pipeline, *d.kernel, ranges, label));
       continue;
     }
