@@ -113,9 +113,13 @@ std::vector<Workload> workloads() {
   w.push_back({"gemm_4096", gemm(4096, 4096, 4096, false), {}});
   w.push_back({"linear_b1_1280x1000", gemm(1, 1000, 1280, true), {}});
   w.push_back({"linear_b32_2048x1000", gemm(32, 1000, 2048, true), {}});
+  // The batch-32 classifiers as VgfBackend runs them: TOSA MATMUL's weight is [K][N] (`_kn`).
+  w.push_back({"linear_b32_512x1000_kn", gemm(32, 1000, 512, false), {}});
+  w.push_back({"linear_b32_1280x1000_kn", gemm(32, 1000, 1280, false), {}});
   for (bool nhwc : {true, false}) {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
     w.push_back({"conv7x7s2_3_64_224_b1" + layout, {}, conv(1, 3, 224, 64, 7, 2, nhwc)});
+    w.push_back({"conv7x7s2_3_64_224_b32" + layout, {}, conv(32, 3, 224, 64, 7, 2, nhwc)});
     w.push_back({"conv3x3_64_56_b1" + layout, {}, conv(1, 64, 56, 64, 3, 1, nhwc)});
     w.push_back({"conv3x3_256_14_b1" + layout, {}, conv(1, 256, 14, 256, 3, 1, nhwc)});
     w.push_back({"conv3x3_512_7_b1" + layout, {}, conv(1, 512, 7, 512, 3, 1, nhwc)});
