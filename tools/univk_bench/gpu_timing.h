@@ -30,13 +30,17 @@ inline Result<double> submit_and_wait(vulkan::Queue& queue, VkCommandBuffer cmd)
 
 // GPU time of `record_work` inside one timer span, the work ordered after the previous
 // submission of the same command buffer by a full barrier; returns {gpu ns, host ns} samples.
+// With `evict`, each run first overwrites that range (before the barrier, outside the span):
+// given more bytes than the GPU's last-level cache, the work then starts with none of its
+// operands cached, as a model's layer that reads weights no earlier dispatch touched.
 template <typename RecordWork>
 Result<std::pair<Summary, Summary>> time_work(const vulkan::DeviceLease& device, RepeatCounts counts,
-                                              RecordWork record_work) {
+                                              RecordWork record_work, const vulkan::BufferRange* evict = nullptr) {
   UNIVK_ASSIGN_OR_RETURN(auto timer, vulkan::GpuTimer::create(device));
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::CommandPool::create(device));
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, pool.allocate());
   UNIVK_RETURN_IF_ERROR(vulkan::begin_command_buffer(*device, cmd));
+  if (evict != nullptr) vulkan::record_fill(*device, cmd, *evict, 0);
   vulkan::record_full_barrier(*device, cmd);
   UNIVK_ASSIGN_OR_RETURN(const uint32_t span, timer->begin(cmd, "work"));
   record_work(cmd);
