@@ -230,9 +230,30 @@ struct Measurement {
   std::vector<vulkan::PipelineStatistic> statistics;  // --pipeline-statistics
 };
 
-Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, std::optional<kernels::Tiling> tiling,
-                            const vulkan::BufferRange* evict, kernels::Precision precision, bench::RepeatCounts counts,
-                            bool statistics) {
+// A workload's operand bindings (every binding but the last, the scratch), allocated and filled
+// once and shared by the measurements of all its tilings.
+struct Operands {
+  std::vector<vulkan::Buffer> buffers;
+  std::vector<vulkan::BufferRange> ranges;
+};
+
+// Operands as a model's data: seeded random values (operand_fill.h says why).
+Result<Operands> make_operands(const vulkan::DeviceLease& device, const Workload& w) {
+  Operands operands;
+  const std::vector<uint64_t> elements = binding_elements(w);
+  for (size_t b = 0; b + 1 < elements.size(); ++b) {
+    UNIVK_ASSIGN_OR_RETURN(auto buffer,
+                           vulkan::Buffer::create(device, elements[b] * 4, vulkan::MemoryKind::kDeviceLocal));
+    operands.ranges.push_back({buffer.handle(), 0, elements[b] * 4});
+    operands.buffers.push_back(std::move(buffer));
+    UNIVK_RETURN_IF_ERROR(bench::fill_uniform(device, operands.ranges.back(), b + 1));
+  }
+  return operands;
+}
+
+Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, const Operands& operands,
+                            std::optional<kernels::Tiling> tiling, const vulkan::BufferRange* evict,
+                            kernels::Precision precision, bench::RepeatCounts counts, bool statistics) {
   const kernels::DeviceTraits traits = kernels::device_traits(*device, precision);
   Measurement m;
   m.workload = w.name;
@@ -251,18 +272,13 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
     const std::vector<uint64_t> elements = binding_elements(w);
     m.bytes = (elements[0] + elements[1] + elements[2] + elements[3]) * sizeof(float);
   }
-  std::vector<vulkan::Buffer> buffers;
-  std::vector<vulkan::BufferRange> ranges;
-  std::vector<uint64_t> elements = binding_elements(w);
-  elements.back() = std::max<uint64_t>(elements.back(), (m.dispatch.scratch_bytes + 3) / 4);
-  for (uint64_t count : elements) {
-    UNIVK_ASSIGN_OR_RETURN(auto buffer, vulkan::Buffer::create(device, count * 4, vulkan::MemoryKind::kDeviceLocal));
-    ranges.push_back({buffer.handle(), 0, count * 4});
-    buffers.push_back(std::move(buffer));
-  }
-  // Operands as a model's data (operand_fill.h says why); the scratch binding (split-K's
-  // counters, which must start at zero) stays as allocated.
-  for (size_t b = 0; b + 1 < ranges.size(); ++b) UNIVK_RETURN_IF_ERROR(bench::fill_uniform(device, ranges[b], b + 1));
+  // The scratch binding, this plan's own (split-K's counters start at zero: record_kernel
+  // zeroes them).
+  const uint64_t scratch_bytes =
+      std::max<uint64_t>(binding_elements(w).back() * 4, (m.dispatch.scratch_bytes + 3) / 4 * 4);
+  UNIVK_ASSIGN_OR_RETURN(auto scratch, vulkan::Buffer::create(device, scratch_bytes, vulkan::MemoryKind::kDeviceLocal));
+  std::vector<vulkan::BufferRange> ranges = operands.ranges;
+  ranges.push_back({scratch.handle(), 0, scratch_bytes});
   UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(m.dispatch)));
   if (statistics) {
     UNIVK_ASSIGN_OR_RETURN(m.statistics, pipeline->statistics());
@@ -423,8 +439,13 @@ int run(int argc, char** argv) {
     std::erase_if(tilings, [&](const std::optional<kernels::Tiling>& t) {
       return t && kernels::tiling_label(*t).find(tiling_filter) == std::string::npos;
     });
+    auto operands = make_operands(*device, w);
+    if (!operands.ok()) {
+      std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), operands.status().to_string().c_str());
+      return kExitFailure;
+    }
     for (const auto& t : tilings) {
-      auto m = measure(*device, w, t, evict ? &*evict : nullptr, precision, counts, statistics);
+      auto m = measure(*device, w, *operands, t, evict ? &*evict : nullptr, precision, counts, statistics);
       if (!m.ok()) {
         if (t) continue;  // a forced tiling the device cannot run
         std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
