@@ -258,6 +258,8 @@ bool tiling_fits(const Tiling& tiling, const DeviceTraits& device) { return fits
 
 namespace detail {
 
+uint64_t tiling_shared_bytes(const Tiling& tiling) { return shared_bytes(tiling); }
+
 Result<Tiling> choose_tiling(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                              std::optional<Tiling> forced, uint32_t max_invocations,
                              const std::function<bool(uint32_t bk)>& vector_loads_along_k) {

@@ -68,6 +68,9 @@ Status check_conv_geometry(const ConvGeometry& g, uint64_t input_offset, uint64_
 
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
+// The shared memory gemm_tile.glsl (or the pointwise kernel) declares for `tiling`.
+uint64_t tiling_shared_bytes(const Tiling& tiling);
+
 // The pointwise kernel's staged weight chunk holds at most this many floats (16 KiB: Vulkan's
 // guaranteed shared memory).
 inline constexpr uint32_t kPointwiseStagedFloats = 4096;

@@ -165,9 +165,16 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
 
 const ConvCase kCases[] = {
     // n, c, h, w, oc, k, stride, pad, dilation, groups
-    {2, 8, 9, 11, 12, 3, 1, 1, 1, 1}, {1, 3, 17, 15, 10, 7, 2, 3, 1, 1}, {1, 32, 6, 5, 40, 1, 1, 0, 1, 1},
-    {1, 16, 8, 8, 24, 3, 2, 1, 1, 2}, {1, 6, 10, 9, 5, 3, 1, 2, 2, 1},   {1, 16, 7, 7, 33, 3, 1, 1, 1, 1},
+    {2, 8, 9, 11, 12, 3, 1, 1, 1, 1},
+    {1, 3, 17, 15, 10, 7, 2, 3, 1, 1},
+    {1, 32, 6, 5, 40, 1, 1, 0, 1, 1},
+    {1, 16, 8, 8, 24, 3, 2, 1, 1, 2},
+    {1, 6, 10, 9, 5, 3, 1, 2, 2, 1},
+    {1, 16, 7, 7, 33, 3, 1, 1, 1, 1},
     {1, 8, 5, 6, 8, 3, 1, 1, 1, 8},
+    // K = 270 with channels no slice divides: past conv2d.glsl's K table unless split-K
+    // shortens the ranges.
+    {1, 30, 6, 7, 9, 3, 1, 1, 1, 1},
 };
 
 TEST(Conv2dKernel, EveryLayoutAndTilingMatchesTheReference) {
@@ -406,6 +413,10 @@ TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
       {{1, 32, 10, 9, 24, 3, 1, 2, 2, 1, true, true, 192}, Layout::kNhwc, true},
       {{1, 24, 8, 8, 20, 3, 2, 1, 1, 1, true, false, 0}, Layout::kNhwc, true},
       {{1, 64, 8, 8, 48, 3, 2, 1, 1, 2, false, false, 128}, Layout::kNhwc, true},
+      // A 3-channel stem (channels no slice divides, both layouts) and K = 270.
+      {{1, 3, 17, 15, 10, 7, 2, 3, 1, 1, false, false, 0}, Layout::kNchw, false},
+      {{1, 3, 17, 15, 10, 7, 2, 3, 1, 1, false, false, 0}, Layout::kNhwc, true},
+      {{1, 30, 6, 7, 9, 3, 1, 1, 1, 1, false, false, 0}, Layout::kNhwc, true},
   };
   for (const VecConvCase& v : paths)
     expect_conv(v.c, v.layout, v.tosa_weight, first, {true}, seed += 10, 0, 1, 0, fp16);
@@ -515,6 +526,38 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
 }
 
 // The names logs (VgfBackend and VulkanBackend at debug level) and univk-kernel-bench give a plan.
+// Specialization constant `id` of a dispatch, or `absent`.
+uint32_t constant_of(const KernelDispatch& d, uint32_t id, uint32_t absent) {
+  for (auto [i, value] : d.specialization) {
+    if (i == id) return value;
+  }
+  return absent;
+}
+
+TEST(Conv2dPlanner, ChannelsNoSliceDividesGetTheKTable) {
+  // ResNet's batch-32 stem: 3 channels, 7x7 stride 2, NCHW with PyTorch's weights.
+  Conv2dProblem stem;
+  stem.batch = 32, stem.in_channels = 3, stem.in_h = stem.in_w = 224, stem.out_channels = 64;
+  stem.out_h = stem.out_w = 112, stem.kernel_h = stem.kernel_w = 7, stem.stride_h = stem.stride_w = 2;
+  stem.pad_top = stem.pad_left = 3;
+  stem.input = ActivationStrides::nchw({32, 3, 224, 224});
+  stem.output = ActivationStrides::nchw({32, 64, 112, 112});
+  stem.weight = WeightStrides::oihw(3, 7, 7);
+  auto d = plan_conv2d(stem, gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(constant_of(*d, 10, 1), 256u) << describe(*d);
+  // Whole slices of channels decode a tap per slice instead: no table, no shared memory for it.
+  d = plan_conv2d(conv3x3(32, 64, 56, 64), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(constant_of(*d, 10, 1), 1u) << describe(*d);
+  // A device with no room for it beside the tiling's tiles keeps the divisions.
+  DeviceTraits tight = gpu();
+  tight.max_shared_bytes = 10240;  // 128x128x8/8x4 needs 8256 bytes, the table 3072
+  d = plan_conv2d(stem, tight, gemm_tilings()[0]);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(constant_of(*d, 10, 1), 1u) << describe(*d);
+}
+
 TEST(Conv2dPlanner, DescribeNamesTheKernelTheTilingAndScalarLoads) {
   EXPECT_EQ(tiling_label(coopmat_vec_tilings()[7]), "128x128x16/8x8cv");
   EXPECT_EQ(tiling_label(pointwise_tilings()[0]), "256x16x4/4x4p");

@@ -8,7 +8,9 @@
 // layout, so a K slice of an NHWC input is contiguous. When ICg is a multiple of BK
 // (kFlagAlignedK) a slice never crosses a tap: prepare_slice decodes its tap once, and each
 // element is then a per-row base plus the slice's offset plus its channel (no division per
-// element). Vector loads (UNIVK_VEC, kFlagVecA/B) need kFlagAlignedK: the input's channels
+// element). Otherwise (the 3-channel stems), in the variants with UNIVK_CONV_K_TABLE, a table
+// in shared memory holds each K index's decoded offsets for the workgroup's K range
+// (build_k_table), so an element costs a table read where it cost two divisions. Vector loads (UNIVK_VEC, kFlagVecA/B) need kFlagAlignedK: the input's channels
 // contiguous (A along K), the weight's input channels (B along K) or output channels (B along
 // N) contiguous.
 // Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (same strides as out), 5 scratch
@@ -37,8 +39,9 @@ const bool ALIGNED_K = (FLAGS & kFlagAlignedK) != 0u;
 
 // Per A slot of this invocation (its output position is fixed across slices): the element
 // offset of its image and channel group, the top-left input coordinate of its window, and
-// (kFlagAlignedK) the offset of that coordinate's channel 0, modulo 2^32: the window may start
-// in the padding, and only in-bounds elements are read, whose offsets wrap back into range.
+// (kFlagAlignedK or the K table) the offset of that coordinate's channel 0, modulo 2^32: the
+// window may start in the padding, and only in-bounds elements are read, whose offsets wrap back
+// into range.
 uint a_base[A_SLOTS];
 int a_y0[A_SLOTS];
 int a_x0[A_SLOTS];
@@ -90,11 +93,59 @@ uvec2 tap_ic(uint k) {
   return uvec2(tap, k - tap * p.ICg);
 }
 
+// The K table (UNIVK_CONV_K_TABLE; without kFlagAlignedK, for K ranges of at most K_TABLE
+// indices; 1: none, so that the kernels without it keep their shared memory, plan_conv2d sets
+// it): per index k - kt_begin of the workgroup's range, the input offset of its (dy, dx,
+// channel) from a window's corner, (dy | dx << 16), and the weight offset of its (channel,
+// tap). kt_used is uniform across the workgroup. Only the scalar FMA variant has it: in the
+// cooperative-matrix ones its mere presence cost registers (the H200's batch-32 3x3
+// convolutions on 128x128x16/8x8cv ran 1.8x slower, their second workgroup per SM gone), and
+// they lost to the FMA one on the stem with it.
+#ifdef UNIVK_CONV_K_TABLE
+layout(constant_id = 10) const uint K_TABLE = 1u;
+shared uint kt_in[K_TABLE];
+shared uint kt_yx[K_TABLE];
+shared uint kt_w[K_TABLE];
+bool kt_used = false;
+uint kt_begin;
+
+// Fills the K table for this workgroup's K range; call from uniform control flow before the
+// main loop. Leaves it unused when the range is longer than the table or a window offset does
+// not fit 16 bits.
+void build_k_table() {
+  if (ALIGNED_K || K_TABLE == 1u) return;
+  const uint chunk = split_chunk(p.K);
+  kt_begin = min(p.K, split_index() * chunk);
+  const uint count = min(p.K, kt_begin + chunk) - kt_begin;
+  const uint dil_y = p.dilation & 0xffffu, dil_x = p.dilation >> 16;
+  const uint taps = p.K / p.ICg, kh = taps / p.KW;
+  if (count > K_TABLE || (kh - 1u) * dil_y > 0xffffu || (p.KW - 1u) * dil_x > 0xffffu) return;
+  kt_used = true;
+  for (uint e = gl_LocalInvocationID.x; e < count; e += WG) {
+    const uvec2 ti = tap_ic(kt_begin + e);
+    const uint ky = ti.x / p.KW, kx = ti.x - ky * p.KW;
+    const uint dy = ky * dil_y, dx = kx * dil_x;
+    kt_in[e] = dy * p.in_sh + dx * p.in_sw + ti.y * p.in_sc;
+    kt_yx[e] = dy | (dx << 16);
+    kt_w[e] = ti.y * p.w_ic + ti.x * p.w_tap;
+  }
+  barrier();
+}
+#endif
+
 // With kFlagAlignedK a slice ends on a tap boundary, K is a multiple of BK and split-K's ranges
 // start on slices, so no slice reaches past k_end: the aligned paths skip the K check.
 float load_a(uint l, uint k0, uint kk) {
   if (ALIGNED_K) return a_inside(l) ? x[a_corner[l] + s_in_offset + kk * p.in_sc] : 0.0;
   if (!a_live[l] || (k_check && k0 + kk >= k_end)) return 0.0;
+#ifdef UNIVK_CONV_K_TABLE
+  if (kt_used) {
+    // Offsets modulo 2^32, as a_corner's: only in-bounds elements are read.
+    const uint e = k0 + kk - kt_begin, yx = kt_yx[e];
+    const bool inside = uint(a_y0[l] + int(yx & 0xffffu)) < p.IH && uint(a_x0[l] + int(yx >> 16)) < p.IW;
+    return inside ? x[a_corner[l] + kt_in[e]] : 0.0;
+  }
+#endif
   const uvec2 ti = tap_ic(k0 + kk);
   const uint ky = ti.x / p.KW, kx = ti.x - ky * p.KW;
   const int iy = a_y0[l] + int(ky * (p.dilation & 0xffffu));
@@ -109,6 +160,9 @@ float load_b(uint k0, uint kk, uint n_local) {
   const uint row = (batch_index() * p.OCg + n) * p.w_oc;
   if (ALIGNED_K) return w[s_w_offset + row + kk * p.w_ic];
   if (k_check && k0 + kk >= k_end) return 0.0;
+#ifdef UNIVK_CONV_K_TABLE
+  if (kt_used) return w[p.off_w + row + kt_w[k0 + kk - kt_begin]];
+#endif
   const uvec2 ti = tap_ic(k0 + kk);
   return w[p.off_w + row + ti.y * p.w_ic + ti.x * p.w_tap];
 }
@@ -148,6 +202,9 @@ void store_out(uint pos, uint m, uint c, float v) {
 void main() {
   if (!locate_tile(p.M, p.OCg)) return;
   init_a_slots();
+#ifdef UNIVK_CONV_K_TABLE
+  build_k_table();
+#endif
   gemm_main_loop(p.K);
   if (!split_k_reduce()) return;
   store_tile(p.M, p.OCg);
