@@ -3,9 +3,11 @@
 //   SubmitWait/threads:N   an empty command buffer through Queue::submit + Queue::wait, from N
 //                          threads at once on one queue (the lock covers vkQueueSubmit alone,
 //                          so waiting threads must not serialise each other's submits);
-//   MappedWrite/bytes      memcpy into a persistently mapped DEVICE_LOCAL|HOST_VISIBLE buffer
-//                          (how fused mode takes program inputs);
-//   MappedRead/bytes       memcpy out of a mapped host-visible buffer (how outputs come back).
+//   WriteDeviceLocal/T/bytes  a copy into a persistently mapped DEVICE_LOCAL|HOST_VISIBLE buffer
+//                          (how fused mode takes program inputs), T memcpy or parallel_memcpy_N
+//                          (at most N threads: fewer where parallel_copy.h's minimum allows);
+//   WriteHost/T/bytes      the same into host memory (where the device has no such buffer);
+//   ReadHost/T/bytes       a copy out of a mapped host-visible buffer (how outputs come back).
 // The device is created in main, before the benchmarks run, and destroyed after them.
 #include <benchmark/benchmark.h>
 
@@ -89,12 +91,18 @@ int main(int argc, char** argv) {
   for (const Case c :
        {Case{"WriteDeviceLocal", MemoryKind::kDeviceLocalHostVisible, true},
         Case{"WriteHost", MemoryKind::kHostVisible, true}, Case{"ReadHost", MemoryKind::kHostVisible, false}}) {
-    for (unsigned threads : {1u, 0u}) {
-      const std::string name = std::string(c.name) + (threads == 1 ? "/memcpy" : "/parallel_memcpy");
+    // Sizes: small (one thread whatever the count), a batch-32 224x224 image input (19.3 MB),
+    // then large ones.
+    for (unsigned threads : {1u, 2u, 4u, 8u}) {
+      const std::string name =
+          std::string(c.name) + (threads == 1 ? "/memcpy" : "/parallel_memcpy_" + std::to_string(threads));
       benchmark::RegisterBenchmark(
           name.c_str(), [dev, c, threads](benchmark::State& s) { mapped_copy(s, dev, c.kind, c.write, threads); })
-          ->RangeMultiplier(64)
-          ->Range(64 << 10, 1 << 30)
+          ->Arg(64 << 10)
+          ->Arg(4 << 20)
+          ->Arg(32 * 3 * 224 * 224 * 4)
+          ->Arg(64 << 20)
+          ->Arg(1 << 30)
           ->UseRealTime();
     }
   }

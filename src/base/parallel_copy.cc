@@ -12,7 +12,7 @@ namespace univk {
 namespace {
 
 // Each thread copies at least this much, so threads are not started for slivers.
-constexpr size_t kMinBytesPerThread = size_t{8} << 20;
+constexpr size_t kMinBytesPerThread = kParallelCopyMinBytes / 2;
 // Chunk boundaries are page aligned (relative to the start of the copy).
 constexpr size_t kChunkAlignment = 4096;
 
