@@ -85,7 +85,13 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling, 256, along_k));
   KernelDispatch d;
   d.kernel = Kernel::kConv2dF32;
-  const uint32_t flags = load_flags(chosen.bk);
+  uint32_t flags = load_flags(chosen.bk);
+  // 16-byte output stores (the vectorised core): 4 contiguous output channels (NHWC), the
+  // offset, the other strides and the channels per group multiples of 4.
+  const int64_t out_batch = p.batch == 1 ? 0 : p.output.n;
+  if (p.output.c == 1 && detail::aligned4({int64_t(p.output_offset), out_batch, p.output.h, p.output.w, ocg})) {
+    flags |= detail::kFlagVecOut;
+  }
   UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, m, ocg, k, p.groups, p.epilogue, flags, p.split_k, device));
   // Channels no slice divides (3-channel stems) on the scalar FMA kernel: conv2d.glsl's K table
   // of decoded K indices (specialization constant 10), where it fits beside the tiling's shared

@@ -28,7 +28,7 @@ constexpr Tiling kPointwiseTilings[] = {
 };
 
 // FLAGS bits of conv2d_pointwise_f32.comp.
-constexpr uint32_t kFlagVecIn = 64, kFlagVecOut = 128;
+constexpr uint32_t kPointwiseFlagVecIn = 64, kPointwiseFlagVecOut = 128;
 
 // Whether the kernel computes `p`: a 1x1 window without padding or groups, every output
 // position's input inside the input (the kernel reads no padding).
@@ -81,13 +81,13 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& p, const Tilin
   // 16-byte accesses: 4 contiguous channels at offsets and strides that are multiples of 4.
   const int64_t in_batch = p.batch == 1 ? 0 : p.input.n, out_batch = p.batch == 1 ? 0 : p.output.n;
   if (p.input.c == 1 && aligned4({k, int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
-    flags |= kFlagVecIn;
-    d.vector_access.push_back({0b1u, 7, kFlagVecIn});
+    flags |= kPointwiseFlagVecIn;
+    d.vector_access.push_back({0b1u, 7, kPointwiseFlagVecIn});
   }
   if (p.output.c == 1 && aligned4({n, int64_t(p.output_offset), out_batch, p.output.h, p.output.w}) &&
       (!p.epilogue.residual || p.residual_offset % 4 == 0)) {
-    flags |= kFlagVecOut;
-    d.vector_access.push_back({p.epilogue.residual ? 0b11000u : 0b1000u, 7, kFlagVecOut});
+    flags |= kPointwiseFlagVecOut;
+    d.vector_access.push_back({p.epilogue.residual ? 0b11000u : 0b1000u, 7, kPointwiseFlagVecOut});
   }
   // The weight chunk: all of K when it fits the staged floats, else the most that does.
   const uint32_t chunk = std::min<uint32_t>(kPointwiseStagedFloats / tiling.bn, u32((k + 3) / 4 * 4));

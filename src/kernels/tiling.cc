@@ -385,6 +385,9 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   // them keeps the other direct variants shared.
   if (tiling.direct && !tiling.vec) flags = 0;
   if (!tiling.vec) flags &= ~(kFlagVecA | kFlagVecB);
+  // 16-byte output stores: the vectorised FMA core's epilogue, but for its 8x8 variant (see
+  // gemm_tile.glsl's store_tile); the cooperative-matrix one stores through shared memory.
+  if (!tiling.vec || tiling.coopmat || (tiling.tm == 8 && tiling.tn == 8)) flags &= ~kFlagVecOut;
   if (tiling.coopmat && tiling.vec) {
     dispatch.kernel = dispatch.kernel == Kernel::kConv2dF32 ? Kernel::kConv2dCoopmatVecF16 : Kernel::kGemmCoopmatVecF16;
   } else if (tiling.coopmat) {
@@ -407,6 +410,7 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   dispatch.vector_access.clear();
   if ((flags & kFlagVecA) != 0) dispatch.vector_access.push_back({0b1u, 7, kFlagVecA});
   if ((flags & kFlagVecB) != 0) dispatch.vector_access.push_back({0b10u, 7, kFlagVecB});
+  if ((flags & kFlagVecOut) != 0) dispatch.vector_access.push_back({0b1000u, 7, kFlagVecOut});
   if (epilogue.bias) flags |= kFlagBias;
   if (epilogue.residual) flags |= kFlagResidual;
   dispatch.specialization = {{0, tiling.invocations()},

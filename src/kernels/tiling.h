@@ -126,7 +126,7 @@ inline void set_conv_geometry(std::vector<uint32_t>& push, const Conv2dProblem& 
 
 // FLAGS bits of gemm_tile.glsl.
 inline constexpr uint32_t kFlagBias = 1, kFlagResidual = 2, kFlagAKFast = 4, kFlagBNFast = 8, kFlagF16Operands = 32,
-                          kFlagVecA = 64, kFlagVecB = 128, kFlagLean = 256;
+                          kFlagVecA = 64, kFlagVecB = 128, kFlagLean = 256, kFlagVecOut = 512;
 
 // Whether load flags (kFlag* of gemm_tile.glsl) read both operands as 16-byte vectors along K:
 // A walks K, B does not walk N, kFlagVecA and kFlagVecB (choose_tiling's vector_loads_along_k).

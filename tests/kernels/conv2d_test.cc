@@ -453,7 +453,7 @@ TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, small_grid);
   EXPECT_EQ(d->kernel, Kernel::kConv2dVecF32);
-  EXPECT_EQ(d->vector_access.size(), 2u);
+  EXPECT_EQ(d->vector_access.size(), 3u);  // input, weight and output
   EXPECT_EQ(d->splits, 9u);
   EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{4, 7, 9}));
   // 512 -> 512 at 7x7: M 49, N 512, K 4608: 16 tiles; 16 ranges (the cap) of 288.
@@ -650,7 +650,7 @@ TEST(Conv2dPlanner, CpuImplementationsWeighTheDirectTilings) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, (Tiling{16, 64, 8, 8, 8, true, false, true}));
   EXPECT_EQ(d->kernel, Kernel::kConv2dVec8F32);
-  EXPECT_EQ(d->vector_access.size(), 2u);
+  EXPECT_EQ(d->vector_access.size(), 2u);  // input and weight (no vector stores on 8x8)
   d = plan_conv2d(conv1x1(1, 24, 16, 144), cpu);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->tiling, (Tiling{64, 16, 8, 8, 8, true, false, true}));

@@ -81,7 +81,9 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   p.b = c.transpose_b ? MatrixOperand{0, c.k * c.n, 1, c.k} : MatrixOperand{0, c.k * c.n, c.n, 1};
   if (c.broadcast_b) p.b.batch = 0;
   p.bias = {0, 0, 0, 1};
-  p.out = {1, c.m * c.n, c.n, 1};
+  // 4-aligned outputs (aligned cases) take the vectorised core's 16-byte stores where N allows.
+  const uint64_t out_offset = c.aligned ? 4 : 1;
+  p.out = {out_offset, c.m * c.n, c.n, 1};
   p.residual_offset = 0;
   p.alpha = 0.5f;
   p.beta = 2.0f;
@@ -105,18 +107,22 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
     const Kernel vec_kernel = tiling.tm == 8 && tiling.tn == 8 ? Kernel::kGemmVec8F32 : Kernel::kGemmVecF32;
     EXPECT_EQ(dispatch->kernel, tiling.coopmat ? Kernel::kGemmCoopmatVecF16 : vec_kernel);
     EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags) << "m " << c.m << " n " << c.n << " k " << c.k;
+    const bool eight = tiling.tm == 8 && tiling.tn == 8;  // no vector stores in the 8x8 variant
+    const bool vec_out =
+        !tiling.coopmat && !eight && c.aligned && c.n % 4 == 0 && (c.batch == 1 || (c.m * c.n) % 4 == 0);
+    EXPECT_EQ((flags_of(*dispatch) & 512u) != 0, vec_out) << "m " << c.m << " n " << c.n << " k " << c.k;
   }
 
   const std::vector<std::vector<float>> bindings = {
       store(a, c.batch, c.m, c.k, p.a),
       store(b, b_batch, c.k, c.n, p.b),
       std::vector<float>(bias.data<float>().begin(), bias.data<float>().end()),
-      std::vector<float>(static_cast<size_t>(1 + c.batch * c.m * c.n), -7.0f),
+      std::vector<float>(static_cast<size_t>(out_offset + c.batch * c.m * c.n), -7.0f),
       std::vector<float>(residual.data<float>().begin(), residual.data<float>().end()),
       {}};
   auto got = testing::run_kernel(device, *dispatch, bindings, runs);
   ASSERT_TRUE(got.ok()) << got.status().to_string();
-  EXPECT_EQ((*got)[0], -7.0f) << "wrote below the output offset";
+  for (uint64_t i = 0; i < out_offset; ++i) EXPECT_EQ((*got)[i], -7.0f) << "wrote below the output offset";
 
   // alpha * (A @ B) + beta * bias + residual, from the reference product.
   const bool fp16 = testing::rounds_to_fp16(tiling, precision);
@@ -146,7 +152,7 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
       break;
   }
   HostTensor out(DType::kFloat32, want.shape());
-  std::copy(got->begin() + 1, got->end(), out.data<float>().begin());
+  std::copy(got->begin() + int64_t(out_offset), got->end(), out.data<float>().begin());
   // Rounding grows with K (and another summation order): the tolerance with it. Cooperative
   // matrices may add in another order and precision inside a 16-wide step.
   const double atol = (tiling.coopmat ? 1e-4 : 1e-5) * std::max<double>(1.0, double(c.k) / 128);
@@ -329,6 +335,42 @@ TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndNeverSplitK) {
   device.max_shared_bytes = 32768;
   EXPECT_FALSE(tiling_fits({128, 128, 16, 8, 4, false, false, true}, device));
   EXPECT_TRUE(tiling_fits({128, 128, 8, 8, 8, false, false, true, true}, device));
+}
+
+TEST(GemmPlanner, VecStoresOnlyWhereAligned) {
+  // The batch-32 classifier (ResNet18's) on the vectorised core: 16-byte output stores.
+  constexpr uint32_t kVecOut = 512;  // gemm_tile.glsl's kFlagVecOut
+  DeviceTraits traits;
+  traits.max_shared_bytes = 49152;
+  traits.max_workgroup_invocations = 1024;
+  GemmProblem p;
+  p.m = 32, p.n = 1000, p.k = 512;
+  p.a = {0, 0, 512, 1};
+  p.b = {0, 0, 1, 512};
+  p.out = {0, 0, 1000, 1};
+  auto d = plan_gemm(p, traits, vec_tilings()[5]);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(flags_of(*d) & kVecOut, kVecOut);
+  // A binding offset that leaves the output unaligned turns them off.
+  const uint32_t extra[] = {0, 0, 0, 2, 0};
+  ASSERT_TRUE(add_binding_offsets(*d, extra).ok());
+  EXPECT_EQ(flags_of(*d) & kVecOut, 0u);
+  // Unaligned offset, row stride or width, a strided column, or a core without them: scalar.
+  for (auto change : std::initializer_list<void (*)(GemmProblem&)>{[](GemmProblem& q) { q.out.offset = 2; },
+                                                                   [](GemmProblem& q) { q.out.row = 1002; },
+                                                                   [](GemmProblem& q) { q.n = 998, q.out.row = 998; },
+                                                                   [](GemmProblem& q) {
+                                                                     q.out = {0, 0, 1, 32};
+                                                                   }}) {
+    GemmProblem q = p;
+    change(q);
+    d = plan_gemm(q, traits, vec_tilings()[5]);
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
+    EXPECT_EQ(flags_of(*d) & kVecOut, 0u);
+  }
+  d = plan_gemm(p, traits, gemm_tilings()[2]);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(flags_of(*d) & kVecOut, 0u);
 }
 
 TEST(GemmPlanner, VecLoadsOnlyWhereAligned) {
@@ -667,7 +709,7 @@ TEST(GemmPlanner, CpuImplementationsWeighTheDirectTilings) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, gemv);
   EXPECT_EQ(d->kernel, Kernel::kGemmVecF32);
-  EXPECT_EQ(d->vector_access.size(), 2u);
+  EXPECT_EQ(d->vector_access.size(), 3u);         // A, B and the output
   d = plan_gemm(linear_layer(16, 384, 64), cpu);  // 16 rows: 6 tiles of 16x64
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->tiling, rows16);

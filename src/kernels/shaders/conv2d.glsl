@@ -27,6 +27,9 @@ layout(set = 0, binding = 1) readonly buffer Weight { float w[]; };
 layout(set = 0, binding = 1) readonly buffer Weight4 { vec4 w4[]; };
 layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
+layout(set = 0, binding = 3) writeonly buffer Out4 { vec4 y4[]; };
+#endif
 layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
 layout(push_constant) uniform Params {
   uint off_in, off_w, off_bias, off_out, off_res;
@@ -198,6 +201,21 @@ void store_out(uint pos, uint m, uint c, float v) {
   if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
   y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
 }
+
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
+// store_out for output channels c .. c+3 of the group (kFlagVecOut: the channel stride is 1,
+// the output 4-aligned).
+void store_out4(uint pos, uint m, uint c, vec4 v) {
+  const uint oc = batch_index() * p.OCg + c;
+  const uint o = pos + oc;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    if ((FLAGS & kFlagBias) != 0u) v[j] += bias[p.off_bias + (oc + j) * p.bias_stride];
+    if ((FLAGS & kFlagResidual) != 0u) v[j] += res[p.off_res + o + j];
+    v[j] = activation(ACT, v[j], p.lo, p.hi);
+  }
+  y4[(p.off_out + o) / 4u] = v;
+}
+#endif
 
 void main() {
   if (!locate_tile(p.M, p.OCg)) return;

@@ -14,6 +14,9 @@ layout(set = 0, binding = 1) readonly buffer B { float b[]; };
 layout(set = 0, binding = 1) readonly buffer B4 { vec4 b4[]; };
 layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
 layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
+layout(set = 0, binding = 3) writeonly buffer Out4 { vec4 y4[]; };
+#endif
 layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
 layout(push_constant) uniform Params {
   uint off_a, off_b, off_bias, off_out, off_res;
@@ -68,6 +71,22 @@ void store_out(uint row, uint m, uint n, float v) {
   if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
   y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
 }
+
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
+// store_out for columns n .. n+3 (kFlagVecOut: the column stride is 1, the output 4-aligned).
+void store_out4(uint row, uint m, uint n, vec4 v) {
+  v *= p.alpha;
+  const uint o = row + n;
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    if ((FLAGS & kFlagBias) != 0u) {
+      v[j] += p.beta * bias[p.off_bias + batch_index() * p.bias_bs + m * p.bias_rs + (n + j) * p.bias_cs];
+    }
+    if ((FLAGS & kFlagResidual) != 0u) v[j] += res[p.off_res + o + j];
+    v[j] = activation(ACT, v[j], p.lo, p.hi);
+  }
+  y4[(p.off_out + o) / 4u] = v;
+}
+#endif
 
 void main() {
   if (!locate_tile(p.M, p.N)) return;

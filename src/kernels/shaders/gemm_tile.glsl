@@ -109,6 +109,7 @@ const uint kFlagF16Operands = 32u;  // round operands to fp16 (see Precision abo
 const uint kFlagVecA = 64u;         // A slice loads are 16-byte vectors (UNIVK_VEC above)
 const uint kFlagVecB = 128u;        // B slice loads likewise
 const uint kFlagLean = 256u;        // UNIVK_VEC: the lean loop (above)
+const uint kFlagVecOut = 512u;      // UNIVK_VEC (FMA core, not 8x8): 16-byte output stores (store_tile)
 
 const uint THREADS_M = BM / TM;
 const uint THREADS_N = BN / TN;
@@ -286,6 +287,9 @@ vec4 load_b4(uint k0, uint kk, uint n);
 // elements, then element (m, n) of the output with accumulator v (m, n in the whole output).
 uint out_row(uint m);
 void store_out(uint row, uint m, uint n, float v);
+#if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
+void store_out4(uint row, uint m, uint n, vec4 v);
+#endif
 
 // `v` as the multiply sees it: rounded to fp16 with kFlagF16Operands (Precision above).
 // The rounding is spelt out (to nearest, ties to even, as the cooperative-matrix variants'
@@ -625,8 +629,26 @@ void gemm_main_loop(uint K) {
 
 #ifndef UNIVK_COOPMAT_VEC
 // The epilogue over this invocation's accumulators (gemm_coopmat_tile.glsl has its own), for an
-// output of rows x columns.
+// output of rows x columns. With kFlagVecOut (the vectorised core; the planner sets it where 4
+// consecutive columns are contiguous, 4-aligned, and columns is a multiple of 4) each group of
+// 4 columns is one 16-byte store: store_out4, the including kernel's, for columns n .. n+3. Not
+// in the 8x8 variant (UNIVK_VEC_8X8): on the H200 its 64 accumulators spilled with the path
+// compiled in, and its kernels ran 13-15 times slower.
 void store_tile(uint rows, uint columns) {
+#if defined(UNIVK_VEC) && !defined(UNIVK_VEC_8X8)
+  if ((FLAGS & kFlagVecOut) != 0u) {
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      const uint m = tile_m0 + acc_row(i);
+      if (m >= rows) continue;
+      const uint row = out_row(m);
+      [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
+        const uint n = tile_n0 + acc_col(j);
+        if (n < columns) store_out4(row, m, n, vec4(acc[i][j], acc[i][j + 1u], acc[i][j + 2u], acc[i][j + 3u]));
+      }
+    }
+    return;
+  }
+#endif
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = tile_m0 + acc_row(i);
     if (m >= rows) continue;
