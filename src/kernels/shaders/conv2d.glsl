@@ -10,9 +10,9 @@
 // element is then a per-row base plus the slice's offset plus its channel (no division per
 // element). Otherwise (the 3-channel stems), in the variants with UNIVK_CONV_K_TABLE, a table
 // in shared memory holds each K index's decoded offsets for the workgroup's K range
-// (build_k_table), so an element costs a table read where it cost two divisions. Vector loads (UNIVK_VEC, kFlagVecA/B) need kFlagAlignedK: the input's channels
-// contiguous (A along K), the weight's input channels (B along K) or output channels (B along
-// N) contiguous.
+// (build_k_table), so an element costs a table read where it cost two divisions. Vector loads
+// (UNIVK_VEC, kFlagVecA/B) need kFlagAlignedK: the input's channels contiguous (A along K), the
+// weight's input channels (B along K) or output channels (B along N) contiguous.
 // Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (same strides as out), 5 scratch
 // (split-K). The push-constant layout is kernels::Conv2dPush.
 #include "kernels/shaders/gemm_tile.glsl"
@@ -100,10 +100,10 @@ uvec2 tap_ic(uint k) {
 // indices; 1: none, so that the kernels without it keep their shared memory, plan_conv2d sets
 // it): per index k - kt_begin of the workgroup's range, the input offset of its (dy, dx,
 // channel) from a window's corner, (dy | dx << 16), and the weight offset of its (channel,
-// tap). kt_used is uniform across the workgroup. Only the scalar FMA variant has it: in the
-// cooperative-matrix ones its mere presence cost registers (the H200's batch-32 3x3
-// convolutions on 128x128x16/8x8cv ran 1.8x slower, their second workgroup per SM gone), and
-// they lost to the FMA one on the stem with it.
+// tap). kt_used is uniform across the workgroup. Only the scalar FMA variant has it: compiled
+// into the cooperative-matrix ones it made the H200's batch-32 3x3 convolutions on
+// 128x128x16/8x8cv 1.8x slower (at 126 registers per invocation two workgroups share an SM, a
+// few more and one does), and on the stem those stayed slower than the FMA variant with it.
 #ifdef UNIVK_CONV_K_TABLE
 layout(constant_id = 10) const uint K_TABLE = 1u;
 shared uint kt_in[K_TABLE];
