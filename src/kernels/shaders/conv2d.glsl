@@ -194,26 +194,32 @@ uint out_row(uint m) {
   return n * p.out_sn + oy * p.out_sh + ox * p.out_sw;
 }
 
-void store_out(uint pos, uint m, uint c, float v) {
+float residual_at(uint pos, uint c) { return res[p.off_res + pos + (batch_index() * p.OCg + c) * p.out_sc]; }
+
+void store_out(uint pos, uint m, uint c, float v, float r) {
   const uint oc = batch_index() * p.OCg + c;
   if ((FLAGS & kFlagBias) != 0u) v += bias[p.off_bias + oc * p.bias_stride];
-  const uint o = pos + oc * p.out_sc;
-  if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
-  y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
+  if ((FLAGS & kFlagResidual) != 0u) v += r;
+  y[p.off_out + pos + oc * p.out_sc] = activation(ACT, v, p.lo, p.hi);
 }
 
 #if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
-// store_out for output channels c .. c+3 of the group (kFlagVecOut: the channel stride is 1,
-// the output 4-aligned).
-void store_out4(uint pos, uint m, uint c, vec4 v) {
+// residual_at and store_out for output channels c .. c+3 of the group (kFlagVecOut: the
+// channel stride is 1, the output 4-aligned; the residual's offset need not be, so its 4 loads
+// are scalar).
+vec4 residual4_at(uint pos, uint c) {
+  const uint o = p.off_res + pos + batch_index() * p.OCg + c;
+  return vec4(res[o], res[o + 1u], res[o + 2u], res[o + 3u]);
+}
+
+void store_out4(uint pos, uint m, uint c, vec4 v, vec4 r) {
   const uint oc = batch_index() * p.OCg + c;
-  const uint o = pos + oc;
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {
     if ((FLAGS & kFlagBias) != 0u) v[j] += bias[p.off_bias + (oc + j) * p.bias_stride];
-    if ((FLAGS & kFlagResidual) != 0u) v[j] += res[p.off_res + o + j];
+    if ((FLAGS & kFlagResidual) != 0u) v[j] += r[j];
     v[j] = activation(ACT, v[j], p.lo, p.hi);
   }
-  y4[(p.off_out + o) / 4u] = v;
+  y4[(p.off_out + pos + oc) / 4u] = v;
 }
 #endif
 

@@ -62,29 +62,35 @@ vec4 load_b4(uint k0, uint kk, uint n_local) {
 
 uint out_row(uint m) { return batch_index() * p.o_bs + m * p.o_rs; }
 
-void store_out(uint row, uint m, uint n, float v) {
+float residual_at(uint row, uint n) { return res[p.off_res + row + n * p.o_cs]; }
+
+void store_out(uint row, uint m, uint n, float v, float r) {
   v *= p.alpha;
   if ((FLAGS & kFlagBias) != 0u) {
     v += p.beta * bias[p.off_bias + batch_index() * p.bias_bs + m * p.bias_rs + n * p.bias_cs];
   }
-  const uint o = row + n * p.o_cs;
-  if ((FLAGS & kFlagResidual) != 0u) v += res[p.off_res + o];
-  y[p.off_out + o] = activation(ACT, v, p.lo, p.hi);
+  if ((FLAGS & kFlagResidual) != 0u) v += r;
+  y[p.off_out + row + n * p.o_cs] = activation(ACT, v, p.lo, p.hi);
 }
 
 #if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
-// store_out for columns n .. n+3 (kFlagVecOut: the column stride is 1, the output 4-aligned).
-void store_out4(uint row, uint m, uint n, vec4 v) {
+// residual_at and store_out for columns n .. n+3 (kFlagVecOut: the column stride is 1, the
+// output 4-aligned; the residual's offset need not be, so its 4 loads are scalar).
+vec4 residual4_at(uint row, uint n) {
+  const uint o = p.off_res + row + n;
+  return vec4(res[o], res[o + 1u], res[o + 2u], res[o + 3u]);
+}
+
+void store_out4(uint row, uint m, uint n, vec4 v, vec4 r) {
   v *= p.alpha;
-  const uint o = row + n;
   [[unroll]] for (uint j = 0u; j < 4u; ++j) {
     if ((FLAGS & kFlagBias) != 0u) {
       v[j] += p.beta * bias[p.off_bias + batch_index() * p.bias_bs + m * p.bias_rs + (n + j) * p.bias_cs];
     }
-    if ((FLAGS & kFlagResidual) != 0u) v[j] += res[p.off_res + o + j];
+    if ((FLAGS & kFlagResidual) != 0u) v[j] += r[j];
     v[j] = activation(ACT, v[j], p.lo, p.hi);
   }
-  y4[(p.off_out + o) / 4u] = v;
+  y4[(p.off_out + row + n) / 4u] = v;
 }
 #endif
 

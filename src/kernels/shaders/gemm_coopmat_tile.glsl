@@ -20,7 +20,8 @@
 // Epilogue: after the K loop the shared tiles are free; each subgroup stores one fragment at a
 // time into its own 1 KiB of them (16 x 16 floats, row-major) and each invocation reads one
 // column's values in 8 of its rows back (16 invocations per row: coalesced stores), so the
-// kernel's epilogue (out_row, store_out) runs per element as for the FMA cores.
+// kernel's epilogue (out_row, residual_at, store_out) runs per element as for the FMA cores,
+// the 8 residual loads before the 8 stores.
 
 const uint SUBGROUP = 32u;
 const uint SG_N = BN / (8u * TN);
@@ -136,10 +137,16 @@ void store_tile(uint rows, uint columns) {
       subgroupMemoryBarrierShared();
       subgroupBarrier();
       const uint n = tile_n0 + at.y + j * 16u + c;
-      for (uint q = 0u; q < 8u; ++q) {  // not unrolled here: 8 inlined epilogues
+      // The 8 residuals first, then the 8 stores (store_out's declaration says why).
+      float r[8];
+      [[unroll]] for (uint q = 0u; q < 8u; ++q) {
+        const bool inside = m0 + 2u * q < rows && n < columns;
+        r[q] = (FLAGS & kFlagResidual) != 0u && inside ? residual_at(row[q], n) : 0.0;
+      }
+      [[unroll]] for (uint q = 0u; q < 8u; ++q) {
         const uint m = m0 + 2u * q;
         const uvec2 pair = smem[staging + (r0 + 2u * q) * 8u + c / 2u];
-        if (m < rows && n < columns) store_out(row[q], m, n, uintBitsToFloat(c % 2u == 0u ? pair.x : pair.y));
+        if (m < rows && n < columns) store_out(row[q], m, n, uintBitsToFloat(c % 2u == 0u ? pair.x : pair.y), r[q]);
       }
       subgroupBarrier();  // read before the next fragment overwrites it
     }

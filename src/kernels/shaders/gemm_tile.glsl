@@ -73,8 +73,9 @@
 //   float load_b(uint k0, uint kk, uint n): B at k = k0 + kk, column n of the tile;
 //   vec4 load_a4(uint s, uint k0, uint kk), vec4 load_b4(uint k0, uint kk, uint n): the same
 //     from 4 consecutive elements along the operand's contiguous dimension (kFlagVecA/B);
-//   uint out_row(uint m), void store_out(uint row, uint m, uint n, float v): the epilogue of
-//     output element (m, n), row = out_row(m);
+//   uint out_row(uint m), float residual_at(uint row, uint n) and
+//     void store_out(uint row, uint m, uint n, float v, float r): the epilogue of output
+//     element (m, n), row = out_row(m) (more below, at their declarations);
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
 // false for the others), calls locate_tile() first (and ends when it returns false), then
 // gemm_main_loop(K), then split_k_reduce(), then store_tile(rows, columns), which runs the
@@ -283,12 +284,19 @@ float load_b(uint k0, uint kk, uint n);
 vec4 load_a4(uint s, uint k0, uint kk);
 vec4 load_b4(uint k0, uint kk, uint n);
 #endif
-// The epilogue, the including kernel's: the part of output row m's address shared by its
-// elements, then element (m, n) of the output with accumulator v (m, n in the whole output).
+// The epilogue, the including kernel's (m, n in the whole output): the part of output row m's
+// address shared by its elements; the residual of element (m, n) (read only with
+// kFlagResidual); then the element's store with accumulator v and residual r (added only with
+// kFlagResidual). The residual is loaded apart from the store so that an epilogue can issue
+// the loads of several elements before their stores: the output may alias the residual as far
+// as the compiler knows, so it keeps each load after the stores before it, and an element at a
+// time would wait out one load latency each.
 uint out_row(uint m);
-void store_out(uint row, uint m, uint n, float v);
+float residual_at(uint row, uint n);
+void store_out(uint row, uint m, uint n, float v, float r);
 #if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
-void store_out4(uint row, uint m, uint n, vec4 v);
+vec4 residual4_at(uint row, uint n);
+void store_out4(uint row, uint m, uint n, vec4 v, vec4 r);
 #endif
 
 // `v` as the multiply sees it: rounded to fp16 with kFlagF16Operands (Precision above).
@@ -631,19 +639,32 @@ void gemm_main_loop(uint K) {
 // The epilogue over this invocation's accumulators (gemm_coopmat_tile.glsl has its own), for an
 // output of rows x columns. With kFlagVecOut (the vectorised core; the planner sets it where 4
 // consecutive columns are contiguous, 4-aligned, and columns is a multiple of 4) each group of
-// 4 columns is one 16-byte store: store_out4, the including kernel's, for columns n .. n+3. Not
-// in the 8x8 variant (UNIVK_VEC_8X8): on the H200 its 64 accumulators spilled with the path
-// compiled in, and its kernels ran 13-15 times slower.
+// 4 columns is one 16-byte store: store_out4, the including kernel's, for columns n .. n+3; the
+// residuals of the whole tile are loaded before the first store (at most 8 x 4 values). The
+// scalar path loads a row's residuals before its stores. Neither is in the 8x8 variant
+// (UNIVK_VEC_8X8), which keeps one element at a time: on the H200 its 64 accumulators spilled
+// with the vector path compiled in, and its kernels ran 13-15 times slower.
+const bool RESIDUAL = (FLAGS & kFlagResidual) != 0u;
 void store_tile(uint rows, uint columns) {
 #if defined(UNIVK_VEC) && !defined(UNIVK_VEC_8X8)
   if ((FLAGS & kFlagVecOut) != 0u) {
+    vec4 r[TM][TN / 4u];
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      const uint m = tile_m0 + acc_row(i);
+      const uint row = m < rows ? out_row(m) : 0u;
+      [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
+        const uint n = tile_n0 + acc_col(j);
+        r[i][j / 4u] = RESIDUAL && m < rows && n < columns ? residual4_at(row, n) : vec4(0.0);
+      }
+    }
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
       const uint m = tile_m0 + acc_row(i);
       if (m >= rows) continue;
       const uint row = out_row(m);
       [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
         const uint n = tile_n0 + acc_col(j);
-        if (n < columns) store_out4(row, m, n, vec4(acc[i][j], acc[i][j + 1u], acc[i][j + 2u], acc[i][j + 3u]));
+        const vec4 v = vec4(acc[i][j], acc[i][j + 1u], acc[i][j + 2u], acc[i][j + 3u]);
+        if (n < columns) store_out4(row, m, n, v, r[i][j / 4u]);
       }
     }
     return;
@@ -653,10 +674,22 @@ void store_tile(uint rows, uint columns) {
     const uint m = tile_m0 + acc_row(i);
     if (m >= rows) continue;
     const uint row = out_row(m);
+#ifdef UNIVK_VEC_8X8
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
       const uint n = tile_n0 + acc_col(j);
-      if (n < columns) store_out(row, m, n, acc[i][j]);
+      if (n < columns) store_out(row, m, n, acc[i][j], RESIDUAL ? residual_at(row, n) : 0.0);
     }
+#else
+    float r[TN];
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
+      const uint n = tile_n0 + acc_col(j);
+      r[j] = RESIDUAL && n < columns ? residual_at(row, n) : 0.0;
+    }
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
+      const uint n = tile_n0 + acc_col(j);
+      if (n < columns) store_out(row, m, n, acc[i][j], r[j]);
+    }
+#endif
   }
 }
 #endif
