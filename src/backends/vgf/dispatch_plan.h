@@ -138,12 +138,14 @@ inline constexpr uint32_t kElementwiseInputCountConstant = 1;
 
 // pool_f32/pool_f16's specialization constants for vector access (pool.glsl): PAIR_X (a
 // row's two taps per load), QUAD_X (4 outputs along ox per invocation; work_items counts
-// groups of 4 while it is set), QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads) and
-// EPILOGUE_QUAD (bit k-1: epilogue input k as one 4-vector load).
+// groups of 4 while it is set), QUAD_LOAD (a row's 8 taps of those 4 outputs as two loads),
+// EPILOGUE_QUAD (bit k-1: epilogue input k as one 4-vector load) and QUAD_C (4 channels of one
+// output position per invocation, channels-last; work_items likewise).
 inline constexpr uint32_t kPoolPairXConstant = 90;
 inline constexpr uint32_t kPoolQuadXConstant = 91;
 inline constexpr uint32_t kPoolQuadLoadConstant = 92;
 inline constexpr uint32_t kPoolEpilogueQuadConstant = 93;
+inline constexpr uint32_t kPoolQuadCConstant = 94;
 // Pool windows of at most this many taps unroll (kernel sizes as specialization constants);
 // larger ones loop with runtime bounds, because the compile time of an unrolled window grows
 // with its tap count (to tens of seconds on a CPU driver for windows of a few hundred taps).

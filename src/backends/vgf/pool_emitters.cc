@@ -86,11 +86,18 @@ Result<Dispatch> pool_dispatch(Shader shader, const PoolGeometry& g, const std::
   const bool quad_x = unroll && output.shape[2] % 4 == 0 && output.strides[2] == 1 && strides_divisible(output, 2, 4) &&
                       output.offset % 4 == 0;
   const bool quad_load = quad_x && pair_x && strides_divisible(in, 2, 4) && in.offset % 4 == 0;
-  if (quad_x) k.work_items = static_cast<uint64_t>(total) / 4;
-  // Epilogue inputs read as one 4-vector per invocation (bit k-1 for input k), same rule.
+  // Otherwise, channels-last: four channels per invocation, one 4-vector per tap and one store
+  // (the recorder clears it when the output's or the input's base word is not a multiple of 4).
+  const bool quad_c = unroll && !quad_x && nchw_order == 0 && output.shape[3] % 4 == 0 && output.strides[3] == 1 &&
+                      strides_divisible(output, 3, 4) && output.offset % 4 == 0 && in.strides[3] == 1 &&
+                      strides_divisible(in, 3, 4) && in.offset % 4 == 0;
+  if (quad_x || quad_c) k.work_items = static_cast<uint64_t>(total) / 4;
+  // Epilogue inputs read as one 4-vector per invocation (bit k-1 for input k), same rule along
+  // the dimension the 4 outputs walk.
+  const size_t quad_dim = quad_x ? 2 : 3;
   uint32_t epilogue_quad = 0;
-  for (size_t i = 2; quad_x && i < views.size(); ++i)
-    if (views[i].strides[2] == 1 && strides_divisible(views[i], 2, 4) && views[i].offset % 4 == 0)
+  for (size_t i = 2; (quad_x || quad_c) && i < views.size(); ++i)
+    if (views[i].strides[quad_dim] == 1 && strides_divisible(views[i], quad_dim, 4) && views[i].offset % 4 == 0)
       epilogue_quad |= 1u << (i - 2);
   k.specialization = {{0u, g.is_max ? 1u : 0u},
                       {1u, static_cast<uint32_t>(views.size() - 1)},
@@ -103,7 +110,8 @@ Result<Dispatch> pool_dispatch(Shader shader, const PoolGeometry& g, const std::
                       {kPoolPairXConstant, pair_x ? 1u : 0u},
                       {kPoolQuadXConstant, quad_x ? 1u : 0u},
                       {kPoolQuadLoadConstant, quad_load ? 1u : 0u},
-                      {kPoolEpilogueQuadConstant, epilogue_quad}};
+                      {kPoolEpilogueQuadConstant, epilogue_quad},
+                      {kPoolQuadCConstant, quad_c ? 1u : 0u}};
   for (auto& s : epilogue.specialization(8)) k.specialization.push_back(s);
   return k;
 }

@@ -38,6 +38,8 @@ Dispatch select_variant_for_bases(const Dispatch& dispatch, std::span<const uint
   if (dispatch.shader == Shader::kPoolF32 || dispatch.shader == Shader::kPoolF16) {
     // Vector loads and stores need bases aligned to their width (pool.glsl).
     const bool quad_out = bases[0] % 4 == 0;
+    // QUAD_C loads its taps as 4-vectors too.
+    const bool quad_c_ok = quad_out && bases[1] % 4 == 0;
     for (auto& [id, value] : selected.specialization) {
       if (id == kPoolPairXConstant && bases[1] % 2 != 0) value = 0;
       if (id == kPoolQuadLoadConstant && (!quad_out || bases[1] % 4 != 0)) value = 0;
@@ -49,6 +51,10 @@ Dispatch select_variant_for_bases(const Dispatch& dispatch, std::span<const uint
       if (id == kPoolQuadXConstant && value != 0 && !quad_out) {
         value = 0;
         selected.work_items = dispatch.params[0];  // one invocation per output again
+      }
+      if (id == kPoolQuadCConstant && value != 0 && !quad_c_ok) {
+        value = 0;
+        selected.work_items = dispatch.params[0];
       }
     }
   }

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "backends/vgf/lower_graph.h"
+#include "vgf_plan_util.h"
 #include "vgf_test_util.h"
 #include "univk_test.h"
 
@@ -13,23 +13,6 @@ namespace {
 
 using backends::vgf::Dispatch;
 using backends::vgf::Shader;
-
-// The plan of a single-segment model, as the delegate would lower it.
-Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g) {
-  const ::univk::vgf::VgfFile model = single_graph_model(g);
-  std::vector<uint8_t> blob;
-  backends::vgf::LoweringContext ctx;
-  ctx.file = &model;
-  ctx.segment = &model.segments[0];
-  ctx.constant_blob = &blob;
-  return backends::vgf::lower_graph(g, ctx);
-}
-
-uint32_t spec_value(const Dispatch& k, uint32_t id) {
-  for (auto [i, v] : k.specialization)
-    if (i == id) return v;
-  return UINT32_MAX;
-}
 
 struct PoolCase {
   TosaOp op;

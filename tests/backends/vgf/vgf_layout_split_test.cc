@@ -3,11 +3,8 @@
 // univk::reference::run_tosa and, for split dispatches, against the unsplit run. The binding limit
 // is forced down with the `max_binding_bytes` option so every case stays small.
 #include "backends/vgf/dispatch_emitters.h"
-#include "backends/vgf/lower_graph.h"
 #include "backends/vgf/vgf_delegate.h"
-#include "univk/vulkan/buffer.h"
-#include "univk/vulkan/command.h"
-#include "univk/vulkan/queue.h"
+#include "vgf_plan_util.h"
 #include "vgf_test_util.h"
 #include "univk_test.h"
 
@@ -24,38 +21,6 @@ Attributes mul_attrs() {
   Attributes a;
   a.set("shift", int64_t{0});
   return a;
-}
-
-// The lowered plan of a single-segment model, as the delegate would build it under `limit`.
-Result<backends::vgf::SegmentPlan> plan_of(const TosaGraph& g, BindingLimit limit = {}) {
-  const ::univk::vgf::VgfFile model = single_graph_model(g);  // borrowed only while lowering
-  std::vector<uint8_t> blob;
-  backends::vgf::LoweringContext ctx;
-  ctx.file = &model;
-  ctx.segment = &model.segments[0];
-  ctx.constant_blob = &blob;
-  ctx.binding_limit = limit;
-  return backends::vgf::lower_graph(g, ctx);
-}
-
-uint32_t spec_value(const Dispatch& k, uint32_t id) {
-  for (auto [cid, value] : k.specialization)
-    if (cid == id) return value;
-  ADD_FAILURE() << "no specialization constant " << id;
-  return 0;
-}
-
-struct Run {
-  HostTensor out;
-  uint32_t dispatches = 0;
-};
-
-// Loads `g` with `options`, runs it on `inputs` and returns output 0 and the dispatch count.
-Result<Run> run(const TosaGraph& g, const std::vector<HostTensor>& inputs,
-                const backend::BackendOptions& options = {}) {
-  UNIVK_ASSIGN_OR_RETURN(Loaded loaded, load(single_graph_model(g), options));
-  UNIVK_ASSIGN_OR_RETURN(auto out, loaded.delegate->execute(inputs));
-  return Run{out[0], loaded.delegate->stats().dispatches};
 }
 
 // Runs `g` unsplit and with max_binding_bytes=`limit`; both must match `want`, and each other
@@ -204,13 +169,6 @@ HostTensor to_half(HostTensor& t) {
     t.data<float>()[i] = half_to_float(h.data<uint16_t>()[i]);
   }
   return h;
-}
-
-HostTensor widen(const HostTensor& t) {
-  if (t.dtype() != DType::kFloat16) return t;
-  HostTensor w(DType::kFloat32, t.shape());
-  for (int64_t i = 0; i < t.numel(); ++i) w.data<float>()[i] = half_to_float(t.data<uint16_t>()[i]);
-  return w;
 }
 
 // Output rows as wide as a multiple of 4 run 4 outputs per invocation (QUAD_X), with two
@@ -374,44 +332,17 @@ TEST(VgfLayout, RecordedPoolFallsBackForMisalignedBases) {
   auto executed = loaded->delegate->execute(inputs);
   UNIVK_ASSERT_OK(executed);
   const HostTensor& want = (*executed)[0];
-  std::shared_ptr<vulkan::Device> device = loaded->delegate->device();
-  ASSERT_GE(device->properties().limits.minStorageBufferOffsetAlignment, 16u) << "the base words would stay 0";
-  auto pool = vulkan::CommandPool::create(device);
-  UNIVK_ASSERT_OK(pool);
-
+  ASSERT_GE(loaded->delegate->device()->properties().limits.minStorageBufferOffsetAlignment, 16u)
+      << "the base words would stay 0";
   const std::vector<TensorInfo> infos = {{DType::kFloat32, Shape({2, 3, 6, 16})},
                                          {DType::kFloat32, Shape({2, 3, 3, 8})},
                                          {DType::kFloat32, Shape({2, 3, 3, 8})}};
   const char* names[] = {"x", "y", "output"};
   for (size_t shifted = 0; shifted < 3; ++shifted) {
-    // x, y, output, each in its own 4 KiB block; `shifted` starts 4 bytes into it.
-    std::vector<backend::DeviceTensor> tensors;
-    for (size_t i = 0; i < 3; ++i)
-      tensors.push_back({{VK_NULL_HANDLE, 4096 * i + (i == shifted ? 4 : 0), infos[i].byte_size()}, infos[i]});
-    auto io = vulkan::Buffer::create(device, 3 * 4096, vulkan::MemoryKind::kHostVisible);
-    UNIVK_ASSERT_OK(io);
-    uint8_t* mapped = static_cast<uint8_t*>(io->mapped());
-    for (auto& d : tensors) d.range.buffer = io->handle();
-    for (size_t i = 0; i < 2; ++i)
-      std::memcpy(mapped + tensors[i].range.offset, inputs[i].bytes().data(), inputs[i].byte_size());
-    std::memset(mapped + tensors[2].range.offset, 0, infos[2].byte_size());
-    auto cmd = pool->allocate();
-    UNIVK_ASSERT_OK(cmd);
-    UNIVK_ASSERT_OK(vulkan::begin_command_buffer(*device, *cmd));
-    const Status recorded = loaded->delegate->record(*cmd, std::span(tensors).first(2), std::span(tensors).subspan(2));
-    UNIVK_ASSERT_OK(recorded) << names[shifted];
-    vulkan::record_buffer_barrier(*device, *cmd, {io->handle(), 0, 3 * 4096}, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                  VK_ACCESS_2_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                                  VK_ACCESS_2_HOST_READ_BIT);
-    UNIVK_ASSERT_OK(vulkan::end_command_buffer(*device, *cmd));
-    const VkCommandBuffer cmds[] = {*cmd};
-    auto value = device->queue().submit(cmds);
-    UNIVK_ASSERT_OK(value);
-    UNIVK_ASSERT_OK(device->queue().wait(*value));
+    auto got = record_at_offsets(*loaded, inputs, infos, shifted, 4);
+    UNIVK_ASSERT_OK(got) << names[shifted];
     EXPECT_EQ(loaded->delegate->stats().dispatches, 1u) << names[shifted];
-    HostTensor got(DType::kFloat32, infos[2].shape);
-    std::memcpy(got.bytes().data(), mapped + tensors[2].range.offset, got.byte_size());
-    EXPECT_TRUE(tensors_close(got, want, {})) << std::string(names[shifted]) + " one element past a 16-byte boundary";
+    EXPECT_TRUE(tensors_close(*got, want, {})) << std::string(names[shifted]) + " one element past a 16-byte boundary";
   }
 }
 

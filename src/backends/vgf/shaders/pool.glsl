@@ -25,6 +25,12 @@
 // invocations, when the base is not). The epilogue runs once on the 4 lanes; EPILOGUE_QUAD bit
 // k-1 makes epilogue input k one QUAD load (its W stride 1, other strides and base divisible by
 // 4; the recorder clears a bit whose base is not), else 4 scalar loads.
+// QUAD_C (channels-last, NCHW_ORDER 0): each invocation computes 4 consecutive channels of one
+// output position (order (n, oy, ox, c/4)): one QUAD load per tap and one QUAD store; needs the
+// input's and output's C stride 1, OUT_C % 4 == 0, and every other stride and both bases
+// divisible by 4 (the recorder clears it, and dispatches 4x the invocations, when a base is
+// not). EPILOGUE_QUAD applies as for QUAD_X, with the C stride in place of the W stride; an
+// input without it takes 4 scalar loads along C. Never set together with QUAD_X.
 // QUAD_LOAD (with QUAD_X and PAIR_X's geometry, input strides and base divisible by 4): a row's
 // 8 taps of the 4 windows are two QUAD loads. Every path adds and compares the taps of a window
 // in the same order (rows, then columns), so the results are bitwise those of the scalar path.
@@ -43,9 +49,14 @@ layout(constant_id = 90) const uint PAIR_X = 0;
 layout(constant_id = 91) const uint QUAD_X = 0;
 layout(constant_id = 92) const uint QUAD_LOAD = 0;
 layout(constant_id = 93) const uint EPILOGUE_QUAD = 0;
+layout(constant_id = 94) const uint QUAD_C = 0;
 
 // Invocations per output row in QUAD_X mode (1 otherwise, so no division by 0 is specialised).
 const uint QUADS_W = QUAD_X != 0u ? OUT_W / 4u : 1u;
+// Invocations per output position in QUAD_C mode, likewise.
+const uint QUADS_C = QUAD_C != 0u ? OUT_C / 4u : 1u;
+// Whether an invocation computes 4 outputs (along ox or along c).
+const bool FOUR_OUTPUTS = QUAD_X != 0u || QUAD_C != 0u;
 
 layout(std430, set = 0, binding = 1) writeonly buffer Out { SCALAR O[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer OutQuad { QUAD OQ[]; };
@@ -120,6 +131,24 @@ float pool_window_loop(uint in_base, int y0, int x0, out uint count) {
   return acc;
 }
 
+// QUAD_C: the window at (y0, x0) of 4 consecutive channels, the first at in_base (a multiple
+// of 4), in pool_window's tap order.
+vec4 pool_window_channels(uint in_base, int y0, int x0, out uint count) {
+  vec4 acc = IS_MAX != 0u ? vec4(uintBitsToFloat(0xff800000u)) : vec4(0.0);
+  count = 0u;
+  [[unroll]] for (uint ky = 0u; ky < KERNEL_Y; ++ky) {
+    const int iy = y0 + int(ky);
+    if (iy < 0 || iy >= int(P[18])) continue;
+    [[unroll]] for (uint kx = 0u; kx < KERNEL_X; ++kx) {
+      const int ix = x0 + int(kx);
+      if (ix < 0 || ix >= int(P[19])) continue;
+      acc = fold_tap4(acc, vec4(I0Q[(in_base + uint(iy) * P[15] + uint(ix) * P[16]) / 4u]));
+      ++count;
+    }
+  }
+  return acc;
+}
+
 // The 4 windows at x0, x0 + stride, ... of a QUAD_LOAD row pair: taps (2j, 2j+1) of each row
 // belong to window j.
 vec4 pool_quad_windows(uint in_base, int y0, int x0, out uint count) {
@@ -139,13 +168,17 @@ vec4 pool_quad_windows(uint in_base, int y0, int x0, out uint count) {
 void main() {
   const uint total = P[5];
   const uint e = invocation_index();
-  const uint lanes = QUAD_X != 0u ? 4u : 1u;
-  if (e >= total / lanes) return;
+  const uint lanes = QUAD_X != 0u ? 4u : 1u;  // windows along ox
+  if (e >= total / (FOUR_OUTPUTS ? 4u : 1u)) return;
   uint rest = e, c, ox, oy;
   if (QUAD_X != 0u) {
     ox = (rest % QUADS_W) * 4u; rest /= QUADS_W;
     oy = rest % OUT_H; rest /= OUT_H;
     c = rest % OUT_C; rest /= OUT_C;
+  } else if (QUAD_C != 0u) {
+    c = (rest % QUADS_C) * 4u; rest /= QUADS_C;
+    ox = rest % OUT_W; rest /= OUT_W;
+    oy = rest % OUT_H; rest /= OUT_H;
   } else if (NCHW_ORDER != 0u) {
     ox = rest % OUT_W; rest /= OUT_W;
     oy = rest % OUT_H; rest /= OUT_H;
@@ -164,6 +197,10 @@ void main() {
     uint count;
     const vec4 acc = pool_quad_windows(in_base, y0, x0, count);
     pooled = IS_MAX != 0u ? acc : acc / float(count);
+  } else if (QUAD_C != 0u) {
+    uint count;
+    const vec4 acc = pool_window_channels(in_base, y0, x0, count);
+    pooled = IS_MAX != 0u ? acc : acc / float(count);
   } else {
     [[unroll]] for (uint j = 0u; j < lanes; ++j) {
       uint count;
@@ -172,23 +209,24 @@ void main() {
       pooled[j] = IS_MAX != 0u ? acc : acc / float(count);
     }
   }
-  R[0] = QUAD_X != 0u ? pooled : vec4(pooled.x);
+  R[0] = FOUR_OUTPUTS ? pooled : vec4(pooled.x);
   [[unroll]] for (uint k = 1u; k < 4u; ++k) {
     if (k >= NUM_INPUTS) continue;
     const uint s = 26u + 4u * (k - 1u);
     const uint base = P[1u + k] + n * P[s] + oy * P[s + 1u] + ox * P[s + 2u] + c * P[s + 3u];
-    if (QUAD_X != 0u && ((EPILOGUE_QUAD >> (k - 1u)) & 1u) != 0u) {
+    if (FOUR_OUTPUTS && ((EPILOGUE_QUAD >> (k - 1u)) & 1u) != 0u) {
       X[k] = load_epilogue_quad(k, base / 4u);
       continue;
     }
     vec4 x = vec4(load_epilogue(k, base));
-    if (QUAD_X != 0u)
-      [[unroll]] for (uint j = 1u; j < 4u; ++j) x[j] = load_epilogue(k, base + j * P[s + 2u]);
+    const uint step = QUAD_X != 0u ? P[s + 2u] : P[s + 3u];  // along ox or c
+    if (FOUR_OUTPUTS)
+      [[unroll]] for (uint j = 1u; j < 4u; ++j) x[j] = load_epilogue(k, base + j * step);
     X[k] = x;
   }
   ew_run();
   const uint out_index = P[0] + n * P[10] + oy * P[11] + ox * P[12] + c * P[13];
-  if (QUAD_X != 0u)
+  if (FOUR_OUTPUTS)
     OQ[out_index / 4u] = QUAD(ew_result());
   else
     O[out_index] = SCALAR(ew_result().x);
