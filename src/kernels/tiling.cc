@@ -184,12 +184,13 @@ constexpr Tiling kVecPlanWide[] = {kVecTilings[0], kVecTilings[1]};
 constexpr Tiling kVecPlanNarrow[] = {kVecTilings[1]};
 constexpr uint64_t kVecWave = 512;
 // Long-K problems on grids too small for the GPU: where 128x128 tiles give under 128
-// workgroups (split-K's threshold) and K >= 2048, 128x128x16/8x4v split to ~512 workgroups.
+// workgroups (split-K's threshold) and K >= 1152, 128x128x16/8x4v split to ~512 workgroups.
 // On the H200 at batch 32 (docs/PERFORMANCE.md), against 128x64x8/8x8v: 3x3 512->512 at 7x7
 // (K 4608) 291 against 423 us, 3x3 stride 2 256->512 at 14x14 178 against 228, 1x1 2048->512
 // at 7x7 181 against 217, 3x3 256->256 at 14x14 (98 tiles of 128x128, unsplit 128x64 grid 196)
-// 287 against 310; a 1x1 1024->256 at 14x14 (K 1024) measured even, so it is left out. 93
-// registers per invocation against 135: more workgroups per SM, and more K ranges.
+// 287 against 310, 3x3 stride 2 128->256 at 28x28 (K 1152, cold caches) 147.5 against 167.5;
+// a 1x1 1024->256 at 14x14 (K 1024) measured even, so it is left out. 93 registers per
+// invocation against 135: more workgroups per SM, and more K ranges.
 constexpr Tiling kVecPlanSmallGrid[] = {kVecTilings[7]};
 // Small grids on GPUs, where no scalar tiling reaches the workgroups wanted (batch-1
 // convolutions), with both operands loading as vectors along K and rows enough for its tiles:
@@ -200,7 +201,7 @@ constexpr Tiling kVecPlanSmallGrid[] = {kVecTilings[7]};
 constexpr const Tiling& kVecSmallGrid = kVecTilings[5];
 // Grids under this many workgroups leave most of a large GPU idle: choose_splits splits K there.
 constexpr uint64_t kFewWorkgroups = 128;
-constexpr int64_t kSmallGridLongK = 2048;
+constexpr int64_t kSmallGridLongK = 1152;
 
 // Tilings in order of preference and the workgroup count at which the first such wins.
 struct Candidates {

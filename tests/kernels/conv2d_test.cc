@@ -509,7 +509,13 @@ TEST(Conv2dPlanner, LargeConvolutionsTakeTheVectorised8x8Tilings) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, vec_tilings()[7]);
   EXPECT_EQ(d->splits, 6u);
-  // The same grid with K under 2048 (a 3x3 over 107 channels: K 963) keeps 128x64x8/8x8v,
+  // 128 -> 256 at 14x14 (K 1152: the GEMM of ResNet18's stride-2 entry into its third stage)
+  // too, split in 4.
+  d = plan_conv2d(conv3x3(32, 128, 14, 256), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, vec_tilings()[7]);
+  EXPECT_EQ(d->splits, 4u);
+  // The same grid with K under 1152 (a 3x3 over 107 channels: K 963) keeps 128x64x8/8x8v,
   // split.
   d = plan_conv2d(conv3x3(32, 107, 7, 512), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();

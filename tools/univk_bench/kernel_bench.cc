@@ -151,6 +151,13 @@ std::vector<Workload> workloads() {
     w.push_back({"conv3x3s2_256_512_14_b32" + layout, {}, conv(32, 256, 14, 512, 3, 2, nhwc)});
     w.push_back({"conv1x1_1024_256_14_b32" + layout, {}, conv(32, 1024, 14, 256, 1, 1, nhwc)});
     w.push_back({"conv1x1_2048_512_7_b32" + layout, {}, conv(32, 2048, 7, 512, 1, 1, nhwc)});
+    // ResNet18's other strided entries (3x3 stride 2) and its downsample shortcuts (1x1 stride
+    // 2), batch 32.
+    w.push_back({"conv3x3s2_64_128_56_b32" + layout, {}, conv(32, 64, 56, 128, 3, 2, nhwc)});
+    w.push_back({"conv3x3s2_128_256_28_b32" + layout, {}, conv(32, 128, 28, 256, 3, 2, nhwc)});
+    w.push_back({"conv1x1s2_64_128_56_b32" + layout, {}, conv(32, 64, 56, 128, 1, 2, nhwc)});
+    w.push_back({"conv1x1s2_128_256_28_b32" + layout, {}, conv(32, 128, 28, 256, 1, 2, nhwc)});
+    w.push_back({"conv1x1s2_256_512_14_b32" + layout, {}, conv(32, 256, 14, 512, 1, 2, nhwc)});
   }
   // The lavapipe comparison's models at 64x64, batch 1, NHWC (`--only cpu64_`): MobileNetV2's
   // stem and its 1x1 convolutions from 32x32 down to 2x2, ResNet50's from 16x16 down to 2x2,
