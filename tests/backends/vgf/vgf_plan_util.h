@@ -71,7 +71,8 @@ inline Result<HostTensor> record_at_offsets(Loaded& loaded, const std::vector<Ho
   std::vector<backend::DeviceTensor> tensors;
   for (size_t i = 0; i < infos.size(); ++i) {
     if (infos[i].byte_size() + shift_bytes > kBlock) return invalid_argument("record_at_offsets: tensor too large");
-    tensors.push_back({{VK_NULL_HANDLE, kBlock * i + (i == shifted ? shift_bytes : 0), infos[i].byte_size()}, infos[i]});
+    tensors.push_back(
+        {{VK_NULL_HANDLE, kBlock * i + (i == shifted ? shift_bytes : 0), infos[i].byte_size()}, infos[i]});
   }
   const uint64_t total = kBlock * infos.size();
   UNIVK_ASSIGN_OR_RETURN(auto io, vulkan::Buffer::create(device, total, vulkan::MemoryKind::kHostVisible));

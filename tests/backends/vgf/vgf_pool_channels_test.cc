@@ -39,16 +39,16 @@ Attributes mul_attrs() {
 // NHWC x [2,7,9,C] pooled, optionally followed by relu6(pool + y) * scale, where y is an NHWC
 // graph input (channels contiguous: a 4-vector per invocation) or an NCHW one behind a
 // TRANSPOSE (4 scalar loads), and scale a per-channel constant [1,1,1,C].
-TosaGraph pool_graph(TosaOp op, DType dtype, const ChannelCase& cc, int64_t oh, int64_t ow, bool epilogue,
-                     bool y_nchw, const std::vector<uint8_t>& scale_bytes) {
+TosaGraph pool_graph(TosaOp op, DType dtype, const ChannelCase& cc, int64_t oh, int64_t ow, bool epilogue, bool y_nchw,
+                     const std::vector<uint8_t>& scale_bytes) {
   TosaGraph g;
   const int64_t n = 2, c = cc.c;
   ValueId x = g.add_input({dtype, {n, 7, 9, c}}, 0, 0);
   const TosaTensorType t{dtype, {n, oh, ow, c}};
   ValueId r = g.add_operation(op, {x}, pool_attrs(op, cc.kernel, cc.stride, cc.pad), t);
   if (epilogue) {
-    ValueId y = g.add_input({dtype, y_nchw ? std::vector<int64_t>{n, c, oh, ow} : std::vector<int64_t>{n, oh, ow, c}},
-                            0, 1);
+    ValueId y =
+        g.add_input({dtype, y_nchw ? std::vector<int64_t>{n, c, oh, ow} : std::vector<int64_t>{n, oh, ow, c}}, 0, 1);
     if (y_nchw) y = g.add_operation(TosaOp::kTranspose, {y}, perms({0, 2, 3, 1}), t);
     ValueId scale = g.add_constant({dtype, {1, 1, 1, c}}, scale_bytes);
     r = g.add_operation(TosaOp::kAdd, {r, y}, {}, t);
@@ -94,9 +94,8 @@ TEST(VgfPoolChannels, ChannelsLastPoolsComputeFourChannelsPerInvocation) {
           EXPECT_EQ(k.work_items, static_cast<uint64_t>(n * oh * ow * c / (cc.quad_c ? 4 : 1))) << what;
 
           const HostTensor x = random_tensor(dtype, Shape({n, 7, 9, c}), 201);
-          const HostTensor y = random_tensor(dtype, Shape(y_nchw ? std::vector<int64_t>{n, c, oh, ow}
-                                                                  : std::vector<int64_t>{n, oh, ow, c}),
-                                             202);
+          const HostTensor y = random_tensor(
+              dtype, Shape(y_nchw ? std::vector<int64_t>{n, c, oh, ow} : std::vector<int64_t>{n, oh, ow, c}), 202);
           std::vector<HostTensor> inputs = {x};
           if (epilogue) inputs.push_back(y);
           Attributes ref_pa = ref_pool_attrs(pool_attrs(op, cc.kernel, cc.stride, cc.pad));
