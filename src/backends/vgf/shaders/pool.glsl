@@ -15,7 +15,7 @@
 // lavapipe) and the index decomposition divides by constants (multiply-shift, not a udiv).
 // Large windows (global pools) would unroll into thousands of taps and take the driver's
 // compiler minutes: for them the emitter sets KERNEL_Y = KERNEL_X = 0 and the taps run in loops
-// bounded by P[20..21] at run time (no PAIR_X/QUAD_X/QUAD_LOAD then).
+// bounded by P[20..21] at run time (no PAIR_X/QUAD_X/QUAD_LOAD/QUAD_C then).
 // PAIR_X: 2-wide windows at stride 2 with no horizontal padding over an input whose W stride
 // is 1 and whose other strides and base are even: a row's two taps are one PAIR load (the
 // emitter sets it from the geometry, the recorder clears it when the input's base word is odd).
