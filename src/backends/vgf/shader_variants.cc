@@ -38,11 +38,11 @@ Dispatch select_variant_for_bases(const Dispatch& dispatch, std::span<const uint
   if (dispatch.shader == Shader::kPoolF32 || dispatch.shader == Shader::kPoolF16) {
     // Vector loads and stores need bases aligned to their width (pool.glsl).
     const bool quad_out = bases[0] % 4 == 0;
-    // QUAD_C loads its taps as 4-vectors too.
-    const bool quad_c_ok = quad_out && bases[1] % 4 == 0;
+    // QUAD_LOAD and QUAD_C load the pool input's taps as 4-vectors and store 4-vectors.
+    const bool quad_in_out = quad_out && bases[1] % 4 == 0;
     for (auto& [id, value] : selected.specialization) {
       if (id == kPoolPairXConstant && bases[1] % 2 != 0) value = 0;
-      if (id == kPoolQuadLoadConstant && (!quad_out || bases[1] % 4 != 0)) value = 0;
+      if (id == kPoolQuadLoadConstant && !quad_in_out) value = 0;
       if (id == kPoolEpilogueQuadConstant) {
         for (size_t i = 1; i < dispatch.inputs.size(); ++i) {
           if (!quad_out || bases[1 + i] % 4 != 0) value &= ~(1u << (i - 1));
@@ -52,7 +52,7 @@ Dispatch select_variant_for_bases(const Dispatch& dispatch, std::span<const uint
         value = 0;
         selected.work_items = dispatch.params[0];  // one invocation per output again
       }
-      if (id == kPoolQuadCConstant && value != 0 && !quad_c_ok) {
+      if (id == kPoolQuadCConstant && value != 0 && !quad_in_out) {
         value = 0;
         selected.work_items = dispatch.params[0];
       }
