@@ -53,8 +53,11 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   const int64_t icg = p.in_channels / p.groups, ocg = p.out_channels / p.groups;
   const int64_t m = p.batch * p.out_h * p.out_w, k = icg * p.kernel_h * p.kernel_w;
 
-  const std::optional<Tiling> pointwise = tiling ? tiling : detail::pointwise_choice(p, device);
-  if (pointwise && pointwise->pointwise) return detail::plan_conv2d_pointwise(p, *pointwise, device);
+  std::optional<Tiling> special = tiling;
+  if (!special) special = detail::pointwise_choice(p, device);
+  if (!special) special = detail::stem_choice(p, device);
+  if (special && special->pointwise) return detail::plan_conv2d_pointwise(p, *special, device);
+  if (special && special->stem) return detail::plan_conv2d_stem(p, *special, device);
   constexpr uint32_t kFlagAlignedK = 16;  // conv2d.glsl
   // An input with contiguous channels (NHWC) loads along K, one with contiguous columns (NCHW)
   // along M. The weight loads along K: contiguous for TOSA's layout, taps for PyTorch's.

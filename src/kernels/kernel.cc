@@ -51,6 +51,8 @@ const char* kernel_name(Kernel kernel) {
       return "depthwise_i8";
     case Kernel::kConv2dPointwiseF32:
       return "conv2d_pointwise_f32";
+    case Kernel::kConv2dStemF32:
+      return "conv2d_stem_f32";
   }
   return "?";
 }
@@ -70,6 +72,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kGemmCoopmatVecF16:
     case Kernel::kConv2dCoopmatVecF16:
     case Kernel::kConv2dPointwiseF32:
+    case Kernel::kConv2dStemF32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
@@ -94,6 +97,7 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kConv2dVec8F32:
     case Kernel::kConv2dCoopmatVecF16:
     case Kernel::kConv2dPointwiseF32:
+    case Kernel::kConv2dStemF32:
       return kConvPushWords * 4;
     case Kernel::kDepthwiseF32:
       return kDwPushWords * 4;
@@ -144,6 +148,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::depthwise_i8_spv();
     case Kernel::kConv2dPointwiseF32:
       return shaders::conv2d_pointwise_f32_spv();
+    case Kernel::kConv2dStemF32:
+      return shaders::conv2d_stem_f32_spv();
   }
   return {};
 }

@@ -82,6 +82,10 @@ std::optional<Tiling> pointwise_choice(const Conv2dProblem& problem, const Devic
 Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& problem, const Tiling& tiling,
                                              const DeviceTraits& device);
 
+// Likewise for the stem kernel (the rule in conv2d_stem.cc; `tiling` one of stem_tilings()).
+std::optional<Tiling> stem_choice(const Conv2dProblem& problem, const DeviceTraits& device);
+Result<KernelDispatch> plan_conv2d_stem(const Conv2dProblem& problem, const Tiling& tiling, const DeviceTraits& device);
+
 // Push words 0..4: the element offsets of the operand bindings (kernel.h's interface), in
 // binding order: A/input, B/weight, bias, output, residual.
 inline void set_binding_offsets(std::vector<uint32_t>& push, const std::array<uint64_t, 5>& offsets) {

@@ -100,6 +100,10 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
     EXPECT_EQ(dispatch->kernel, Kernel::kConv2dPointwiseF32);
     EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags) << "c " << c.c << " oc " << c.oc;
   }
+  if (tiling.stem) {
+    EXPECT_EQ(dispatch->kernel, Kernel::kConv2dStemF32);
+    EXPECT_EQ(flags_of(*dispatch) & 128u, c.vec_flags) << "c " << c.c << " oc " << c.oc;
+  }
 
   std::vector<float> in(p.input_offset + x.shape().numel()), weight(w.shape().numel());
   std::vector<float> res(p.residual_offset + conv.shape().numel());
@@ -160,7 +164,8 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
       << (layout == Layout::kNhwc) << " tosa weight " << tosa_weight << " tiling " << tiling.bm << "x" << tiling.bn
       << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
       << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "")
-      << (tiling.pointwise ? "p" : "") << " hwio " << c.hwio << " splits " << dispatch->splits;
+      << (tiling.pointwise ? "p" : "") << (tiling.stem ? "stem" : "") << " hwio " << c.hwio << " splits "
+      << dispatch->splits;
 }
 
 const ConvCase kCases[] = {
@@ -387,6 +392,84 @@ TEST(Conv2dKernel, PointwiseRefusesWhatItDoesNotCompute) {
   EXPECT_EQ(plan_conv2d(p, fp16, pointwise_tilings()[0]).status().code(), StatusCode::kUnsupported);
 }
 
+// The stem kernel (few input channels, no groups). ResNet's stem in small: NCHW with PyTorch's
+// weights, 7x7 stride 2, 70 output channels (a partial block of channels), unaligned offsets; on
+// a device with 32 KiB of shared memory (lavapipe) its 64-channel tilings stage the weight 4
+// kernel rows at a time. MobileNetV2's: NHWC with TOSA weights, aligned (16-byte stores), 3x3
+// stride 2. One channel with dilation 2; 4 channels with HWIO weights (staged along the
+// channels), 5x5; 2 channels to 6 (scalar stores). Output sizes are no whole blocks.
+const VecConvCase kStemCases[] = {
+    // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags (128: stores)
+    {{2, 3, 23, 37, 70, 7, 2, 3, 1, 1, false, false, 0}, Layout::kNchw, false},
+    {{2, 3, 21, 19, 32, 3, 2, 1, 1, 1, true, false, 128}, Layout::kNhwc, true},
+    {{1, 1, 11, 13, 12, 3, 1, 3, 2, 1, true, false, 128}, Layout::kNhwc, true},
+    {{1, 4, 13, 18, 20, 5, 1, 2, 1, 1, true, true, 128}, Layout::kNhwc, true},
+    {{1, 2, 9, 10, 6, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false},
+};
+
+// Every case on the planner's two tilings, two on the others (each pipeline costs a second or
+// more on lavapipe).
+TEST(Conv2dKernel, StemTilingsMatchTheReference) {
+  uint32_t seed = 6100;
+  for (const Tiling& tiling : testing::fitting(stem_tilings())) {
+    const bool all = tiling == stem_tilings()[0] || tiling == stem_tilings()[1];
+    for (const VecConvCase& v : kStemCases) {
+      if (all || &v == &kStemCases[0] || &v == &kStemCases[3]) {
+        expect_conv(v.c, v.layout, v.tosa_weight, tiling, {true}, seed += 10);
+      }
+    }
+  }
+}
+
+TEST(Conv2dKernel, StemEpilogues) {
+  uint32_t seed = 6300;
+  const Epilogue relu6 = {true, true, Activation::kClamp, 0.0f, 6.0f};
+  for (const VecConvCase& v : {kStemCases[0], kStemCases[1]}) {
+    expect_conv(v.c, v.layout, v.tosa_weight, stem_tilings()[1], relu6, seed += 10);
+    expect_conv(v.c, v.layout, v.tosa_weight, stem_tilings()[1], {false, true, Activation::kRelu}, seed += 10);
+  }
+  expect_conv(kStemCases[2].c, kStemCases[2].layout, true, stem_tilings()[0], {false, false, Activation::kRelu},
+              seed += 10);
+}
+
+TEST(Conv2dKernel, StemRefusesWhatItDoesNotCompute) {
+  const auto device = testing::test_device();
+  ASSERT_NE(device, nullptr);
+  const DeviceTraits traits = device_traits(*device, Precision::kFp32);
+  Conv2dProblem p;
+  p.in_channels = 3, p.out_channels = 8, p.in_h = p.in_w = p.out_h = p.out_w = 8;
+  p.kernel_h = p.kernel_w = 3, p.pad_top = p.pad_left = 1;
+  p.input = ActivationStrides::nhwc({1, 3, 8, 8});
+  p.output = ActivationStrides::nhwc({1, 8, 8, 8});
+  p.weight = WeightStrides::ohwi(3, 3, 3);
+  ASSERT_TRUE(plan_conv2d(p, traits, stem_tilings()[0]).ok());
+  Conv2dProblem q = p;
+  q.in_channels = 6, q.out_channels = 6, q.groups = 3, q.weight = WeightStrides::ohwi(2, 3, 3);
+  q.input = ActivationStrides::nhwc({1, 6, 8, 8}), q.output = ActivationStrides::nhwc({1, 6, 8, 8});
+  EXPECT_EQ(plan_conv2d(q, traits, stem_tilings()[0]).status().code(), StatusCode::kUnsupported);
+  q = p;
+  q.in_channels = 5, q.weight = WeightStrides::ohwi(5, 3, 3), q.input = ActivationStrides::nhwc({1, 5, 8, 8});
+  EXPECT_EQ(plan_conv2d(q, traits, stem_tilings()[0]).status().code(), StatusCode::kUnsupported);
+  q = p;
+  // 4 positions under a 31-wide window: 34 window columns per invocation.
+  q.kernel_w = 31, q.out_w = 1, q.pad_left = 12, q.weight = WeightStrides::ohwi(3, 3, 31);
+  auto refused = plan_conv2d(q, traits, stem_tilings()[0]);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().to_string().find("span"), std::string::npos) << refused.status().to_string();
+  Tiling other = stem_tilings()[0];
+  other.bm = 48;
+  EXPECT_EQ(plan_conv2d(p, traits, other).status().code(), StatusCode::kInvalidArgument);
+  DeviceTraits fp16 = traits;
+  fp16.precision = Precision::kFp16, fp16.cooperative_matrix_f16 = false;
+  EXPECT_EQ(plan_conv2d(p, fp16, stem_tilings()[0]).status().code(), StatusCode::kUnsupported);
+  // Too little shared memory for the window and one kernel row of the weight: named.
+  DeviceTraits small = traits;
+  small.max_shared_bytes = 1024;
+  refused = plan_conv2d(p, small, stem_tilings()[0]);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().to_string().find("shared memory"), std::string::npos) << refused.status().to_string();
+}
+
 // The cooperative-matrix core on vectorised loads (devices with NV cooperative matrices, the
 // H200; skipped elsewhere). One pipeline per tiling: NHWC, TOSA weights, C a multiple of the
 // 32-deep slice (16-byte loads, one tap per slice), output positions and channels not multiples
@@ -549,7 +632,8 @@ TEST(Conv2dPlanner, ChannelsNoSliceDividesGetTheKTable) {
   stem.input = ActivationStrides::nchw({32, 3, 224, 224});
   stem.output = ActivationStrides::nchw({32, 64, 112, 112});
   stem.weight = WeightStrides::oihw(3, 7, 7);
-  auto d = plan_conv2d(stem, gpu());
+  // On the GEMM-shaped kernel (GPUs take the stem kernel: below).
+  auto d = plan_conv2d(stem, gpu(), gemm_tilings()[1]);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(constant_of(*d, 10, 1), 256u) << describe(*d);
   // Whole slices of channels decode a tap per slice instead: no table, no shared memory for it.
@@ -643,6 +727,67 @@ TEST(Conv2dPlanner, ShortK1x1ConvolutionsTakeThePointwiseKernel) {
   EXPECT_NE(plan_conv2d(conv1x1(32, 24, 56, 144), fp16)->kernel, Kernel::kConv2dPointwiseF32);
   fp16.cooperative_matrix_f16 = true;
   EXPECT_EQ(plan_conv2d(conv1x1(32, 24, 56, 144), fp16)->kernel, Kernel::kConv2dPointwiseF32);
+}
+
+// A stem: c -> oc channels at hw x hw in, k x k stride 2, NCHW input and PyTorch weights in,
+// NHWC out (the VgfBackend's first convolution), relu.
+Conv2dProblem stem_conv(int64_t batch, int64_t c, int64_t hw, int64_t oc, int64_t k) {
+  Conv2dProblem p;
+  p.batch = batch, p.in_channels = c, p.in_h = p.in_w = hw, p.out_channels = oc;
+  p.out_h = p.out_w = hw / 2, p.kernel_h = p.kernel_w = k, p.stride_h = p.stride_w = 2;
+  p.pad_top = p.pad_left = k / 2;
+  p.input = ActivationStrides::nchw({batch, c, hw, hw});
+  p.output = ActivationStrides::nhwc({batch, oc, hw / 2, hw / 2});
+  p.weight = WeightStrides::oihw(c, k, k);
+  p.epilogue = {true, false, Activation::kRelu};
+  return p;
+}
+
+TEST(Conv2dPlanner, FewInputChannelsTakeTheStemKernelOnGpus) {
+  // ResNet's stem (64 channels): the 64-channel blocks, its whole weight staged at once beside
+  // the window with 48 KiB (21 x 37 x 3 floats and 147 x 64); 16-byte stores; 3 blocks per
+  // workgroup (3136 blocks, about 1024 workgroups).
+  auto d = plan_conv2d(stem_conv(32, 3, 224, 64, 7), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kConv2dStemF32) << describe(*d);
+  EXPECT_EQ(d->tiling, stem_tilings()[0]);
+  EXPECT_EQ(describe(*d), "conv2d_stem_f32 128x64x16/4x8stem");
+  EXPECT_EQ(constant_of(*d, 14, 0), 7u);
+  EXPECT_EQ(flags_of(*d) & 128u, 128u);
+  EXPECT_EQ(constant_of(*d, 15, 0), 3u);
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{33, 1, 32}));
+  // With 32 KiB, 4 kernel rows at a time.
+  DeviceTraits smaller = gpu();
+  smaller.max_shared_bytes = 32768;
+  d = plan_conv2d(stem_conv(32, 3, 224, 64, 7), smaller);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(constant_of(*d, 14, 0), 4u);
+  // MobileNetV2's (32 channels): the 32-channel blocks.
+  d = plan_conv2d(stem_conv(1, 3, 224, 32, 3), gpu());
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, stem_tilings()[1]);
+  // Not taken: more channels, groups, a CPU implementation, forced split-K, fp16 rounding on the
+  // FMA kernels, too little shared memory.
+  EXPECT_NE(plan_conv2d(stem_conv(1, 8, 32, 32, 3), gpu())->kernel, Kernel::kConv2dStemF32);
+  Conv2dProblem grouped = stem_conv(1, 4, 32, 32, 3);
+  grouped.groups = 2, grouped.weight = WeightStrides::oihw(2, 3, 3);
+  EXPECT_NE(plan_conv2d(grouped, gpu())->kernel, Kernel::kConv2dStemF32);
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  EXPECT_NE(plan_conv2d(stem_conv(1, 3, 64, 64, 7), cpu)->kernel, Kernel::kConv2dStemF32);
+  Conv2dProblem split = stem_conv(1, 3, 224, 64, 7);
+  split.split_k = 2;
+  EXPECT_NE(plan_conv2d(split, gpu())->kernel, Kernel::kConv2dStemF32);
+  DeviceTraits fp16 = gpu();
+  fp16.precision = Precision::kFp16;
+  EXPECT_NE(plan_conv2d(stem_conv(32, 3, 224, 64, 7), fp16)->kernel, Kernel::kConv2dStemF32);
+  fp16.cooperative_matrix_f16 = true;
+  EXPECT_EQ(plan_conv2d(stem_conv(32, 3, 224, 64, 7), fp16)->kernel, Kernel::kConv2dStemF32);
+  DeviceTraits tiny = gpu();
+  tiny.max_shared_bytes = 8192;  // the window alone is 9324 bytes
+  d = plan_conv2d(stem_conv(32, 3, 224, 64, 7), tiny);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_NE(d->kernel, Kernel::kConv2dStemF32);
 }
 
 TEST(Conv2dPlanner, CpuImplementationsWeighTheDirectTilings) {

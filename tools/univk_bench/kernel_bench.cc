@@ -20,11 +20,11 @@
 // tilings (kernels::vec_tilings, not yet the planner's) and, with --precision fp16, the
 // cooperative-matrix ones (kernels::coopmat_tilings, then kernels::coopmat_vec_tilings: not yet
 // the planner's) and, for convolutions, the pointwise kernel's (kernels::pointwise_tilings: 1x1
-// convolutions only). The tiling column ends in "c" for a cooperative-matrix tiling, "v" for a
-// vectorised one ("cv": cooperative matrices on the vectorised loads), "p" for a pointwise one,
-// and " sS" when the dispatch splits K (--pointwise-only: the planner's choice and the pointwise
-// tilings only)
-// into S ranges (kernel.h);
+// convolutions only) and the stem kernel's (kernels::stem_tilings: at most 4 input channels).
+// The tiling column ends in "c" for a cooperative-matrix tiling, "v" for a vectorised one
+// ("cv": cooperative matrices on the vectorised loads), "p" for a pointwise one, "stem" for a
+// stem one, and " sS" when the dispatch splits K into S ranges (kernel.h) (--pointwise-only: the
+// planner's choice and the pointwise tilings only);
 // --split-k forces S (1: no split) for every workload.
 // Operands hold seeded random values (operand_fill.h). A workload's operands stay in the GPU's
 // caches from one timed run to the next; --evict-mib N overwrites N MiB before each run
@@ -124,6 +124,7 @@ std::vector<Workload> workloads() {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
     w.push_back({"conv7x7s2_3_64_224_b1" + layout, {}, conv(1, 3, 224, 64, 7, 2, nhwc)});
     w.push_back({"conv7x7s2_3_64_224_b32" + layout, {}, conv(32, 3, 224, 64, 7, 2, nhwc)});
+    w.push_back({"conv3x3s2_3_32_224_b32" + layout, {}, conv(32, 3, 224, 32, 3, 2, nhwc)});
     w.push_back({"conv3x3_64_56_b1" + layout, {}, conv(1, 64, 56, 64, 3, 1, nhwc)});
     w.push_back({"conv3x3_256_14_b1" + layout, {}, conv(1, 256, 14, 256, 3, 1, nhwc)});
     w.push_back({"conv3x3_512_7_b1" + layout, {}, conv(1, 512, 7, 512, 3, 1, nhwc)});
@@ -442,6 +443,9 @@ int run(int argc, char** argv) {
     }
     if (all_tilings && w.conv) {
       for (const kernels::Tiling& t : kernels::pointwise_tilings()) tilings.push_back(t);
+      if (!pointwise_only) {
+        for (const kernels::Tiling& t : kernels::stem_tilings()) tilings.push_back(t);
+      }
     }
     std::erase_if(tilings, [&](const std::optional<kernels::Tiling>& t) {
       return t && kernels::tiling_label(*t).find(tiling_filter) == std::string::npos;

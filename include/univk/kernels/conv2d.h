@@ -1,4 +1,6 @@
-// Planner of the implicit-GEMM 2-d convolution kernel (conv2d_f32.comp):
+// Planner of the 2-d convolution kernels: the implicit GEMM (conv2d_f32.comp and its variants),
+// and, where they compute the problem, the pointwise kernel (1x1, short K) and the stem kernel
+// (at most 4 input channels):
 //   out = act(conv2d(in, weight) + bias + residual)
 // for any element strides of input and output (NCHW, NHWC), weight layout, stride, dilation,
 // padding and groups. Pure data; thread-safe.
@@ -77,9 +79,11 @@ enum Conv2dPush : uint32_t {
 // The checks plan_conv2d makes of the sizes, strides and addressable ranges of `problem`.
 Status check_conv2d(const Conv2dProblem& problem);
 
-// The dispatch for `problem`; `tiling` forces one of gemm_tilings(). Unsupported (naming the
-// limit) when strides, dilations or padding exceed 16 bits, an addressed element exceeds 32
-// bits or the grid exceeds the device's group counts.
+// The dispatch for `problem`; `tiling` forces one of the library's tilings (kernel.h: the
+// GEMM-shaped, pointwise or stem lists). Unsupported (naming the limit) when strides, dilations
+// or padding exceed 16 bits, an addressed element exceeds 32 bits, the grid exceeds the
+// device's group counts, or a forced pointwise or stem tiling's kernel does not compute the
+// problem.
 Result<KernelDispatch> plan_conv2d(const Conv2dProblem& problem, const DeviceTraits& device,
                                    std::optional<Tiling> tiling = std::nullopt);
 

@@ -55,6 +55,7 @@ enum class Kernel : uint8_t {
   kConv2dI8Coopmat,      // conv2d_i8.h, likewise on NV int8 cooperative matrices (DeviceTraits::cooperative_matrix_i8)
   kDepthwiseI8,          // conv2d_i8.h, depthwise with multiplier 1, 4 channels per invocation
   kConv2dPointwiseF32,   // conv2d.h, a pointwise_tilings() tiling (1x1 convolutions with short K)
+  kConv2dStemF32,        // conv2d.h, a stem_tilings() tiling (direct convolution of few input channels)
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -160,6 +161,10 @@ struct Tiling {
   // by bn output channels, tm positions by tn = 4 channels per invocation; bk = 4, the input
   // channels each step reads. pointwise_tilings() lists them.
   bool pointwise = false;
+  // The stem kernel (Kernel::kConv2dStemF32, few input channels): a block of bm / bk rows by
+  // bk columns of output positions and bn output channels, tm consecutive positions by tn
+  // channels (a multiple of 4) per invocation. stem_tilings() lists them.
+  bool stem = false;
   constexpr uint32_t invocations() const { return (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
@@ -187,8 +192,12 @@ std::span<const Tiling> coopmat_vec_tilings();
 // convolution without padding or groups whose channels are contiguous and whose K is short
 // (conv2d.h); the others run when forced.
 std::span<const Tiling> pointwise_tilings();
+// The stem kernel's tilings (Tiling::stem), 128 to 512 invocations: blocks of 64 to 256 output
+// positions by 32 or 64 channels. plan_conv2d takes the first or the second on GPUs for a
+// convolution of at most 4 input channels without groups (conv2d.h); the others run when forced.
+std::span<const Tiling> stem_tilings();
 // "BMxBNxBK/TMxTN" and the variant letters: d(irect), c(ooperative matrix), v(ectorised),
-// l(ean), p(ointwise); e.g. "128x128x16/8x8cv" (univk-kernel-bench's tiling column).
+// l(ean), p(ointwise), stem; e.g. "128x128x16/8x8cv" (univk-kernel-bench's tiling column).
 std::string tiling_label(const Tiling& tiling);
 // Whether `tiling` fits `device`: invocations and shared memory within its limits, cooperative
 // matrices where the tiling needs them (the planners refuse a forced tiling that does not fit,
