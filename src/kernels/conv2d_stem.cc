@@ -27,7 +27,7 @@ constexpr Tiling stem(uint32_t rows, uint32_t columns, uint32_t bn, uint32_t tm,
 // fastest tiling.
 constexpr Tiling kStemTilings[] = {
     stem(8, 16, 64, 4, 8), stem(16, 16, 32, 4, 8), stem(4, 32, 64, 4, 8), stem(16, 16, 64, 8, 8),
-    stem(8, 16, 32, 4, 8), stem(4, 16, 64, 2, 8), stem(8, 16, 64, 4, 4), stem(8, 16, 64, 8, 4),
+    stem(8, 16, 32, 4, 8), stem(4, 16, 64, 2, 8),  stem(8, 16, 64, 4, 4), stem(8, 16, 64, 8, 4),
 };
 
 // FLAGS bits of conv2d_stem_f32.comp.
@@ -123,8 +123,8 @@ Result<KernelDispatch> plan_conv2d_stem(const Conv2dProblem& p, const Tiling& ti
   }
   // Every kernel row of the weight at once where it fits beside the window (one barrier), else
   // as many as do.
-  const uint64_t rows = std::min<uint64_t>(uint64_t(p.kernel_h),
-                                           (device.max_shared_bytes - s.window_bytes) / s.weight_row_bytes);
+  const uint64_t rows =
+      std::min<uint64_t>(uint64_t(p.kernel_h), (device.max_shared_bytes - s.window_bytes) / s.weight_row_bytes);
   d.specialization = {{0, tiling.invocations()},
                       {1, tiling.bn / tiling.tn},
                       {2, tiling.tm},
