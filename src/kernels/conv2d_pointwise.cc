@@ -1,7 +1,6 @@
 // The pointwise kernel (conv2d_pointwise_f32.comp) of plan_conv2d: its tilings, the rule that
 // takes it, and its dispatch.
 #include <algorithm>
-#include <bit>
 
 #include "tiling.h"
 #include "univk/kernels/conv2d.h"
@@ -27,8 +26,8 @@ constexpr Tiling kPointwiseTilings[] = {
     pointwise(128, 4), pointwise(16, 8), pointwise(32, 8),
 };
 
-// FLAGS bits of conv2d_pointwise_f32.comp.
-constexpr uint32_t kPointwiseFlagVecIn = 64, kPointwiseFlagVecOut = 128;
+// FLAGS bit of conv2d_pointwise_f32.comp beside conv_store_f32.glsl's.
+constexpr uint32_t kPointwiseFlagVecIn = 64;
 
 // Whether the kernel computes `p`: a 1x1 window without padding or groups, every output
 // position's input inside the input (the kernel reads no padding).
@@ -77,17 +76,12 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& p, const Tilin
   UNIVK_ASSIGN_OR_RETURN(const auto grid, tile_grid(tiling, m, n, device, kernel_name(d.kernel)));
   d.groups = {grid[0], grid[1], 1};
 
-  uint32_t flags = (p.epilogue.bias ? kFlagBias : 0) | (p.epilogue.residual ? kFlagResidual : 0);
-  // 16-byte accesses: 4 contiguous channels at offsets and strides that are multiples of 4.
-  const int64_t in_batch = p.batch == 1 ? 0 : p.input.n, out_batch = p.batch == 1 ? 0 : p.output.n;
+  uint32_t flags = fill_direct_conv_output(d, p, k, k);
+  // 16-byte loads: 4 contiguous channels at offsets and strides that are multiples of 4.
+  const int64_t in_batch = p.batch == 1 ? 0 : p.input.n;
   if (p.input.c == 1 && aligned4({k, int64_t(p.input_offset), in_batch, p.input.h, p.input.w})) {
     flags |= kPointwiseFlagVecIn;
     d.vector_access.push_back({0b1u, 7, kPointwiseFlagVecIn});
-  }
-  if (p.output.c == 1 && aligned4({n, int64_t(p.output_offset), out_batch, p.output.h, p.output.w}) &&
-      (!p.epilogue.residual || p.residual_offset % 4 == 0)) {
-    flags |= kPointwiseFlagVecOut;
-    d.vector_access.push_back({p.epilogue.residual ? 0b11000u : 0b1000u, 7, kPointwiseFlagVecOut});
   }
   // The weight chunk: all of K when it fits the staged floats, else the most that does.
   const uint32_t chunk = std::min<uint32_t>(kPointwiseStagedFloats / tiling.bn, u32((k + 3) / 4 * 4));
@@ -97,15 +91,6 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& p, const Tilin
                       {3, chunk},
                       {6, static_cast<uint32_t>(p.epilogue.activation)},
                       {7, flags}};
-  d.push.assign(kConvPushWords, 0);
-  set_binding_offsets(d.push, {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, p.residual_offset});
-  set_conv_geometry(d.push, p, m, n, k, k);
-  d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
-  d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
-  d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
-  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
-  d.output_binding = 3;
-  d.flops = 2 * uint64_t(m) * uint64_t(n) * uint64_t(k);
   return d;
 }
 

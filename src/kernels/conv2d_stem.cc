@@ -1,7 +1,6 @@
 // The stem kernel (conv2d_stem_f32.comp) of plan_conv2d: its tilings, the rule that takes it,
 // and its dispatch.
 #include <algorithm>
-#include <bit>
 
 #include "tiling.h"
 #include "univk/kernels/conv2d.h"
@@ -29,9 +28,6 @@ constexpr Tiling kStemTilings[] = {
     stem(8, 16, 64, 4, 8), stem(16, 16, 32, 4, 8), stem(4, 32, 64, 4, 8), stem(16, 16, 64, 8, 8),
     stem(8, 16, 32, 4, 8), stem(4, 16, 64, 2, 8),  stem(8, 16, 64, 4, 4), stem(8, 16, 64, 8, 4),
 };
-
-// FLAGS bits of conv2d_stem_f32.comp.
-constexpr uint32_t kStemFlagVecOut = 128;
 
 // Blocks per workgroup: about this many workgroups, each staging the weight once for the blocks
 // that leaves it. On the H200 ResNet's batch-32 stem (3136 blocks of 8 x 16) ran 375 us with
@@ -113,14 +109,7 @@ Result<KernelDispatch> plan_conv2d_stem(const Conv2dProblem& p, const Tiling& ti
   }
   d.groups = {u32(workgroups), u32(channel_blocks), u32(p.batch)};
 
-  uint32_t flags = (p.epilogue.bias ? kFlagBias : 0) | (p.epilogue.residual ? kFlagResidual : 0);
-  // 16-byte stores: 4 contiguous channels at offsets and strides that are multiples of 4.
-  const int64_t out_batch = p.batch == 1 ? 0 : p.output.n;
-  if (p.output.c == 1 && aligned4({p.out_channels, int64_t(p.output_offset), out_batch, p.output.h, p.output.w}) &&
-      (!p.epilogue.residual || p.residual_offset % 4 == 0)) {
-    flags |= kStemFlagVecOut;
-    d.vector_access.push_back({p.epilogue.residual ? 0b11000u : 0b1000u, 7, kStemFlagVecOut});
-  }
+  const uint32_t flags = fill_direct_conv_output(d, p, p.in_channels * p.kernel_h * p.kernel_w, p.in_channels);
   // Every kernel row of the weight at once where it fits beside the window (one barrier), else
   // as many as do.
   const uint64_t rows =
@@ -141,16 +130,6 @@ Result<KernelDispatch> plan_conv2d_stem(const Conv2dProblem& p, const Tiling& ti
                       {13, u32(p.dilation_w)},
                       {14, u32(rows)},
                       {15, u32(per_workgroup)}};
-  const int64_t m = p.batch * p.out_h * p.out_w, k = p.in_channels * p.kernel_h * p.kernel_w;
-  d.push.assign(kConvPushWords, 0);
-  set_binding_offsets(d.push, {p.input_offset, p.weight_offset, p.bias_offset, p.output_offset, p.residual_offset});
-  set_conv_geometry(d.push, p, m, p.out_channels, k, p.in_channels);
-  d.push[kConvBiasStride] = p.bias_broadcast ? 0 : 1;
-  d.push[kConvLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
-  d.push[kConvHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
-  d.used_bindings = 0b1011u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
-  d.output_binding = 3;
-  d.flops = 2 * uint64_t(m) * uint64_t(p.out_channels) * uint64_t(k);
   return d;
 }
 

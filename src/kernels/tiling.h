@@ -86,6 +86,17 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& problem, const
 std::optional<Tiling> stem_choice(const Conv2dProblem& problem, const DeviceTraits& device);
 Result<KernelDispatch> plan_conv2d_stem(const Conv2dProblem& problem, const Tiling& tiling, const DeviceTraits& device);
 
+// FLAGS bit of conv_store_f32.glsl, the direct fp32 kernels' epilogue: 16-byte output stores.
+inline constexpr uint32_t kDirectConvFlagVecOut = 128;
+
+// The output side of the direct fp32 convolution kernels (pointwise and stem): the push words
+// (kernels::Conv2dPush: binding offsets, `p`'s geometry with the implicit GEMM's K `k` and
+// `icg` input channels, bias stride, clamp bounds), used bindings, output binding, flops, and
+// the vector access of kDirectConvFlagVecOut where 4 contiguous channels store as one 16-byte
+// value. Returns the FLAGS bits it sets (kFlagBias, kFlagResidual, kDirectConvFlagVecOut) for
+// the caller's specialization.
+uint32_t fill_direct_conv_output(KernelDispatch& dispatch, const Conv2dProblem& p, int64_t k, int64_t icg);
+
 // Push words 0..4: the element offsets of the operand bindings (kernel.h's interface), in
 // binding order: A/input, B/weight, bias, output, residual.
 inline void set_binding_offsets(std::vector<uint32_t>& push, const std::array<uint64_t, 5>& offsets) {

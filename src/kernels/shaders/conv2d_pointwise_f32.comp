@@ -18,9 +18,8 @@
 // staged vec4s. No split-K, and no register staging of the next step's loads: on the H200 that
 // ran the short-K problems this kernel is for 10-25% slower.
 // Vector access (FLAGS): input channels contiguous, K and the input's offset and strides
-// multiples of 4 (kFlagVecIn); output channels contiguous, N and the output's and residual's
-// offsets and strides multiples of 4 (kFlagVecOut). Otherwise the same reads and writes one
-// element at a time.
+// multiples of 4 (kFlagVecIn), otherwise the same reads one element at a time; the stores as
+// conv_store_f32.glsl says.
 // Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (out's strides), 5 scratch (unused).
 // The push-constant layout is kernels::Conv2dPush.
 #include "kernels/shaders/activation.glsl"
@@ -33,24 +32,19 @@ layout(constant_id = 3) const uint KC = 64;  // K per staged chunk, a multiple o
 layout(constant_id = 6) const uint ACT = 0;
 layout(constant_id = 7) const uint FLAGS = 0;
 
-const uint kFlagBias = 1u, kFlagResidual = 2u, kFlagVecIn = 64u, kFlagVecOut = 128u;
+const uint kFlagVecIn = 64u;
 const bool VEC_IN = (FLAGS & kFlagVecIn) != 0u;
-const bool VEC_OUT = (FLAGS & kFlagVecOut) != 0u;
 
 layout(set = 0, binding = 0) readonly buffer In { float x[]; };
 layout(set = 0, binding = 0) readonly buffer In4 { vec4 x4[]; };
 layout(set = 0, binding = 1) readonly buffer Weight { float w[]; };
-layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
-layout(set = 0, binding = 3) writeonly buffer Out4 { vec4 y4[]; };
-layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
-layout(set = 0, binding = 4) readonly buffer Residual4 { vec4 res4[]; };
 layout(push_constant) uniform Params {
   uint off_in, off_w, off_bias, off_out, off_res;
   UNIVK_CONV_PUSH_GEOMETRY
   uint bias_stride;  // 0: one bias value for every channel
   float lo, hi;
 } p;
+#include "kernels/shaders/conv_store_f32.glsl"
 
 const uint WG = gl_WorkGroupSize.x;
 const uint RG = WG / CG;
@@ -126,27 +120,10 @@ void main() {
 
   const uint n = n0 + 4u * cg;
   if (n >= p.OCg) return;
-  vec4 b = vec4(0.0);
-  if ((FLAGS & kFlagBias) != 0u) {
-    [[unroll]] for (uint c = 0u; c < 4u; ++c) b[c] = bias[p.off_bias + min(n + c, p.OCg - 1u) * p.bias_stride];
-  }
+  const vec4 b = channel_bias(n);
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = m0 + rg + i * RG;
     if (m >= p.M) continue;
-    const uint o = position_offset(m, p.out_sn, p.out_sh, p.out_sw, 1u, 1u) + n * p.out_sc;
-    vec4 v = acc[i] + b;
-    if (VEC_OUT) {
-      if ((FLAGS & kFlagResidual) != 0u) v += res4[(p.off_res + o) / 4u];
-      [[unroll]] for (uint c = 0u; c < 4u; ++c) v[c] = activation(ACT, v[c], p.lo, p.hi);
-      y4[(p.off_out + o) / 4u] = v;
-    } else {
-      [[unroll]] for (uint c = 0u; c < 4u; ++c) {
-        if (n + c >= p.OCg) break;
-        const uint oc = o + c * p.out_sc;
-        float e = v[c];
-        if ((FLAGS & kFlagResidual) != 0u) e += res[p.off_res + oc];
-        y[p.off_out + oc] = activation(ACT, e, p.lo, p.hi);
-      }
-    }
+    store_channels(position_offset(m, p.out_sn, p.out_sh, p.out_sw, 1u, 1u) + n * p.out_sc, n, acc[i] + b);
   }
 }

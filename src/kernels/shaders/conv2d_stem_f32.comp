@@ -23,8 +23,7 @@
 // For each kernel row and input channel an invocation reads the SPAN window values its TX
 // positions need under all KW taps once into registers, then multiplies each tap's weight vec4s
 // with them: per SPAN + KW * TN4 shared reads, KW * TX * TN4 vec4 multiply-adds.
-// Output channels contiguous, N and the output's and residual's offsets and strides multiples
-// of 4: 16-byte stores (kFlagVecOut); otherwise one element at a time.
+// The stores as conv_store_f32.glsl says.
 // Bindings: 0 input, 1 weight, 2 bias, 3 out, 4 residual (out's strides), 5 scratch (unused).
 // The push-constant layout is kernels::Conv2dPush (its kernel width is KW here).
 #include "kernels/shaders/activation.glsl"
@@ -47,22 +46,15 @@ layout(constant_id = 13) const uint DX = 1;
 layout(constant_id = 14) const uint RS = 7;   // kernel rows per staged weight chunk
 layout(constant_id = 15) const uint BPW = 1;  // blocks per workgroup
 
-const uint kFlagBias = 1u, kFlagResidual = 2u, kFlagVecOut = 128u;
-const bool VEC_OUT = (FLAGS & kFlagVecOut) != 0u;
-
 layout(set = 0, binding = 0) readonly buffer In { float src[]; };
 layout(set = 0, binding = 1) readonly buffer Weight { float w[]; };
-layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
-layout(set = 0, binding = 3) writeonly buffer Out4 { vec4 y4[]; };
-layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
-layout(set = 0, binding = 4) readonly buffer Residual4 { vec4 res4[]; };
 layout(push_constant) uniform Params {
   uint off_in, off_w, off_bias, off_out, off_res;
   UNIVK_CONV_PUSH_GEOMETRY
   uint bias_stride;  // 0: one bias value for every channel
   float lo, hi;
 } p;
+#include "kernels/shaders/conv_store_f32.glsl"
 
 const uint WG = gl_WorkGroupSize.x;
 const uint PGX = BW / TX;          // position groups per block row
@@ -132,26 +124,6 @@ void stage_weight(uint ky0, uint n0) {
   }
 }
 
-// Bias, residual and activation on channels n .. n + 3 at output element offset o.
-void store_outputs(uint o, uint n, vec4 v) {
-  if ((FLAGS & kFlagBias) != 0u) {
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) v[j] += bias[p.off_bias + min(n + j, p.OCg - 1u) * p.bias_stride];
-  }
-  if (VEC_OUT) {
-    if ((FLAGS & kFlagResidual) != 0u) v += res4[(p.off_res + o) / 4u];
-    [[unroll]] for (uint j = 0u; j < 4u; ++j) v[j] = activation(ACT, v[j], p.lo, p.hi);
-    y4[(p.off_out + o) / 4u] = v;
-    return;
-  }
-  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-    if (n + j >= p.OCg) break;
-    const uint oc = o + j * p.out_sc;
-    float e = v[j];
-    if ((FLAGS & kFlagResidual) != 0u) e += res[p.off_res + oc];
-    y[p.off_out + oc] = activation(ACT, e, p.lo, p.hi);
-  }
-}
-
 void main() {
   const uint column_blocks = ceil_div(p.OW, BW);
   const uint blocks = ceil_div(p.OH, BH) * column_blocks;
@@ -204,7 +176,7 @@ void main() {
       [[unroll]] for (uint t = 0u; t < TX; ++t) {
         const uint ox = bx * BW + column + t;
         if (oy < p.OH && ox < p.OW && n < p.OCg) {
-          store_outputs(image * p.out_sn + oy * p.out_sh + ox * p.out_sw + n * p.out_sc, n, acc[t][q]);
+          store_channels(image * p.out_sn + oy * p.out_sh + ox * p.out_sw + n * p.out_sc, n, acc[t][q] + channel_bias(n));
         }
       }
     }
