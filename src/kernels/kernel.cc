@@ -311,14 +311,6 @@ Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool&
     return internal_error(std::string(label) + ": a scratch binding of " + std::to_string(bindings[scratch].size) +
                           " bytes for " + std::to_string(dispatch.scratch_bytes));
   }
-  if (dispatch.scratch_zero_bytes > 0) {
-    // Split-K's counters start at zero (kernel.h).
-    const vulkan::BufferRange counters = {bindings[scratch].buffer, bindings[scratch].offset,
-                                          dispatch.scratch_zero_bytes};
-    const vulkan::BufferAccess fill = {counters, true};
-    recorder.before_command({&fill, 1});
-    vulkan::record_fill(recorder.device(), recorder.command_buffer(), counters, 0);
-  }
   std::vector<vulkan::DescriptorWrite> descriptors;
   std::vector<vulkan::BufferAccess> accesses;
   for (uint32_t i = 0; i < count; ++i) {
@@ -335,7 +327,28 @@ Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool&
   desc.groups = dispatch.groups;
   desc.accesses = accesses;
   desc.label = label;
-  return recorder.dispatch(pool, desc);
+  if (dispatch.splits <= 1) return recorder.dispatch(pool, desc);
+
+  // Split-K's passes (above): the first reads the operands and writes the partial tiles, the
+  // second reads them with the bias and residual and writes the output.
+  std::vector<vulkan::BufferAccess> partials, sums;
+  for (uint32_t i = 0; i < count; ++i) {
+    if ((dispatch.used_bindings >> i & 1u) == 0) continue;
+    if (i == 0 || i == 1) partials.push_back({bindings[i], false});
+    if (i == scratch) partials.push_back({bindings[i], true});
+    if (i == 2 || i == 4 || i == scratch) sums.push_back({bindings[i], false});
+    if (i == dispatch.output_binding) sums.push_back({bindings[i], true});
+  }
+  desc.accesses = partials;
+  UNIVK_RETURN_IF_ERROR(recorder.dispatch(pool, desc));
+  std::vector<uint32_t> sum_push = dispatch.push;
+  sum_push.back() = 1;  // kGemmSplitPass, kConvSplitPass: the last word
+  const std::string sum_label = std::string(label) + " (split-K sum)";
+  desc.descriptors = {};
+  desc.push_constants = {reinterpret_cast<const uint8_t*>(sum_push.data()), sum_push.size() * sizeof(uint32_t)};
+  desc.accesses = sums;
+  desc.label = sum_label;
+  return recorder.dispatch_again(desc);
 }
 
 }  // namespace univk::kernels

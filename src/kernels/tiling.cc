@@ -331,8 +331,9 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   constexpr int64_t kMinRange = 256, kMaxSplits = 16;
   const uint64_t groups = workgroups(tiling, m, n, z);
   int64_t splits = 1;
-  // The cooperative-matrix variants are compiled without the reduction (gemm_tile.glsl).
-  if (tiling.coopmat) return 1;
+  // The older cooperative-matrix core never splits; the one on vectorised loads only when forced
+  // (kernel.h: its automatic rule waits on measurements).
+  if (tiling.coopmat && (!tiling.vec || forced == 0)) return 1;
   if (forced != 0) {
     splits = forced;
   } else if (!device.cpu && groups < kFewWorkgroups) {
@@ -371,18 +372,17 @@ Status fill_gemm_shape(KernelDispatch& dispatch, const Tiling& tiling, int64_t m
   dispatch.tiling = tiling;
   dispatch.groups = {grid[0], grid[1], u32(z * splits)};
   dispatch.splits = splits;
-  dispatch.scratch_bytes = dispatch.scratch_zero_bytes = 0;
+  dispatch.scratch_bytes = 0;
   if (splits > 1) {
-    // gemm_tile.glsl's layout: a counter per output tile, padded to 64 words, then per tile and
-    // range a BM x BN partial tile.
+    // gemm_tile.glsl's layout: per tile (of the grid, folded rows included) and range a BM x BN
+    // partial tile.
     const uint64_t tiles = uint64_t(grid[0]) * uint64_t(grid[1]) * uint64_t(z);
-    const uint64_t words = (tiles + 63) / 64 * 64 + tiles * splits * tiling.bm * tiling.bn;
+    const uint64_t words = tiles * splits * tiling.bm * tiling.bn;
     if (words > UINT32_MAX) {
       return unsupported(name + ": split-K's scratch of " + std::to_string(words) +
                          " words exceeds the kernels' 32-bit indices");
     }
     dispatch.scratch_bytes = words * sizeof(uint32_t);
-    dispatch.scratch_zero_bytes = tiles * sizeof(uint32_t);
   }
   // Load-order bits only steer the staged path and the vectorised core's direct loop; clearing
   // them keeps the other direct variants shared.

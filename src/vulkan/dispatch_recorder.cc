@@ -84,12 +84,35 @@ Status DispatchRecorder::dispatch(DescriptorPool& pool, const DispatchDesc& desc
     vk.vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, desc.pipeline->layout(), 0,
                                static_cast<uint32_t>(sets.size()), sets.data(), 0, nullptr);
   }
+  bound_pipeline_ = desc.pipeline;
+  return push_and_dispatch(desc, span);
+}
+
+Status DispatchRecorder::dispatch_again(const DispatchDesc& desc) {
+  if (bound_pipeline_ == nullptr || desc.pipeline != bound_pipeline_) {
+    return internal_error(std::string(desc.label) +
+                          ": dispatched again without its pipeline bound by the last dispatch");
+  }
+  if (!desc.descriptors.empty()) {
+    return internal_error(std::string(desc.label) + ": a dispatch again reuses the last dispatch's descriptor sets");
+  }
+  UNIVK_RETURN_IF_ERROR(check_dispatch_groups(device_.properties().limits, desc.groups, desc.label));
+  before_command(desc.accesses);
+  uint32_t span = 0;
+  if (timer_ != nullptr) {
+    UNIVK_ASSIGN_OR_RETURN(span, timer_->begin(cmd_, std::string(desc.label)));
+  }
+  return push_and_dispatch(desc, span);
+}
+
+Status DispatchRecorder::push_and_dispatch(const DispatchDesc& desc, uint32_t timer_span) {
+  const VolkDeviceTable& vk = device_.vk();
   if (!desc.push_constants.empty()) {
     vk.vkCmdPushConstants(cmd_, desc.pipeline->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           static_cast<uint32_t>(desc.push_constants.size()), desc.push_constants.data());
   }
   vk.vkCmdDispatch(cmd_, desc.groups[0], desc.groups[1], desc.groups[2]);
-  if (timer_ != nullptr) UNIVK_RETURN_IF_ERROR(timer_->end(cmd_, span).status());
+  if (timer_ != nullptr) UNIVK_RETURN_IF_ERROR(timer_->end(cmd_, timer_span).status());
   ++counts_.dispatches;
   return ok_status();
 }

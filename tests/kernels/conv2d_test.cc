@@ -85,10 +85,10 @@ void expect_conv(const ConvCase& c, Layout layout, bool tosa_weight, const Tilin
   auto dispatch = plan_conv2d(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
-  // A forced split holds when K has the slices for it; the cooperative-matrix variants never
-  // split (tiling.cc).
+  // A forced split holds when K has the slices for it; the older cooperative-matrix core never
+  // splits (tiling.cc).
   if (split_k > 1 && icg * c.k * c.k > int64_t{tiling.bk}) {
-    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
+    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat || tiling.vec);
   }
   if (tiling.vec) {
     const Kernel vec_kernel = tiling.tm == 8 && tiling.tn == 8 ? Kernel::kConv2dVec8F32 : Kernel::kConv2dVecF32;
@@ -505,6 +505,14 @@ TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
     expect_conv(v.c, v.layout, v.tosa_weight, first, {true}, seed += 10, 0, 1, 0, fp16);
   expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, first,
               {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, fp16);
+  // Split-K (forced; the second pass sums the fragments' partial tiles), each recording
+  // submitted twice: every tiling on K 576, then NCHW with PyTorch weights and an epilogue.
+  for (const Tiling& tiling : coopmat_vec_tilings()) {
+    expect_conv({2, 64, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling, {true}, seed += 10, 3,
+                /*runs=*/2, 0, fp16);
+  }
+  expect_conv({2, 32, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false, first,
+              {true, true, Activation::kRelu}, seed += 10, 4, /*runs=*/2, 0, fp16);
 }
 
 // A large GPU's limits.
@@ -545,7 +553,7 @@ TEST(Conv2dPlanner, SplitsKForResNetsBatch1Convolutions) {
   EXPECT_EQ(d->tiling, small_grid);
   EXPECT_EQ(d->splits, 16u);
   EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{8, 2, 16}));
-  EXPECT_EQ(d->scratch_zero_bytes, 16u * 4);
+  EXPECT_EQ(d->scratch_bytes, 16u * 16 * 32 * 64 * 4);  // 16 tiles of 32x64, 16 ranges
   // Without vector loads along K (NCHW input), or with input channels not a multiple of its
   // slice of 16 (24), the scalar 32x32x16/2x2: 56 tiles, 9 ranges.
   Conv2dProblem nchw = conv3x3(1, 256, 14, 256);

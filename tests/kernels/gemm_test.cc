@@ -1,6 +1,6 @@
 // gemm_f32 against the reference matmul: every tiling, odd sizes, transposed and broadcast
 // operands, batches, and each epilogue (bias, residual, activations); split-K the same way,
-// each recording run twice (its counters must come back to zero); the planner's tiling and
+// each recording run twice (the second over the first's partial tiles); the planner's tiling and
 // split-K choices.
 #include <gtest/gtest.h>
 
@@ -94,11 +94,11 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   auto dispatch = plan_gemm(p, traits, tiling);
   ASSERT_TRUE(dispatch.ok()) << dispatch.status().to_string();
   EXPECT_LE(dispatch->groups[1], traits.max_group_count[1]);
-  // A forced split holds when K has the slices for it; the cooperative-matrix variants never
-  // split (tiling.cc).
+  // A forced split holds when K has the slices for it; the older cooperative-matrix core never
+  // splits (tiling.cc).
   if (split_k > 1 && c.k > int64_t{tiling.bk}) {
-    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat);
-    EXPECT_EQ(dispatch->scratch_bytes > 0u, !tiling.coopmat);
+    EXPECT_EQ(dispatch->splits > 1u, !tiling.coopmat || tiling.vec);
+    EXPECT_EQ(dispatch->scratch_bytes > 0u, !tiling.coopmat || tiling.vec);
   }
   if (split_k == 1) {
     EXPECT_EQ(dispatch->splits, 1u);
@@ -302,9 +302,18 @@ TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
                             {1, 64, 72, 96, true, true, false, true, 192}};
   for (const GemmCase& c : paths) expect_gemm(c, first, {}, seed += 10, 0, 1, 0, Precision::kFp16);
   expect_gemm(sizes[1], first, {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, Precision::kFp16);
+  // Split-K (forced; the fragments' partial tiles summed by the second pass), each recording
+  // submitted twice: every tiling, then batches, transposed operands and an epilogue.
+  for (const Tiling& tiling : coopmat_vec_tilings()) {
+    expect_gemm({1, 131, 68, 300, false, false, false, true, 192}, tiling, {}, seed += 10, 3, /*runs=*/2, 0,
+                Precision::kFp16);
+  }
+  expect_gemm({3, 19, 70, 101, true, false, false}, first, {}, seed += 10, 3, /*runs=*/2, 0, Precision::kFp16);
+  expect_gemm({2, 36, 44, 296, false, false, false, true, 192}, first, {true, true, Activation::kRelu}, seed += 10, 5,
+              /*runs=*/2, 0, Precision::kFp16);
 }
 
-TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndNeverSplitK) {
+TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndSplitKOnlyWhenForced) {
   GemmProblem big;
   big.m = big.n = big.k = 4096;
   big.a = {0, 0, 4096, 1};
@@ -321,6 +330,11 @@ TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndNeverSplitK) {
     auto d = plan_gemm(big, device, tiling);
     ASSERT_TRUE(d.ok()) << d.status().to_string();
     EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
+    EXPECT_EQ(d->splits, 4u);
+    EXPECT_EQ(d->scratch_bytes, 4096ull * 4096 * 4 * 4);
+    big.split_k = 0;
+    d = plan_gemm(big, device, tiling);
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
     EXPECT_EQ(d->splits, 1u);
     EXPECT_EQ(flags_of(*d) & 192u, 192u);
     EXPECT_EQ(d->groups[0], 4096 / tiling.bn);
@@ -581,8 +595,7 @@ TEST(GemmPlanner, SplitsKWhenTheGridIsSmallAndKLong) {
   EXPECT_EQ(d->tiling, gemm_tilings()[3]);
   EXPECT_EQ(d->splits, 5u);
   EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{32, 1, 5}));
-  EXPECT_EQ(d->scratch_zero_bytes, 32u * 4);
-  EXPECT_EQ(d->scratch_bytes, (64u + 32u * 5 * 32 * 32) * 4);
+  EXPECT_EQ(d->scratch_bytes, 32u * 5 * 32 * 32 * 4);
   EXPECT_NE(d->used_bindings & 0b100000u, 0u);
   EXPECT_EQ(d->flops, 2ull * 1000 * 1280);
 

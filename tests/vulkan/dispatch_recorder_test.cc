@@ -143,6 +143,69 @@ TEST(DispatchRecorder, BarriersExactlyOnHazardsAndSharedPipelines) {
   }
 }
 
+// dispatch_again: the pipeline and descriptor set of the last dispatch with other push constants
+// (a pool of one set), a barrier for the write after write; refused before any dispatch, for
+// another pipeline, and with descriptors of its own.
+TEST(DispatchRecorder, DispatchAgainReusesTheBoundPipelineAndSet) {
+  auto device = Device::create(testing::test_config(), {});
+  ASSERT_TRUE(device.ok()) << device.status().to_string();
+  constexpr uint32_t n = 300;
+  auto buffer = Buffer::create(*device, 2 * n * sizeof(float), MemoryKind::kHostVisible);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().to_string();
+  const BufferRange x{buffer->handle(), 0, n * sizeof(float)},
+      y{buffer->handle(), n * sizeof(float), n * sizeof(float)};
+  auto* data = static_cast<float*>(buffer->mapped());
+  for (uint32_t i = 0; i < n; ++i) data[i] = static_cast<float>(i);
+  const auto desc = ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams));
+  auto pipeline = get_or_create_pipeline(*device, desc);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().to_string();
+  auto other = get_or_create_pipeline(  // another pipeline of the same shader
+      *device, ComputePipelineDesc::storage_buffers(test_shaders::scale_add_spv(), 2, sizeof(ScaleAddParams) + 4));
+  ASSERT_TRUE(other.ok()) << other.status().to_string();
+  auto pool = DescriptorPool::create(*device, 1, 2);
+  ASSERT_TRUE(pool.ok());
+  auto commands = CommandPool::create(*device);
+  ASSERT_TRUE(commands.ok());
+  auto cmd = commands->allocate();
+  ASSERT_TRUE(cmd.ok());
+  ASSERT_TRUE(begin_command_buffer(**device, *cmd).ok());
+  DispatchRecorder recorder(**device, *cmd);
+
+  const ScaleAddParams first{2.0f, 1.0f, n}, second{3.0f, 0.0f, n};
+  const DescriptorWrite descriptors[] = {{0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, x},
+                                         {0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, y}};
+  const BufferAccess accesses[] = {{x, false}, {y, true}};
+  DispatchDesc d;
+  d.pipeline = pipeline->get();
+  d.push_constants = testing::bytes_of(second);
+  d.groups = {(n + 63) / 64, 1, 1};
+  d.accesses = accesses;
+  d.label = "scale_add again";
+  EXPECT_EQ(recorder.dispatch_again(d).code(), StatusCode::kInternal);  // nothing bound yet
+
+  d.descriptors = descriptors;
+  d.push_constants = testing::bytes_of(first);
+  ASSERT_TRUE(recorder.dispatch(*pool, d).ok());
+  d.push_constants = testing::bytes_of(second);
+  const Status with_descriptors = recorder.dispatch_again(d);
+  EXPECT_EQ(with_descriptors.code(), StatusCode::kInternal);
+  EXPECT_NE(with_descriptors.message().find("scale_add again"), std::string::npos);
+  d.descriptors = {};
+  d.pipeline = other->get();
+  EXPECT_EQ(recorder.dispatch_again(d).code(), StatusCode::kInternal);
+  d.pipeline = pipeline->get();
+  ASSERT_TRUE(recorder.dispatch_again(d).ok());
+  EXPECT_EQ(recorder.counts().dispatches, 2u);
+  EXPECT_EQ(recorder.counts().barriers, 1u);  // y written twice
+  recorder.host_read_barrier();
+  ASSERT_TRUE(end_command_buffer(**device, *cmd).ok());
+
+  auto value = (*device)->queue().submit({&*cmd, 1});
+  ASSERT_TRUE(value.ok()) << value.status().to_string();
+  ASSERT_TRUE((*device)->queue().wait(*value).ok());
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(data[n + i], 3.0f * static_cast<float>(i)) << i;
+}
+
 TEST(DispatchRecorder, GroupCountOverTheLimitRecordsNothing) {
   auto device = Device::create(testing::test_config(), {});
   ASSERT_TRUE(device.ok()) << device.status().to_string();

@@ -25,7 +25,8 @@
 // ("cv": cooperative matrices on the vectorised loads), "p" for a pointwise one, "stem" for a
 // stem one, and " sS" when the dispatch splits K into S ranges (kernel.h) (--pointwise-only: the
 // planner's choice and the pointwise tilings only);
-// --split-k forces S (1: no split) for every workload.
+// --split-k forces S (1: no split) for every workload (the cooperative-matrix tilings on
+// vectorised loads split only when forced: kernel.h).
 // Operands hold seeded random values (operand_fill.h). A workload's operands stay in the GPU's
 // caches from one timed run to the next; --evict-mib N overwrites N MiB before each run
 // (outside the timed span), so the kernel starts cold, as a layer of a model does.
@@ -280,8 +281,7 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
     const std::vector<uint64_t> elements = binding_elements(w);
     m.bytes = (elements[0] + elements[1] + elements[2] + elements[3]) * sizeof(float);
   }
-  // The scratch binding, this plan's own (split-K's counters start at zero: record_kernel
-  // zeroes them).
+  // The scratch binding, this plan's own (split-K's partial tiles).
   const uint64_t scratch_bytes =
       std::max<uint64_t>(binding_elements(w).back() * 4, (m.dispatch.scratch_bytes + 3) / 4 * 4);
   UNIVK_ASSIGN_OR_RETURN(auto scratch, vulkan::Buffer::create(device, scratch_bytes, vulkan::MemoryKind::kDeviceLocal));

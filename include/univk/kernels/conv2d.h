@@ -73,6 +73,9 @@ enum Conv2dPush : uint32_t {
   kConvBiasStride,
   kConvLo,
   kConvHi,
+  // Split-K's pass (kernel.h): 0 the partial tiles, 1 their sum and the epilogue; set by
+  // record_kernel. The last word (128 bytes in all, Vulkan's guaranteed push-constant size).
+  kConvSplitPass,
   kConvPushWords,
 };
 

@@ -41,6 +41,7 @@ enum GemmPush : uint32_t {
   kGemmBeta,
   kGemmLo,
   kGemmHi,
+  kGemmSplitPass,  // split-K's pass (kernel.h), set by record_kernel; the last word
   kGemmPushWords,
 };
 

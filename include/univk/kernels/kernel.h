@@ -205,18 +205,19 @@ std::string tiling_label(const Tiling& tiling);
 bool tiling_fits(const Tiling& tiling, const DeviceTraits& device);
 
 // Split-K (GEMM-shaped kernels): when the output has too few tiles to fill a GPU and K is long,
-// the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split). Each
-// workgroup writes its partial tile to the scratch binding and counts itself in an atomic
-// counter per output tile (in scratch); the last to arrive sums the partials in split order
-// (the result does not depend on arrival order), runs the epilogue (alpha, bias, residual,
-// activation, strided store) and resets the counter. One dispatch, one descriptor set: the
-// only extra command is the zeroing of the counters (the first scratch_zero_bytes of scratch),
-// which record_kernel records with vkCmdFillBuffer (the scratch buffer needs
-// TRANSFER_DST usage, as vulkan::kDefaultBufferUsage has) through recorder.before_command, so
-// the hazards stay tracked. The planner chooses splits > 1 only on GPUs (not DeviceTraits::cpu)
-// when the natural grid has fewer than 128 workgroups and each range keeps >= 256 of K, at most
-// 16; GemmProblem::split_k / Conv2dProblem::split_k force it. The cooperative-matrix tilings
-// never split (their kernels are compiled without the reduction, gemm_tile.glsl), forced or not.
+// the planner cuts K into `splits` ranges (workgroup z = batch-or-group * splits + split), and
+// record_kernel records the kernel twice over the same descriptor set
+// (DispatchRecorder::dispatch_again), the two passes told apart by the kernel's last push word
+// (kGemmSplitPass, kConvSplitPass): in the first each workgroup stores its range's partial tile
+// to the scratch binding; in the second, after a barrier, the workgroups of split 0 sum their
+// tile's partials in split order (deterministic) and run the epilogue (alpha, bias, residual,
+// activation, strided store), the others end at once. No atomics, no zeroed counters: the
+// scratch needs no initial contents. The planner chooses splits > 1 only on GPUs (not
+// DeviceTraits::cpu) when the natural grid has fewer than 128 workgroups and each range keeps
+// >= 256 of K, at most 16; GemmProblem::split_k / Conv2dProblem::split_k force it. The
+// cooperative-matrix core on vectorised loads splits only when forced (its automatic rule
+// waits on measurements on a GPU with cooperative matrices); the older cooperative-matrix
+// tilings never split, forced or not.
 
 // One dispatch of a library kernel.
 struct KernelDispatch {
@@ -225,12 +226,11 @@ struct KernelDispatch {
   std::vector<std::pair<uint32_t, uint32_t>> specialization;  // {constant_id, raw 32 bits}
   std::vector<uint32_t> push;                                 // kernel_push_bytes / 4 words
   std::array<uint32_t, 3> groups = {1, 1, 1};
-  uint64_t scratch_bytes = 0;       // the scratch binding's size; 0: none
-  uint32_t splits = 1;              // K ranges (split-K, above); 1: none
-  uint64_t scratch_zero_bytes = 0;  // leading scratch bytes record_kernel zeroes first (split-K's counters)
-  uint32_t used_bindings = 0;       // bit i: binding i is read or written
-  uint32_t output_binding = 0;      // the binding the kernel writes
-  uint64_t flops = 0;               // 2 * multiply-adds, for benchmarks
+  uint64_t scratch_bytes = 0;   // the scratch binding's size; 0: none
+  uint32_t splits = 1;          // K ranges (split-K, above); 1: none
+  uint32_t used_bindings = 0;   // bit i: binding i is read or written
+  uint32_t output_binding = 0;  // the binding the kernel writes
+  uint64_t flops = 0;           // 2 * multiply-adds, for benchmarks
   // 4-element vector accesses the planner chose (their bindings' offsets were multiples of 4):
   // bit `flag` of specialization constant `constant_id` turns on vector access to the
   // bindings in `bindings` (bit i: binding i). add_binding_offsets turns it off again when an
@@ -272,8 +272,7 @@ std::span<const uint8_t> push_bytes(const KernelDispatch& dispatch);
 
 // Records `dispatch` with `bindings[i]` at binding i (kernel_binding_count of them), through
 // the one recorder: the used bindings are its accesses, so barriers follow the hazards. With
-// split-K, first a vkCmdFillBuffer zeroing the scratch's counters (tracked through
-// recorder.before_command); still one dispatch and one descriptor set from `pool`.
+// split-K, its two passes (above): two dispatches, one descriptor set from `pool`.
 // `pipeline` is the one of pipeline_desc(dispatch); `label` names it in errors.
 Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool& pool,
                      const vulkan::ComputePipeline& pipeline, const KernelDispatch& dispatch,

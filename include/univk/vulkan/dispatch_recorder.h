@@ -100,6 +100,12 @@ class DispatchRecorder {
   // vkCmdDispatch. Fails (and records nothing) when the group count exceeds the device's limits
   // or a set cannot be allocated.
   Status dispatch(DescriptorPool& pool, const DispatchDesc& desc);
+  // Another dispatch of the pipeline and descriptor sets the last dispatch() bound, with
+  // `desc`'s push constants, groups and accesses (a barrier first where they conflict): a
+  // kernel's second pass over the same bindings (split-K's sum, kernels/kernel.h). InternalError
+  // when `desc.pipeline` is not that pipeline, `desc.descriptors` is not empty, or nothing was
+  // dispatched yet.
+  Status dispatch_again(const DispatchDesc& desc);
   // For a command recorded by the caller (a copy, another recorder's work): a barrier first when
   // `accesses` conflict with the pending ones; then they are pending.
   void before_command(std::span<const BufferAccess> accesses);
@@ -112,9 +118,13 @@ class DispatchRecorder {
   const Device& device() const { return device_; }
 
  private:
+  // Push constants, vkCmdDispatch and the timer span's end, after the pipeline is bound.
+  Status push_and_dispatch(const DispatchDesc& desc, uint32_t timer_span);
+
   const Device& device_;
   VkCommandBuffer cmd_;
   GpuTimer* timer_;
+  const ComputePipeline* bound_pipeline_ = nullptr;  // the last dispatch()'s, for dispatch_again
   HazardTracker hazards_;
   RecordCounts counts_;
 };

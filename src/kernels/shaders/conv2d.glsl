@@ -36,6 +36,7 @@ layout(push_constant) uniform Params {
   UNIVK_CONV_PUSH_GEOMETRY
   uint bias_stride;            // 0: one bias value for every channel
   float lo, hi;
+  uint split_pass;             // split-K's pass (gemm_tile.glsl)
 } p;
 
 const bool ALIGNED_K = (FLAGS & kFlagAlignedK) != 0u;
@@ -225,11 +226,13 @@ void store_out4(uint pos, uint m, uint c, vec4 v, vec4 r) {
 
 void main() {
   if (!locate_tile(p.M, p.OCg)) return;
-  init_a_slots();
+  if (!split_k_sum_pass(p.split_pass)) {
+    init_a_slots();
 #ifdef UNIVK_CONV_K_TABLE
-  build_k_table();
+    build_k_table();
 #endif
-  gemm_main_loop(p.K);
-  if (!split_k_reduce()) return;
+    gemm_main_loop(p.K);
+  }
+  if (!split_k_reduce(p.split_pass)) return;
   store_tile(p.M, p.OCg);
 }

@@ -26,6 +26,7 @@ layout(push_constant) uniform Params {
   uint bias_bs, bias_rs, bias_cs;
   uint o_bs, o_rs, o_cs;
   float alpha, beta, lo, hi;
+  uint split_pass;  // split-K's pass (gemm_tile.glsl)
 } p;
 
 void prepare_slice(uint k0) {}
@@ -96,7 +97,7 @@ void store_out4(uint row, uint m, uint n, vec4 v, vec4 r) {
 
 void main() {
   if (!locate_tile(p.M, p.N)) return;
-  gemm_main_loop(p.K);
-  if (!split_k_reduce()) return;
+  if (!split_k_sum_pass(p.split_pass)) gemm_main_loop(p.K);
+  if (!split_k_reduce(p.split_pass)) return;
   store_tile(p.M, p.N);
 }

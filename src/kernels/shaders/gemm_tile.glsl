@@ -51,15 +51,16 @@
 //
 // Split-K (SPLITS > 1, kernels::KernelDispatch::splits): K is cut into SPLITS ranges of
 // split_chunk(K) elements (a multiple of BK, so a range starts on a slice boundary), and
-// workgroup z is batch_index() * SPLITS + split_index(). Each workgroup stores its partial tile
-// to the scratch binding, then counts itself in its tile's counter (an atomic in scratch); the
-// one that arrives last sums the SPLITS partials in split order (deterministic whichever
-// arrives last), resets the counter to zero and runs the epilogue. The others end. Scratch
-// layout, in 32-bit words: one counter per output tile (batch-major, then row tile, column
-// tile), padded to a multiple of 64; then per tile and split, BM*BN partial sums, element
-// (i, j) of invocation t at (i*TN + j)*WG + t (coalesced). The counters must be zero before
-// the dispatch: record_kernel zeroes them (vkCmdFillBuffer), and the last arrival leaves them
-// zero again.
+// workgroup z is batch_index() * SPLITS + split_index(). The kernel runs twice over the same
+// bindings (kernels::record_kernel), the pass in the push word split_pass: in pass 0 each
+// workgroup computes its range and stores the partial tile to the scratch binding; in pass 1
+// (after a barrier) the workgroups of split 0 skip the main loop, sum the tile's SPLITS
+// partials in split order (deterministic) and run the epilogue, and the others end. Plain
+// stores and loads: no atomics, no counters, nothing to zero. Scratch layout, in 32-bit words:
+// per output tile (batch-major, then row tile, column tile) and split, BM*BN partial sums. FMA
+// cores: element (i, j) of invocation t at (i*TN + j)*WG + t (coalesced). Cooperative-matrix
+// core on vectorised loads: fragment (i, j) of subgroup s at ((s*FM + i)*FN + j)*256,
+// row-major 16 x 16. The older cooperative-matrix core never splits (the planner).
 //
 // Tiles: workgroups (x, y) enumerate the output tiles of a batch row-major, tile y *
 // gl_NumWorkGroups.x + x, with column_tiles tiles per row (locate_tile). On the natural grid
@@ -78,7 +79,8 @@
 //     element (m, n), row = out_row(m) (more below, at their declarations);
 // which return 0 for k >= k_end (only the last slice of a range needs the check: k_check is
 // false for the others), calls locate_tile() first (and ends when it returns false), then
-// gemm_main_loop(K), then split_k_reduce(), then store_tile(rows, columns), which runs the
+// gemm_main_loop(K) unless split_k_sum_pass(pass), then split_k_reduce(pass) (and ends when it
+// returns false), then store_tile(rows, columns), which runs the
 // epilogue on every element of the tile inside the output. k0 is a multiple of BK in the
 // staged path: slice-uniform work can hang off it.
 
@@ -177,19 +179,13 @@ shared float As[BK][BM + 1];
 shared float Bs[BK][BN + 1];
 #endif
 
-// The scratch (split-K). The cooperative-matrix variants have no split-K (split_k_reduce), so
-// their binding goes unused.
-#ifdef UNIVK_COOPMAT
+// The scratch: split-K's partial tiles (above).
 layout(set = 0, binding = 5) buffer Scratch { uint scratch[]; };
-#else
-layout(set = 0, binding = 5) coherent buffer Scratch { uint scratch[]; };
-#endif
 
 float acc[TM][TN];
 // End of this workgroup's K range; whether the slice being loaded may reach past it.
 uint k_end;
 bool k_check;
-shared uint last_arrival;
 float ra[LOADS_A];
 float rb[LOADS_B];
 #ifdef UNIVK_COOPMAT_VEC
@@ -694,47 +690,70 @@ void store_tile(uint rows, uint columns) {
 }
 #endif
 
-// Split-K's reduction (see above); call from uniform control flow. Returns whether this
-// workgroup runs the epilogue, with acc the sum over every split: always when SPLITS == 1.
-bool split_k_reduce() {
-#ifdef UNIVK_COOPMAT
-  // Compiled out: with the reduction's device-scope atomics and fences merely present (even
-  // specialised away by SPLITS = 1), the H200's driver (NVIDIA, Vulkan memory model) computed
-  // wrong products; the planner never splits these variants (tiling.cc).
-  return true;
-#else
-  if (SPLITS == 1u) return true;
-  const uint lid = gl_LocalInvocationID.x;
+// Whether this dispatch is split-K's pass 1 (see above), where the main loop is skipped;
+// `pass` is the push word split_pass. Uniform.
+bool split_k_sum_pass(uint pass) { return SPLITS > 1u && pass == 1u; }
+
+// First word of this workgroup's tile's partials in scratch (see above).
+uint split_k_partials() {
   const uint tile = (batch_index() * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  const uint tiles = gl_NumWorkGroups.x * gl_NumWorkGroups.y * (gl_NumWorkGroups.z / SPLITS);
-  const uint partials = (tiles + 63u) / 64u * 64u + tile * SPLITS * (BM * BN) + lid;
-  const uint mine = partials + split_index() * (BM * BN);
-  [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    [[unroll]] for (uint j = 0u; j < TN; ++j) scratch[mine + (i * TN + j) * WG] = floatBitsToUint(acc[i][j]);
+  return tile * SPLITS * (BM * BN);
+}
+
+// Split-K's two passes (see above), after gemm_main_loop in pass 0 and instead of it in pass 1;
+// call from uniform control flow. Returns whether this workgroup runs the epilogue, with the
+// accumulators the sum over every split: always without split-K; never in pass 0, which stores
+// its partial tile; in pass 1 for split 0's workgroups.
+bool split_k_reduce(uint pass) {
+  if (SPLITS == 1u) return true;
+#if defined(UNIVK_COOPMAT) && !defined(UNIVK_COOPMAT_VEC)
+  return true;  // never split (the planner)
+#else
+  const uint partials = split_k_partials();
+#ifdef UNIVK_COOPMAT_VEC
+  const uint mine = partials + gl_SubgroupID * (FM * FN * 256u);
+  if (pass == 0u) {
+    [[unroll]] for (uint i = 0u; i < FM; ++i) {
+      [[unroll]] for (uint j = 0u; j < FN; ++j) {
+        coopMatStoreNV(cm[i][j], scratch, mine + split_index() * (BM * BN) + (i * FN + j) * 256u, 16u, false);
+      }
+    }
+    return false;
   }
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) {
-    // Device-scope fences in the invocation that counts: the partials this workgroup wrote are
-    // visible before its arrival is, and the others' before the last arrival reads them.
-    memoryBarrierBuffer();
-    const uint arrived = atomicAdd(scratch[tile], 1u);
-    memoryBarrierBuffer();
-    last_arrival = arrived == SPLITS - 1u ? 1u : 0u;
-    if (arrived == SPLITS - 1u) atomicExchange(scratch[tile], 0u);  // zero for the next run
+  if (split_index() != 0u) return false;
+  coopmat_zero();
+  for (uint s = 0u; s < SPLITS; ++s) {
+    [[unroll]] for (uint i = 0u; i < FM; ++i) {
+      [[unroll]] for (uint j = 0u; j < FN; ++j) {
+        fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> part;
+        coopMatLoadNV(part, scratch, mine + s * (BM * BN) + (i * FN + j) * 256u, 16u, false);
+        // Component-wise (the same type maps components to invocations alike): Debian 12's
+        // spirv-opt crashes on the matrices' own addition.
+        for (int e = 0; e < part.length(); ++e) cm[i][j][e] += part[e];
+      }
+    }
   }
-  barrier();
-  if (last_arrival == 0u) return false;
-  memoryBarrierBuffer();
+#else
+  const uint mine = partials + gl_LocalInvocationID.x;
+  if (pass == 0u) {
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) {
+        scratch[mine + split_index() * (BM * BN) + (i * TN + j) * WG] = floatBitsToUint(acc[i][j]);
+      }
+    }
+    return false;
+  }
+  if (split_index() != 0u) return false;
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = 0.0;
   }
   for (uint s = 0u; s < SPLITS; ++s) {
-    const uint at = partials + s * (BM * BN);
+    const uint at = mine + s * (BM * BN);
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
       [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] += uintBitsToFloat(scratch[at + (i * TN + j) * WG]);
     }
   }
+#endif
   return true;
 #endif
 }
