@@ -73,6 +73,19 @@ TEST(PipelineCacheKey, SpecializationAndLayoutArePartOfTheKey) {
   EXPECT_NE(pipeline_cache_key(base), pipeline_cache_key(ComputePipelineDesc::storage_buffers(other_words, 2, 12)));
 }
 
+// A command pool and one of its command buffers, begun.
+struct BegunCommands {
+  CommandPool pool;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+};
+Result<BegunCommands> begin_commands(const std::shared_ptr<Device>& device) {
+  BegunCommands commands;
+  UNIVK_ASSIGN_OR_RETURN(commands.pool, CommandPool::create(device));
+  UNIVK_ASSIGN_OR_RETURN(commands.cmd, commands.pool.allocate());
+  UNIVK_RETURN_IF_ERROR(begin_command_buffer(*device, commands.cmd));
+  return commands;
+}
+
 struct ScaleAddParams {
   float a;
   float b;
@@ -101,12 +114,10 @@ TEST(DispatchRecorder, BarriersExactlyOnHazardsAndSharedPipelines) {
 
   auto pool = DescriptorPool::create(*device, 3, 6);
   ASSERT_TRUE(pool.ok()) << pool.status().to_string();
-  auto commands = CommandPool::create(*device);
-  ASSERT_TRUE(commands.ok());
-  auto cmd = commands->allocate();
-  ASSERT_TRUE(cmd.ok());
-  ASSERT_TRUE(begin_command_buffer(**device, *cmd).ok());
-  DispatchRecorder recorder(**device, *cmd);
+  auto commands = begin_commands(*device);
+  ASSERT_TRUE(commands.ok()) << commands.status().to_string();
+  const VkCommandBuffer cmd = commands->cmd;
+  DispatchRecorder recorder(**device, cmd);
   const ScaleAddParams params{2.0f, 1.0f, n};
   auto dispatch = [&](uint32_t in, uint32_t out) {
     const DescriptorWrite descriptors[] = {{0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range(in)},
@@ -130,9 +141,9 @@ TEST(DispatchRecorder, BarriersExactlyOnHazardsAndSharedPipelines) {
   recorder.host_read_barrier();
   EXPECT_EQ(recorder.counts().dispatches, 3u);
   EXPECT_EQ(recorder.counts().barriers, 2u);
-  ASSERT_TRUE(end_command_buffer(**device, *cmd).ok());
+  ASSERT_TRUE(end_command_buffer(**device, cmd).ok());
 
-  auto value = (*device)->queue().submit({&*cmd, 1});
+  auto value = (*device)->queue().submit({&cmd, 1});
   ASSERT_TRUE(value.ok()) << value.status().to_string();
   ASSERT_TRUE((*device)->queue().wait(*value).ok());
   for (uint32_t i = 0; i < n; ++i) {
@@ -164,12 +175,10 @@ TEST(DispatchRecorder, DispatchAgainReusesTheBoundPipelineAndSet) {
   ASSERT_TRUE(other.ok()) << other.status().to_string();
   auto pool = DescriptorPool::create(*device, 1, 2);
   ASSERT_TRUE(pool.ok());
-  auto commands = CommandPool::create(*device);
-  ASSERT_TRUE(commands.ok());
-  auto cmd = commands->allocate();
-  ASSERT_TRUE(cmd.ok());
-  ASSERT_TRUE(begin_command_buffer(**device, *cmd).ok());
-  DispatchRecorder recorder(**device, *cmd);
+  auto commands = begin_commands(*device);
+  ASSERT_TRUE(commands.ok()) << commands.status().to_string();
+  const VkCommandBuffer cmd = commands->cmd;
+  DispatchRecorder recorder(**device, cmd);
 
   const ScaleAddParams first{2.0f, 1.0f, n}, second{3.0f, 0.0f, n};
   const DescriptorWrite descriptors[] = {{0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, x},
@@ -198,9 +207,9 @@ TEST(DispatchRecorder, DispatchAgainReusesTheBoundPipelineAndSet) {
   EXPECT_EQ(recorder.counts().dispatches, 2u);
   EXPECT_EQ(recorder.counts().barriers, 1u);  // y written twice
   recorder.host_read_barrier();
-  ASSERT_TRUE(end_command_buffer(**device, *cmd).ok());
+  ASSERT_TRUE(end_command_buffer(**device, cmd).ok());
 
-  auto value = (*device)->queue().submit({&*cmd, 1});
+  auto value = (*device)->queue().submit({&cmd, 1});
   ASSERT_TRUE(value.ok()) << value.status().to_string();
   ASSERT_TRUE((*device)->queue().wait(*value).ok());
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(data[n + i], 3.0f * static_cast<float>(i)) << i;
@@ -250,13 +259,11 @@ TEST(DispatchRecorder, TimerSpansEveryDispatch) {
     ASSERT_TRUE(pipeline.ok()) << pipeline.status().to_string();
     auto pool = DescriptorPool::create(*device, dispatches, 2 * dispatches);
     ASSERT_TRUE(pool.ok());
-    auto commands = CommandPool::create(*device);
-    ASSERT_TRUE(commands.ok());
-    auto cmd = commands->allocate();
-    ASSERT_TRUE(cmd.ok());
-    ASSERT_TRUE(begin_command_buffer(**device, *cmd).ok());
-    DispatchRecorder recorder(**device, *cmd, timer->get());
-    auto outer = (*timer)->begin(*cmd, "call");
+    auto commands = begin_commands(*device);
+    ASSERT_TRUE(commands.ok()) << commands.status().to_string();
+    const VkCommandBuffer cmd = commands->cmd;
+    DispatchRecorder recorder(**device, cmd, timer->get());
+    auto outer = (*timer)->begin(cmd, "call");
     ASSERT_TRUE(outer.ok());
     const ScaleAddParams params{2.0f, 1.0f, n};
     const DescriptorWrite descriptors[] = {{0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, in},
@@ -272,8 +279,8 @@ TEST(DispatchRecorder, TimerSpansEveryDispatch) {
       d.label = "scale_add";
       ASSERT_TRUE(recorder.dispatch(*pool, d).ok());
     }
-    ASSERT_TRUE((*timer)->end(*cmd, *outer).ok());
-    ASSERT_TRUE(end_command_buffer(**device, *cmd).ok());
+    ASSERT_TRUE((*timer)->end(cmd, *outer).ok());
+    ASSERT_TRUE(end_command_buffer(**device, cmd).ok());
 
     const auto& spans = (*timer)->spans();
     ASSERT_EQ(spans.size(), dispatches + 1);
@@ -284,7 +291,7 @@ TEST(DispatchRecorder, TimerSpansEveryDispatch) {
     }
     for (int run = 0; run < 2; ++run) {
       const auto before = std::chrono::steady_clock::now().time_since_epoch();
-      auto value = (*device)->queue().submit({&*cmd, 1});
+      auto value = (*device)->queue().submit({&cmd, 1});
       ASSERT_TRUE(value.ok()) << value.status().to_string();
       ASSERT_TRUE((*device)->queue().wait(*value).ok());
       const auto after = std::chrono::steady_clock::now().time_since_epoch();
