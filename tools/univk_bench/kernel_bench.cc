@@ -1,7 +1,7 @@
 // univk-kernel-bench: the kernel library's GEMM, convolution and depthwise kernels beside the
 // device's floors, measured in one run on one device.
 //
-//   univk-kernel-bench [--iterations N] [--tilings [--pointwise-only]] [--split-k S] [--only NAME]
+//   univk-kernel-bench [--iterations N] [--tilings [--pointwise-only]] [--split-k S[,S...]] [--only NAME]
 //                      [--precision fp32|fp16] [--evict-mib N] [--pipeline-statistics]
 //                      [--device INDEX|NAME] [--json FILE]
 //
@@ -25,8 +25,9 @@
 // ("cv": cooperative matrices on the vectorised loads), "p" for a pointwise one, "stem" for a
 // stem one, and " sS" when the dispatch splits K into S ranges (kernel.h) (--pointwise-only: the
 // planner's choice and the pointwise tilings only);
-// --split-k forces S (1: no split) for every workload (the cooperative-matrix tilings on
-// vectorised loads split only when forced: kernel.h).
+// --split-k forces S (1: no split) for every workload, each S of a list in turn (a sweep in one
+// run; the cooperative-matrix tilings on vectorised loads split only when forced: kernel.h);
+// a plan an earlier S already gave (its ranges reduced to the same count) is measured once.
 // Operands hold seeded random values (operand_fill.h). A workload's operands stay in the GPU's
 // caches from one timed run to the next; --evict-mib N overwrites N MiB before each run
 // (outside the timed span), so the kernel starts cold, as a layer of a model does.
@@ -41,6 +42,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -320,7 +322,7 @@ int run(int argc, char** argv) {
   int iterations = 20;
   bool all_tilings = false;
   bool statistics = false;
-  uint32_t split_k = 0;
+  std::vector<uint32_t> split_ks;
   uint32_t evict_mib = 0;
   std::string only, precision_name = "fp32", device_selector, json_path;
   univk::tools::ToolApp app(kTool,
@@ -338,8 +340,11 @@ int run(int argc, char** argv) {
   app.add_option("--tiling-filter", tiling_filter,
                  "With --tilings: only the tilings whose name (as printed) contains TEXT, besides the planner's choice")
       ->type_name("TEXT");
-  app.add_option("--split-k", split_k, "Force S K-ranges per dispatch for every workload (1: no split)")
-      ->type_name("S")
+  app.add_option("--split-k", split_ks,
+                 "Force S K-ranges per dispatch for every workload (1: no split); a comma-separated list measures "
+                 "each in turn")
+      ->type_name("S[,S...]")
+      ->delimiter(',')
       ->check(CLI::Range(1, 4096));
   app.add_option("--only", only, "Only the workloads whose name contains NAME")->type_name("NAME");
   app.add_option("--precision", precision_name, "Plan every workload with this precision")
@@ -430,8 +435,6 @@ int run(int argc, char** argv) {
   std::vector<Measurement> results;
   for (Workload w : workloads()) {
     if (!only.empty() && w.name.find(only) == std::string::npos) continue;
-    if (w.gemm) w.gemm->split_k = split_k;
-    if (w.conv) w.conv->split_k = split_k;
     std::vector<std::optional<kernels::Tiling>> tilings = {std::nullopt};
     if (all_tilings && !w.depthwise && !pointwise_only) {
       for (const kernels::Tiling& t : kernels::gemm_tilings()) tilings.push_back(t);
@@ -455,15 +458,23 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), operands.status().to_string().c_str());
       return kExitFailure;
     }
-    for (const auto& t : tilings) {
-      auto m = measure(*device, w, *operands, t, evict ? &*evict : nullptr, precision, counts, statistics);
-      if (!m.ok()) {
-        if (t) continue;  // a forced tiling the device cannot run
-        std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
-        return kExitFailure;
+    std::set<std::string> measured;  // plan labels of this workload
+    for (const uint32_t split_k : split_ks.empty() ? std::vector<uint32_t>{0} : split_ks) {
+      if (w.gemm) w.gemm->split_k = split_k;
+      if (w.conv) w.conv->split_k = split_k;
+      for (const auto& t : tilings) {
+        auto m = measure(*device, w, *operands, t, evict ? &*evict : nullptr, precision, counts, statistics);
+        if (!m.ok()) {
+          if (t) continue;  // a forced tiling the device cannot run
+          std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
+          return kExitFailure;
+        }
+        const std::string plan = std::string(kernels::kernel_name(m->dispatch.kernel)) + " " +
+                                 kernels::plan_label(m->dispatch) + (m->planner_choice ? " planner" : "");
+        if (!measured.insert(plan).second) continue;
+        if (table) print_row(*m);
+        results.push_back(std::move(*m));
       }
-      if (table) print_row(*m);
-      results.push_back(std::move(*m));
     }
   }
   bool written = true;
