@@ -328,6 +328,9 @@ Status record_kernel(vulkan::DispatchRecorder& recorder, vulkan::DescriptorPool&
   desc.accesses = accesses;
   desc.label = label;
   if (dispatch.splits <= 1) return recorder.dispatch(pool, desc);
+  if (dispatch.kernel == Kernel::kGemmCoopmatF16 || dispatch.kernel == Kernel::kConv2dCoopmatF16) {
+    return internal_error(std::string(label) + ": " + kernel_name(dispatch.kernel) + " has no split-K");
+  }
 
   // Split-K's passes (above): the first reads the operands and writes the partial tiles, the
   // second reads them with the bias and residual and writes the output.

@@ -214,7 +214,7 @@ struct Candidates {
 
 // The tilings a problem may take. For fp16, the cooperative-matrix ones where one runs and the
 // problem is large enough for them: K >= 512 (measured winning from K = 576) and a grid of at
-// least 32 tiles of 128x64 (they cannot split K, so on the H200 they lost on the batch-1
+// least 32 tiles of 128x64 (unsplit, as the planner runs them, they lost on the H200's batch-1
 // problems, where split-K's grids win). Then, on GPUs, the vectorised 8x8 tilings for problems
 // with K >= 512 and such a grid; else the scalar ones.
 Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,

@@ -44,6 +44,7 @@ void DispatchRecorder::host_read_barrier() {
 }
 
 Status DispatchRecorder::dispatch(DescriptorPool& pool, const DispatchDesc& desc) {
+  bound_pipeline_ = nullptr;  // until this dispatch binds its own
   if (desc.pipeline == nullptr) return internal_error(std::string(desc.label) + ": no pipeline");
   UNIVK_RETURN_IF_ERROR(check_dispatch_groups(device_.properties().limits, desc.groups, desc.label));
   const std::vector<VkDescriptorSetLayout>& layouts = desc.pipeline->set_layouts();

@@ -156,7 +156,7 @@ TEST(DispatchRecorder, BarriersExactlyOnHazardsAndSharedPipelines) {
 
 // dispatch_again: the pipeline and descriptor set of the last dispatch with other push constants
 // (a pool of one set), a barrier for the write after write; refused before any dispatch, for
-// another pipeline, and with descriptors of its own.
+// another pipeline, with descriptors of its own, and after a dispatch that failed.
 TEST(DispatchRecorder, DispatchAgainReusesTheBoundPipelineAndSet) {
   auto device = Device::create(testing::test_config(), {});
   ASSERT_TRUE(device.ok()) << device.status().to_string();
@@ -206,6 +206,15 @@ TEST(DispatchRecorder, DispatchAgainReusesTheBoundPipelineAndSet) {
   ASSERT_TRUE(recorder.dispatch_again(d).ok());
   EXPECT_EQ(recorder.counts().dispatches, 2u);
   EXPECT_EQ(recorder.counts().barriers, 1u);  // y written twice
+  // After a dispatch() that failed, nothing is bound for dispatch_again.
+  const uint32_t max_x = (*device)->properties().limits.maxComputeWorkGroupCount[0];
+  if (max_x < UINT32_MAX) {
+    DispatchDesc too_wide = d;
+    too_wide.descriptors = descriptors;
+    too_wide.groups = {max_x + 1u, 1, 1};
+    EXPECT_FALSE(recorder.dispatch(*pool, too_wide).ok());
+    EXPECT_EQ(recorder.dispatch_again(d).code(), StatusCode::kInternal);
+  }
   recorder.host_read_barrier();
   ASSERT_TRUE(end_command_buffer(**device, cmd).ok());
 

@@ -183,7 +183,8 @@ std::span<const Tiling> vec_tilings();
 // The cooperative-matrix core on the vectorised loads (Tiling::coopmat and Tiling::vec, the
 // *CoopmatVecF16 kernels; devices with DeviceTraits::cooperative_matrix_f16): fp16 shared tiles
 // filled from 16-byte loads, double-buffered, K slices of 16 or 32; each subgroup of 32 owns a
-// (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16; never split. The
+// (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16; split only when forced
+// (split-K below). The
 // planners take 128x128x16/8x8cv, 128x128x32/8x8cv, 128x64x32/8x4cv or 64x64x32/8x4cv for fp16 problems whose
 // grid fills the GPU unsplit and whose K is at least 512; the others run when forced.
 std::span<const Tiling> coopmat_vec_tilings();

@@ -104,7 +104,8 @@ class DispatchRecorder {
   // `desc`'s push constants, groups and accesses (a barrier first where they conflict): a
   // kernel's second pass over the same bindings (split-K's sum, kernels/kernel.h). InternalError
   // when `desc.pipeline` is not that pipeline, `desc.descriptors` is not empty, or nothing was
-  // dispatched yet.
+  // dispatched yet (or the last dispatch() failed). Nothing may bind another pipeline into the
+  // command buffer in between.
   Status dispatch_again(const DispatchDesc& desc);
   // For a command recorded by the caller (a copy, another recorder's work): a barrier first when
   // `accesses` conflict with the pending ones; then they are pending.

@@ -41,7 +41,7 @@
 // (each invocation converts 4 consecutive elements along the walked dimension and stores them as
 // one 8-byte word) and multiplied on NV cooperative matrices; each subgroup owns a (4*TM) x
 // (8*TN) block of the tile, (TM/4) x (TN/2) fragments of 16x16, and its epilogue reads the
-// fragments back through a 1 KiB shared staging area of its own. No split-K.
+// fragments back through a 1 KiB shared staging area of its own. Split-K below.
 //
 // DIRECT (for CPU implementations, where barriers and shared memory cost more than they save):
 // no shared memory; each invocation reads its TM rows of A and TN columns of B straight from
