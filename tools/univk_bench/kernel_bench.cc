@@ -27,7 +27,7 @@
 // planner's choice and the pointwise tilings only);
 // --split-k forces S (1: no split) for every workload, each S of a list in turn (a sweep in one
 // run; the cooperative-matrix tilings on vectorised loads split only when forced: kernel.h);
-// a plan an earlier S already gave (its ranges reduced to the same count) is measured once.
+// a plan an earlier S already gave (its ranges reduced to the same count) is not measured again.
 // Operands hold seeded random values (operand_fill.h). A workload's operands stay in the GPU's
 // caches from one timed run to the next; --evict-mib N overwrites N MiB before each run
 // (outside the timed span), so the kernel starts cold, as a layer of a model does.
@@ -262,27 +262,27 @@ Result<Operands> make_operands(const vulkan::DeviceLease& device, const Workload
   return operands;
 }
 
-Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, const Operands& operands,
-                            std::optional<kernels::Tiling> tiling, const vulkan::BufferRange* evict,
-                            kernels::Precision precision, bench::RepeatCounts counts, bool statistics) {
+// The plan of `w` on `device` with `tiling` (none: the planner's choice).
+Result<kernels::KernelDispatch> plan_workload(const vulkan::DeviceLease& device, const Workload& w,
+                                              std::optional<kernels::Tiling> tiling, kernels::Precision precision) {
   const kernels::DeviceTraits traits = kernels::device_traits(*device, precision);
+  if (w.gemm) return kernels::plan_gemm(*w.gemm, traits, tiling);
+  if (w.depthwise) return kernels::plan_depthwise(*w.depthwise, traits);
+  return kernels::plan_conv2d(*w.conv, traits, tiling);
+}
+
+// Times `dispatch`, a plan of `w` (plan_workload).
+Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w, const Operands& operands,
+                            const kernels::KernelDispatch& dispatch, bool planner_choice,
+                            const vulkan::BufferRange* evict, bench::RepeatCounts counts, bool statistics) {
   Measurement m;
   m.workload = w.name;
-  m.planner_choice = !tiling;
-  if (w.gemm) {
-    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_gemm(*w.gemm, traits, tiling));
-  } else if (w.depthwise) {
-    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_depthwise(*w.depthwise, traits));
-    const std::vector<uint64_t> elements = binding_elements(w);
-    m.bytes = (elements[0] + elements[3]) * sizeof(float);
-  } else {
-    UNIVK_ASSIGN_OR_RETURN(m.dispatch, kernels::plan_conv2d(*w.conv, traits, tiling));
-  }
-  if (!w.depthwise) {
-    // Every operand read once and the output written once: the least traffic of the kernel.
-    const std::vector<uint64_t> elements = binding_elements(w);
-    m.bytes = (elements[0] + elements[1] + elements[2] + elements[3]) * sizeof(float);
-  }
+  m.planner_choice = planner_choice;
+  m.dispatch = dispatch;
+  // Every operand read once and the output written once: the least traffic of the kernel (a
+  // depthwise kernel's weight and bias are small beside its activations).
+  const std::vector<uint64_t> elements = binding_elements(w);
+  m.bytes = (elements[0] + (w.depthwise ? 0 : elements[1] + elements[2]) + elements[3]) * sizeof(float);
   // The scratch binding, this plan's own (split-K's partial tiles).
   const uint64_t scratch_bytes =
       std::max<uint64_t>(binding_elements(w).back() * 4, (m.dispatch.scratch_bytes + 3) / 4 * 4);
@@ -463,15 +463,20 @@ int run(int argc, char** argv) {
       if (w.gemm) w.gemm->split_k = split_k;
       if (w.conv) w.conv->split_k = split_k;
       for (const auto& t : tilings) {
-        auto m = measure(*device, w, *operands, t, evict ? &*evict : nullptr, precision, counts, statistics);
+        auto dispatch = plan_workload(*device, w, t, precision);
+        if (dispatch.ok()) {
+          const std::string plan = std::string(kernels::kernel_name(dispatch->kernel)) + " " +
+                                   kernels::plan_label(*dispatch) + (t ? "" : " planner");
+          if (!measured.insert(plan).second) continue;
+        }
+        auto m = dispatch.ok()
+                     ? measure(*device, w, *operands, *dispatch, !t, evict ? &*evict : nullptr, counts, statistics)
+                     : Result<Measurement>(dispatch.status());
         if (!m.ok()) {
           if (t) continue;  // a forced tiling the device cannot run
           std::fprintf(stderr, "%s: %s: %s\n", kTool, w.name.c_str(), m.status().to_string().c_str());
           return kExitFailure;
         }
-        const std::string plan = std::string(kernels::kernel_name(m->dispatch.kernel)) + " " +
-                                 kernels::plan_label(m->dispatch) + (m->planner_choice ? " planner" : "");
-        if (!measured.insert(plan).second) continue;
         if (table) print_row(*m);
         results.push_back(std::move(*m));
       }
