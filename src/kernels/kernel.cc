@@ -10,6 +10,7 @@
 #include "univk/kernels/conv_transpose2d.h"
 #include "univk/kernels/depthwise.h"
 #include "univk/kernels/gemm.h"
+#include "univk/kernels/winograd.h"
 #include "univk/vulkan/command.h"
 #include "univk_kernels_shaders.h"
 
@@ -53,6 +54,10 @@ const char* kernel_name(Kernel kernel) {
       return "conv2d_pointwise_f32";
     case Kernel::kConv2dStemF32:
       return "conv2d_stem_f32";
+    case Kernel::kWinogradInputF32:
+      return "winograd_input_f32";
+    case Kernel::kWinogradOutputF32:
+      return "winograd_output_f32";
   }
   return "?";
 }
@@ -73,6 +78,8 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dCoopmatVecF16:
     case Kernel::kConv2dPointwiseF32:
     case Kernel::kConv2dStemF32:
+    case Kernel::kWinogradInputF32:
+    case Kernel::kWinogradOutputF32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
@@ -108,6 +115,9 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kConv2dI8Coopmat:
     case Kernel::kDepthwiseI8:
       return kI8PushWords * 4;
+    case Kernel::kWinogradInputF32:
+    case Kernel::kWinogradOutputF32:
+      return kWgPushWords * 4;
   }
   return 0;
 }
@@ -150,6 +160,10 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::conv2d_pointwise_f32_spv();
     case Kernel::kConv2dStemF32:
       return shaders::conv2d_stem_f32_spv();
+    case Kernel::kWinogradInputF32:
+      return shaders::winograd_input_f32_spv();
+    case Kernel::kWinogradOutputF32:
+      return shaders::winograd_output_f32_spv();
   }
   return {};
 }
@@ -213,6 +227,13 @@ Result<Precision> parse_precision(std::string_view value) {
   return invalid_argument("precision '" + std::string(value) + "' (fp32 or fp16)");
 }
 
+Result<Winograd> parse_winograd(std::string_view value) {
+  if (value == "auto") return Winograd::kAuto;
+  if (value == "on") return Winograd::kOn;
+  if (value == "off") return Winograd::kOff;
+  return invalid_argument("winograd '" + std::string(value) + "' (auto, on or off)");
+}
+
 vulkan::DeviceRequirements optional_requirements() {
   vulkan::DeviceRequirements r;
   r.optional_extensions.insert(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
@@ -261,6 +282,9 @@ std::string plan_label(const KernelDispatch& dispatch) {
     for (auto [id, value] : dispatch.specialization) {
       if (id == kDwColumnsConstant) return "4x" + std::to_string(value);
     }
+  }
+  if (dispatch.kernel == Kernel::kWinogradInputF32 || dispatch.kernel == Kernel::kWinogradOutputF32) {
+    return "2x2 tiles";
   }
   return tiling_label(dispatch.tiling) + (dispatch.splits > 1 ? " s" + std::to_string(dispatch.splits) : "");
 }

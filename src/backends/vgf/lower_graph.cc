@@ -13,6 +13,7 @@
 #include "fusion.h"
 #include "dispatch_emitters.h"
 #include "grouped_conv.h"
+#include "winograd_lowering.h"
 #include "univk/kernels/split.h"
 #include "univk/ops/tosa_ops.h"
 #include "univk/vulkan/arena_plan.h"
@@ -27,6 +28,8 @@ using spirv::ValueKind;
 
 // Scratch ids of kernel-library scratch regions start here (value ids are below).
 constexpr uint32_t kKernelScratchIds = 0x80000000u;
+// Scratch ids of Winograd convolutions' V and M values start here (two per convolution).
+constexpr uint32_t kWinogradScratchIds = 0xC0000000u;
 // Alignment of scratch offsets, as of resources.
 constexpr uint64_t kScratchAlignment = 256;
 
@@ -520,7 +523,8 @@ class Lowering {
   }
 
   // A kernel-library dispatch cut into pieces whose operand windows fit the binding limit
-  // (kernels/split.h), each over 1-d views of its windows; one piece keeps the views whole.
+  // (kernels/split.h), each over 1-d views of its windows; one piece keeps the views whole, or
+  // becomes Winograd's three dispatches (winograd_lowering.h).
   Status plan_kernel_pieces(Dispatch k) {
     kernels::DeviceTraits traits = ctx_.device;
     traits.max_binding_bytes = std::min(traits.max_binding_bytes, ctx_.binding_limit.max_bytes);
@@ -528,6 +532,18 @@ class Lowering {
     auto pieces = kernels::split_problem(k.problem, traits);
     if (!pieces.ok()) return pieces.status().with_context(k.label);
     if (pieces->size() == 1) {
+      const auto n = static_cast<uint32_t>(plan_.dispatches.size());
+      auto winograd = lower_winograd(k, traits, *ctx_.constant_blob,
+                                     {kWinogradScratchIds + 2 * n, kWinogradScratchIds + 2 * n + 1});
+      if (!winograd.ok()) return winograd.status().with_context(k.label);
+      if (*winograd) {
+        for (Dispatch& step : **winograd) {
+          // The GEMM: its kernel scratch (split-K), planned again like any library dispatch.
+          if (step.problem.index() != 0) UNIVK_RETURN_IF_ERROR(plan_kernel(step, traits));
+          plan_.dispatches.push_back(std::move(step));
+        }
+        return ok_status();
+      }
       UNIVK_RETURN_IF_ERROR(plan_kernel(k, traits));
       plan_.dispatches.push_back(std::move(k));
       return ok_status();

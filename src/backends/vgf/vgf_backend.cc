@@ -15,8 +15,8 @@ namespace univk::backends {
 namespace {
 
 // The runtime option keys the VgfBackend reads (LoadOptions::check_keys refuses others).
-constexpr std::string_view kOptionKeys[] = {"vgf_graph_path", "max_binding_bytes", "vgf_output_staging",
-                                            "vgf_robust_buffer_access", "precision"};
+constexpr std::string_view kOptionKeys[] = {"vgf_graph_path",           "max_binding_bytes", "vgf_output_staging",
+                                            "vgf_robust_buffer_access", "precision",         "winograd"};
 
 // The VgfBackend's runtime options; options of other backends and of the runtime pass through.
 Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& options) {
@@ -45,6 +45,11 @@ Result<vgf::DelegateOptions> parse_options(const backend::BackendOptions& option
       auto precision = kernels::parse_precision(value);
       if (!precision.ok()) return precision.status().with_context("VgfBackend");
       parsed.precision = *precision;
+    }
+    if (name == "winograd") {
+      auto winograd = kernels::parse_winograd(value);
+      if (!winograd.ok()) return winograd.status().with_context("VgfBackend");
+      parsed.winograd = *winograd;
     }
     if (name == "vgf_robust_buffer_access") {
       if (value != "on" && value != "off")

@@ -176,6 +176,7 @@ Status VgfDelegate::init(const backend::DelegateSpec& spec, const univk::vgf::Vg
       context.constant_offsets = constant_offsets_;
       context.constant_blob = &constant_bytes_;
       context.device = kernels::device_traits(*device_, options_.precision);
+      context.device.winograd = options_.winograd;
       auto plan = lower_graph(*graph, context);
       if (!plan.ok()) return plan.status().with_context(where);
       scratch_bytes = std::max(scratch_bytes, plan->scratch_bytes);

@@ -9,14 +9,6 @@
 namespace univk::backends::vgf_test {
 namespace {
 
-Attributes clamp_attrs(double lo, double hi) {
-  Attributes a;
-  a.set("min_val", lo);
-  a.set("max_val", hi);
-  a.set("nan_mode", spirv::kNanPropagate);
-  return a;
-}
-
 Attributes matmul_attrs(bool for_reference) {
   Attributes a;
   if (for_reference) {
@@ -29,15 +21,12 @@ Attributes matmul_attrs(bool for_reference) {
   return a;
 }
 
-std::vector<uint8_t> bytes_of(const HostTensor& t) {
-  auto span = t.bytes();
-  return std::vector<uint8_t>(span.begin(), span.end());
-}
-
-// Runs `g` on `inputs`; checks its one output against `want` and the dispatch count.
+// Runs `g` on `inputs`; checks its one output against `want` and the dispatch count. Winograd
+// (vgf_winograd_test.cc) is off: the counts are those of the implicit GEMM's one dispatch per
+// convolution, which the epilogue fusion is about.
 void expect_run(const TosaGraph& g, const std::vector<HostTensor>& inputs, const HostTensor& want, uint32_t dispatches,
                 const std::string& what) {
-  auto loaded = load(single_graph_model(g));
+  auto loaded = load(single_graph_model(g), {{"winograd", "off"}});
   UNIVK_ASSERT_OK(loaded);
   auto out = loaded->delegate->execute(std::span<const HostTensor>(inputs));
   UNIVK_ASSERT_OK(out);

@@ -10,11 +10,6 @@
 namespace univk::backends::vgf_test {
 namespace {
 
-std::vector<uint8_t> bytes_of(const HostTensor& t) {
-  auto span = t.bytes();
-  return std::vector<uint8_t>(span.begin(), span.end());
-}
-
 ValueId slice(TosaGraph& g, ValueId v, const std::vector<int64_t>& whole, size_t axis, int64_t start, int64_t length) {
   std::vector<int64_t> starts(whole.size(), 0), sizes = whole;
   starts[axis] = start;

@@ -15,11 +15,6 @@
 namespace univk::backends::vgf_test {
 namespace {
 
-std::vector<uint8_t> bytes_of(const HostTensor& t) {
-  auto span = t.bytes();
-  return std::vector<uint8_t>(span.begin(), span.end());
-}
-
 // Same-padded stride-1 3x3 convolution attributes with an input zero point.
 Attributes conv_attrs() { return conv2d_int8_attrs(-9, 0); }
 

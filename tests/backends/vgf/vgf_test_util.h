@@ -133,6 +133,21 @@ inline void add_graph_constants(::univk::vgf::VgfFile& file, std::initializer_li
   }
 }
 
+// The bytes of a tensor, as a graph constant's data.
+inline std::vector<uint8_t> bytes_of(const HostTensor& t) {
+  auto span = t.bytes();
+  return std::vector<uint8_t>(span.begin(), span.end());
+}
+
+// CLAMP attributes with NaN propagation.
+inline Attributes clamp_attrs(double lo, double hi) {
+  Attributes a;
+  a.set("min_val", lo);
+  a.set("max_val", hi);
+  a.set("nan_mode", spirv::kNanPropagate);
+  return a;
+}
+
 // CONV2D attributes with dilation 1 and fp32 accumulation; zero points 0 as floats (the SPIR-V
 // writer's fp32 form) or as ints (the reference's form).
 inline Attributes conv2d_attrs(std::vector<int64_t> pad, std::vector<int64_t> stride, bool for_reference = false) {
