@@ -12,6 +12,7 @@
 #include "univk/kernels/gemm.h"
 #include "univk/kernels/winograd.h"
 #include "univk/vulkan/command.h"
+#include "tiling.h"
 #include "univk_kernels_shaders.h"
 
 namespace univk::kernels {
@@ -229,9 +230,10 @@ Result<Precision> parse_precision(std::string_view value) {
 
 Result<Winograd> parse_winograd(std::string_view value) {
   if (value == "auto") return Winograd::kAuto;
-  if (value == "on") return Winograd::kOn;
   if (value == "off") return Winograd::kOff;
-  return invalid_argument("winograd '" + std::string(value) + "' (auto, on or off)");
+  if (value == "f2") return Winograd::kF2;
+  if (value == "f4") return Winograd::kF4;
+  return invalid_argument("winograd '" + std::string(value) + "' (auto, off, f2 or f4)");
 }
 
 vulkan::DeviceRequirements optional_requirements() {
@@ -284,7 +286,8 @@ std::string plan_label(const KernelDispatch& dispatch) {
     }
   }
   if (dispatch.kernel == Kernel::kWinogradInputF32 || dispatch.kernel == Kernel::kWinogradOutputF32) {
-    return "2x2 tiles";
+    const uint32_t tile = detail::specialization_value(dispatch, kWgTileConstant);
+    return std::to_string(tile) + "x" + std::to_string(tile) + " tiles";
   }
   return tiling_label(dispatch.tiling) + (dispatch.splits > 1 ? " s" + std::to_string(dispatch.splits) : "");
 }

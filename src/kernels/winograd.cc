@@ -18,8 +18,9 @@ namespace {
 constexpr uint32_t kTransformWorkgroup = 64;
 // What kAuto asks of a problem on CPU implementations (lavapipe, docs/PERFORMANCE.md "Winograd
 // on lavapipe"): with fewer channels the transforms cost more than the GEMM saves; with fewer
-// tiles the GEMM reads U (16/9 the weight's bytes) for too little work and runs slower than the
-// implicit GEMM (ResNet18 at 64x64: 4 tiles 26% slower, 1 tile 25%; 16 tiles 3% faster).
+// tiles the GEMM reads U (16/9 the weight's bytes) for too little work. ResNet18 at 64x64, 2x2
+// tiles against the implicit GEMM: 64 tiles 1.06-1.13x faster, 16 tiles 1.39-1.45x, 4 tiles
+// 0.85-0.93x, 1 tile 0.86x.
 constexpr int64_t kAutoMinChannels = 8, kAutoMinTiles = 16;
 
 // The grid of `total` invocations in workgroups of `workgroup`, folded into y past the x limit.
@@ -34,7 +35,19 @@ Result<std::array<uint32_t, 3>> linear_grid(int64_t total, uint32_t workgroup, c
   return std::array<uint32_t, 3>{u32(gx), u32(gy), 1};
 }
 
-int64_t tiles_along(int64_t out) { return (out + 1) / 2; }
+int64_t tiles_along(int64_t out, int64_t tile) { return (out + tile - 1) / tile; }
+
+// The rows of G (F(m x m, 3x3)'s weight transform, (m+2) x 3).
+constexpr float kG2[4][3] = {{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0.0f, 0.0f, 1.0f}};
+constexpr float kG4[6][3] = {
+    {1.0f / 4, 0.0f, 0.0f},           {-1.0f / 6, -1.0f / 6, -1.0f / 6}, {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+    {1.0f / 24, 1.0f / 12, 1.0f / 6}, {1.0f / 24, -1.0f / 12, 1.0f / 6}, {0.0f, 0.0f, 1.0f}};
+
+Status check_tile(int64_t tile) {
+  if (tile != 2 && tile != 4)
+    return invalid_argument("Winograd output tiles are 2x2 or 4x4, not " + std::to_string(tile));
+  return ok_status();
+}
 
 }  // namespace
 
@@ -43,67 +56,76 @@ bool winograd_computes(const Conv2dProblem& p) {
          p.dilation_w == 1 && p.groups == 1;
 }
 
-bool winograd_chosen(const Conv2dProblem& p, const DeviceTraits& device) {
-  if (device.winograd == Winograd::kOff || !winograd_computes(p)) return false;
-  if (device.winograd == Winograd::kAuto &&
-      (!device.cpu || p.in_channels < kAutoMinChannels || p.out_channels < kAutoMinChannels)) {
-    return false;
+std::optional<int64_t> winograd_tile(const Conv2dProblem& p, const DeviceTraits& device) {
+  if (device.winograd == Winograd::kOff || !winograd_computes(p)) return std::nullopt;
+  const bool automatic = device.winograd == Winograd::kAuto;
+  if (automatic && (!device.cpu || p.in_channels < kAutoMinChannels || p.out_channels < kAutoMinChannels)) {
+    return std::nullopt;
   }
-  const auto plan = plan_winograd(p, device);
-  if (!plan.ok()) return false;
-  if (device.winograd == Winograd::kAuto && plan->tiles < kAutoMinTiles) return false;
+  // kAuto takes 2x2 tiles: 4x4 ones round more (winograd.h) than the default fp32 contract of
+  // 1e-4 against PyTorch allows for every model.
+  const int64_t tile = device.winograd == Winograd::kF4 ? 4 : 2;
+  const auto plan = plan_winograd(p, device, tile);
+  if (!plan.ok()) return std::nullopt;
+  if (automatic && plan->tiles < kAutoMinTiles) return std::nullopt;
   for (uint64_t elements : {plan->v_elements, plan->m_elements, plan->u_elements}) {
-    if (elements * sizeof(float) > device.max_binding_bytes) return false;
+    if (elements * sizeof(float) > device.max_binding_bytes) return std::nullopt;
   }
-  return true;
+  return tile;
 }
 
-Result<WinogradPlan> plan_winograd(const Conv2dProblem& p, const DeviceTraits& device) {
+Result<WinogradPlan> plan_winograd(const Conv2dProblem& p, const DeviceTraits& device, int64_t tile) {
   if (!winograd_computes(p)) {
-    return invalid_argument("Winograd F(2x2, 3x3) computes 3x3 convolutions of stride 1 without dilation or groups");
+    return invalid_argument("Winograd F(m x m, 3x3) computes 3x3 convolutions of stride 1 without dilation or groups");
   }
+  UNIVK_RETURN_IF_ERROR(check_tile(tile));
   UNIVK_RETURN_IF_ERROR(check_conv2d(p));
   WinogradPlan plan;
-  plan.tiles_h = tiles_along(p.out_h);
-  plan.tiles_w = tiles_along(p.out_w);
+  plan.tile = tile;
+  plan.points = winograd_points(tile);
+  plan.tiles_h = tiles_along(p.out_h, tile);
+  plan.tiles_w = tiles_along(p.out_w, tile);
   UNIVK_ASSIGN_OR_RETURN(plan.tiles,
                          detail::checked_product({p.batch, plan.tiles_h, plan.tiles_w}, UINT32_MAX, "Winograd tiles"));
   const int64_t c = p.in_channels, oc = p.out_channels;
-  UNIVK_ASSIGN_OR_RETURN(const int64_t v_elements, detail::checked_product({kWinogradPoints, plan.tiles, c}, UINT32_MAX,
+  UNIVK_ASSIGN_OR_RETURN(const int64_t v_elements, detail::checked_product({plan.points, plan.tiles, c}, UINT32_MAX,
                                                                            "Winograd transformed input"));
   UNIVK_ASSIGN_OR_RETURN(const int64_t m_elements,
-                         detail::checked_product({kWinogradPoints, plan.tiles, oc}, UINT32_MAX, "Winograd products"));
+                         detail::checked_product({plan.points, plan.tiles, oc}, UINT32_MAX, "Winograd products"));
   UNIVK_ASSIGN_OR_RETURN(const int64_t u_elements,
-                         detail::checked_product({kWinogradPoints, c, oc}, UINT32_MAX, "Winograd transformed weight"));
+                         detail::checked_product({plan.points, c, oc}, UINT32_MAX, "Winograd transformed weight"));
   plan.v_elements = uint64_t(v_elements);
   plan.m_elements = uint64_t(m_elements);
   plan.u_elements = uint64_t(u_elements);
   const uint32_t workgroup = std::min(kTransformWorkgroup, device.max_workgroup_invocations);
+  // The words both transforms share: invocations, channels, tiles, sizes and strides of `s`.
+  auto fill = [&](KernelDispatch& d, int64_t channels, int64_t h, int64_t w, const ActivationStrides& s) {
+    d.push.assign(kWgPushWords, 0);
+    d.push[kWgTotal] = u32(plan.tiles * channels);
+    d.push[kWgChannels] = u32(channels);
+    d.push[kWgTilesH] = u32(plan.tiles_h);
+    d.push[kWgTilesW] = u32(plan.tiles_w);
+    d.push[kWgTiles] = u32(plan.tiles);
+    d.push[kWgH] = u32(h);
+    d.push[kWgW] = u32(w);
+    d.push[kWgStrides] = u32(s.n);
+    d.push[kWgStrides + 1] = u32(s.c);
+    d.push[kWgStrides + 2] = u32(s.h);
+    d.push[kWgStrides + 3] = u32(s.w);
+    d.output_binding = 3;
+  };
 
   KernelDispatch& in = plan.input_transform;
   in.kernel = Kernel::kWinogradInputF32;
-  const int64_t in_total = plan.tiles * c;
-  UNIVK_ASSIGN_OR_RETURN(in.groups, linear_grid(in_total, workgroup, device, "Winograd input transform"));
-  in.specialization = {{0, workgroup}};
-  in.push.assign(kWgPushWords, 0);
+  UNIVK_ASSIGN_OR_RETURN(in.groups, linear_grid(plan.tiles * c, workgroup, device, "Winograd input transform"));
+  in.specialization = {{0, workgroup}, {kWgTileConstant, u32(tile)}};
+  fill(in, c, p.in_h, p.in_w, p.input);
   detail::set_binding_offsets(in.push, {p.input_offset, 0, 0, 0, 0});
-  in.push[kWgTotal] = u32(in_total);
-  in.push[kWgChannels] = u32(c);
-  in.push[kWgTilesH] = u32(plan.tiles_h);
-  in.push[kWgTilesW] = u32(plan.tiles_w);
-  in.push[kWgTiles] = u32(plan.tiles);
-  in.push[kWgH] = u32(p.in_h);
-  in.push[kWgW] = u32(p.in_w);
-  in.push[kWgStrides] = u32(p.input.n);
-  in.push[kWgStrides + 1] = u32(p.input.c);
-  in.push[kWgStrides + 2] = u32(p.input.h);
-  in.push[kWgStrides + 3] = u32(p.input.w);
   in.push[kWgPad] = detail::pack_yx(p.pad_top, p.pad_left);
   in.used_bindings = 0b1001u;
-  in.output_binding = 3;
 
   GemmProblem& g = plan.gemm_problem;
-  g.batch = kWinogradPoints;
+  g.batch = plan.points;
   g.m = plan.tiles;
   g.n = oc;
   g.k = c;
@@ -114,58 +136,48 @@ Result<WinogradPlan> plan_winograd(const Conv2dProblem& p, const DeviceTraits& d
 
   KernelDispatch& out = plan.output_transform;
   out.kernel = Kernel::kWinogradOutputF32;
-  const int64_t out_total = plan.tiles * oc;
-  UNIVK_ASSIGN_OR_RETURN(out.groups, linear_grid(out_total, workgroup, device, "Winograd output transform"));
+  UNIVK_ASSIGN_OR_RETURN(out.groups, linear_grid(plan.tiles * oc, workgroup, device, "Winograd output transform"));
   const uint32_t flags = (p.epilogue.bias ? 1u : 0u) | (p.epilogue.residual ? 2u : 0u);
-  out.specialization = {
-      {0, workgroup}, {kWgActivationConstant, static_cast<uint32_t>(p.epilogue.activation)}, {kWgFlagsConstant, flags}};
-  out.push.assign(kWgPushWords, 0);
+  out.specialization = {{0, workgroup},
+                        {kWgActivationConstant, static_cast<uint32_t>(p.epilogue.activation)},
+                        {kWgFlagsConstant, flags},
+                        {kWgTileConstant, u32(tile)}};
+  fill(out, oc, p.out_h, p.out_w, p.output);
   detail::set_binding_offsets(out.push, {0, 0, p.bias_offset, p.output_offset, p.residual_offset});
-  out.push[kWgTotal] = u32(out_total);
-  out.push[kWgChannels] = u32(oc);
-  out.push[kWgTilesH] = u32(plan.tiles_h);
-  out.push[kWgTilesW] = u32(plan.tiles_w);
-  out.push[kWgTiles] = u32(plan.tiles);
-  out.push[kWgH] = u32(p.out_h);
-  out.push[kWgW] = u32(p.out_w);
-  out.push[kWgStrides] = u32(p.output.n);
-  out.push[kWgStrides + 1] = u32(p.output.c);
-  out.push[kWgStrides + 2] = u32(p.output.h);
-  out.push[kWgStrides + 3] = u32(p.output.w);
   out.push[kWgBiasStride] = p.bias_broadcast ? 0 : 1;
   out.push[kWgLo] = std::bit_cast<uint32_t>(p.epilogue.lo);
   out.push[kWgHi] = std::bit_cast<uint32_t>(p.epilogue.hi);
   out.used_bindings = 0b1001u | (p.epilogue.bias ? 0b100u : 0u) | (p.epilogue.residual ? 0b10000u : 0u);
-  out.output_binding = 3;
   return plan;
 }
 
-Result<std::vector<float>> winograd_weights(const Conv2dProblem& p, std::span<const float> weight) {
+Result<std::vector<float>> winograd_weights(const Conv2dProblem& p, std::span<const float> weight, int64_t tile) {
   if (!winograd_computes(p)) return invalid_argument("Winograd weights of a convolution Winograd does not compute");
-  const int64_t c = p.in_channels, oc = p.out_channels;
+  UNIVK_RETURN_IF_ERROR(check_tile(tile));
+  const int64_t c = p.in_channels, oc = p.out_channels, size = tile + 2;
   const int64_t last = int64_t(p.weight_offset) + (oc - 1) * p.weight.oc + (c - 1) * p.weight.ic + 8 * p.weight.tap;
   if (last >= int64_t(weight.size())) {
     return invalid_argument("Winograd weights: the weight holds " + std::to_string(weight.size()) +
                             " elements, its strides reach element " + std::to_string(last));
   }
-  // U = G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
-  constexpr float kG[4][3] = {{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0.0f, 0.0f, 1.0f}};
-  std::vector<float> u(size_t(kWinogradPoints * c * oc));
+  // U = G g G^T, accumulated in double so that U is the transform of g rounded once.
+  auto g_at = [&](int64_t i, int64_t j) -> double { return tile == 2 ? kG2[i][j] : kG4[i][j]; };
+  std::vector<float> u(size_t(winograd_points(tile) * c * oc));
   for (int64_t k = 0; k < oc; ++k) {
     for (int64_t ch = 0; ch < c; ++ch) {
-      float g[3][3];
+      double g[3][3];
       for (int tap = 0; tap < 9; ++tap) {
         g[tap / 3][tap % 3] =
             weight[size_t(int64_t(p.weight_offset) + k * p.weight.oc + ch * p.weight.ic + tap * p.weight.tap)];
       }
-      float gg[4][3];  // G g
-      for (int i = 0; i < 4; ++i) {
-        for (int j = 0; j < 3; ++j) gg[i][j] = kG[i][0] * g[0][j] + kG[i][1] * g[1][j] + kG[i][2] * g[2][j];
+      double gg[6][3];  // G g
+      for (int64_t i = 0; i < size; ++i) {
+        for (int j = 0; j < 3; ++j) gg[i][j] = g_at(i, 0) * g[0][j] + g_at(i, 1) * g[1][j] + g_at(i, 2) * g[2][j];
       }
-      for (int i = 0; i < 4; ++i) {
-        for (int j = 0; j < 4; ++j) {
-          const float value = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
-          u[size_t(((i * 4 + j) * oc + k) * c + ch)] = value;
+      for (int64_t i = 0; i < size; ++i) {
+        for (int64_t j = 0; j < size; ++j) {
+          const double value = gg[i][0] * g_at(j, 0) + gg[i][1] * g_at(j, 1) + gg[i][2] * g_at(j, 2);
+          u[size_t(((i * size + j) * oc + k) * c + ch)] = float(value);
         }
       }
     }

@@ -2,7 +2,7 @@
 // device's floors, measured in one run on one device.
 //
 //   univk-kernel-bench [--iterations N] [--tilings [--pointwise-only]] [--split-k S[,S...]] [--only NAME]
-//                      [--precision fp32|fp16] [--evict-mib N] [--pipeline-statistics]
+//                      [--precision fp32|fp16] [--winograd f2[,f4]] [--evict-mib N] [--pipeline-statistics]
 //                      [--device INDEX|NAME] [--json FILE]
 //
 // Floors: fp32 FMA peak (fma_peak.comp), the fp16 cooperative-matrix peak where the device has
@@ -28,6 +28,11 @@
 // --split-k forces S (1: no split) for every workload, each S of a list in turn (a sweep in one
 // run; the cooperative-matrix tilings on vectorised loads split only when forced: kernel.h);
 // a plan an earlier S already gave (its ranges reduced to the same count) is not measured again.
+// --winograd f2,f4 adds, for each convolution Winograd computes (3x3, stride 1), a row per output
+// tile (kernels/winograd.h): its three dispatches timed together (winograd_timing.h), the kernel
+// column "winograd_f2" or "winograd_f4", the tiling column its GEMM's kernel and plan, and FLOP/s
+// counted as the direct convolution's FLOPs per second (so that rows compare by time), against
+// the cooperative-matrix floor when its GEMM runs on cooperative matrices.
 // Operands hold seeded random values (operand_fill.h). A workload's operands stay in the GPU's
 // caches from one timed run to the next; --evict-mib N overwrites N MiB before each run
 // (outside the timed span), so the kernel starts cold, as a layer of a model does.
@@ -59,6 +64,7 @@
 #include "univk/vulkan/buffer.h"
 #include "univk/vulkan/dispatch_recorder.h"
 #include "univk/vulkan/pipeline_cache.h"
+#include "winograd_timing.h"
 
 namespace {
 
@@ -232,7 +238,9 @@ std::vector<uint64_t> binding_elements(const Workload& w) {
 
 struct Measurement {
   std::string workload;
-  kernels::KernelDispatch dispatch;
+  std::string kernel, plan;  // the kernel's name and plan label (a Winograd row: its GEMM's)
+  uint64_t flops = 0;        // the direct computation's (a Winograd row: the convolution's)
+  bool coopmat = false;      // measured against the cooperative-matrix floor
   bool planner_choice = false;
   bench::Summary gpu_ns;
   // The bytes the kernel must move at least: input and output (depthwise), every operand and the
@@ -278,18 +286,21 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
   Measurement m;
   m.workload = w.name;
   m.planner_choice = planner_choice;
-  m.dispatch = dispatch;
+  m.kernel = kernels::kernel_name(dispatch.kernel);
+  m.plan = kernels::plan_label(dispatch);
+  m.flops = dispatch.flops;
+  m.coopmat = dispatch.tiling.coopmat;
   // Every operand read once and the output written once: the least traffic of the kernel (a
   // depthwise kernel's weight and bias are small beside its activations).
   const std::vector<uint64_t> elements = binding_elements(w);
   m.bytes = (elements[0] + (w.depthwise ? 0 : elements[1] + elements[2]) + elements[3]) * sizeof(float);
   // The scratch binding, this plan's own (split-K's partial tiles).
   const uint64_t scratch_bytes =
-      std::max<uint64_t>(binding_elements(w).back() * 4, (m.dispatch.scratch_bytes + 3) / 4 * 4);
+      std::max<uint64_t>(binding_elements(w).back() * 4, (dispatch.scratch_bytes + 3) / 4 * 4);
   UNIVK_ASSIGN_OR_RETURN(auto scratch, vulkan::Buffer::create(device, scratch_bytes, vulkan::MemoryKind::kDeviceLocal));
   std::vector<vulkan::BufferRange> ranges = operands.ranges;
   ranges.push_back({scratch.handle(), 0, scratch_bytes});
-  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(m.dispatch)));
+  UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, kernels::pipeline_desc(dispatch)));
   if (statistics) {
     UNIVK_ASSIGN_OR_RETURN(m.statistics, pipeline->statistics());
   }
@@ -299,7 +310,7 @@ Result<Measurement> measure(const vulkan::DeviceLease& device, const Workload& w
                                          device, counts,
                                          [&](VkCommandBuffer cmd) {
                                            vulkan::DispatchRecorder recorder(*device, cmd);
-                                           recorded = kernels::record_kernel(recorder, pool, *pipeline, m.dispatch,
+                                           recorded = kernels::record_kernel(recorder, pool, *pipeline, dispatch,
                                                                              ranges, w.name);
                                          },
                                          evict));
@@ -357,6 +368,12 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--pipeline-statistics", statistics,
                "Print the driver's compile statistics (registers, local memory) of each kernel's pipeline");
+  std::vector<std::string> winograd_tiles;
+  app.add_option("--winograd", winograd_tiles,
+                 "Also time Winograd with these output tiles (f2: 2x2, f4: 4x4) for the 3x3 stride-1 convolutions")
+      ->type_name("f2[,f4]")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f2", "f4"}));
   univk::tools::add_device_option(app, device_selector);
   univk::tools::add_json_option(app, json_path, "the results");
   if (auto exit = app.parse_command_line(argc, argv, kExitFailure)) return *exit;
@@ -406,7 +423,7 @@ int run(int argc, char** argv) {
   // Absent (0) without cooperative matrices.
   auto coopmat = bench::measure_coopmat_peak(*device, counts);
   const double coopmat_peak = coopmat.ok() ? coopmat->flops_per_second() : 0.0;
-  auto floor_of = [&](const kernels::KernelDispatch& d) { return d.tiling.coopmat ? coopmat_peak : peak; };
+  auto floor_of = [&](const Measurement& r) { return r.coopmat ? coopmat_peak : peak; };
   const auto& props = (*device)->properties();
   // The table goes out a row at a time, flushed, so a run cut short keeps what it measured.
   const bool table = json_path != "-";
@@ -420,13 +437,12 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
   }
   auto print_row = [&](const Measurement& r) {
-    const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
+    const double flops = r.gpu_ns.p50 > 0 ? double(r.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
     const std::string of_copy =
         r.bytes > 0 ? std::to_string(int(100 * copy_fraction(r, copy->bytes_per_second()) + 0.5)) + "%" : "";
-    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(),
-                kernels::kernel_name(r.dispatch.kernel), kernels::plan_label(r.dispatch).c_str(),
-                r.planner_choice ? "yes" : "", r.gpu_ns.p50 * 1e-3, flops * 1e-9,
-                floor_of(r.dispatch) > 0 ? 100 * flops / floor_of(r.dispatch) : 0, of_copy.c_str());
+    std::printf("%-28s %-18s %-18s %5s %12.1f %12.1f %7.1f%% %8s\n", r.workload.c_str(), r.kernel.c_str(),
+                r.plan.c_str(), r.planner_choice ? "yes" : "", r.gpu_ns.p50 * 1e-3, flops * 1e-9,
+                floor_of(r) > 0 ? 100 * flops / floor_of(r) : 0, of_copy.c_str());
     for (const vulkan::PipelineStatistic& s : r.statistics) {
       std::printf("    %s: %s = %s\n", s.executable.c_str(), s.name.c_str(), s.value.c_str());
     }
@@ -481,6 +497,30 @@ int run(int argc, char** argv) {
         results.push_back(std::move(*m));
       }
     }
+    for (const std::string& name : winograd_tiles) {
+      if (!w.conv || !kernels::winograd_computes(*w.conv)) break;
+      const int64_t tile = name == "f4" ? 4 : 2;
+      const kernels::Conv2dProblem& p = *w.conv;
+      auto timing = bench::time_winograd(*device, kernels::device_traits(**device, precision), p, tile,
+                                         operands->ranges, counts, evict ? &*evict : nullptr);
+      if (!timing.ok()) {
+        std::fprintf(stderr, "%s: %s: Winograd %s: %s\n", kTool, w.name.c_str(), name.c_str(),
+                     timing.status().to_string().c_str());
+        return kExitFailure;
+      }
+      Measurement m;
+      m.workload = w.name;
+      m.kernel = "winograd_" + name;
+      m.plan =
+          std::string(kernels::kernel_name(timing->plan.gemm.kernel)) + " " + kernels::plan_label(timing->plan.gemm);
+      m.flops = 2 * uint64_t(p.batch * p.out_channels * p.out_h * p.out_w) * uint64_t(p.in_channels * 9);
+      m.coopmat = timing->plan.gemm.tiling.coopmat;
+      m.gpu_ns = timing->gpu_ns;
+      const std::vector<uint64_t> elements = binding_elements(w);
+      m.bytes = (elements[0] + elements[1] + elements[2] + elements[3]) * sizeof(float);
+      if (table) print_row(m);
+      results.push_back(std::move(m));
+    }
   }
   bool written = true;
   if (!json_path.empty()) {
@@ -488,22 +528,21 @@ int run(int argc, char** argv) {
     using univk::tools::json_number;
     Json kernel_list = Json::array();
     for (const Measurement& r : results) {
-      const double flops = r.gpu_ns.p50 > 0 ? double(r.dispatch.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
+      const double flops = r.gpu_ns.p50 > 0 ? double(r.flops) / (r.gpu_ns.p50 * 1e-9) : 0;
       Json statistic_list = Json::array();
       for (const vulkan::PipelineStatistic& s : r.statistics) {
         statistic_list.push_back(
             {{"executable", s.executable}, {"name", s.name}, {"description", s.description}, {"value", s.value}});
       }
-      kernel_list.push_back(
-          {{"workload", r.workload},
-           {"kernel", kernels::kernel_name(r.dispatch.kernel)},
-           {"tiling", kernels::plan_label(r.dispatch)},
-           {"planner_choice", r.planner_choice},
-           {"gpu_ns_p50", json_number(r.gpu_ns.p50)},
-           {"flops", json_number(flops)},
-           {"fraction_of_floor", json_number(floor_of(r.dispatch) > 0 ? flops / floor_of(r.dispatch) : 0)},
-           {"fraction_of_copy", json_number(copy_fraction(r, copy->bytes_per_second()))},
-           {"pipeline_statistics", std::move(statistic_list)}});
+      kernel_list.push_back({{"workload", r.workload},
+                             {"kernel", r.kernel},
+                             {"tiling", r.plan},
+                             {"planner_choice", r.planner_choice},
+                             {"gpu_ns_p50", json_number(r.gpu_ns.p50)},
+                             {"flops", json_number(flops)},
+                             {"fraction_of_floor", json_number(floor_of(r) > 0 ? flops / floor_of(r) : 0)},
+                             {"fraction_of_copy", json_number(copy_fraction(r, copy->bytes_per_second()))},
+                             {"pipeline_statistics", std::move(statistic_list)}});
     }
     const Json json = {{"device", props.deviceName},
                        {"precision", precision_name},

@@ -56,8 +56,8 @@ enum class Kernel : uint8_t {
   kDepthwiseI8,          // conv2d_i8.h, depthwise with multiplier 1, 4 channels per invocation
   kConv2dPointwiseF32,   // conv2d.h, a pointwise_tilings() tiling (1x1 convolutions with short K)
   kConv2dStemF32,        // conv2d.h, a stem_tilings() tiling (direct convolution of few input channels)
-  kWinogradInputF32,     // winograd.h: F(2x2, 3x3)'s input transform
-  kWinogradOutputF32,    // winograd.h: F(2x2, 3x3)'s output transform with the convolution's epilogue
+  kWinogradInputF32,     // winograd.h: F(m x m, 3x3)'s input transform
+  kWinogradOutputF32,    // winograd.h: F(m x m, 3x3)'s output transform with the convolution's epilogue
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -95,10 +95,10 @@ struct Epilogue {
 // no speed-up: it lets them run and test the mode).
 enum class Precision : uint8_t { kFp32, kFp16 };
 
-// Whether the backends lower 3x3 stride-1 convolutions to Winograd F(2x2, 3x3) (winograd.h), the
-// `winograd` load option of both backends: kAuto where it is measured to win (winograd_chosen),
-// kOn wherever it computes the problem, kOff never.
-enum class Winograd : uint8_t { kAuto, kOn, kOff };
+// Whether the backends lower 3x3 stride-1 convolutions to Winograd F(m x m, 3x3) (winograd.h), the
+// `winograd` load option: kAuto with 2x2 output tiles where measured to win, kOff never, kF2 /
+// kF4 wherever Winograd computes the problem, with 2x2 / 4x4 output tiles (winograd_tile).
+enum class Winograd : uint8_t { kAuto, kOff, kF2, kF4 };
 
 // An int8 x int8 -> int32 cooperative-matrix fragment, m x n x 32 (Kernel::kConv2dI8Coopmat).
 struct I8Fragment {
@@ -144,7 +144,8 @@ DeviceTraits device_traits(const VkPhysicalDeviceProperties& properties);
 DeviceTraits device_traits(const vulkan::Device& device, Precision precision);
 // "fp32" / "fp16" (the load option's values); InvalidArgument naming `value` otherwise.
 Result<Precision> parse_precision(std::string_view value);
-// "auto" / "on" / "off" (the load option's values); InvalidArgument naming `value` otherwise.
+// "auto" / "off" / "f2" / "f4" (the load option's values); InvalidArgument naming `value`
+// otherwise.
 Result<Winograd> parse_winograd(std::string_view value);
 // What the library's kernels can use when present: VK_NV_cooperative_matrix with its feature,
 // shaderFloat16 and vulkanMemoryModel with device scope, shaderIntegerDotProduct, and the 8-bit

@@ -59,8 +59,8 @@ struct DelegateOptions {
   bool robust_buffer_access = true;
   // The library kernels' multiply precision (option `precision=fp32|fp16`, kernels/kernel.h).
   kernels::Precision precision = kernels::Precision::kFp32;
-  // Whether 3x3 stride-1 CONV2Ds run as Winograd F(2x2, 3x3) (option `winograd=auto|on|off`,
-  // kernels/kernel.h).
+  // Whether 3x3 stride-1 CONV2Ds run as Winograd F(m x m, 3x3) (option
+  // `winograd=auto|on|off|f2|f4`, kernels/kernel.h).
   kernels::Winograd winograd = kernels::Winograd::kAuto;
   // How GRAPH segments run (option `vgf_graph_path=auto|native|lowered`, graph_path.h).
   GraphPath graph_path = GraphPath::kAuto;

@@ -25,9 +25,10 @@ Result<std::optional<std::vector<Dispatch>>> lower_winograd(const Dispatch& conv
                                                             std::vector<uint8_t>& constant_blob,
                                                             WinogradScratchIds ids) {
   const auto* problem = std::get_if<kernels::Conv2dProblem>(&conv.problem);
-  if (problem == nullptr || conv.inputs.size() < 3 || conv.outputs.size() != 1 ||
-      !kernels::winograd_chosen(*problem, device))
+  if (problem == nullptr || conv.inputs.size() < 3 || conv.outputs.size() != 1)
     return std::optional<std::vector<Dispatch>>();
+  const std::optional<int64_t> tile = kernels::winograd_tile(*problem, device);
+  if (!tile) return std::optional<std::vector<Dispatch>>();
   const TensorView& weight = conv.inputs[1];
   const uint64_t weight_elements = static_cast<uint64_t>(Shape(weight.shape).numel());
   const uint64_t weight_begin = weight.storage.byte_offset + static_cast<uint64_t>(weight.offset) * sizeof(float);
@@ -35,10 +36,10 @@ Result<std::optional<std::vector<Dispatch>>> lower_winograd(const Dispatch& conv
       problem->weight_offset != 0 || weight_begin + weight_elements * sizeof(float) > constant_blob.size())
     return std::optional<std::vector<Dispatch>>();
 
-  UNIVK_ASSIGN_OR_RETURN(kernels::WinogradPlan plan, kernels::plan_winograd(*problem, device));
+  UNIVK_ASSIGN_OR_RETURN(kernels::WinogradPlan plan, kernels::plan_winograd(*problem, device, *tile));
   std::vector<float> weights(weight_elements);
   std::memcpy(weights.data(), constant_blob.data() + weight_begin, weight_elements * sizeof(float));
-  UNIVK_ASSIGN_OR_RETURN(std::vector<float> u, kernels::winograd_weights(*problem, weights));
+  UNIVK_ASSIGN_OR_RETURN(std::vector<float> u, kernels::winograd_weights(*problem, weights, *tile));
   constant_blob.resize((constant_blob.size() + 15) / 16 * 16);
   const TensorView u_view =
       flat_view({StorageKind::kConstant, 0, constant_blob.size(), u.size() * sizeof(float)}, u.size());

@@ -1,4 +1,4 @@
-// A CONV2D lowered to Winograd F(2x2, 3x3) (kernels/winograd.h) where kernels::winograd_chosen
+// A CONV2D lowered to Winograd F(m x m, 3x3) (kernels/winograd.h) where kernels::winograd_tile
 // takes it: three dispatches, the input transform into a scratch value V, the batched GEMM into a
 // scratch value M, and the output transform with the convolution's epilogue. The transformed
 // weight U is computed on the host from the constant weight and appended to the constant blob.

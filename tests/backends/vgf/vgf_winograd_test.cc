@@ -1,5 +1,5 @@
 // The `winograd` option of the VgfBackend: a 3x3 stride-1 CONV2D with a constant weight runs as
-// Winograd F(2x2, 3x3)'s three dispatches (kernels/winograd.h) with the fused epilogue, against
+// Winograd F(m x m, 3x3)'s three dispatches (kernels/winograd.h) with the fused epilogue, against
 // the reference; what Winograd does not compute (a weight that is a graph input, a stride of 2,
 // operands past the binding limit) stays on the implicit GEMM; unknown values are refused.
 #include "vgf_plan_util.h"
@@ -55,11 +55,14 @@ Block residual_block(const Shape& shape, int64_t oc, uint32_t seed) {
 
 TEST(VgfWinograd, ResidualBlockRunsAsThreeDispatches) {
   const Block b = residual_block(Shape({2, 9, 7, 16}), 24, 1);
-  for (const char* mode : {"on", "off"}) {
+  // 9 x 7 outputs: partial tiles of 2x2 and of 4x4. F(4x4) rounds more (kernels/winograd.h):
+  // its tolerance is 10 times the others'.
+  for (const char* mode : {"f2", "f4", "off"}) {
     auto got = run(b.graph, b.inputs, {{"winograd", mode}});
     UNIVK_ASSERT_OK(got) << mode;
-    EXPECT_TRUE(tensors_close(got->out, b.want, {1e-4, 1e-4})) << mode;
-    EXPECT_EQ(got->dispatches, std::string(mode) == "on" ? 3u : 1u) << mode;
+    const double tolerance = std::string(mode) == "f4" ? 1e-3 : 1e-4;
+    EXPECT_TRUE(tensors_close(got->out, b.want, {tolerance, tolerance})) << mode;
+    EXPECT_EQ(got->dispatches, std::string(mode) == "off" ? 1u : 3u) << mode;
   }
 }
 
@@ -71,7 +74,7 @@ TEST(VgfWinograd, ChainedConvolutionsShareNoScratch) {
   const Conv first = add_conv(g, x, in, 16, 1, 21);
   const Conv second = add_conv(g, first.value, first.reference, 8, 1, 23);
   g.add_output(second.value, 0, 1);
-  auto got = run(g, {in}, {{"winograd", "on"}});
+  auto got = run(g, {in}, {{"winograd", "f2"}});
   UNIVK_ASSERT_OK(got);
   EXPECT_EQ(got->dispatches, 6u);
   EXPECT_TRUE(tensors_close(got->out, second.reference, {1e-4, 1e-4}));
@@ -84,7 +87,7 @@ TEST(VgfWinograd, WhatItDoesNotComputeStaysOnTheImplicitGemm) {
     const HostTensor in = random_tensor(DType::kFloat32, Shape({1, 8, 8, 8}), 30);
     const Conv conv = add_conv(g, g.add_input({DType::kFloat32, in.shape().dims()}, 0, 0), in, 8, 2, 31);
     g.add_output(conv.value, 0, 1);
-    auto got = run(g, {in}, {{"winograd", "on"}});
+    auto got = run(g, {in}, {{"winograd", "f2"}});
     UNIVK_ASSERT_OK(got);
     EXPECT_EQ(got->dispatches, 1u);
     EXPECT_TRUE(tensors_close(got->out, conv.reference, {1e-4, 1e-4}));
@@ -101,7 +104,7 @@ TEST(VgfWinograd, WhatItDoesNotComputeStaysOnTheImplicitGemm) {
     g.add_output(g.add_operation(TosaOp::kConv2d, {x, wv, bv}, conv2d_attrs({1, 1, 1, 1}, {1, 1}),
                                  {DType::kFloat32, {1, 6, 6, 8}}),
                  0, 2);
-    auto got = run(g, {in, w}, {{"winograd", "on"}});
+    auto got = run(g, {in, w}, {{"winograd", "f2"}});
     UNIVK_ASSERT_OK(got);
     EXPECT_EQ(got->dispatches, 1u);
     const HostTensor want = ref("CONV2D", conv2d_attrs({1, 1, 1, 1}, {1, 1}, true), {in, w, bias});
@@ -111,7 +114,7 @@ TEST(VgfWinograd, WhatItDoesNotComputeStaysOnTheImplicitGemm) {
   // limit (its other operands fit): the implicit GEMM.
   {
     const Block b = residual_block(Shape({1, 8, 10, 16}), 16, 40);
-    auto got = run(b.graph, b.inputs, {{"winograd", "on"}, {"max_binding_bytes", "16384"}});
+    auto got = run(b.graph, b.inputs, {{"winograd", "f2"}, {"max_binding_bytes", "16384"}});
     UNIVK_ASSERT_OK(got);
     EXPECT_TRUE(tensors_close(got->out, b.want, {1e-4, 1e-4}));
     EXPECT_EQ(got->dispatches, 1u);
