@@ -21,11 +21,14 @@ using univk::testing::attrs;
 using univk::testing::random_tensor;
 
 struct WinogradCase {
-  int64_t n, c, h, w, oc, pad;
+  int64_t n, c, h, w, oc, pad;  // pad: top and bottom, and left and right unless pad_w says otherwise
   bool nhwc = true, tosa_weight = true;
   Epilogue epilogue;
   bool bias_broadcast = false;
+  int64_t pad_w = -1;  // left and right padding; -1: pad
 };
+
+int64_t pad_w_of(const WinogradCase& c) { return c.pad_w < 0 ? c.pad : c.pad_w; }
 
 int64_t at(const ActivationStrides& s, int64_t n, int64_t c, int64_t y, int64_t x) {
   return n * s.n + c * s.c + y * s.h + x * s.w;
@@ -43,7 +46,8 @@ Conv2dProblem problem_of(const WinogradCase& c, int64_t oh, int64_t ow) {
   p.batch = c.n, p.in_channels = c.c, p.in_h = c.h, p.in_w = c.w;
   p.out_channels = c.oc, p.out_h = oh, p.out_w = ow;
   p.kernel_h = p.kernel_w = 3;
-  p.pad_top = p.pad_left = c.pad;
+  p.pad_top = c.pad;
+  p.pad_left = pad_w_of(c);
   const std::array<int64_t, 4> in_shape = {c.n, c.c, c.h, c.w}, out_shape = {c.n, c.oc, oh, ow};
   p.input = c.nhwc ? ActivationStrides::nhwc(in_shape) : ActivationStrides::nchw(in_shape);
   p.output = c.nhwc ? ActivationStrides::nhwc(out_shape) : ActivationStrides::nchw(out_shape);
@@ -64,7 +68,7 @@ double expect_winograd(const WinogradCase& c, int64_t tile, uint32_t seed) {
   const HostTensor x = random_tensor(DType::kFloat32, Shape{c.n, c.c, c.h, c.w}, seed);
   const HostTensor w = random_tensor(DType::kFloat32, Shape{c.oc, c.c, 3, 3}, seed + 1);
   const HostTensor b = random_tensor(DType::kFloat32, Shape{c.bias_broadcast ? 1 : c.oc}, seed + 2);
-  auto ref = reference::run_op("conv2d", attrs({{"stride", 1}, {"padding", c.pad}}),
+  auto ref = reference::run_op("conv2d", attrs({{"stride", 1}, {"padding", std::vector<int64_t>{c.pad, pad_w_of(c)}}}),
                                std::vector<HostTensor>{x, w, HostTensor(DType::kFloat32, Shape{c.oc})});
   if (!ref.ok()) {
     ADD_FAILURE() << ref.status().to_string();
@@ -176,7 +180,10 @@ TEST(WinogradKernel, MatchesTheReferenceConvolution) {
       {3, 12, 4, 4, 9, 1, false, true, with(true, true), true},
       {1, 64, 14, 14, 32, 1, true, true, with(true, false, Activation::kRelu)},
       {1, 4, 3, 3, 4, 0, true, true, with(false, false)},  // one output, one partial tile
-      {2, 8, 13, 10, 8, 1, true, true, with(true, true)},  // 13 rows: 4x4 tiles 1 row short
+      {2, 8, 13, 10, 8, 1, true, true, with(true, true)},  // 13 rows: the last 4x4 tile has 1 valid row
+      // Padding 0 rows, 2 columns (and the other way): top and left told apart.
+      {1, 8, 9, 6, 8, 0, true, true, with(true, false), false, 2},
+      {1, 8, 6, 9, 8, 2, false, true, with(true, false), false, 0},
   };
   for (int64_t tile : {2, 4}) {
     uint32_t seed = 100;
@@ -249,10 +256,16 @@ TEST(WinogradPlanner, ChoosesWinogradWhereItIsMeasuredToWin) {
     EXPECT_FALSE(plan_winograd(p, gpu, 2).ok());
   }
   EXPECT_FALSE(plan_winograd(resnet, gpu, 6).ok()) << "6x6 output tiles";
-  // V of 36 x 16 tiles x 64 channels = 144 KiB: past a 128 KiB binding limit, the implicit GEMM.
-  gpu.winograd = Winograd::kF4;
+  // Each of V, M and U past a 128 KiB binding limit on its own (F(2x2), 16 x 16 outputs: 64
+  // tiles): the implicit GEMM.
+  gpu.winograd = Winograd::kF2;
   gpu.max_binding_bytes = 128 << 10;
-  EXPECT_EQ(winograd_tile(resnet, gpu), std::nullopt);
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 16, 16, 16, 16, 1), 16, 16), gpu), 2) << "V, M 64 KiB, U 16 KiB";
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 48, 16, 16, 8, 1), 16, 16), gpu), std::nullopt) << "V 192 KiB";
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 8, 16, 16, 48, 1), 16, 16), gpu), std::nullopt) << "M 192 KiB";
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 96, 2, 2, 96, 1), 2, 2), gpu), std::nullopt) << "U 576 KiB";
+  gpu.max_binding_bytes = 256 << 10;
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 2, 2, 64, 1), 2, 2), gpu), 2) << "U 256 KiB, limit raised";
 }
 
 TEST(WinogradPlanner, SizesItsOperands) {

@@ -18,6 +18,12 @@ Result<WinogradTiming> time_winograd(const vulkan::DeviceLease& device, const ke
   WinogradTiming timing;
   UNIVK_ASSIGN_OR_RETURN(timing.plan, kernels::plan_winograd(problem, traits, tile));
   const kernels::WinogradPlan& plan = timing.plan;
+  for (uint64_t elements : {plan.v_elements, plan.m_elements, plan.u_elements}) {
+    if (elements * 4 > traits.max_binding_bytes) {
+      return unsupported("Winograd's operands of " + std::to_string(elements * 4) +
+                         " bytes exceed the device's binding limit");
+    }
+  }
   // V, M, U and the GEMM's scratch (at least one word: every binding needs a buffer).
   std::vector<vulkan::Buffer> buffers;
   std::vector<vulkan::BufferRange> ranges;

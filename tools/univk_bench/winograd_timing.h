@@ -21,7 +21,7 @@ struct WinogradTiming {
 // precision included). `operands` are the workload's bindings 0..4 (input, weight, bias, output,
 // residual); the transformed weight U, V, M and the GEMM's scratch are allocated here (U filled
 // with seeded random values: the timing does not depend on them). Errors of plan_winograd, of
-// allocation and of recording.
+// allocation and of recording; Unsupported when V, M or U exceeds the device's binding limit.
 Result<WinogradTiming> time_winograd(const vulkan::DeviceLease& device, const kernels::DeviceTraits& traits,
                                      const kernels::Conv2dProblem& problem, int64_t tile,
                                      std::span<const vulkan::BufferRange> operands, RepeatCounts counts,

@@ -60,7 +60,7 @@ struct DelegateOptions {
   // The library kernels' multiply precision (option `precision=fp32|fp16`, kernels/kernel.h).
   kernels::Precision precision = kernels::Precision::kFp32;
   // Whether 3x3 stride-1 CONV2Ds run as Winograd F(m x m, 3x3) (option
-  // `winograd=auto|on|off|f2|f4`, kernels/kernel.h).
+  // `winograd=auto|f2|f4|off`, kernels/kernel.h).
   kernels::Winograd winograd = kernels::Winograd::kAuto;
   // How GRAPH segments run (option `vgf_graph_path=auto|native|lowered`, graph_path.h).
   GraphPath graph_path = GraphPath::kAuto;

@@ -1,5 +1,6 @@
 #include "winograd_lowering.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -40,7 +41,10 @@ Result<std::optional<std::vector<Dispatch>>> lower_winograd(const Dispatch& conv
   std::vector<float> weights(weight_elements);
   std::memcpy(weights.data(), constant_blob.data() + weight_begin, weight_elements * sizeof(float));
   UNIVK_ASSIGN_OR_RETURN(std::vector<float> u, kernels::winograd_weights(*problem, weights, *tile));
-  constant_blob.resize((constant_blob.size() + 15) / 16 * 16);
+  // U starts on the descriptor alignment: its binding then covers exactly its bytes, which
+  // winograd_tile checked against the binding limit.
+  const uint64_t align = std::max<uint64_t>(16, device.binding_alignment);
+  constant_blob.resize((constant_blob.size() + align - 1) / align * align);
   const TensorView u_view =
       flat_view({StorageKind::kConstant, 0, constant_blob.size(), u.size() * sizeof(float)}, u.size());
   const auto* u_bytes = reinterpret_cast<const uint8_t*>(u.data());

@@ -63,7 +63,6 @@ void main() {
   }
   // B^T d (each column), then (B^T d) B (each row).
   [[unroll]] for (uint j = 0u; j < SIZE; ++j) transform(d[j]);
-  const uint plane = p.tiles * p.C;
   [[unroll]] for (uint i = 0u; i < SIZE; ++i) {
     float row[6];
     [[unroll]] for (uint j = 0u; j < SIZE; ++j) row[j] = d[j][i];
