@@ -17,11 +17,11 @@ namespace {
 // every device's limits.
 constexpr uint32_t kTransformWorkgroup = 64;
 // What kAuto asks of a problem on CPU implementations (lavapipe, docs/PERFORMANCE.md "Winograd
-// on lavapipe"): the channel floor is a guard, not a measurement (the models' convolutions with
+// on lavapipe"). The channel floor is a guard, not a measurement (the models' convolutions with
 // fewer channels are 3-channel stems of stride 2): below it the GEMM's K is too short to pay for
-// the transforms. With fewer tiles the GEMM reads U (16/9 the weight's bytes) for too little work. ResNet18 at 64x64,
-// 2x2 tiles against the implicit GEMM: 64 tiles 1.06-1.13x faster, 16 tiles 1.39-1.45x, 4 tiles 0.85-0.93x, 1 tile
-// 0.86x.
+// the transforms. With fewer tiles the GEMM reads U (16/9 the weight's bytes) for too little
+// work: ResNet18 at 64x64, 2x2 tiles against the implicit GEMM, 64 tiles 1.06-1.13x faster, 16
+// tiles 1.39-1.45x, 4 tiles 0.85-0.93x, 1 tile 0.86x.
 constexpr int64_t kAutoMinChannels = 8, kAutoMinTiles = 16;
 
 // The grid of `total` invocations in workgroups of `workgroup`, folded into y past the x limit.
