@@ -14,6 +14,18 @@ if(UNIVK_CCACHE)
   set(CMAKE_CXX_COMPILER_LAUNCHER ${UNIVK_CCACHE})
 endif()
 
+# Debug sections compressed: every test executable links the library statically with its debug
+# information (about 120 MB each uncompressed, 2.5 times less compressed), and CI builds five
+# configurations on one disk. Debuggers, addr2line and the sanitizers' symbolizers read them.
+include(CheckCXXCompilerFlag)
+include(CheckLinkerFlag)
+check_cxx_compiler_flag(-gz UNIVK_COMPILER_COMPRESSES_DEBUG)
+check_linker_flag(CXX -gz UNIVK_LINKER_COMPRESSES_DEBUG)
+if(UNIVK_COMPILER_COMPRESSES_DEBUG AND UNIVK_LINKER_COMPRESSES_DEBUG)
+  add_compile_options(-gz)
+  add_link_options(-gz)
+endif()
+
 add_compile_options(-Wall -Wextra)
 if(UNIVK_WERROR)
   add_compile_options(-Werror)
