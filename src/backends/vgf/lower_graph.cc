@@ -538,8 +538,7 @@ class Lowering {
       if (!winograd.ok()) return winograd.status().with_context(k.label);
       if (*winograd) {
         for (Dispatch& step : **winograd) {
-          // The GEMM: its kernel scratch (split-K), planned again like any library dispatch.
-          if (step.problem.index() != 0) UNIVK_RETURN_IF_ERROR(plan_kernel(step, traits));
+          attach_kernel_scratch(step);  // the GEMM's split-K partial sums, when it splits K
           plan_.dispatches.push_back(std::move(step));
         }
         return ok_status();
@@ -584,13 +583,20 @@ class Lowering {
     return uint64_t(d.batch * d.channels * d.multiplier * d.out_h * d.out_w);
   }
 
-  // A kernel-library dispatch planned for the device, with a scratch region of its own when it
-  // needs one (ids above every value's, so plan_scratch gives it bytes of its own while it runs).
+  // A kernel-library dispatch planned for the device, with its kernel scratch attached.
   Status plan_kernel(Dispatch& k, const kernels::DeviceTraits& traits) {
     auto planned = kernels::plan(k.problem, traits);
     if (!planned.ok()) return planned.status().with_context(k.label);
     k.kernel = std::move(planned).value();
-    if (k.kernel->scratch_bytes == 0) return ok_status();
+    attach_kernel_scratch(k);
+    return ok_status();
+  }
+
+  // A planned dispatch's scratch region, when its kernel needs one, for the dispatch that is
+  // about to be appended (ids above every value's, so plan_scratch gives it bytes of its own
+  // while it runs).
+  void attach_kernel_scratch(Dispatch& k) const {
+    if (!k.kernel || k.kernel->scratch_bytes == 0) return;
     TensorView scratch;
     scratch.storage = {StorageKind::kScratch, kKernelScratchIds + static_cast<uint32_t>(plan_.dispatches.size()), 0,
                        k.kernel->scratch_bytes};
@@ -598,7 +604,6 @@ class Lowering {
     scratch.shape = {static_cast<int64_t>((k.kernel->scratch_bytes + 3) / 4)};
     scratch.strides = {1};
     k.scratch = scratch;
-    return ok_status();
   }
 
   // The view of a TRANSPOSE/SLICE/RESHAPE result over its input's storage, or nullopt when
