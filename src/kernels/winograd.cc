@@ -21,7 +21,8 @@ constexpr uint32_t kTransformWorkgroup = 64;
 // fewer channels are 3-channel stems of stride 2): below it the GEMM's K is too short to pay for
 // the transforms. With fewer tiles the GEMM reads U (16/9 the weight's bytes) for too little
 // work: ResNet18 at 64x64, 2x2 tiles against the implicit GEMM, 64 tiles 1.06-1.13x faster, 16
-// tiles 1.39-1.45x, 4 tiles 0.85-0.93x, 1 tile 0.86x.
+// tiles 1.39-1.45x, 4 tiles 0.85-0.93x, 1 tile 0.86x; 4x4 tiles, 16 tiles 1.37-1.59x, 4 tiles
+// 1.24-1.32x (where 2x2 tiles, 16 of them, gave more).
 constexpr int64_t kAutoMinChannels = 8, kAutoMinTiles = 16;
 
 // The grid of `total` invocations in workgroups of `workgroup`, folded into y past the x limit.
@@ -59,20 +60,26 @@ bool winograd_computes(const Conv2dProblem& p) {
 
 std::optional<int64_t> winograd_tile(const Conv2dProblem& p, const DeviceTraits& device) {
   if (device.winograd == Winograd::kOff || !winograd_computes(p)) return std::nullopt;
-  const bool automatic = device.winograd == Winograd::kAuto;
-  if (automatic && (!device.cpu || p.in_channels < kAutoMinChannels || p.out_channels < kAutoMinChannels)) {
-    return std::nullopt;
+  // The tile if Winograd with it fits the device (and, under kAuto, has the tiles to pay off).
+  auto fits = [&](int64_t tile) -> bool {
+    const auto plan = plan_winograd(p, device, tile);
+    if (!plan.ok()) return false;
+    if (device.winograd == Winograd::kAuto && plan->tiles < kAutoMinTiles) return false;
+    for (uint64_t elements : {plan->v_elements, plan->m_elements, plan->u_elements}) {
+      if (elements * sizeof(float) > device.max_binding_bytes) return false;
+    }
+    return true;
+  };
+  if (device.winograd != Winograd::kAuto) {
+    const int64_t tile = device.winograd == Winograd::kF4 ? 4 : 2;
+    return fits(tile) ? std::optional<int64_t>(tile) : std::nullopt;
   }
-  // kAuto takes 2x2 tiles: 4x4 ones round more (winograd.h) than the default fp32 contract of
-  // 1e-4 against PyTorch allows for every model.
-  const int64_t tile = device.winograd == Winograd::kF4 ? 4 : 2;
-  const auto plan = plan_winograd(p, device, tile);
-  if (!plan.ok()) return std::nullopt;
-  if (automatic && plan->tiles < kAutoMinTiles) return std::nullopt;
-  for (uint64_t elements : {plan->v_elements, plan->m_elements, plan->u_elements}) {
-    if (elements * sizeof(float) > device.max_binding_bytes) return std::nullopt;
-  }
-  return tile;
+  if (!device.cpu || p.in_channels < kAutoMinChannels || p.out_channels < kAutoMinChannels) return std::nullopt;
+  // Under fp32, kAuto keeps 2x2 tiles: 4x4 ones round more (winograd.h) than the default
+  // contract of 1e-4 against PyTorch allows for every model. Under fp16, whose operands round
+  // far more than F(4x4) does, 4x4 tiles come first wherever they are as many as the floor.
+  if (device.precision == Precision::kFp16 && fits(4)) return 4;
+  return fits(2) ? std::optional<int64_t>(2) : std::nullopt;
 }
 
 Result<WinogradPlan> plan_winograd(const Conv2dProblem& p, const DeviceTraits& device, int64_t tile) {

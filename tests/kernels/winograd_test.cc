@@ -238,6 +238,14 @@ TEST(WinogradPlanner, ChoosesWinogradWhereItIsMeasuredToWin) {
   EXPECT_EQ(winograd_tile(problem_of(plain(1, 4, 16, 16, 64, 1), 16, 16), cpu), std::nullopt) << "few channels";
   EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 7, 7, 64, 1), 7, 7), cpu), 2) << "16 tiles";
   EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 6, 6, 64, 1), 6, 6), cpu), std::nullopt) << "9 tiles";
+  cpu.precision = gpu.precision = Precision::kFp16;
+  gpu.winograd = Winograd::kAuto;
+  EXPECT_EQ(winograd_tile(resnet, cpu), 4) << "fp16: 16 tiles of 4x4";
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 8, 8, 64, 1), 8, 8), cpu), 2) << "fp16: 4 of 4x4, 16 of 2x2";
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 4, 4, 64, 1), 4, 4), cpu), std::nullopt) << "fp16: 4 of 2x2";
+  EXPECT_EQ(winograd_tile(resnet, gpu), std::nullopt) << "fp16 on GPUs: not measured";
+  cpu.precision = gpu.precision = Precision::kFp32;
+  gpu.winograd = Winograd::kF4;
 
   Conv2dProblem strided = resnet;
   strided.stride_h = strided.stride_w = 2;

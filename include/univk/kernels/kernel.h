@@ -96,7 +96,7 @@ struct Epilogue {
 enum class Precision : uint8_t { kFp32, kFp16 };
 
 // Whether the backends lower 3x3 stride-1 convolutions to Winograd F(m x m, 3x3) (winograd.h), the
-// `winograd` load option: kAuto with 2x2 output tiles where measured to win, kOff never, kF2 /
+// `winograd` load option: kAuto where measured to win (winograd_tile), kOff never, kF2 /
 // kF4 wherever Winograd computes the problem, with 2x2 / 4x4 output tiles (winograd_tile).
 enum class Winograd : uint8_t { kAuto, kOff, kF2, kF4 };
 

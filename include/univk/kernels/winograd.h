@@ -44,9 +44,10 @@ bool winograd_computes(const Conv2dProblem& problem);
 
 // The output tile (2 or 4) the backends lower `problem` to Winograd with on `device`, or
 // nullopt for the implicit GEMM. DeviceTraits::winograd decides: kOff never; kF2 and kF4 that
-// tile wherever Winograd computes the problem; kAuto 2x2 tiles on CPU implementations for at
-// least 8 input and output channels and 16 tiles (the tile floor measured in docs/PERFORMANCE.md, "Winograd on
-// lavapipe"; GPUs keep the implicit GEMM until measured there). Every operand of the three steps
+// tile wherever Winograd computes the problem; kAuto, on CPU implementations for at least 8
+// input and output channels, 2x2 tiles where they are 16 or more (the tile floor measured in
+// docs/PERFORMANCE.md, "Winograd on lavapipe"), under Precision::kFp16 4x4 tiles first where
+// those are 16 or more (GPUs keep the implicit GEMM until measured there). Every operand of the three steps
 // must fit one binding (DeviceTraits::max_binding_bytes) and 32-bit element indices.
 std::optional<int64_t> winograd_tile(const Conv2dProblem& problem, const DeviceTraits& device);
 
