@@ -751,7 +751,7 @@ Conv2dProblem stem_conv(int64_t batch, int64_t c, int64_t hw, int64_t oc, int64_
   return p;
 }
 
-TEST(Conv2dPlanner, FewInputChannelsTakeTheStemKernelOnGpus) {
+TEST(Conv2dPlanner, FewInputChannelsTakeTheStemKernel) {
   // ResNet's stem (64 channels): the 64-channel blocks, its whole weight staged at once beside
   // the window with 48 KiB (21 x 37 x 3 floats and 147 x 64); 16-byte stores; 3 blocks per
   // workgroup (3136 blocks, about 1024 workgroups).
@@ -774,15 +774,25 @@ TEST(Conv2dPlanner, FewInputChannelsTakeTheStemKernelOnGpus) {
   d = plan_conv2d(stem_conv(1, 3, 224, 32, 3), gpu());
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, stem_tilings()[1]);
-  // Not taken: more channels, groups, a CPU implementation, forced split-K, fp16 rounding on the
-  // FMA kernels, too little shared memory.
+  // On a CPU implementation, the 8x8 tiles of 64 channels for ResNet's, the GPUs' 32-channel
+  // blocks for MobileNetV2's (both measured on lavapipe).
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  d = plan_conv2d(stem_conv(1, 3, 64, 64, 7), cpu);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(describe(*d), "conv2d_stem_f32 256x64x16/8x8stem");
+  d = plan_conv2d(stem_conv(1, 3, 64, 32, 3), cpu);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, stem_tilings()[1]);
+  // Not taken: more channels, groups, forced split-K, fp16 rounding on the FMA kernels (a CPU
+  // implementation's included), too little shared memory.
   EXPECT_NE(plan_conv2d(stem_conv(1, 8, 32, 32, 3), gpu())->kernel, Kernel::kConv2dStemF32);
   Conv2dProblem grouped = stem_conv(1, 4, 32, 32, 3);
   grouped.groups = 2, grouped.weight = WeightStrides::oihw(2, 3, 3);
   EXPECT_NE(plan_conv2d(grouped, gpu())->kernel, Kernel::kConv2dStemF32);
-  DeviceTraits cpu = gpu();
-  cpu.cpu = true;
-  EXPECT_NE(plan_conv2d(stem_conv(1, 3, 64, 64, 7), cpu)->kernel, Kernel::kConv2dStemF32);
+  DeviceTraits cpu_fp16 = cpu;
+  cpu_fp16.precision = Precision::kFp16;
+  EXPECT_NE(plan_conv2d(stem_conv(1, 3, 64, 64, 7), cpu_fp16)->kernel, Kernel::kConv2dStemF32);
   Conv2dProblem split = stem_conv(1, 3, 224, 64, 7);
   split.split_k = 2;
   EXPECT_NE(plan_conv2d(split, gpu())->kernel, Kernel::kConv2dStemF32);

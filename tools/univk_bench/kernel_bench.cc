@@ -133,6 +133,7 @@ std::vector<Workload> workloads() {
     const std::string layout = nhwc ? "_nhwc" : "_nchw";
     w.push_back({"conv7x7s2_3_64_224_b1" + layout, {}, conv(1, 3, 224, 64, 7, 2, nhwc)});
     w.push_back({"conv7x7s2_3_64_224_b32" + layout, {}, conv(32, 3, 224, 64, 7, 2, nhwc)});
+    w.push_back({"conv3x3s2_3_32_224_b1" + layout, {}, conv(1, 3, 224, 32, 3, 2, nhwc)});
     w.push_back({"conv3x3s2_3_32_224_b32" + layout, {}, conv(32, 3, 224, 32, 3, 2, nhwc)});
     w.push_back({"conv3x3_64_56_b1" + layout, {}, conv(1, 64, 56, 64, 3, 1, nhwc)});
     w.push_back({"conv3x3_256_14_b1" + layout, {}, conv(1, 256, 14, 256, 3, 1, nhwc)});
@@ -170,15 +171,14 @@ std::vector<Workload> workloads() {
     w.push_back({"conv1x1s2_256_512_14_b32" + layout, {}, conv(32, 256, 14, 512, 1, 2, nhwc)});
   }
   // The lavapipe comparison's models at 64x64, batch 1, NHWC (`--only cpu64_`): MobileNetV2's
-  // stem and its 1x1 convolutions from 32x32 down to 2x2, ResNet50's from 16x16 down to 2x2,
+  // and ResNet's stems, MobileNetV2's 1x1 convolutions from 32x32 down to 2x2, ResNet50's from 16x16 down to 2x2,
   // and ResNet50's classifier (MobileNetV2's is linear_b1_1280x1000 above).
   for (auto [c, hw, oc, k, stride] : std::initializer_list<std::array<int64_t, 5>>{
-           {3, 64, 32, 3, 2},    {32, 32, 16, 1, 1},  {16, 32, 96, 1, 1},   {96, 16, 24, 1, 1},
-           {24, 16, 144, 1, 1},  {144, 16, 24, 1, 1}, {32, 8, 192, 1, 1},   {192, 8, 32, 1, 1},
-           {64, 4, 384, 1, 1},   {384, 4, 64, 1, 1},  {96, 4, 576, 1, 1},   {576, 4, 96, 1, 1},
-           {160, 2, 960, 1, 1},  {960, 2, 160, 1, 1}, {320, 2, 1280, 1, 1}, {64, 16, 256, 1, 1},
-           {256, 16, 64, 1, 1},  {64, 16, 64, 3, 1},  {128, 8, 512, 1, 1},  {128, 8, 128, 3, 1},
-           {1024, 4, 256, 1, 1}, {256, 4, 256, 3, 1}, {2048, 2, 512, 1, 1}, {512, 2, 2048, 1, 1},
+           {3, 64, 32, 3, 2},    {3, 64, 64, 7, 2},    {32, 32, 16, 1, 1},  {16, 32, 96, 1, 1},   {96, 16, 24, 1, 1},
+           {24, 16, 144, 1, 1},  {144, 16, 24, 1, 1},  {32, 8, 192, 1, 1},  {192, 8, 32, 1, 1},   {64, 4, 384, 1, 1},
+           {384, 4, 64, 1, 1},   {96, 4, 576, 1, 1},   {576, 4, 96, 1, 1},  {160, 2, 960, 1, 1},  {960, 2, 160, 1, 1},
+           {320, 2, 1280, 1, 1}, {64, 16, 256, 1, 1},  {256, 16, 64, 1, 1}, {64, 16, 64, 3, 1},   {128, 8, 512, 1, 1},
+           {128, 8, 128, 3, 1},  {1024, 4, 256, 1, 1}, {256, 4, 256, 3, 1}, {2048, 2, 512, 1, 1}, {512, 2, 2048, 1, 1},
            {512, 2, 512, 3, 1}}) {
     const std::string shape = std::to_string(c) + "_" + std::to_string(oc) + "_" + std::to_string(hw);
     const std::string kind = "conv" + std::to_string(k) + "x" + std::to_string(k) + (stride > 1 ? "s2_" : "_");
