@@ -51,12 +51,19 @@ Result<KernelDispatch> plan_gemm(const GemmProblem& p, const DeviceTraits& devic
   // its 4-byte stores at a third of the speed.
   const int64_t out_batch = p.batch == 1 ? 0 : p.out.batch;
   if (p.out.col == 1 && aligned4({int64_t(p.out.offset), out_batch, p.out.row, p.n})) flags |= detail::kFlagVecOut;
-  const bool along_k = detail::loads_vectors_along_k(flags);
-  UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling, UINT32_MAX,
-                                                                    [&](uint32_t) { return along_k; }));
   KernelDispatch d;
-  d.kernel = Kernel::kGemmF32;
-  UNIVK_RETURN_IF_ERROR(detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));
+  const std::optional<Tiling> skinny =
+      tiling ? (tiling->skinny ? tiling : std::nullopt) : detail::skinny_choice(p, device);
+  if (skinny) {
+    UNIVK_RETURN_IF_ERROR(detail::fill_gemm_skinny(d, p, *skinny, device));
+  } else {
+    const bool along_k = detail::loads_vectors_along_k(flags);
+    UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(p.m, p.n, p.k, p.batch, device, tiling,
+                                                                      UINT32_MAX, [&](uint32_t) { return along_k; }));
+    d.kernel = Kernel::kGemmF32;
+    UNIVK_RETURN_IF_ERROR(
+        detail::fill_gemm_shape(d, chosen, p.m, p.n, k, p.batch, p.epilogue, flags, p.split_k, device));
+  }
   d.push.assign(kGemmPushWords, 0);
   detail::set_binding_offsets(d.push, {p.a.offset, p.b.offset, p.bias.offset, p.out.offset, p.residual_offset});
   d.push[kGemmM] = u32(p.m);

@@ -59,6 +59,8 @@ const char* kernel_name(Kernel kernel) {
       return "winograd_input_f32";
     case Kernel::kWinogradOutputF32:
       return "winograd_output_f32";
+    case Kernel::kGemmSkinnyF32:
+      return "gemm_skinny_f32";
   }
   return "?";
 }
@@ -81,6 +83,7 @@ uint32_t kernel_binding_count(Kernel kernel) {
     case Kernel::kConv2dStemF32:
     case Kernel::kWinogradInputF32:
     case Kernel::kWinogradOutputF32:
+    case Kernel::kGemmSkinnyF32:
       return 6;  // A/input, B/weight, bias, out, residual, scratch (unused by depthwise and transposed)
     case Kernel::kConv2dI8:
     case Kernel::kConv2dI8Dot:
@@ -98,6 +101,7 @@ uint32_t kernel_push_bytes(Kernel kernel) {
     case Kernel::kGemmVecF32:
     case Kernel::kGemmVec8F32:
     case Kernel::kGemmCoopmatVecF16:
+    case Kernel::kGemmSkinnyF32:
       return kGemmPushWords * 4;
     case Kernel::kConv2dF32:
     case Kernel::kConv2dCoopmatF16:
@@ -165,6 +169,8 @@ std::span<const uint32_t> kernel_spirv(Kernel kernel) {
       return shaders::winograd_input_f32_spv();
     case Kernel::kWinogradOutputF32:
       return shaders::winograd_output_f32_spv();
+    case Kernel::kGemmSkinnyF32:
+      return shaders::gemm_skinny_f32_spv();
   }
   return {};
 }

@@ -103,6 +103,8 @@ uint64_t shared_bytes(const Tiling& t) {
   if (t.pointwise) return detail::kPointwiseStagedFloats * sizeof(float);
   // The stem kernel's window and weight depend on the problem: plan_conv2d_stem checks them.
   if (t.stem) return 0;
+  // The partial sums: one per output per invocation.
+  if (t.skinny) return uint64_t{t.bm} * t.bn * t.invocations() * sizeof(float);
   if (t.coopmat && t.vec) {
     // Two buffers of each fp16 slice, padded by 8 halves per row (gemm_coopmat_tile.glsl).
     return 2 * uint64_t{t.bk + 8} * (t.bm + t.bn) * 2;
@@ -250,7 +252,7 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
 std::string tiling_label(const Tiling& t) {
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "/" + std::to_string(t.tm) +
          "x" + std::to_string(t.tn) + (t.direct ? "d" : "") + (t.coopmat ? "c" : "") + (t.vec ? "v" : "") +
-         (t.lean ? "l" : "") + (t.pointwise ? "p" : "") + (t.stem ? "stem" : "");
+         (t.lean ? "l" : "") + (t.pointwise ? "p" : "") + (t.stem ? "stem" : "") + (t.skinny ? "skinny" : "");
 }
 
 std::span<const Tiling> gemm_tilings() { return kTilings; }

@@ -86,6 +86,14 @@ Result<KernelDispatch> plan_conv2d_pointwise(const Conv2dProblem& problem, const
 std::optional<Tiling> stem_choice(const Conv2dProblem& problem, const DeviceTraits& device);
 Result<KernelDispatch> plan_conv2d_stem(const Conv2dProblem& problem, const Tiling& tiling, const DeviceTraits& device);
 
+// Whether plan_gemm takes the skinny kernel for `problem` on `device` (the rule in
+// gemm_skinny.cc), and its dispatch fields with `tiling` (one of skinny_tilings()): kernel,
+// tiling, grid, specialization and vector accesses; Unsupported when the kernel does not
+// compute the problem.
+std::optional<Tiling> skinny_choice(const GemmProblem& problem, const DeviceTraits& device);
+Status fill_gemm_skinny(KernelDispatch& dispatch, const GemmProblem& problem, const Tiling& tiling,
+                        const DeviceTraits& device);
+
 // FLAGS bit of conv_store_f32.glsl, the direct fp32 kernels' epilogue: 16-byte output stores.
 inline constexpr uint32_t kDirectConvFlagVecOut = 128;
 

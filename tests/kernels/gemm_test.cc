@@ -103,6 +103,10 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   if (split_k == 1) {
     EXPECT_EQ(dispatch->splits, 1u);
   }
+  if (tiling.skinny) {
+    EXPECT_EQ(dispatch->kernel, Kernel::kGemmSkinnyF32);
+    EXPECT_EQ(flags_of(*dispatch) & 192u, c.vec_flags) << "m " << c.m << " n " << c.n << " k " << c.k;
+  }
   if (tiling.vec) {
     const Kernel vec_kernel = tiling.tm == 8 && tiling.tn == 8 ? Kernel::kGemmVec8F32 : Kernel::kGemmVecF32;
     EXPECT_EQ(dispatch->kernel, tiling.coopmat ? Kernel::kGemmCoopmatVecF16 : vec_kernel);
@@ -159,8 +163,8 @@ void expect_gemm(const GemmCase& c, const Tiling& tiling, const Epilogue& epilog
   EXPECT_TRUE(univk::testing::tensors_close(out, want, {atol, 1e-4}))
       << "batch " << c.batch << " m " << c.m << " n " << c.n << " k " << c.k << " tiling " << tiling.bm << "x"
       << tiling.bn << "x" << tiling.bk << "/" << tiling.tm << "x" << tiling.tn << (tiling.direct ? "d" : "")
-      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "") << " splits "
-      << dispatch->splits;
+      << (tiling.coopmat ? "c" : "") << (tiling.vec ? "v" : "") << (tiling.lean ? "l" : "")
+      << (tiling.skinny ? "skinny" : "") << " splits " << dispatch->splits;
 }
 
 // The tilings precision=fp16 runs on the test device: the cooperative-matrix ones where it has
@@ -251,6 +255,26 @@ TEST(GemmKernel, VecTilingsMatchTheReference) {
       if (all || &c == &kVecCases[1] || &c == &kVecCases[5]) expect_gemm(c, tiling, {}, seed += 10);
     }
   }
+}
+
+// The skinny kernel (B transposed: its columns contiguous along K, as a linear layer's weight):
+// one to four rows per workgroup and more rows than that, K a multiple of the invocations' pass
+// and not, partial column blocks, batches and broadcast B, 16-byte loads where aligned (A at 4)
+// and scalar ones where not (A at 3).
+const GemmCase kSkinnyCases[] = {
+    {1, 1, 37, 512, false, true, false, true, 192}, {1, 3, 20, 260, false, true, false, true, 192},
+    {2, 4, 9, 128, false, true, true, true, 192},   {1, 6, 17, 44, false, true, false, true, 192},
+    {1, 2, 13, 44, false, true, false, false, 128}, {3, 1, 5, 8, false, true, false, false, 128},
+};
+
+TEST(GemmKernel, SkinnyTilingsMatchTheReference) {
+  uint32_t seed = 3300;
+  for (const Tiling& tiling : testing::fitting(skinny_tilings())) {
+    for (const GemmCase& c : kSkinnyCases) expect_gemm(c, tiling, {}, seed += 10);
+  }
+  const Epilogue epilogues[] = {
+      {true, true, Activation::kRelu}, {false, true, Activation::kClamp, 0, 6}, {true, false, Activation::kGeluErf}};
+  for (const Epilogue& e : epilogues) expect_gemm(kSkinnyCases[1], skinny_tilings()[0], e, seed += 10);
 }
 
 TEST(GemmKernel, VecTilingsSplitKAndEpilogues) {
@@ -682,7 +706,7 @@ TEST(GemmPlanner, CpuImplementationsWeighTheDirectTilings) {
   const Tiling gemv{1, 256, 8, 1, 8, true, false, true};
   const Tiling rows16{16, 64, 8, 8, 8, true, false, true};
   const Tiling square{64, 64, 8, 8, 8, true, false, true};
-  auto d = plan_gemm(linear_layer(1, 1000, 1280), cpu);  // 4 tiles of one row
+  auto d = plan_gemm(linear_layer(1, 1000, 512), cpu);  // 4 tiles of one row (K too short for skinny)
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, gemv);
   EXPECT_EQ(d->kernel, Kernel::kGemmVecF32);
@@ -702,6 +726,53 @@ TEST(GemmPlanner, CpuImplementationsWeighTheDirectTilings) {
   // Not weighed: K not a multiple of 4 (no vector loads), a GPU.
   EXPECT_EQ(plan_gemm(linear_layer(64, 64, 66), cpu)->tiling, vec_tilings()[3]);
   EXPECT_FALSE(plan_gemm(linear_layer(1, 1000, 1280), gpu())->tiling.direct);
+}
+
+TEST(GemmPlanner, CpuImplementationsTakeTheSkinnyKernelForFewRows) {
+  DeviceTraits cpu = gpu();
+  cpu.cpu = true;
+  // A batch-1 classifier: 63 workgroups of 16 columns, 32 invocations splitting K, 16-byte
+  // loads of A and B.
+  auto d = plan_gemm(linear_layer(1, 1000, 1280), cpu);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmSkinnyF32);
+  EXPECT_EQ(d->tiling, skinny_tilings()[0]);
+  EXPECT_EQ(tiling_label(d->tiling), "4x16x128/4x16skinny");
+  EXPECT_EQ(d->groups, (std::array<uint32_t, 3>{63, 1, 1}));
+  EXPECT_EQ(flags_of(*d) & 192u, 192u);
+  EXPECT_EQ(d->vector_access.size(), 2u);
+  EXPECT_EQ(d->specialization[0], (std::pair<uint32_t, uint32_t>{0, 32}));
+  EXPECT_EQ(d->specialization[1], (std::pair<uint32_t, uint32_t>{1, 1}));  // rows per workgroup
+  EXPECT_EQ(d->used_bindings, 0b1011u);
+  // Four rows share one workgroup's B reads.
+  d = plan_gemm(linear_layer(4, 1000, 1280), cpu);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->kernel, Kernel::kGemmSkinnyF32);
+  EXPECT_EQ(d->specialization[1], (std::pair<uint32_t, uint32_t>{1, 4}));
+  // Not taken: five rows, K not a multiple of 4 or under 1024 (where it measured no faster), A
+  // transposed, forced split-K, fp16 rounding on the FMA kernels, a GPU.
+  EXPECT_NE(plan_gemm(linear_layer(5, 1000, 1280), cpu)->kernel, Kernel::kGemmSkinnyF32);
+  EXPECT_NE(plan_gemm(linear_layer(1, 1000, 1278), cpu)->kernel, Kernel::kGemmSkinnyF32);
+  EXPECT_NE(plan_gemm(linear_layer(1, 1000, 1020), cpu)->kernel, Kernel::kGemmSkinnyF32);
+  GemmProblem transposed_a = linear_layer(2, 1000, 1280);
+  transposed_a.a = {0, 0, 1, 2};  // [K][M]
+  EXPECT_NE(plan_gemm(transposed_a, cpu)->kernel, Kernel::kGemmSkinnyF32);
+  GemmProblem split = linear_layer(1, 1000, 1280);
+  split.split_k = 2;
+  EXPECT_NE(plan_gemm(split, cpu)->kernel, Kernel::kGemmSkinnyF32);
+  DeviceTraits cpu_fp16 = cpu;
+  cpu_fp16.precision = Precision::kFp16;
+  EXPECT_NE(plan_gemm(linear_layer(1, 1000, 1280), cpu_fp16)->kernel, Kernel::kGemmSkinnyF32);
+  EXPECT_NE(plan_gemm(linear_layer(1, 1000, 1280), gpu())->kernel, Kernel::kGemmSkinnyF32);
+  // Forced: on a GPU too; refused, naming why, where the kernel does not compute the problem.
+  d = plan_gemm(linear_layer(1, 1000, 1280), gpu(), skinny_tilings()[1]);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->kernel, Kernel::kGemmSkinnyF32);
+  auto refused = plan_gemm(transposed_a, gpu(), skinny_tilings()[0]);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("contiguous along K"), std::string::npos) << refused.status().to_string();
+  refused = plan_gemm(split, gpu(), skinny_tilings()[0]);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
 }
 
 TEST(GemmPlanner, VecStoresOnlyWhereAligned) {

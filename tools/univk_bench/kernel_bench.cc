@@ -124,6 +124,7 @@ std::vector<Workload> workloads() {
   std::vector<Workload> w;
   w.push_back({"gemm_4096", gemm(4096, 4096, 4096, false), {}});
   w.push_back({"linear_b1_1280x1000", gemm(1, 1000, 1280, true), {}});
+  w.push_back({"linear_b1_512x1000", gemm(1, 1000, 512, true), {}});
   w.push_back({"linear_b32_2048x1000", gemm(32, 1000, 2048, true), {}});
   // ResNet18's and MobileNetV2's classifiers at batch 32 (weights [N][K], as VgfBackend reads
   // them: the exported TRANSPOSE folds into the view).
@@ -459,6 +460,9 @@ int run(int argc, char** argv) {
         for (const kernels::Tiling& t : kernels::coopmat_tilings()) tilings.push_back(t);
         for (const kernels::Tiling& t : kernels::coopmat_vec_tilings()) tilings.push_back(t);
       }
+    }
+    if (all_tilings && w.gemm && !pointwise_only) {
+      for (const kernels::Tiling& t : kernels::skinny_tilings()) tilings.push_back(t);
     }
     if (all_tilings && w.conv) {
       for (const kernels::Tiling& t : kernels::pointwise_tilings()) tilings.push_back(t);

@@ -1,4 +1,5 @@
-// Planner of the batched strided GEMM kernel (gemm_f32.comp):
+// Planner of the batched strided GEMM kernels (gemm_f32.comp and its variants, and for few rows
+// on CPU implementations gemm_skinny_f32.comp):
 //   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
 // Pure data; thread-safe.
 #pragma once
@@ -45,9 +46,10 @@ enum GemmPush : uint32_t {
   kGemmPushWords,
 };
 
-// The dispatch for `problem`; `tiling` forces one of gemm_tilings(). Unsupported (naming the
-// limit) when a dim or an addressed element exceeds 32 bits or the grid exceeds the device's
-// group counts.
+// The dispatch for `problem`; `tiling` forces one of the library's GEMM-shaped tilings (kernel.h)
+// or of skinny_tilings(). Unsupported (naming the limit) when a dim or an addressed element
+// exceeds 32 bits, the grid exceeds the device's group counts, or a forced skinny tiling's
+// kernel does not compute the problem.
 Result<KernelDispatch> plan_gemm(const GemmProblem& problem, const DeviceTraits& device,
                                  std::optional<Tiling> tiling = std::nullopt);
 

@@ -58,6 +58,7 @@ enum class Kernel : uint8_t {
   kConv2dStemF32,        // conv2d.h, a stem_tilings() tiling (direct convolution of few input channels)
   kWinogradInputF32,     // winograd.h: F(m x m, 3x3)'s input transform
   kWinogradOutputF32,    // winograd.h: F(m x m, 3x3)'s output transform with the convolution's epilogue
+  kGemmSkinnyF32,        // gemm.h, a skinny_tilings() tiling (few rows, invocations splitting K)
 };
 const char* kernel_name(Kernel kernel);
 uint32_t kernel_binding_count(Kernel kernel);
@@ -176,7 +177,11 @@ struct Tiling {
   // bk columns of output positions and bn output channels, tm consecutive positions by tn
   // channels (a multiple of 4) per invocation. stem_tilings() lists them.
   bool stem = false;
-  constexpr uint32_t invocations() const { return (bm / tm) * (bn / tn); }
+  // The skinny GEMM kernel (Kernel::kGemmSkinnyF32, few rows): at most bm rows by bn columns
+  // per workgroup (tm = bm, tn = bn), its bk / 4 invocations splitting K in groups of 4 (bk:
+  // the K one pass of the workgroup covers). skinny_tilings() lists them.
+  bool skinny = false;
+  constexpr uint32_t invocations() const { return skinny ? bk / 4 : (bm / tm) * (bn / tn); }
   friend bool operator==(const Tiling&, const Tiling&) = default;
 };
 // The tilings the GEMM-shaped planners choose from, largest first (tests run every one).
@@ -208,8 +213,14 @@ std::span<const Tiling> pointwise_tilings();
 // positions by 32 or 64 channels. plan_conv2d takes the first or the second on GPUs for a
 // convolution of at most 4 input channels without groups (conv2d.h); the others run when forced.
 std::span<const Tiling> stem_tilings();
+// The skinny GEMM kernel's tilings (Tiling::skinny): up to 4 rows by 8 to 32 columns, 32 to 128
+// invocations. plan_gemm takes the first on CPU implementations for at most 4 rows whose A
+// rows and B columns are contiguous along K, K a multiple of 4 and at least 1024 (gemm.h); the
+// others run when forced.
+std::span<const Tiling> skinny_tilings();
 // "BMxBNxBK/TMxTN" and the variant letters: d(irect), c(ooperative matrix), v(ectorised),
-// l(ean), p(ointwise), stem; e.g. "128x128x16/8x8cv" (univk-kernel-bench's tiling column).
+// l(ean), p(ointwise), stem, skinny; e.g. "128x128x16/8x8cv" (univk-kernel-bench's tiling
+// column).
 std::string tiling_label(const Tiling& tiling);
 // Whether `tiling` fits `device`: invocations and shared memory within its limits, cooperative
 // matrices where the tiling needs them (the planners refuse a forced tiling that does not fit,

@@ -2,32 +2,14 @@
 //   out[b] = act(alpha * (A[b] @ B[b]) + beta * bias[b] + residual[b])
 // Every operand is addressed through (batch, row, column) element strides plus a base offset,
 // so transposed and broadcast operands need no copy. Workgroup (x, y) picks the output tile
-// (locate_tile, gemm_tile.glsl), z = batch * SPLITS + split. Bindings: 0 A, 1 B, 2 bias, 3 out,
-// 4 residual (same strides as out), 5 scratch (split-K, gemm_tile.glsl); unused ones are bound
-// to any buffer. The push-constant layout is kernels::GemmPush.
+// (locate_tile, gemm_tile.glsl), z = batch * SPLITS + split. Bindings and push constants:
+// gemm_io.glsl.
 #include "kernels/shaders/gemm_tile.glsl"
 #include "kernels/shaders/activation.glsl"
-
-layout(set = 0, binding = 0) readonly buffer A { float a[]; };
-layout(set = 0, binding = 0) readonly buffer A4 { vec4 a4[]; };
-layout(set = 0, binding = 1) readonly buffer B { float b[]; };
-layout(set = 0, binding = 1) readonly buffer B4 { vec4 b4[]; };
-layout(set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(set = 0, binding = 3) writeonly buffer Out { float y[]; };
+#include "kernels/shaders/gemm_io.glsl"
 #if defined(UNIVK_VEC) && !defined(UNIVK_COOPMAT) && !defined(UNIVK_VEC_8X8)
 layout(set = 0, binding = 3) writeonly buffer Out4 { vec4 y4[]; };
 #endif
-layout(set = 0, binding = 4) readonly buffer Residual { float res[]; };
-layout(push_constant) uniform Params {
-  uint off_a, off_b, off_bias, off_out, off_res;
-  uint M, N, K;
-  uint a_bs, a_rs, a_cs;
-  uint b_bs, b_rs, b_cs;
-  uint bias_bs, bias_rs, bias_cs;
-  uint o_bs, o_rs, o_cs;
-  float alpha, beta, lo, hi;
-  uint split_pass;  // split-K's pass (gemm_tile.glsl)
-} p;
 
 void prepare_slice(uint k0) {}
 
