@@ -166,6 +166,14 @@ std::optional<Tiling> cheapest_cpu_direct(int64_t m, int64_t n, int64_t k, int64
 // 128x64 the 512-channel one at 7x7 in 141 us on 104 (128x128: 197 us on 52). A 128-column
 // tile only where N is wider than 64.
 constexpr Tiling kCoopmatPlanWide[] = {kCoopmatVecTilings[0], kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
+// Long K (at least kCoopmatSplitLongK) on a grid of fewer than kCoopmatWave 128x128 tiles:
+// 128x128x32/8x8cv split in two (choose_splits). On an H100 at batch 32 (docs/PERFORMANCE.md,
+// "Split-K and Winograd on an H100"; the H200 has the same GH100 SMs),
+// against the unsplit 128x64x32/8x4cv the rule above gave: 3x3 512->512 at 7x7 135.2 against
+// 182.4 us, 1x1 2048->512 at 7x7 83.4 against 96.0, 3x3 stride 2 256->512 at 14x14 87.6
+// against 104.2.
+constexpr Tiling kCoopmatPlanSplit[] = {kCoopmatVecTilings[0]};
+constexpr int64_t kCoopmatSplitLongK = 2048;
 constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr uint64_t kCoopmatWave = 96;
 // Grids of at least kCoopmatManyTiles 128x128 tiles take 128x128x16/8x8cv instead: its 126
@@ -231,6 +239,10 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
   if (device.precision == Precision::kFp16 && large) {
     if (n > 64 && workgroups(kCoopmatPlanMany[0], m, n, batch) >= kCoopmatManyTiles && runnable(kCoopmatPlanMany))
       return {kCoopmatPlanMany, 1, max_invocations};
+    if (n > 64 && k >= kCoopmatSplitLongK && workgroups(kCoopmatPlanSplit[0], m, n, batch) < kCoopmatWave &&
+        runnable(kCoopmatPlanSplit)) {
+      return {kCoopmatPlanSplit, 1, max_invocations};
+    }
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kCoopmatPlanWide) : kCoopmatPlanNarrow;
     if (runnable(plan)) return {plan, kCoopmatWave, max_invocations};
   }
@@ -333,10 +345,17 @@ uint32_t choose_splits(const Tiling& tiling, int64_t m, int64_t n, int64_t k, in
   constexpr int64_t kMinRange = 256, kMaxSplits = 16;
   const uint64_t groups = workgroups(tiling, m, n, z);
   int64_t splits = 1;
-  // The older cooperative-matrix core never splits; the one on vectorised loads only when forced
-  // (kernel.h: its automatic rule waits on measurements).
-  if (tiling.coopmat && (!tiling.vec || forced == 0)) return 1;
-  if (forced != 0) {
+  // The older cooperative-matrix core never splits. The one on vectorised loads splits in two
+  // on grids under kCoopmatWave workgroups, each range keeping >= 256 of K: on an H100 at batch
+  // 32 (docs/PERFORMANCE.md) more ranges gained less or lost (3x3 512->512 at 7x7 on
+  // 128x128x32/8x8cv: 135.2 us in 2, 140.5 in 4, 137.9 in 8; 1x1 2048->512: 83.4, 88.8, 95.0;
+  // 1x1 960->160 at 7x7 on 64x64x32/8x4cv, 75 workgroups, 53.1 unsplit, 43.8 in 2), and on
+  // grids of 98 it lost (1x1 1024->256 at 14x14: 82.8 unsplit, 89.4 in 2).
+  if (tiling.coopmat && !tiling.vec) return 1;
+  if (tiling.coopmat && forced == 0) {
+    if (device.cpu || groups >= kCoopmatWave || k < 2 * kMinRange) return 1;
+    splits = 2;
+  } else if (forced != 0) {
     splits = forced;
   } else if (!device.cpu && groups < kFewWorkgroups) {
     splits = std::min<int64_t>({kMaxSplits, k / kMinRange, int64_t((kWantedWorkgroups + groups - 1) / groups)});

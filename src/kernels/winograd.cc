@@ -24,6 +24,16 @@ constexpr uint32_t kTransformWorkgroup = 64;
 // tiles 1.39-1.45x, 4 tiles 0.85-0.93x, 1 tile 0.86x; 4x4 tiles, 16 tiles 1.37-1.59x, 4 tiles
 // 1.24-1.32x (where 2x2 tiles, 16 of them, gave more).
 constexpr int64_t kAutoMinChannels = 8, kAutoMinTiles = 16;
+// GPUs: 2x2 tiles where the output has kGpuMinPositions to kGpuMaxPositions positions (batch x
+// rows x columns) and at least kGpuMinChannels channels in and out: ResNet's last stage at
+// batch 32. On an H100 (docs/PERFORMANCE.md, "Split-K and Winograd on an H100"), the three
+// dispatches against the direct kernel, 512 channels at 7x7, batch 32 (1568 positions): 73.3
+// against 181.3 us under fp16, 253.3 against 287.8 us under fp32. Elsewhere they lost or won
+// too little to show in a model: batch 32, 256 channels at 14x14 (6272 positions) 205.6
+// against 133.1 us under fp16; batch 1, 512 at 7x7 82.2 against 44.5 us under fp32 (its GEMM
+// too small for the GPU), 64 at 56x56 and 256 at 14x14 28.8 and 30.3 against 35.5 and 36.5 us,
+// but ResNet18 at batch 1 with them ran 678 against 668-678 us.
+constexpr int64_t kGpuMinPositions = 1024, kGpuMaxPositions = 3136, kGpuMinChannels = 512;
 
 // The grid of `total` invocations in workgroups of `workgroup`, folded into y past the x limit.
 Result<std::array<uint32_t, 3>> linear_grid(int64_t total, uint32_t workgroup, const DeviceTraits& device,
@@ -74,7 +84,13 @@ std::optional<int64_t> winograd_tile(const Conv2dProblem& p, const DeviceTraits&
     const int64_t tile = device.winograd == Winograd::kF4 ? 4 : 2;
     return fits(tile) ? std::optional<int64_t>(tile) : std::nullopt;
   }
-  if (!device.cpu || p.in_channels < kAutoMinChannels || p.out_channels < kAutoMinChannels) return std::nullopt;
+  if (!device.cpu) {
+    const int64_t positions = p.batch * p.out_h * p.out_w;
+    const bool small_output = positions >= kGpuMinPositions && positions <= kGpuMaxPositions;
+    const bool wide = p.in_channels >= kGpuMinChannels && p.out_channels >= kGpuMinChannels;
+    return small_output && wide && fits(2) ? std::optional<int64_t>(2) : std::nullopt;
+  }
+  if (p.in_channels < kAutoMinChannels || p.out_channels < kAutoMinChannels) return std::nullopt;
   // Under fp32, kAuto keeps 2x2 tiles: 4x4 ones round more (winograd.h) than the default
   // contract of 1e-4 against PyTorch allows for every model. Under fp16, whose operands round
   // far more than F(4x4) does, 4x4 tiles come first wherever they are as many as the floor.

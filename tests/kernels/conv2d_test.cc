@@ -669,19 +669,40 @@ TEST(Conv2dPlanner, DescribeNamesTheKernelTheTilingAndScalarLoads) {
   EXPECT_EQ(describe(*d), "conv2d_vec_f32 128x128x16/8x4v s10, scalar loads of bindings 0");
 }
 
+// A 1x1 NHWC convolution c -> oc at hw x hw, TOSA weights, relu6 (MobileNetV2's expansions).
+Conv2dProblem conv1x1(int64_t batch, int64_t c, int64_t hw, int64_t oc) {
+  Conv2dProblem p = conv3x3(batch, c, hw, oc);
+  p.kernel_h = p.kernel_w = 1, p.pad_top = p.pad_left = 0;
+  p.weight = WeightStrides::ohwi(c, 1, 1);
+  p.epilogue = {true, false, Activation::kClamp, 0.0f, 6.0f};
+  return p;
+}
+
 TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   DeviceTraits device = gpu();
   device.cooperative_matrix_f16 = true;
   device.precision = Precision::kFp16;
-  // 256 -> 256 at 14x14, batch 32: 128x128 (98 workgroups, at least kCoopmatWave's 96);
-  // 512 -> 512 at 7x7: 128x64 (104; 128x128 would have 52).
+  // 256 -> 256 at 14x14, batch 32: 128x128 (98 workgroups, at least kCoopmatWave's 96),
+  // unsplit; 512 -> 512 at 7x7 (K 4608): 128x128 on 52 workgroups, split in two.
   auto d = plan_conv2d(conv3x3(32, 256, 14, 256), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kConv2dCoopmatVecF16);
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  EXPECT_EQ(d->splits, 1u);
   d = plan_conv2d(conv3x3(32, 512, 7, 512), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  EXPECT_EQ(d->splits, 2u);
+  EXPECT_EQ(plan_label(*d), "128x128x32/8x8cv s2");
+  // K under 2048 on a small grid: the tiling with the most workgroups, split in two (960 -> 160
+  // at 7x7: 64x64, 75 workgroups); 1024 -> 256 at 14x14 (98 workgroups of 128x128) unsplit.
+  d = plan_conv2d(conv1x1(32, 960, 7, 160), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[4]);
+  EXPECT_EQ(d->splits, 2u);
+  d = plan_conv2d(conv1x1(32, 1024, 14, 256), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->splits, 1u);
   // 128 -> 128 at 28x28: 196 tiles of 128x128, at least kCoopmatManyTiles' 192: slices of 16.
   d = plan_conv2d(conv3x3(32, 128, 28, 128), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
@@ -693,15 +714,6 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   EXPECT_EQ(d->kernel, Kernel::kConv2dVecF32);
   EXPECT_GT(d->splits, 1u);
   EXPECT_EQ(flags_of(*d) & 32u, 0u);
-}
-
-// A 1x1 NHWC convolution c -> oc at hw x hw, TOSA weights, relu6 (MobileNetV2's expansions).
-Conv2dProblem conv1x1(int64_t batch, int64_t c, int64_t hw, int64_t oc) {
-  Conv2dProblem p = conv3x3(batch, c, hw, oc);
-  p.kernel_h = p.kernel_w = 1, p.pad_top = p.pad_left = 0;
-  p.weight = WeightStrides::ohwi(c, 1, 1);
-  p.epilogue = {true, false, Activation::kClamp, 0.0f, 6.0f};
-  return p;
 }
 
 TEST(Conv2dPlanner, ShortK1x1ConvolutionsTakeThePointwiseKernel) {

@@ -337,7 +337,7 @@ TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
               /*runs=*/2, 0, Precision::kFp16);
 }
 
-TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndSplitKOnlyWhenForced) {
+TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndSplitWhereForcedOrOnSmallGrids) {
   GemmProblem big;
   big.m = big.n = big.k = 4096;
   big.a = {0, 0, 4096, 1};

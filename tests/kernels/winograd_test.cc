@@ -153,8 +153,9 @@ double expect_winograd(const WinogradCase& c, int64_t tile, uint32_t seed) {
     error = std::max<double>(error, std::abs(gathered.data<float>()[i] - want.data<float>()[i]));
     magnitude = std::max<double>(magnitude, std::abs(want.data<float>()[i]));
   }
-  // F(4x4)'s larger transform coefficients: a larger rounding error (winograd.h, Numerics).
-  const double atol = (tile == 4 ? 1e-4 : 1e-5) * std::max<double>(1.0, double(c.c * 9) / 128);
+  // F(4x4)'s larger transform coefficients: a larger rounding error (winograd.h, Numerics); on an
+  // H100 one element of the 64-channel case was 6.0e-4 off, where lavapipe's stayed under 4.5e-4.
+  const double atol = (tile == 4 ? 2e-4 : 1e-5) * std::max<double>(1.0, double(c.c * 9) / 128);
   EXPECT_TRUE(univk::testing::tensors_close(gathered, want, {atol, 1e-4}))
       << "tile " << tile << " c " << c.c << " oc " << c.oc << " " << c.h << "x" << c.w << " pad " << c.pad << " nhwc "
       << c.nhwc;
@@ -226,7 +227,14 @@ TEST(WinogradPlanner, ChoosesWinogradWhereItIsMeasuredToWin) {
   cpu.cpu = true;
   const Conv2dProblem resnet = problem_of(plain(1, 64, 16, 16, 64, 1), 16, 16);
   EXPECT_EQ(winograd_tile(resnet, cpu), 2);
-  EXPECT_EQ(winograd_tile(resnet, gpu), std::nullopt) << "GPUs keep the implicit GEMM until measured";
+  // GPUs: 2x2 tiles for 1024 to 3136 output positions and 512 channels in and out (ResNet's last
+  // stage at batch 32).
+  const Conv2dProblem last_stage = problem_of(plain(32, 512, 7, 7, 512, 1), 7, 7);
+  EXPECT_EQ(winograd_tile(last_stage, gpu), 2);
+  EXPECT_EQ(winograd_tile(resnet, gpu), std::nullopt) << "256 positions, 64 channels";
+  EXPECT_EQ(winograd_tile(problem_of(plain(1, 512, 7, 7, 512, 1), 7, 7), gpu), std::nullopt) << "49 positions";
+  EXPECT_EQ(winograd_tile(problem_of(plain(32, 512, 14, 14, 512, 1), 14, 14), gpu), std::nullopt) << "6272 positions";
+  EXPECT_EQ(winograd_tile(problem_of(plain(32, 256, 7, 7, 512, 1), 7, 7), gpu), std::nullopt) << "256 channels in";
   gpu.winograd = Winograd::kF2;
   EXPECT_EQ(winograd_tile(resnet, gpu), 2);
   gpu.winograd = Winograd::kF4;
@@ -243,7 +251,8 @@ TEST(WinogradPlanner, ChoosesWinogradWhereItIsMeasuredToWin) {
   EXPECT_EQ(winograd_tile(resnet, cpu), 4) << "fp16: 16 tiles of 4x4";
   EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 8, 8, 64, 1), 8, 8), cpu), 2) << "fp16: 4 of 4x4, 16 of 2x2";
   EXPECT_EQ(winograd_tile(problem_of(plain(1, 64, 4, 4, 64, 1), 4, 4), cpu), std::nullopt) << "fp16: 4 of 2x2";
-  EXPECT_EQ(winograd_tile(resnet, gpu), std::nullopt) << "fp16 on GPUs: not measured";
+  EXPECT_EQ(winograd_tile(last_stage, gpu), 2) << "fp16 on GPUs: 2x2 tiles as under fp32";
+  EXPECT_EQ(winograd_tile(resnet, gpu), std::nullopt);
   cpu.precision = gpu.precision = Precision::kFp32;
   gpu.winograd = Winograd::kF4;
 

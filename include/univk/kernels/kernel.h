@@ -199,10 +199,11 @@ std::span<const Tiling> vec_tilings();
 // The cooperative-matrix core on the vectorised loads (Tiling::coopmat and Tiling::vec, the
 // *CoopmatVecF16 kernels; devices with DeviceTraits::cooperative_matrix_f16): fp16 shared tiles
 // filled from 16-byte loads, double-buffered, K slices of 16 or 32; each subgroup of 32 owns a
-// (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16; split only when forced
-// (split-K below). The
-// planners take 128x128x16/8x8cv, 128x128x32/8x8cv, 128x64x32/8x4cv or 64x64x32/8x4cv for fp16 problems whose
-// grid fills the GPU unsplit and whose K is at least 512; the others run when forced.
+// (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16; split in two on small
+// grids (split-K below). The planners take 128x128x16/8x8cv, 128x128x32/8x8cv, 128x64x32/8x4cv
+// or 64x64x32/8x4cv for fp16 problems with K of at least 512 and a grid of at least 32 tiles of
+// 128x64 (128x128x32/8x8cv, split, for K of at least 2048 where its grid is under 96); the
+// others run when forced.
 std::span<const Tiling> coopmat_vec_tilings();
 // The pointwise kernel's tilings (Tiling::pointwise), 256 invocations each: 2 to 32 groups of 4
 // output channels, 4 or 8 positions per invocation. plan_conv2d takes one for a 1x1
@@ -238,9 +239,9 @@ bool tiling_fits(const Tiling& tiling, const DeviceTraits& device);
 // scratch needs no initial contents. The planner chooses splits > 1 only on GPUs (not
 // DeviceTraits::cpu) when the natural grid has fewer than 128 workgroups and each range keeps
 // >= 256 of K, at most 16; GemmProblem::split_k / Conv2dProblem::split_k force it. The
-// cooperative-matrix core on vectorised loads splits only when forced (its automatic rule
-// waits on measurements on a GPU with cooperative matrices); the older cooperative-matrix
-// tilings never split, forced or not.
+// cooperative-matrix core on vectorised loads splits in two where its grid has fewer than 96
+// workgroups and K is at least 512 (measured on an H100, tiling.cc); the older
+// cooperative-matrix tilings never split, forced or not.
 
 // One dispatch of a library kernel.
 struct KernelDispatch {

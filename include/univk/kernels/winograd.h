@@ -47,7 +47,9 @@ bool winograd_computes(const Conv2dProblem& problem);
 // tile wherever Winograd computes the problem; kAuto, on CPU implementations for at least 8
 // input and output channels, 2x2 tiles where they are 16 or more (the tile floor measured in
 // docs/PERFORMANCE.md, "Winograd on lavapipe"), under Precision::kFp16 4x4 tiles first where
-// those are 16 or more (GPUs keep the implicit GEMM until measured there). Every operand of the
+// those are 16 or more; on GPUs 2x2 tiles for at least 512 input and output channels and 1024 to
+// 3136 output positions (ResNet's last stage at batch 32, measured on an H100), else the
+// implicit GEMM. Every operand of the
 // three steps must fit one binding (DeviceTraits::max_binding_bytes) and 32-bit element indices.
 std::optional<int64_t> winograd_tile(const Conv2dProblem& problem, const DeviceTraits& device);
 
