@@ -223,20 +223,25 @@ struct Candidates {
 };
 
 // The tilings a problem may take. For fp16, the cooperative-matrix ones where one runs and the
-// problem is large enough for them: K >= 512 (measured winning from K = 576) and a grid of at
-// least 32 tiles of 128x64 (unsplit, as the planner runs them, they lost on the H200's batch-1
-// problems, where split-K's grids win). Then, on GPUs, the vectorised 8x8 tilings for problems
-// with K >= 512 and such a grid; else the scalar ones.
+// problem is large enough for them: K >= 256 and a grid of at least 32 tiles of 128x64
+// (unsplit, as the planner runs them, they lost on the H200's batch-1 problems, where split-K's
+// grids win). On an H100 at batch 32 (docs/PERFORMANCE.md, "Cooperative-matrix loads converted
+// at the store") they beat the FMA kernels from K = 256: 1x1 320 -> 1280 at 7x7 39.3 against
+// 77.5 us, 1x1 stride 2 256 -> 512 at 14x14 28.8 against 47.0, 1x1 384 -> 64 at 14x14 36.0
+// against 40.1; at K = 192 (192 -> 32 at 28x28) they were even. Then, on GPUs, the vectorised
+// 8x8 tilings for problems with K >= 512 and such a grid; else the scalar ones.
 Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const DeviceTraits& device,
                       uint32_t max_invocations) {
   constexpr uint64_t kLargeGrid = 32;
   constexpr int64_t kLongK = 512;
-  const bool large = k >= kLongK && workgroups(kCoopmatPlanNarrow[0], m, n, batch) >= kLargeGrid;
+  constexpr int64_t kCoopmatMinK = 256;
+  const bool large_grid = workgroups(kCoopmatPlanNarrow[0], m, n, batch) >= kLargeGrid;
+  const bool large = k >= kLongK && large_grid;
   auto runnable = [&](std::span<const Tiling> plan) {
     return std::any_of(plan.begin(), plan.end(),
                        [&](const Tiling& t) { return fits(t, device) && t.invocations() <= max_invocations; });
   };
-  if (device.precision == Precision::kFp16 && large) {
+  if (device.precision == Precision::kFp16 && k >= kCoopmatMinK && large_grid) {
     if (n > 64 && workgroups(kCoopmatPlanMany[0], m, n, batch) >= kCoopmatManyTiles && runnable(kCoopmatPlanMany))
       return {kCoopmatPlanMany, 1, max_invocations};
     if (n > 64 && k >= kCoopmatSplitLongK && workgroups(kCoopmatPlanSplit[0], m, n, batch) < kCoopmatWave &&

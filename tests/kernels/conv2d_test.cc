@@ -678,7 +678,7 @@ Conv2dProblem conv1x1(int64_t batch, int64_t c, int64_t hw, int64_t oc) {
   return p;
 }
 
-TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
+TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesFromK256OnLargeGrids) {
   DeviceTraits device = gpu();
   device.cooperative_matrix_f16 = true;
   device.precision = Precision::kFp16;
@@ -708,6 +708,16 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesForLongKOnLargeGrids) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[7]);
   EXPECT_EQ(d->tiling.bk, 16u);
+  // From K = 256: 1x1 320 -> 1280 at 7x7 on 128x128 (130 workgroups); K = 192 (192 -> 32 at
+  // 28x28) keeps the FMA kernel, in fp32 on this device.
+  d = plan_conv2d(conv1x1(32, 320, 7, 1280), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kConv2dCoopmatVecF16);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  EXPECT_EQ(d->splits, 1u);
+  d = plan_conv2d(conv1x1(32, 192, 28, 32), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kConv2dF32);
   // Batch 1: the FMA kernel (vectorised, small grid) with split-K, in fp32 on this device.
   d = plan_conv2d(conv3x3(1, 256, 14, 256), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();

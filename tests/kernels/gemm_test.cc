@@ -520,7 +520,7 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   // A cooperative-matrix tiling forced on a device without them does not fit.
   EXPECT_EQ(plan_gemm(big, device, coopmat_tilings()[0]).status().code(), StatusCode::kUnsupported);
 
-  // Problems too small for them (under 32 tiles of 128x64), or with K under 512, keep the FMA
+  // Problems too small for them (under 32 tiles of 128x64), or with K under 256, keep the FMA
   // kernel (fp32 on this device) and its split-K: a batch-1 linear layer, a short-K GEMM.
   GemmProblem linear;
   linear.m = 1, linear.n = 1000, linear.k = 1280;
@@ -533,10 +533,14 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   EXPECT_EQ(d->kernel, Kernel::kGemmF32);
   EXPECT_GT(d->splits, 1u);
   GemmProblem short_k = big;
-  short_k.k = 256;
+  short_k.k = 192;
   d = plan_gemm(short_k, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kGemmF32);
+  short_k.k = 256;
+  d = plan_gemm(short_k, device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
   // A cooperative-matrix tiling (forced) never splits K, even when a split is forced too.
   for (uint32_t forced : {0u, 4u}) {
     linear.split_k = forced;

@@ -5,8 +5,8 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-// Operands rounded to fp16 as they are loaded (16-byte loads where aligned), double-buffered fp16
-// shared tiles, NV cooperative matrices with fp32 accumulation, several 16x16 fragments per
+// Operands loaded as fp32 (16-byte loads where aligned) and rounded to fp16 into double-buffered
+// fp16 shared tiles, NV cooperative matrices with fp32 accumulation, several 16x16 fragments per
 // subgroup (kernels::Kernel::kConv2dCoopmatVecF16; the kernel: conv2d.glsl, the core:
 // gemm_coopmat_tile.glsl).
 #define UNIVK_COOPMAT 1

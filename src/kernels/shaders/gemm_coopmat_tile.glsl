@@ -4,8 +4,11 @@
 //
 // Slices: each invocation loads LOADS_A4 (LOADS_B4) groups of 4 consecutive elements along the
 // operand's contiguous dimension (a_slot4, b_slot4): one 16-byte load with kFlagVecA (kFlagVecB),
-// else 4 scalar loads; it converts them to fp16 at once (the conversion rounds to nearest even)
-// and keeps them as an f16vec4 until it stores them to shared memory as one 8-byte word. Along M,
+// else 4 scalar loads; it keeps them as loaded (fp32) through the multiply of the current slice
+// and converts them to fp16 (rounding to nearest even) only as it stores them to shared memory
+// as one 8-byte word. A conversion at the load would be the loads' first use, so each
+// invocation would wait for them before its multiply instead of during it (on an H100: GEMM
+// 4096^3 1.25x, the batch-32 convolutions 1.05-1.3x slower; docs/PERFORMANCE.md). Along M,
 // the 4 elements of an A group lie in 4 rows, A slots 4*l .. 4*l+3 (a_row in gemm_tile.glsl).
 //
 // Shared memory is one array of 8-byte words (4 halves), in halves: A buffers 0 and 1, then B
@@ -51,29 +54,32 @@ void load_slice(uint k0, bool check) {
   [[unroll]] for (uint l = 0u; l < LOADS_A4; ++l) {
     const uint k = a_slot4(l).y;
     if (VEC_A) {
-      ra4[l] = f16vec4(load_a4(A_K_FAST ? l : 4u * l, k0, k));
+      ra4[l] = load_a4(A_K_FAST ? l : 4u * l, k0, k);
     } else if (A_K_FAST) {
-      ra4[l] = f16vec4(load_a(l, k0, k), load_a(l, k0, k + 1u), load_a(l, k0, k + 2u), load_a(l, k0, k + 3u));
+      ra4[l] = vec4(load_a(l, k0, k), load_a(l, k0, k + 1u), load_a(l, k0, k + 2u), load_a(l, k0, k + 3u));
     } else {
-      ra4[l] = f16vec4(load_a(4u * l, k0, k), load_a(4u * l + 1u, k0, k), load_a(4u * l + 2u, k0, k),
+      ra4[l] = vec4(load_a(4u * l, k0, k), load_a(4u * l + 1u, k0, k), load_a(4u * l + 2u, k0, k),
                        load_a(4u * l + 3u, k0, k));
     }
   }
   [[unroll]] for (uint l = 0u; l < LOADS_B4; ++l) {
     const uvec2 s = b_slot4(l);
     if (VEC_B) {
-      rb4[l] = f16vec4(load_b4(k0, s.x, s.y));
+      rb4[l] = load_b4(k0, s.x, s.y);
     } else if (B_N_FAST) {
-      rb4[l] = f16vec4(load_b(k0, s.x, s.y), load_b(k0, s.x, s.y + 1u), load_b(k0, s.x, s.y + 2u),
+      rb4[l] = vec4(load_b(k0, s.x, s.y), load_b(k0, s.x, s.y + 1u), load_b(k0, s.x, s.y + 2u),
                        load_b(k0, s.x, s.y + 3u));
     } else {
-      rb4[l] = f16vec4(load_b(k0, s.x, s.y), load_b(k0, s.x + 1u, s.y), load_b(k0, s.x + 2u, s.y),
+      rb4[l] = vec4(load_b(k0, s.x, s.y), load_b(k0, s.x + 1u, s.y), load_b(k0, s.x + 2u, s.y),
                        load_b(k0, s.x + 3u, s.y));
     }
   }
 }
 
-uvec2 packed(f16vec4 v) { return uvec2(packFloat2x16(v.xy), packFloat2x16(v.zw)); }
+uvec2 packed(vec4 loaded) {
+  const f16vec4 v = f16vec4(loaded);
+  return uvec2(packFloat2x16(v.xy), packFloat2x16(v.zw));
+}
 
 void store_slice(uint buf) {
   [[unroll]] for (uint l = 0u; l < LOADS_A4; ++l) {

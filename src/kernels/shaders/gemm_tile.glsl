@@ -38,8 +38,8 @@
 //
 // UNIVK_COOPMAT with UNIVK_VEC (the *_coopmat_vec_f16 shaders, gemm_coopmat_tile.glsl): the
 // vectorised core's loads and double-buffered slices, stored to shared memory as packed fp16
-// (each invocation converts 4 consecutive elements along the walked dimension and stores them as
-// one 8-byte word) and multiplied on NV cooperative matrices; each subgroup owns a (4*TM) x
+// (each invocation converts 4 consecutive elements along the walked dimension as it stores them
+// as one 8-byte word) and multiplied on NV cooperative matrices; each subgroup owns a (4*TM) x
 // (8*TN) block of the tile, (TM/4) x (TN/2) fragments of 16x16, and its epilogue reads the
 // fragments back through a 1 KiB shared staging area of its own. Split-K below.
 //
@@ -188,11 +188,9 @@ uint k_end;
 bool k_check;
 float ra[LOADS_A];
 float rb[LOADS_B];
-#ifdef UNIVK_COOPMAT_VEC
-// Staged as fp16 (converted as loaded), whether loaded as vectors or as 4 scalars.
-f16vec4 ra4[LOADS_A4];
-f16vec4 rb4[LOADS_B4];
-#elif defined(UNIVK_VEC)
+#ifdef UNIVK_VEC
+// The cooperative-matrix core keeps them as loaded too (fp32) and converts them to fp16 as it
+// stores them to shared memory (gemm_coopmat_tile.glsl says why).
 vec4 ra4[LOADS_A4];
 vec4 rb4[LOADS_B4];
 #endif
