@@ -67,13 +67,17 @@ static_assert(std::all_of(kCpuDirectTilings.begin(), kCpuDirectTilings.end(),
 // them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of
 // 4x4; 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16 (fewer bytes loaded
 // per multiply-add), 8 subgroups of 4x4; then 128x128 with slices of 16, 8 subgroups of 2x4 (126
-// registers per invocation on the H200 against 162 with slices of 32: two workgroups per SM).
+// registers per invocation on the H200 against 162 with slices of 32: two workgroups per SM);
+// then 16 subgroups (512 invocations): 128x128 of 2x2 fragments with slices of 32 and 16,
+// 256x128 of 2x4, 128x64 of 1x2 (more subgroups in flight per SM, fewer accumulators each).
 // Shared memory 20-40 KiB.
 constexpr Tiling kCoopmatVecTilings[] = {
     {128, 128, 32, 8, 8, false, true, true},  {128, 128, 32, 16, 8, false, true, true},
     {128, 64, 32, 8, 4, false, true, true},   {128, 64, 32, 16, 4, false, true, true},
     {64, 64, 32, 8, 4, false, true, true},    {128, 256, 16, 16, 8, false, true, true},
     {256, 128, 16, 16, 8, false, true, true}, {128, 128, 16, 8, 8, false, true, true},
+    {128, 128, 32, 8, 4, false, true, true},  {128, 128, 16, 8, 4, false, true, true},
+    {256, 128, 16, 8, 8, false, true, true},  {128, 64, 32, 4, 4, false, true, true},
 };
 
 // The core's shape rules: accumulators in groups of 4, and (staged) every invocation loading
@@ -164,17 +168,30 @@ std::optional<Tiling> cheapest_cpu_direct(int64_t m, int64_t n, int64_t k, int64
 // 128x64x32/8x4cv a 3x3 convolution with 64 output channels in 150 us (128x128: 192 us),
 // 128x128 the 256-channel one at 14x14 in 106 us on 98 workgroups (64x64: 158 us on 392) and
 // 128x64 the 512-channel one at 7x7 in 141 us on 104 (128x128: 197 us on 52). A 128-column
-// tile only where N is wider than 64.
-constexpr Tiling kCoopmatPlanWide[] = {kCoopmatVecTilings[0], kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
+// tile only where N is wider than 64. The 128x128 tile as 16 subgroups of 2x2 fragments
+// (128x128x32/8x4cv, 512 invocations) before the same tile as 8 subgroups of 2x4: on an H100
+// at batch 32 (docs/PERFORMANCE.md, "Sixteen subgroups per cooperative-matrix tile") 5-18%
+// faster on every such problem measured (1x1 1024->256 at 14x14 58.0 against 66.3 us, 1x1
+// 320->1280 at 7x7 32.5 against 39.5, 3x3 256->256 at 14x14 99.5 against 104.4; split in two:
+// 3x3 stride 2 256->512 66.8 against 74.6, 1x1 2048->512 at 7x7 62.4 against 71.2). Likewise
+// the 128x64 tile as 16 subgroups of 1x2 fragments (128x64x32/4x4cv) before 8 of 2x2: 3x3
+// 64->64 at 56x56 128.9 against 137.6 us, 1x1 stride 2 256->512 at 14x14 in 22.7 against 28.8.
+// Devices with fewer than 512 invocations per workgroup take the 8-subgroup ones (the same
+// grids).
+constexpr const Tiling& kCoopmatWide16 = kCoopmatVecTilings[8];
+constexpr const Tiling& kCoopmatHalf16 = kCoopmatVecTilings[11];
+static_assert(kCoopmatWide16 == Tiling{128, 128, 32, 8, 4, false, true, true});
+static_assert(kCoopmatHalf16 == Tiling{128, 64, 32, 4, 4, false, true, true});
+constexpr Tiling kCoopmatPlanWide[] = {kCoopmatWide16, kCoopmatVecTilings[0], kCoopmatHalf16, kCoopmatVecTilings[2],
+                                       kCoopmatVecTilings[4]};
 // Long K (at least kCoopmatSplitLongK) on a grid of fewer than kCoopmatWave 128x128 tiles:
-// 128x128x32/8x8cv split in two (choose_splits). On an H100 at batch 32 (docs/PERFORMANCE.md,
-// "Split-K and Winograd on an H100"; the H200 has the same GH100 SMs),
-// against the unsplit 128x64x32/8x4cv the rule above gave: 3x3 512->512 at 7x7 135.2 against
-// 182.4 us, 1x1 2048->512 at 7x7 83.4 against 96.0, 3x3 stride 2 256->512 at 14x14 87.6
-// against 104.2.
-constexpr Tiling kCoopmatPlanSplit[] = {kCoopmatVecTilings[0]};
+// the 128x128x32 tile (16 subgroups where the device allows) split in two (choose_splits). On an H100 at batch 32
+// (docs/PERFORMANCE.md, "Split-K and Winograd on an H100"; the H200 has the same GH100 SMs), against the unsplit
+// 128x64x32/8x4cv the rule above gave: 3x3 512->512 at 7x7 135.2 against 182.4 us, 1x1 2048->512 at 7x7 83.4
+// against 96.0, 3x3 stride 2 256->512 at 14x14 87.6 against 104.2.
+constexpr Tiling kCoopmatPlanSplit[] = {kCoopmatWide16, kCoopmatVecTilings[0]};
 constexpr int64_t kCoopmatSplitLongK = 2048;
-constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
+constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatHalf16, kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr uint64_t kCoopmatWave = 96;
 // Grids of at least kCoopmatManyTiles 128x128 tiles take 128x128x16/8x8cv instead: its 126
 // registers per invocation let two workgroups share an SM, which pays once there are workgroups
@@ -237,19 +254,23 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
   constexpr int64_t kCoopmatMinK = 256;
   const bool large_grid = workgroups(kCoopmatPlanNarrow[0], m, n, batch) >= kLargeGrid;
   const bool large = k >= kLongK && large_grid;
-  auto runnable = [&](std::span<const Tiling> plan) {
+  auto runnable = [&](std::span<const Tiling> plan, uint32_t cap) {
     return std::any_of(plan.begin(), plan.end(),
-                       [&](const Tiling& t) { return fits(t, device) && t.invocations() <= max_invocations; });
+                       [&](const Tiling& t) { return fits(t, device) && t.invocations() <= cap; });
   };
   if (device.precision == Precision::kFp16 && k >= kCoopmatMinK && large_grid) {
-    if (n > 64 && workgroups(kCoopmatPlanMany[0], m, n, batch) >= kCoopmatManyTiles && runnable(kCoopmatPlanMany))
+    // The 16-subgroup tiles pass a caller's cap of 256 (convolutions'): the cap was measured on
+    // the FMA tilings, these on the problems they serve.
+    const uint32_t wide_cap = std::max(max_invocations, kCoopmatWide16.invocations());
+    if (n > 64 && workgroups(kCoopmatPlanMany[0], m, n, batch) >= kCoopmatManyTiles &&
+        runnable(kCoopmatPlanMany, max_invocations))
       return {kCoopmatPlanMany, 1, max_invocations};
     if (n > 64 && k >= kCoopmatSplitLongK && workgroups(kCoopmatPlanSplit[0], m, n, batch) < kCoopmatWave &&
-        runnable(kCoopmatPlanSplit)) {
-      return {kCoopmatPlanSplit, 1, max_invocations};
+        runnable(kCoopmatPlanSplit, wide_cap)) {
+      return {kCoopmatPlanSplit, 1, wide_cap};
     }
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kCoopmatPlanWide) : kCoopmatPlanNarrow;
-    if (runnable(plan)) return {plan, kCoopmatWave, max_invocations};
+    if (runnable(plan, wide_cap)) return {plan, kCoopmatWave, wide_cap};
   }
   // Its 512 invocations pass a caller's cap of 256 (convolutions'): the cap was measured on
   // large grids, this tiling on the small ones it serves.
@@ -259,7 +280,7 @@ Candidates candidates(int64_t m, int64_t n, int64_t k, int64_t batch, const Devi
   }
   if (large && !device.cpu) {
     const std::span<const Tiling> plan = n > 64 ? std::span<const Tiling>(kVecPlanWide) : kVecPlanNarrow;
-    if (runnable(plan)) return {plan, kVecWave, max_invocations};
+    if (runnable(plan, max_invocations)) return {plan, kVecWave, max_invocations};
   }
   return {kTilings, 256, max_invocations};
 }

@@ -682,18 +682,28 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesFromK256OnLargeGrids) {
   DeviceTraits device = gpu();
   device.cooperative_matrix_f16 = true;
   device.precision = Precision::kFp16;
-  // 256 -> 256 at 14x14, batch 32: 128x128 (98 workgroups, at least kCoopmatWave's 96),
-  // unsplit; 512 -> 512 at 7x7 (K 4608): 128x128 on 52 workgroups, split in two.
+  // 256 -> 256 at 14x14, batch 32: 128x128 as 16 subgroups (98 workgroups, at least
+  // kCoopmatWave's 96; 512 invocations past the convolutions' cap of 256), unsplit; 512 -> 512
+  // at 7x7 (K 4608): 128x128 on 52 workgroups, split in two. A device with at most 256
+  // invocations per workgroup gets the same tile as 8 subgroups.
   auto d = plan_conv2d(conv3x3(32, 256, 14, 256), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kConv2dCoopmatVecF16);
-  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[8]);
+  EXPECT_EQ(d->tiling.invocations(), 512u);
   EXPECT_EQ(d->splits, 1u);
   d = plan_conv2d(conv3x3(32, 512, 7, 512), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
-  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[8]);
   EXPECT_EQ(d->splits, 2u);
-  EXPECT_EQ(plan_label(*d), "128x128x32/8x8cv s2");
+  EXPECT_EQ(plan_label(*d), "128x128x32/8x4cv s2");
+  DeviceTraits small = device;
+  small.max_workgroup_invocations = 256;
+  for (const Conv2dProblem& p : {conv3x3(32, 256, 14, 256), conv3x3(32, 512, 7, 512)}) {
+    d = plan_conv2d(p, small);
+    ASSERT_TRUE(d.ok()) << d.status().to_string();
+    EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  }
   // K under 2048 on a small grid: the tiling with the most workgroups, split in two (960 -> 160
   // at 7x7: 64x64, 75 workgroups); 1024 -> 256 at 14x14 (98 workgroups of 128x128) unsplit.
   d = plan_conv2d(conv1x1(32, 960, 7, 160), device);
@@ -708,12 +718,17 @@ TEST(Conv2dPlanner, Fp16TakesCooperativeMatricesFromK256OnLargeGrids) {
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[7]);
   EXPECT_EQ(d->tiling.bk, 16u);
+  // 64 -> 64 at 56x56: the 128x64 tile (784 workgroups) as 16 subgroups.
+  d = plan_conv2d(conv3x3(32, 64, 56, 64), device);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[11]);
+  EXPECT_EQ(plan_label(*d), "128x64x32/4x4cv");
   // From K = 256: 1x1 320 -> 1280 at 7x7 on 128x128 (130 workgroups); K = 192 (192 -> 32 at
   // 28x28) keeps the FMA kernel, in fp32 on this device.
   d = plan_conv2d(conv1x1(32, 320, 7, 1280), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kConv2dCoopmatVecF16);
-  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[0]);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[8]);
   EXPECT_EQ(d->splits, 1u);
   d = plan_conv2d(conv1x1(32, 192, 28, 32), device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();

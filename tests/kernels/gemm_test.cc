@@ -489,13 +489,19 @@ TEST(GemmPlanner, Fp16TakesCooperativeMatricesWhereTheDeviceHasThem) {
   EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
   // 1024 tiles of 128x128: slices of 16 (two workgroups per SM).
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[7]);
-  // 64 output columns take the 128x64 tile (256 of them along M fill the GPU).
+  // 64 output columns take the 128x64 tile (256 of them along M fill the GPU) as 16 subgroups;
+  // as 8 where the device allows 256 invocations per workgroup.
   GemmProblem narrow = big;
   narrow.m = 256 * 128, narrow.n = 64;
   narrow.b.row = 64, narrow.out.row = 64;
   d = plan_gemm(narrow, device);
   ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->kernel, Kernel::kGemmCoopmatVecF16);
+  EXPECT_EQ(d->tiling, coopmat_vec_tilings()[11]);
+  DeviceTraits small = device;
+  small.max_workgroup_invocations = 256;
+  d = plan_gemm(narrow, small);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
   EXPECT_EQ(d->tiling, coopmat_vec_tilings()[2]);
   // With 16 KiB of shared memory no cooperative-matrix tiling fits (20 KiB and more): the FMA
   // kernel runs (its 128x64 8x8 tiling, 12.5 KiB), in fp32 on this device with cooperative
