@@ -348,10 +348,12 @@ int run(int argc, char** argv) {
   bool pointwise_only = false;
   app.add_flag("--pointwise-only", pointwise_only,
                "With --tilings: only the pointwise kernel's tilings besides the planner's choice");
-  std::string tiling_filter;
-  app.add_option("--tiling-filter", tiling_filter,
-                 "With --tilings: only the tilings whose name (as printed) contains TEXT, besides the planner's choice")
-      ->type_name("TEXT");
+  std::vector<std::string> tiling_filters;
+  app.add_option("--tiling-filter", tiling_filters,
+                 "With --tilings: only the tilings whose name (as printed) contains one of the comma-separated TEXTs, "
+                 "besides the planner's choice")
+      ->delimiter(',')
+      ->type_name("TEXT[,TEXT...]");
   app.add_option("--split-k", split_ks,
                  "Force S K-ranges per dispatch for every workload (1: no split); a comma-separated list measures "
                  "each in turn")
@@ -471,7 +473,10 @@ int run(int argc, char** argv) {
       }
     }
     std::erase_if(tilings, [&](const std::optional<kernels::Tiling>& t) {
-      return t && kernels::tiling_label(*t).find(tiling_filter) == std::string::npos;
+      if (!t || tiling_filters.empty()) return false;
+      const std::string label = kernels::tiling_label(*t);
+      return std::none_of(tiling_filters.begin(), tiling_filters.end(),
+                          [&](const std::string& f) { return label.find(f) != std::string::npos; });
     });
     auto operands = make_operands(*device, w);
     if (!operands.ok()) {
