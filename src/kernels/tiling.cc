@@ -63,13 +63,14 @@ static_assert(std::all_of(kCpuDirectTilings.begin(), kCpuDirectTilings.end(),
                           [](const Tiling& t) { return t.direct && t.vec && t.bk == kCpuDirectBk; }));
 
 // The cooperative-matrix core on vectorised loads (gemm_coopmat_tile.glsl): subgroups of 32,
-// each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes three of
-// them (kCoopmatPlanWide below), the others are forced-only candidates. 128x128: 8 subgroups of 2x4 fragments or 4 of
-// 4x4; 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and 256x128 with slices of 16 (fewer bytes loaded
-// per multiply-add), 8 subgroups of 4x4; then 128x128 with slices of 16, 8 subgroups of 2x4 (126
-// registers per invocation on the H200 against 162 with slices of 32: two workgroups per SM);
-// then 16 subgroups (512 invocations): 128x128 of 2x2 fragments with slices of 32 and 16,
-// 256x128 of 2x4, 128x64 of 1x2 (more subgroups in flight per SM, fewer accumulators each).
+// each a (4*tm) x (8*tn) block of (tm/4) x (tn/2) 16x16 fragments; the planner takes six of
+// them (kCoopmatPlan* below), the others are forced-only candidates. 128x128: 8 subgroups of
+// 2x4 fragments or 4 of 4x4; 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and
+// 256x128 with slices of 16 (fewer bytes loaded per multiply-add), 8 subgroups of 4x4; then
+// 128x128 with slices of 16, 8 subgroups of 2x4 (126 registers per invocation on the H200
+// against 162 with slices of 32: two workgroups per SM); then 16 subgroups (512 invocations):
+// 128x128 of 2x2 fragments with slices of 32 and 16, 256x128 of 2x4, 128x64 of 1x2 (more
+// subgroups in flight per SM, fewer accumulators each).
 // Shared memory 20-40 KiB.
 constexpr Tiling kCoopmatVecTilings[] = {
     {128, 128, 32, 8, 8, false, true, true},  {128, 128, 32, 16, 8, false, true, true},
