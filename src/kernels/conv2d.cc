@@ -83,8 +83,9 @@ Result<KernelDispatch> plan_conv2d(const Conv2dProblem& p, const DeviceTraits& d
   };
   const auto along_k = [&](uint32_t bk) { return detail::loads_vectors_along_k(load_flags(bk)); };
   // At most 256 invocations: measured on the H200, a batch-32 3x3 64->64 convolution at 56x56
-  // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 tiling (the
-  // planner's small-grid rule, measured on its own shapes, passes this cap: tiling.cc).
+  // ran in 440 us with 128x64 and in 611 us with the 512-invocation 128x128 FMA tiling (the
+  // planner's small-grid rule and its 16-subgroup cooperative-matrix tilings, measured on their
+  // own shapes, pass this cap: tiling.cc).
   UNIVK_ASSIGN_OR_RETURN(const Tiling chosen, detail::choose_tiling(m, ocg, k, p.groups, device, tiling, 256, along_k));
   KernelDispatch d;
   d.kernel = Kernel::kConv2dF32;

@@ -67,8 +67,8 @@ static_assert(std::all_of(kCpuDirectTilings.begin(), kCpuDirectTilings.end(),
 // them (kCoopmatPlan* below), the others are forced-only candidates. 128x128: 8 subgroups of
 // 2x4 fragments or 4 of 4x4; 128x64: 8 of 2x2 or 4 of 4x2; 64x64: 4 of 2x2; then 128x256 and
 // 256x128 with slices of 16 (fewer bytes loaded per multiply-add), 8 subgroups of 4x4; then
-// 128x128 with slices of 16, 8 subgroups of 2x4 (126 registers per invocation on the H200
-// against 162 with slices of 32: two workgroups per SM); then 16 subgroups (512 invocations):
+// 128x128 with slices of 16, 8 subgroups of 2x4 (128 registers per invocation on an H100
+// against 182 with slices of 32: two workgroups per SM); then 16 subgroups (512 invocations):
 // 128x128 of 2x2 fragments with slices of 32 and 16, 256x128 of 2x4, 128x64 of 1x2 (more
 // subgroups in flight per SM, fewer accumulators each).
 // Shared memory 20-40 KiB.
@@ -171,7 +171,7 @@ std::optional<Tiling> cheapest_cpu_direct(int64_t m, int64_t n, int64_t k, int64
 // 128x64 the 512-channel one at 7x7 in 141 us on 104 (128x128: 197 us on 52). A 128-column
 // tile only where N is wider than 64. The 128x128 tile as 16 subgroups of 2x2 fragments
 // (128x128x32/8x4cv, 512 invocations) before the same tile as 8 subgroups of 2x4: on an H100
-// at batch 32 (docs/PERFORMANCE.md, "Sixteen subgroups per cooperative-matrix tile") 5-18%
+// at batch 32 (docs/PERFORMANCE.md, "Sixteen subgroups per cooperative-matrix tile") 4-18%
 // faster on every such problem measured (1x1 1024->256 at 14x14 58.0 against 66.3 us, 1x1
 // 320->1280 at 7x7 32.5 against 39.5, 3x3 256->256 at 14x14 99.5 against 104.4; split in two:
 // 3x3 stride 2 256->512 66.8 against 74.6, 1x1 2048->512 at 7x7 62.4 against 71.2). Likewise
@@ -186,16 +186,18 @@ static_assert(kCoopmatHalf16 == Tiling{128, 64, 32, 4, 4, false, true, true});
 constexpr Tiling kCoopmatPlanWide[] = {kCoopmatWide16, kCoopmatVecTilings[0], kCoopmatHalf16, kCoopmatVecTilings[2],
                                        kCoopmatVecTilings[4]};
 // Long K (at least kCoopmatSplitLongK) on a grid of fewer than kCoopmatWave 128x128 tiles:
-// the 128x128x32 tile (16 subgroups where the device allows) split in two (choose_splits). On an H100 at batch 32
-// (docs/PERFORMANCE.md, "Split-K and Winograd on an H100"; the H200 has the same GH100 SMs), against the unsplit
-// 128x64x32/8x4cv the rule above gave: 3x3 512->512 at 7x7 135.2 against 182.4 us, 1x1 2048->512 at 7x7 83.4
-// against 96.0, 3x3 stride 2 256->512 at 14x14 87.6 against 104.2.
+// the 128x128x32 tile (16 subgroups where the device allows) split in two (choose_splits). On
+// an H100 at batch 32 (docs/PERFORMANCE.md; the H200 has the same GH100 SMs), against the
+// unsplit 128x64 tile the wide rule gives: with 8 subgroups ("Split-K and Winograd on an
+// H100") 3x3 512->512 at 7x7 135.2 against 182.4 us, 1x1 2048->512 at 7x7 83.4 against 96.0,
+// 3x3 stride 2 256->512 at 14x14 87.6 against 104.2; with 16 ("Sixteen subgroups per
+// cooperative-matrix tile") 105.5 against 143.3, 62.4 against 75.5, 66.8 against 80.5.
 constexpr Tiling kCoopmatPlanSplit[] = {kCoopmatWide16, kCoopmatVecTilings[0]};
 constexpr int64_t kCoopmatSplitLongK = 2048;
 constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatHalf16, kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr uint64_t kCoopmatWave = 96;
-// Grids of at least kCoopmatManyTiles 128x128 tiles take 128x128x16/8x8cv instead: its 126
-// registers per invocation let two workgroups share an SM, which pays once there are workgroups
+// Grids of at least kCoopmatManyTiles 128x128 tiles take 128x128x16/8x8cv instead: its 128
+// registers per invocation (an H100's driver) let two workgroups share an SM, which pays once there are workgroups
 // for both. On the H200: GEMM 4096^3 (1024 tiles) 1207 against 1383 us, the batch-32 3x3
 // convolution 128 -> 128 at 28x28 (196 tiles) 94 against 116 us; with 98 tiles (256 -> 256 at
 // 14x14) the slices of 32 won, 107 against 131 us.

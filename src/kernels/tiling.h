@@ -18,7 +18,9 @@ namespace univk::kernels::detail {
 
 // The tiling for an M x N x K problem repeated `batch` times (workgroup z), or the forced one
 // after checking it is one of gemm_tilings() and fits the device.
-// `max_invocations` caps the staged tilings a kernel considers (measured per kernel).
+// `max_invocations` caps the staged tilings a kernel considers (measured per kernel); the
+// small-grid rule and the 16-subgroup cooperative-matrix tilings, measured on their own
+// problems, pass it (tiling.cc).
 // `vector_loads_along_k(bk)`: whether, with slices of bk, both operands load as 16-byte vectors
 // along K (A walks K, B does not walk N, kFlagVecA and kFlagVecB); where they do, CPU
 // implementations take a direct vectorised tiling by the cost model in tiling.cc and GPUs a

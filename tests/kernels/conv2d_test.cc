@@ -473,9 +473,10 @@ TEST(Conv2dKernel, StemRefusesWhatItDoesNotCompute) {
 // The cooperative-matrix core on vectorised loads (devices with NV cooperative matrices, the
 // H200; skipped elsewhere). One pipeline per tiling: NHWC, TOSA weights, C a multiple of the
 // 32-deep slice (16-byte loads, one tap per slice), output positions and channels not multiples
-// of the tile. Then the first tiling's other paths: NCHW with PyTorch weights (A loaded along M,
+// of the tile. Then, on the 128-row tilings the planner takes (8 subgroups, and 16 where the
+// device allows 512 invocations), the other paths: NCHW with PyTorch weights (A loaded along M,
 // scalar), HWIO weights (B along N), channels that are not whole slices (a tap per element),
-// groups, stride and dilation, an epilogue.
+// groups, stride and dilation, an epilogue with a residual.
 TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
   const auto device = testing::test_device();
   ASSERT_NE(device, nullptr);
@@ -489,7 +490,10 @@ TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
     expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling, {true}, seed += 10, 0,
                 1, 0, fp16);
   }
-  const Tiling first = coopmat_vec_tilings()[0];
+  std::vector<Tiling> planned = {coopmat_vec_tilings()[0]};
+  for (const Tiling& t : {coopmat_vec_tilings()[8], coopmat_vec_tilings()[11]}) {
+    if (tiling_fits(t, device_traits(*device, fp16))) planned.push_back(t);
+  }
   const VecConvCase paths[] = {
       // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags
       {{2, 32, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false},
@@ -501,18 +505,22 @@ TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
       {{1, 3, 17, 15, 10, 7, 2, 3, 1, 1, false, false, 0}, Layout::kNhwc, true},
       {{1, 30, 6, 7, 9, 3, 1, 1, 1, 1, false, false, 0}, Layout::kNhwc, true},
   };
-  for (const VecConvCase& v : paths)
-    expect_conv(v.c, v.layout, v.tosa_weight, first, {true}, seed += 10, 0, 1, 0, fp16);
-  expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, first,
-              {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, fp16);
+  for (const Tiling& tiling : planned) {
+    for (const VecConvCase& v : paths)
+      expect_conv(v.c, v.layout, v.tosa_weight, tiling, {true}, seed += 10, 0, 1, 0, fp16);
+    expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling,
+                {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, fp16);
+  }
   // Split-K (forced; the second pass sums the fragments' partial tiles), each recording
   // submitted twice: every tiling on K 576, then NCHW with PyTorch weights and an epilogue.
   for (const Tiling& tiling : coopmat_vec_tilings()) {
     expect_conv({2, 64, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling, {true}, seed += 10, 3,
                 /*runs=*/2, 0, fp16);
   }
-  expect_conv({2, 32, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false, first,
-              {true, true, Activation::kRelu}, seed += 10, 4, /*runs=*/2, 0, fp16);
+  for (const Tiling& tiling : planned) {
+    expect_conv({2, 32, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false, tiling,
+                {true, true, Activation::kRelu}, seed += 10, 4, /*runs=*/2, 0, fp16);
+  }
 }
 
 // A large GPU's limits.

@@ -303,7 +303,8 @@ TEST(GemmKernel, VecTilingsSplitKAndEpilogues) {
 // The cooperative-matrix core on vectorised loads runs on devices with NV cooperative matrices
 // (the H200); elsewhere this test is skipped. One pipeline per tiling for the sizes (aligned,
 // row-major operands: 16-byte loads; partial tiles, K not a multiple of the 32-deep slice),
-// then the first tiling's other paths: scalar loads (odd sizes and offsets), A loaded along M and
+// then, on the 128-row tilings the planner takes (8 subgroups, and 16 where the device allows
+// 512 invocations), the other paths: scalar loads (odd sizes and offsets), A loaded along M and
 // B along K (transposed), broadcast B, an epilogue.
 TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
   const auto device = testing::test_device();
@@ -319,22 +320,29 @@ TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
   for (const Tiling& tiling : coopmat_vec_tilings()) {
     for (const GemmCase& c : sizes) expect_gemm(c, tiling, {}, seed += 10, 0, 1, 0, Precision::kFp16);
   }
-  const Tiling first = coopmat_vec_tilings()[0];
+  std::vector<Tiling> planned = {coopmat_vec_tilings()[0]};
+  for (const Tiling& t : {coopmat_vec_tilings()[8], coopmat_vec_tilings()[11]}) {
+    if (tiling_fits(t, device_traits(*device, Precision::kFp16))) planned.push_back(t);
+  }
   const GemmCase paths[] = {{1, 37, 45, 29},
                             {3, 19, 70, 33, true, false, false},
                             {2, 33, 20, 41, false, true, true},
                             {1, 64, 72, 96, true, true, false, true, 192}};
-  for (const GemmCase& c : paths) expect_gemm(c, first, {}, seed += 10, 0, 1, 0, Precision::kFp16);
-  expect_gemm(sizes[1], first, {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, Precision::kFp16);
+  for (const Tiling& tiling : planned) {
+    for (const GemmCase& c : paths) expect_gemm(c, tiling, {}, seed += 10, 0, 1, 0, Precision::kFp16);
+    expect_gemm(sizes[1], tiling, {true, true, Activation::kRelu}, seed += 10, 0, 1, 0, Precision::kFp16);
+  }
   // Split-K (forced; the fragments' partial tiles summed by the second pass), each recording
   // submitted twice: every tiling, then batches, transposed operands and an epilogue.
   for (const Tiling& tiling : coopmat_vec_tilings()) {
     expect_gemm({1, 131, 68, 300, false, false, false, true, 192}, tiling, {}, seed += 10, 3, /*runs=*/2, 0,
                 Precision::kFp16);
   }
-  expect_gemm({3, 19, 70, 101, true, false, false}, first, {}, seed += 10, 3, /*runs=*/2, 0, Precision::kFp16);
-  expect_gemm({2, 36, 44, 296, false, false, false, true, 192}, first, {true, true, Activation::kRelu}, seed += 10, 5,
-              /*runs=*/2, 0, Precision::kFp16);
+  for (const Tiling& tiling : planned) {
+    expect_gemm({3, 19, 70, 101, true, false, false}, tiling, {}, seed += 10, 3, /*runs=*/2, 0, Precision::kFp16);
+    expect_gemm({2, 36, 44, 296, false, false, false, true, 192}, tiling, {true, true, Activation::kRelu}, seed += 10,
+                5, /*runs=*/2, 0, Precision::kFp16);
+  }
 }
 
 TEST(GemmPlanner, CoopmatVecTilingsFitTheH200AndSplitWhereForcedOrOnSmallGrids) {

@@ -8,7 +8,8 @@
 // and converts them to fp16 (rounding to nearest even) only as it stores them to shared memory
 // as one 8-byte word. A conversion at the load would be the loads' first use, so each
 // invocation would wait for them before its multiply instead of during it (on an H100: GEMM
-// 4096^3 1.25x, the batch-32 convolutions 1.05-1.3x slower; docs/PERFORMANCE.md). Along M,
+// 4096^3 1.17x slower on 128x128x16/8x8cv, 1.39x on 128x128x32/8x8cv, the batch-32
+// convolutions 1.05-1.3x; docs/PERFORMANCE.md). Along M,
 // the 4 elements of an A group lie in 4 rows, A slots 4*l .. 4*l+3 (a_row in gemm_tile.glsl).
 //
 // Shared memory is one array of 8-byte words (4 halves), in halves: A buffers 0 and 1, then B
