@@ -197,10 +197,10 @@ constexpr int64_t kCoopmatSplitLongK = 2048;
 constexpr Tiling kCoopmatPlanNarrow[] = {kCoopmatHalf16, kCoopmatVecTilings[2], kCoopmatVecTilings[4]};
 constexpr uint64_t kCoopmatWave = 96;
 // Grids of at least kCoopmatManyTiles 128x128 tiles take 128x128x16/8x8cv instead: its 128
-// registers per invocation (an H100's driver) let two workgroups share an SM, which pays once there are workgroups
-// for both. On the H200: GEMM 4096^3 (1024 tiles) 1207 against 1383 us, the batch-32 3x3
-// convolution 128 -> 128 at 28x28 (196 tiles) 94 against 116 us; with 98 tiles (256 -> 256 at
-// 14x14) the slices of 32 won, 107 against 131 us.
+// registers per invocation (an H100's driver) let two workgroups share an SM, which pays once
+// there are workgroups for both. On the H200: GEMM 4096^3 (1024 tiles) 1207 against 1383 us,
+// the batch-32 3x3 convolution 128 -> 128 at 28x28 (196 tiles) 94 against 116 us; with 98 tiles
+// (256 -> 256 at 14x14) the slices of 32 won, 107 against 131 us.
 constexpr Tiling kCoopmatPlanMany[] = {kCoopmatVecTilings[7]};
 static_assert(kCoopmatPlanMany[0] == Tiling{128, 128, 16, 8, 8, false, true, true});
 constexpr uint64_t kCoopmatManyTiles = 192;

@@ -200,10 +200,11 @@ std::span<const Tiling> vec_tilings();
 // *CoopmatVecF16 kernels; devices with DeviceTraits::cooperative_matrix_f16): fp16 shared tiles
 // filled from 16-byte loads, double-buffered, K slices of 16 or 32; each subgroup of 32 owns a
 // (4*tm) x (8*tn) block of the tile, (tm/4) x (tn/2) fragments of 16x16; split in two on small
-// grids (split-K below). The planners take 128x128x16/8x8cv, 128x128x32/8x8cv, 128x64x32/8x4cv
-// or 64x64x32/8x4cv for fp16 problems with K of at least 512 and a grid of at least 32 tiles of
-// 128x64 (128x128x32/8x8cv, split, for K of at least 2048 where its grid is under 96); the
-// others run when forced.
+// grids (split-K below). The planners take them for fp16 problems with K of at least 256 and a
+// grid of at least 32 tiles of 128x64: 128x128x16/8x8cv on grids of many 128x128 tiles, else
+// the 128x128x32 and 128x64x32 tiles as 16 subgroups (128x128x32/8x4cv, 128x64x32/4x4cv) where
+// the device allows 512 invocations per workgroup, else as 8 (128x128x32/8x8cv,
+// 128x64x32/8x4cv), then 64x64x32/8x4cv (tiling.cc has the rules); the others run when forced.
 std::span<const Tiling> coopmat_vec_tilings();
 // The pointwise kernel's tilings (Tiling::pointwise), 256 invocations each: 2 to 32 groups of 4
 // output channels, 4 or 8 positions per invocation. plan_conv2d takes one for a 1x1

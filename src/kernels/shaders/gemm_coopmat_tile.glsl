@@ -9,8 +9,8 @@
 // as one 8-byte word. A conversion at the load would be the loads' first use, so each
 // invocation would wait for them before its multiply instead of during it (on an H100: GEMM
 // 4096^3 1.17x slower on 128x128x16/8x8cv, 1.39x on 128x128x32/8x8cv, the batch-32
-// convolutions 1.05-1.3x; docs/PERFORMANCE.md). Along M,
-// the 4 elements of an A group lie in 4 rows, A slots 4*l .. 4*l+3 (a_row in gemm_tile.glsl).
+// convolutions 1.05-1.3x; docs/PERFORMANCE.md). Along M, the 4 elements of an A group lie in 4
+// rows, A slots 4*l .. 4*l+3 (a_row in gemm_tile.glsl).
 //
 // Shared memory is one array of 8-byte words (4 halves), in halves: A buffers 0 and 1, then B
 // buffers 0 and 1 (double-buffered: one barrier per slice). A is stored [m][k] when its loads
@@ -60,7 +60,7 @@ void load_slice(uint k0, bool check) {
       ra4[l] = vec4(load_a(l, k0, k), load_a(l, k0, k + 1u), load_a(l, k0, k + 2u), load_a(l, k0, k + 3u));
     } else {
       ra4[l] = vec4(load_a(4u * l, k0, k), load_a(4u * l + 1u, k0, k), load_a(4u * l + 2u, k0, k),
-                       load_a(4u * l + 3u, k0, k));
+                    load_a(4u * l + 3u, k0, k));
     }
   }
   [[unroll]] for (uint l = 0u; l < LOADS_B4; ++l) {
@@ -69,10 +69,10 @@ void load_slice(uint k0, bool check) {
       rb4[l] = load_b4(k0, s.x, s.y);
     } else if (B_N_FAST) {
       rb4[l] = vec4(load_b(k0, s.x, s.y), load_b(k0, s.x, s.y + 1u), load_b(k0, s.x, s.y + 2u),
-                       load_b(k0, s.x, s.y + 3u));
+                    load_b(k0, s.x, s.y + 3u));
     } else {
       rb4[l] = vec4(load_b(k0, s.x, s.y), load_b(k0, s.x + 1u, s.y), load_b(k0, s.x + 2u, s.y),
-                       load_b(k0, s.x + 3u, s.y));
+                    load_b(k0, s.x + 3u, s.y));
     }
   }
 }
