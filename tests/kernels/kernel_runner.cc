@@ -1,6 +1,8 @@
 #include "kernel_runner.h"
 
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "univk/vulkan/buffer.h"
@@ -11,6 +13,20 @@
 #include "vulkan_test_util.h"
 
 namespace univk::kernels::testing {
+namespace {
+
+// The device's pipeline cache holds pipelines only while someone does, and the tests run many
+// dispatches of one pipeline (same kernel, tiling and flags; other shapes and operands), each
+// compiled again by a CPU driver once the last one let it go: a few hundred milliseconds to
+// seconds each on lavapipe. Kept here for the process, each is compiled once.
+void keep_for_the_process(std::shared_ptr<const vulkan::ComputePipeline> pipeline) {
+  static std::mutex mutex;
+  static std::set<std::shared_ptr<const vulkan::ComputePipeline>> kept;
+  const std::lock_guard lock(mutex);
+  kept.insert(std::move(pipeline));
+}
+
+}  // namespace
 
 const std::shared_ptr<vulkan::Device>& test_device() {
   static const std::shared_ptr<vulkan::Device> device = [] {
@@ -90,6 +106,7 @@ Result<std::vector<uint8_t>> run_kernel_bytes(const std::shared_ptr<vulkan::Devi
     buffers.push_back(std::move(buffer));
   }
   UNIVK_ASSIGN_OR_RETURN(auto pipeline, vulkan::get_or_create_pipeline(device, pipeline_desc(dispatch)));
+  keep_for_the_process(pipeline);
   UNIVK_ASSIGN_OR_RETURN(auto pool, vulkan::DescriptorPool::create(device, 1, kernel_binding_count(dispatch.kernel)));
   UNIVK_ASSIGN_OR_RETURN(auto commands, vulkan::CommandPool::create(device));
   UNIVK_ASSIGN_OR_RETURN(VkCommandBuffer cmd, commands.allocate());
