@@ -16,8 +16,9 @@
 #
 # BUILD_DIR (default build) must hold the three binaries and the univk Python module (the
 # default configuration builds them all). Default programs: the batch-32 models
-# (resnet18_b32 mobilenet_v2_b32 resnet50_b32, about 41 MB compressed); the device tool carries
-# at most 64 MiB, checked at the end. Then, for the device tool's `run`:
+# (resnet18_b32 mobilenet_v2_b32 resnet50_b32: 44 MB compressed, 55 MiB with the rest and the
+# working tree); the device tool carries at most 64 MiB, checked at the end. Then, for the
+# device tool's `run`:
 #   carry   [".gl", "bench/out/device"]
 #   command bash bench/device/run.sh PLAN...      (bench/device/run.sh lists the plans)
 set -euo pipefail
