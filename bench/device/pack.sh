@@ -27,11 +27,12 @@ BUILD_DIR="$ROOT/build"
 PROGRAMS=(resnet18_b32 mobilenet_v2_b32 resnet50_b32)
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build-dir) BUILD_DIR=$(cd "$2" && pwd); shift 2 ;;
+    --build-dir) BUILD_DIR=$(cd "${2:?--build-dir needs a folder}" && pwd); shift 2 ;;
     --programs) shift; PROGRAMS=(); while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do PROGRAMS+=("$1"); shift; done ;;
     *) echo "pack.sh: unknown option '$1' (see the header of bench/device/pack.sh)" >&2; exit 2 ;;
   esac
 done
+[ ${#PROGRAMS[@]} -gt 0 ] || { echo "pack.sh: --programs needs at least one workload name (bench/workloads.py)" >&2; exit 2; }
 PACK="$ROOT/bench/out/device"
 CARRY_LIMIT_MIB=64
 
@@ -48,16 +49,20 @@ for b in "${binaries[@]}"; do
 done
 xz -T0 -6 "$PACK"/bin/*
 
-# Export into a scratch folder: the weights files stay here, the programs travel compressed.
+# Which build and tree the measurements come from (run.sh prints it there).
+echo "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo ' with uncommitted changes'), packed $(date -u +%Y-%m-%dT%H:%MZ)" > "$PACK/REVISION"
+
+# Export into a scratch folder, removed at the end: only the compressed programs travel (the
+# weights files export_workloads.py writes beside them are not needed there: PyTorch times
+# its own random weights).
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-if [ ${#PROGRAMS[@]} -gt 0 ]; then
-  /usr/bin/python3 "$ROOT/bench/export_workloads.py" --build-dir "$BUILD_DIR" --out "$scratch" \
-    --mantissa-bits 3 --only "${PROGRAMS[@]}"
-  for p in "${PROGRAMS[@]}"; do
-    xz -T0 -3 -c "$scratch/$p.uvk" > "$PACK/programs/$p.uvk.xz"
-  done
-  /usr/bin/python3 - "$scratch/workloads.json" "$PACK/programs/workloads.json" <<'EOF'
+/usr/bin/python3 "$ROOT/bench/export_workloads.py" --build-dir "$BUILD_DIR" --out "$scratch" \
+  --mantissa-bits 3 --only "${PROGRAMS[@]}"
+for p in "${PROGRAMS[@]}"; do
+  xz -T0 -3 -c "$scratch/$p.uvk" > "$PACK/programs/$p.uvk.xz"
+done
+/usr/bin/python3 - "$scratch/workloads.json" "$PACK/programs/workloads.json" <<'EOF'
 import json, sys
 with open(sys.argv[1]) as f:
     doc = json.load(f)
@@ -66,7 +71,6 @@ for w in doc["workloads"]:
 with open(sys.argv[2], "w") as f:
     json.dump(doc, f, indent=1)
 EOF
-fi
 
 ncnn="$ROOT/../shared/third_party/ncnn-benchncnn.tar.xz"
 if [ -f "$ncnn" ]; then
@@ -84,8 +88,9 @@ if ! ls "$ROOT"/.gl/libvulkan1_*.deb > /dev/null 2>&1; then
 fi
 
 # The working tree travels too: its tracked files and the untracked ones git does not ignore.
-tree_kib=$(git -C "$ROOT" ls-files -z --cached --others --exclude-standard | (cd "$ROOT" && xargs -0 du -ck 2> /dev/null) |
-  awk '$2 == "total" {s += $1} END {print s + 0}')
+# (stat, not du: a tracked file deleted in the tree is skipped, not an error.)
+tree_kib=$(git -C "$ROOT" ls-files -z --cached --others --exclude-standard |
+  (cd "$ROOT" && xargs -0 stat -c %s 2> /dev/null || true) | awk '{s += $1} END {print int(s / 1024)}')
 total_kib=$(du -sk "$PACK" "$ROOT/.gl" | awk -v tree="$tree_kib" '{s += $1} END {print s + tree}')
 echo "pack.sh: bench/out/device, .gl and the working tree hold $((total_kib / 1024)) MiB" \
   "(the device tool carries at most $CARRY_LIMIT_MIB MiB in all)"
