@@ -490,10 +490,7 @@ TEST(Conv2dKernel, CoopmatVecTilingsMatchTheReference) {
     expect_conv({2, 32, 9, 11, 40, 3, 1, 1, 1, 1, true, false, 192}, Layout::kNhwc, true, tiling, {true}, seed += 10, 0,
                 1, 0, fp16);
   }
-  std::vector<Tiling> planned = {coopmat_vec_tilings()[0]};
-  for (const Tiling& t : {coopmat_vec_tilings()[8], coopmat_vec_tilings()[11]}) {
-    if (tiling_fits(t, device_traits(*device, fp16))) planned.push_back(t);
-  }
+  const std::vector<Tiling> planned = testing::planned_coopmat_vec_tilings();
   const VecConvCase paths[] = {
       // n, c, h, w, oc, k, stride, pad, dilation, groups, aligned, hwio, vec flags
       {{2, 32, 9, 11, 12, 3, 1, 1, 1, 1, true, false, 0}, Layout::kNchw, false},

@@ -320,10 +320,7 @@ TEST(GemmKernel, CoopmatVecTilingsMatchTheReference) {
   for (const Tiling& tiling : coopmat_vec_tilings()) {
     for (const GemmCase& c : sizes) expect_gemm(c, tiling, {}, seed += 10, 0, 1, 0, Precision::kFp16);
   }
-  std::vector<Tiling> planned = {coopmat_vec_tilings()[0]};
-  for (const Tiling& t : {coopmat_vec_tilings()[8], coopmat_vec_tilings()[11]}) {
-    if (tiling_fits(t, device_traits(*device, Precision::kFp16))) planned.push_back(t);
-  }
+  const std::vector<Tiling> planned = testing::planned_coopmat_vec_tilings();
   const GemmCase paths[] = {{1, 37, 45, 29},
                             {3, 19, 70, 33, true, false, false},
                             {2, 33, 20, 41, false, true, true},

@@ -68,6 +68,15 @@ Status check_spec_constants(const KernelDispatch& dispatch) {
   return ok_status();
 }
 
+std::vector<Tiling> planned_coopmat_vec_tilings() {
+  const DeviceTraits traits = device_traits(*test_device(), Precision::kFp16);
+  std::vector<Tiling> out = {coopmat_vec_tilings()[0]};
+  for (const Tiling& t : {coopmat_vec_tilings()[8], coopmat_vec_tilings()[11]}) {
+    if (tiling_fits(t, traits)) out.push_back(t);
+  }
+  return out;
+}
+
 bool rounds_to_fp16(const Tiling& tiling, Precision precision) {
   if (precision != Precision::kFp16) return false;
   return tiling.coopmat || !device_traits(*test_device(), precision).cooperative_matrix_f16;

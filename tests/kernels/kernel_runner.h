@@ -42,6 +42,12 @@ const std::shared_ptr<vulkan::Device>& test_device();
 // leaves out the 128x128x16 vectorised ones, which GPUs with 48 KiB (the H200) run.
 std::vector<Tiling> fitting(std::span<const Tiling> tilings);
 
+// The cooperative-matrix tilings on vectorised loads the planners take for 128-row tiles, which
+// the kernel tests run on every load path: 8 subgroups (coopmat_vec_tilings()[0]) and, where
+// the test device allows 512 invocations, 16 ([8] and [11]: tiling.cc's kCoopmatWide16 and
+// kCoopmatHalf16).
+std::vector<Tiling> planned_coopmat_vec_tilings();
+
 // Whether a kernel planned with `precision` and the forced `tiling` on the test device rounds
 // its operands to fp16 (kernel.h's Precision): a cooperative-matrix tiling always, an FMA one
 // only on devices without cooperative matrices.
